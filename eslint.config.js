@@ -2,6 +2,7 @@
 // logic testable in Node: nothing outside lib/k6/ and scenarios/ may import k6 modules.
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
+const globals = require('globals');
 
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**'] },
@@ -24,7 +25,7 @@ module.exports = tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: globals.node },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );
