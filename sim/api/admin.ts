@@ -1,0 +1,49 @@
+// The simulator's own routes under /sim/: ground truth and runtime faults. They bypass the API key,
+// readiness and fault injection, and are never recorded as requests.
+import type { SimContext } from '../context';
+import { OptionError } from '../option-spec';
+import { type Json, type Router, readJsonObject, sendJson } from './common';
+
+export interface AdminActions {
+  setFaults(update: Json): void;
+  crash(): void;
+}
+
+function num(url: URL, key: string): number | undefined {
+  const v = url.searchParams.get(key);
+  if (v === null || v === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+export function addAdminRoutes(router: Router, ctx: SimContext, actions: AdminActions): void {
+  router
+    .add('GET', '/sim/requests', ({ res, url }) => {
+      const since = num(url, 'since');
+      sendJson(res, 200, since === undefined ? ctx.recorder.requests : ctx.recorder.since(since));
+    })
+    .add('GET', '/sim/summary', ({ res, url }) => sendJson(res, 200, ctx.recorder.summary(num(url, 'from'), num(url, 'to'))))
+    .add('POST', '/sim/reset', ({ res }) => {
+      ctx.recorder.reset();
+      sendJson(res, 200, { ok: true });
+    })
+    .add('GET', '/sim/faults', ({ res }) => sendJson(res, 200, ctx.o.faults))
+    .add('POST', '/sim/faults', async ({ req, res }) => {
+      let body: Json;
+      try {
+        body = await readJsonObject(req);
+      } catch (e) {
+        return sendJson(res, 400, { error: (e as Error).message });
+      }
+      const { crash, ...update } = body;
+      try {
+        actions.setFaults(update);
+      } catch (e) {
+        if (e instanceof OptionError) return sendJson(res, 400, { error: e.message });
+        throw e;
+      }
+      sendJson(res, 200, ctx.o.faults);
+      // Crash after the reply has gone out, so the caller learns the action was taken.
+      if (crash === true) res.on('finish', () => setImmediate(() => actions.crash()));
+    });
+}

@@ -1,0 +1,176 @@
+// HTTP plumbing shared by every route: routing with FastAPI's 404/405 bodies, JSON replies, request
+// bodies, the one SSE writer, and error bodies in each server's own shape.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Error body shapes. 'detail': FastAPI's own ({"detail": ...}); 'sglang': SGLang native
+ * ({"error": {"message"}}); 'openai': vLLM ({"error": {message, type, param, code}});
+ * 'openai-flat': SGLang's OpenAI routes ({"object": "error", message, type, param, code}). */
+export type ErrorStyle = 'detail' | 'sglang' | 'openai' | 'openai-flat';
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'BadRequestError',
+  401: 'UnauthorizedError',
+  404: 'NotFoundError',
+  429: 'TooManyRequestsError',
+  500: 'InternalServerError',
+  503: 'ServiceUnavailableError',
+};
+
+export function errorBody(style: ErrorStyle, status: number, message: string, param: string | null = null): unknown {
+  const type = ERROR_TYPES[status] ?? 'BadRequestError';
+  switch (style) {
+    case 'detail':
+      return { detail: message };
+    case 'sglang':
+      return { error: { message } };
+    case 'openai':
+      return { error: { message, type, param, code: status } };
+    case 'openai-flat':
+      return { object: 'error', message, type, param, code: status };
+  }
+}
+
+/** A client-facing failure carrying its HTTP status, thrown by request parsers. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null = null,
+    /** Ground-truth error class, e.g. 'context_length', 'bad_request'. */
+    readonly errorClass = 'bad_request',
+  ) {
+    super(message);
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), server: 'uvicorn' });
+  res.end(text);
+}
+
+/** An empty-bodied reply, as FastAPI's Response(status_code=N) sends for the health routes. */
+export function sendEmpty(res: ServerResponse, status: number): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-length': 0, server: 'uvicorn' });
+  res.end();
+}
+
+export function sendText(res: ServerResponse, status: number, text: string, contentType: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), server: 'uvicorn' });
+  res.end(text);
+}
+
+const MAX_BODY = 64 * 1024 * 1024;
+
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new HttpError(413, 'Request body too large.'));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export type Json = Record<string, unknown>;
+
+export async function readJsonObject(req: IncomingMessage): Promise<Json> {
+  const text = await readBody(req);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new HttpError(400, `JSON decode error: ${(e as Error).message}`, 'body', 'bad_json');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new HttpError(400, 'Input should be a valid dictionary or object to extract fields from.', 'body', 'bad_json');
+  }
+  return value as Json;
+}
+
+/**
+ * The one server-sent-events writer. Headers go out at once, before the first token, as uvicorn
+ * does for a StreamingResponse; each event is one `data: ...\n\n` write.
+ */
+export class SseWriter {
+  constructor(private readonly res: ServerResponse) {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', server: 'uvicorn' });
+    res.flushHeaders();
+  }
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  data(payload: string): void {
+    if (!this.closed) this.res.write(`data: ${payload}\n\n`);
+  }
+
+  /** Several events in one socket write (they belong to the same step). */
+  dataMany(payloads: readonly string[]): void {
+    if (this.closed || payloads.length === 0) return;
+    let s = '';
+    for (const p of payloads) s += `data: ${p}\n\n`;
+    this.res.write(s);
+  }
+
+  /** Writes raw text, e.g. a deliberately malformed line. */
+  raw(text: string): void {
+    if (!this.closed) this.res.write(text);
+  }
+
+  end(): void {
+    if (!this.closed) this.res.end('data: [DONE]\n\n');
+  }
+
+  /** Tears the connection down with a TCP reset, as a crashing server or a proxy timeout would. */
+  reset(): void {
+    const socket = this.res.socket;
+    if (socket && !socket.destroyed) socket.resetAndDestroy();
+    else this.res.destroy();
+  }
+}
+
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+}
+
+export type Handler = (ctx: RouteContext) => void | Promise<void>;
+
+/** Method + exact path routing; unknown paths and methods answer as FastAPI does. */
+export class Router {
+  private readonly routes = new Map<string, Map<string, Handler>>();
+
+  add(method: string, path: string, handler: Handler): this {
+    let m = this.routes.get(path);
+    if (!m) this.routes.set(path, (m = new Map()));
+    m.set(method, handler);
+    return this;
+  }
+
+  has(path: string): boolean {
+    return this.routes.has(path);
+  }
+
+  async handle(ctx: RouteContext, onError: (ctx: RouteContext, e: unknown) => void): Promise<void> {
+    const byMethod = this.routes.get(ctx.url.pathname);
+    if (!byMethod) return sendJson(ctx.res, 404, { detail: 'Not Found' });
+    const h = byMethod.get(ctx.req.method ?? 'GET');
+    if (!h) return sendJson(ctx.res, 405, { detail: 'Method Not Allowed' });
+    try {
+      await h(ctx);
+    } catch (e) {
+      onError(ctx, e);
+    }
+  }
+}

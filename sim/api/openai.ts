@@ -1,0 +1,245 @@
+// The OpenAI-compatible routes, served by both dialects: /v1/completions, /v1/chat/completions,
+// /v1/models (and vLLM's /version). The dialect picks the byte details: vLLM dumps stream chunks
+// of completions with every field and chat chunks with only the fields it set, and nests errors
+// under "error"; SGLang dumps every field (with its extra "matched_stop") and uses flat errors.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimContext } from '../context';
+import { requestHex } from '../context';
+import { applyChatTemplate, type ChatMessage } from '../tokenizer';
+import { type ErrorStyle, HttpError, type Json, type Router, errorBody, readJsonObject, sendJson } from './common';
+import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
+import type { Delta, Finish, Formatter, SessionState } from './session';
+import { Session } from './session';
+import { sglangContextCheck } from './sglang';
+
+export const VLLM_VERSION = '0.11.0';
+
+type Kind = 'completion' | 'chat';
+
+interface StreamOpts {
+  includeUsage: boolean;
+  continuousUsage: boolean;
+}
+
+function vllmContextCheck(ctx: SimContext, promptLen: number, maxNew: number | undefined): void {
+  const c = ctx.o.maxModelLen;
+  if (maxNew === undefined && promptLen >= c) {
+    throw new HttpError(
+      400,
+      `This model's maximum context length is ${c} tokens. However, you requested ${promptLen} tokens in the messages, Please reduce the length of the messages.`,
+      null,
+      'context_length',
+    );
+  }
+  if (maxNew !== undefined && promptLen + maxNew > c) {
+    throw new HttpError(
+      400,
+      `This model's maximum context length is ${c} tokens. However, you requested ${promptLen + maxNew} tokens (${promptLen} in the messages, ${maxNew} in the completion). Please reduce the length of the messages or completion.`,
+      null,
+      'context_length',
+    );
+  }
+}
+
+function usage(s: SessionState): Json {
+  const p = s.req.promptIds.length;
+  const n = s.ids.length;
+  return { prompt_tokens: p, total_tokens: p + n, completion_tokens: n };
+}
+
+function finishFields(f: Finish | null): { finish_reason: string | null; stop: string | number | null } {
+  if (!f) return { finish_reason: null, stop: null };
+  if (f.kind === 'abort') return { finish_reason: 'abort', stop: null };
+  // vLLM's stop_reason is the stop string (or stop token id); plain EOS leaves it null.
+  return { finish_reason: f.kind, stop: f.kind === 'stop' && typeof f.matched === 'string' ? f.matched : null };
+}
+
+function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
+  const vllm = ctx.o.dialect === 'vllm';
+  const model = ctx.o.model;
+  const rField = ctx.o.reasoningField;
+  const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+  const head = (s: SessionState): Json => ({ id: s.req.id, object, created: s.created, model });
+
+  const choice = (s: SessionState, d: Delta): Json => {
+    const { finish_reason, stop } = finishFields(s.finish);
+    if (kind === 'completion') {
+      return vllm
+        ? { index: 0, text: d.content, logprobs: null, finish_reason, stop_reason: stop }
+        : { index: 0, text: d.content, logprobs: null, finish_reason, matched_stop: stop };
+    }
+    if (vllm) {
+      const delta: Json = {};
+      if (d.reasoning) delta[rField] = d.reasoning;
+      if (d.content || !d.reasoning) delta.content = d.content;
+      const c: Json = { index: 0, delta, logprobs: null, finish_reason };
+      if (s.finish) c.stop_reason = stop;
+      return c;
+    }
+    return {
+      index: 0,
+      delta: { role: null, content: d.content || (d.reasoning ? null : ''), reasoning_content: d.reasoning || null, tool_calls: null },
+      logprobs: null,
+      finish_reason,
+      matched_stop: stop,
+    };
+  };
+
+  const chunk = (s: SessionState, choices: Json[], withUsage: Json | null): string => {
+    const c = { ...head(s), choices } as Json;
+    if (withUsage) c.usage = withUsage;
+    else if (!vllm || kind === 'completion') c.usage = null;
+    return JSON.stringify(c);
+  };
+
+  const roleChunk = (s: SessionState): string => {
+    const delta = vllm ? { role: 'assistant', content: '' } : { role: 'assistant', content: '', reasoning_content: null, tool_calls: null };
+    const c: Json = vllm ? { index: 0, delta, logprobs: null, finish_reason: null } : { index: 0, delta, logprobs: null, finish_reason: null, matched_stop: null };
+    const u = so.continuousUsage ? { prompt_tokens: s.req.promptIds.length, total_tokens: s.req.promptIds.length, completion_tokens: 0 } : null;
+    return chunk(s, [c], u);
+  };
+
+  const errorStyle: ErrorStyle = vllm ? 'openai' : 'openai-flat';
+  return {
+    errorStyle,
+    event(s, d, first) {
+      const out: string[] = [];
+      // vLLM and SGLang send the role-only chunk when the first output arrives, just before it.
+      if (kind === 'chat' && first) out.push(roleChunk(s));
+      out.push(chunk(s, [choice(s, d)], so.continuousUsage ? usage(s) : null));
+      return out;
+    },
+    tail: (s) => (so.includeUsage ? [JSON.stringify({ ...head(s), choices: [], usage: usage(s) })] : []),
+    body(s) {
+      const { finish_reason, stop } = finishFields(s.finish);
+      const u = { ...usage(s), prompt_tokens_details: null };
+      if (kind === 'completion') {
+        const c = vllm
+          ? { index: 0, text: s.content, logprobs: null, finish_reason, stop_reason: stop, prompt_logprobs: null }
+          : { index: 0, text: s.content, logprobs: null, finish_reason, matched_stop: stop };
+        return { id: s.req.id, object: 'text_completion', created: s.created, model, choices: [c], usage: u };
+      }
+      const message: Json = { role: 'assistant', content: s.content, [vllm ? rField : 'reasoning_content']: s.reasoning || null, tool_calls: [] };
+      const c = vllm ? { index: 0, message, logprobs: null, finish_reason, stop_reason: stop } : { index: 0, message, logprobs: null, finish_reason, matched_stop: stop };
+      return { id: s.req.id, object: 'chat.completion', created: s.created, model, choices: [c], usage: u };
+    },
+    streamError: (message, status) => JSON.stringify(errorBody(errorStyle, status, message)),
+    abortEvent: () => null,
+  };
+}
+
+function checkModel(ctx: SimContext, body: Json): void {
+  const model = optString(body, 'model');
+  // vLLM rejects other model names; SGLang serves whatever is loaded.
+  if (ctx.o.dialect === 'vllm' && model !== undefined && model !== ctx.o.model) {
+    throw new HttpError(404, `The model \`${model}\` does not exist.`, 'model', 'unknown_model');
+  }
+}
+
+function streamOptions(body: Json, stream: boolean): StreamOpts {
+  const so = optObject(body, 'stream_options');
+  if (so && !stream) throw new HttpError(400, 'Stream options can only be defined when `stream=True`.', 'stream_options');
+  // vLLM's StreamOptions: include_usage defaults to true once stream_options is given at all.
+  return { includeUsage: so ? (optBool(so, 'include_usage') ?? true) : false, continuousUsage: so ? (optBool(so, 'continuous_usage_stats') ?? false) : false };
+}
+
+function completionPrompt(ctx: SimContext, body: Json): number[] {
+  let p = body.prompt;
+  if (p === undefined || p === null) missing('prompt');
+  if (Array.isArray(p) && (typeof p[0] === 'string' || Array.isArray(p[0]))) {
+    if (p.length !== 1) throw new HttpError(400, 'Batched prompts (a list of several prompts) are not supported by the simulator; send one prompt per request.', 'prompt');
+    p = p[0];
+  }
+  if (typeof p === 'string') {
+    const ids = ctx.tokenizer.encode(p);
+    if (ids.length === 0) throw new HttpError(400, 'The prompt cannot be empty.', 'prompt');
+    return ids;
+  }
+  return tokenIds(p, 'prompt', ctx);
+}
+
+function chatPrompt(ctx: SimContext, body: Json): number[] {
+  const msgs = body.messages;
+  if (msgs === undefined || msgs === null) missing('messages');
+  if (!Array.isArray(msgs) || msgs.some((m) => !m || typeof m !== 'object' || typeof (m as Json).role !== 'string')) {
+    throw new HttpError(400, "[{'type': 'list_type', 'loc': ('body', 'messages'), 'msg': 'Input should be a valid list of messages with a role'}]", 'messages');
+  }
+  return ctx.tokenizer.encode(applyChatTemplate(msgs as ChatMessage[]));
+}
+
+async function handle(ctx: SimContext, kind: Kind, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readJsonObject(req);
+  checkModel(ctx, body);
+  const promptIds = kind === 'chat' ? chatPrompt(ctx, body) : completionPrompt(ctx, body);
+  const stream = optBool(body, 'stream') ?? false;
+  const so = streamOptions(body, stream);
+  const n = optInt(body, 'n');
+  if (n !== undefined && n !== 1) throw new HttpError(400, 'Only n=1 is supported by the simulator.', 'n');
+  let maxNew = kind === 'chat' ? (optInt(body, 'max_completion_tokens') ?? optInt(body, 'max_tokens')) : (optInt(body, 'max_tokens') ?? 16);
+  if (maxNew !== undefined && maxNew < 1) throw new HttpError(400, `max_tokens must be at least 1, got ${maxNew}.`, 'max_tokens');
+  if (ctx.o.dialect === 'vllm') vllmContextCheck(ctx, promptIds.length, maxNew);
+  else sglangContextCheck(ctx, promptIds.length, maxNew ?? 1);
+  // With no limit, a chat request may use the rest of the context, as both servers allow.
+  maxNew ??= ctx.o.maxModelLen - promptIds.length;
+  const ordinal = ctx.nextOrdinal();
+  const hex = requestHex(ctx.o.seed, ordinal);
+  const id = ctx.o.dialect === 'vllm' ? `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${hex}` : hex;
+  new Session(
+    ctx,
+    res,
+    {
+      route: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
+      id,
+      stream,
+      promptIds,
+      maxNewTokens: maxNew,
+      ignoreEos: optBool(body, 'ignore_eos') ?? false,
+      stop: stopList(body),
+      reasoningTokens: kind === 'chat' ? Math.floor(ctx.o.reasoningFraction * maxNew) : 0,
+    },
+    formatter(ctx, kind, so),
+    ordinal,
+  );
+}
+
+function models(ctx: SimContext): Json {
+  const created = Math.floor(Date.now() / 1000);
+  const card: Json =
+    ctx.o.dialect === 'vllm'
+      ? {
+          id: ctx.o.model,
+          object: 'model',
+          created,
+          owned_by: 'vllm',
+          root: ctx.o.model,
+          parent: null,
+          max_model_len: ctx.o.maxModelLen,
+          permission: [
+            {
+              id: `modelperm-${requestHex(ctx.o.seed, -1)}`,
+              object: 'model_permission',
+              created,
+              allow_create_engine: false,
+              allow_sampling: true,
+              allow_logprobs: true,
+              allow_search_indices: false,
+              allow_view: true,
+              allow_fine_tuning: false,
+              organization: '*',
+              group: null,
+              is_blocking: false,
+            },
+          ],
+        }
+      : { id: ctx.o.model, object: 'model', created, owned_by: 'sglang', root: ctx.o.model, max_model_len: ctx.o.maxModelLen };
+  return { object: 'list', data: [card] };
+}
+
+export function addOpenAiRoutes(router: Router, ctx: SimContext): void {
+  router
+    .add('POST', '/v1/completions', ({ req, res }) => handle(ctx, 'completion', req, res))
+    .add('POST', '/v1/chat/completions', ({ req, res }) => handle(ctx, 'chat', req, res))
+    // Served from static configuration: stays 200 while the engine is hung.
+    .add('GET', '/v1/models', ({ res }) => sendJson(res, 200, models(ctx)));
+  if (ctx.o.dialect === 'vllm') router.add('GET', '/version', ({ res }) => sendJson(res, 200, { version: VLLM_VERSION }));
+}

@@ -1,0 +1,291 @@
+// One generation request from arrival to its last byte, for every generation route of both
+// dialects: it applies faults, submits to the engine, turns committed tokens into text (stop
+// strings, reasoning split, stream interval), writes SSE events or the final JSON through the
+// route's Formatter, and keeps the ground-truth record and the server metrics. Routes differ only
+// in how they parse the request and in their Formatter.
+import type { ServerResponse } from 'node:http';
+import type { SimContext } from '../context';
+import { nowMs } from '../engine/clock';
+import type { Seq, StepCommit } from '../engine/scheduler';
+import { PRE_FAULT_MESSAGES, planFaults, type FaultPlan } from '../faults';
+import type { RequestRecord } from '../ground-truth';
+import { Rng, deriveSeed } from '../rng';
+import { type ErrorStyle, SseWriter, errorBody, sendJson } from './common';
+
+export interface GenRequest {
+  route: string;
+  id: string;
+  stream: boolean;
+  promptIds: readonly number[];
+  maxNewTokens: number;
+  ignoreEos: boolean;
+  stop: readonly string[];
+  /** Leading output tokens that are reasoning (chat with --reasoning-fraction); 0 otherwise. */
+  reasoningTokens: number;
+}
+
+export interface Finish {
+  kind: 'length' | 'stop' | 'abort';
+  /** The stop string, or the EOS token id, that ended generation. */
+  matched: string | number | null;
+  message?: string;
+  statusCode?: number;
+}
+
+/** Read-only view of a request's progress, for formatters. */
+export interface SessionState {
+  readonly req: GenRequest;
+  readonly created: number;
+  readonly arrivalMs: number;
+  readonly ids: readonly number[];
+  readonly reasoning: string;
+  readonly content: string;
+  readonly cachedTokens: number;
+  readonly verifySteps: number;
+  readonly acceptedTokens: number;
+  readonly finish: Finish | null;
+  readonly finishMs: number | null;
+}
+
+/** New output since the previous event. */
+export interface Delta {
+  ids: number[];
+  reasoning: string;
+  content: string;
+}
+
+export interface Formatter {
+  readonly errorStyle: ErrorStyle;
+  /** SSE payloads (without "data: ") for one event; `first` is true for the first token event. */
+  event(s: SessionState, d: Delta, first: boolean): string[];
+  /** Payloads after the last token event and before [DONE] (e.g. a usage-only chunk). */
+  tail(s: SessionState): string[];
+  /** The non-stream reply body. */
+  body(s: SessionState): unknown;
+  /** An error reported inside a stream whose status is already 200. */
+  streamError(message: string, status: number): string;
+  /** A server-side abort inside a stream (queue full), or null to use streamError. */
+  abortEvent(s: SessionState): string | null;
+}
+
+const QUEUE_FULL = 'The request queue is full.';
+
+export class Session implements SessionState {
+  readonly created = Math.floor(Date.now() / 1000);
+  readonly arrivalMs = nowMs();
+  ids: number[] = [];
+  reasoning = '';
+  content = '';
+  cachedTokens = 0;
+  verifySteps = 0;
+  acceptedTokens = 0;
+  finish: Finish | null = null;
+  finishMs: number | null = null;
+  private readonly record: RequestRecord;
+  private readonly sse: SseWriter | null;
+  private readonly plan: FaultPlan;
+  private seq: Seq | null = null;
+  private pending: Delta = { ids: [], reasoning: '', content: '' };
+  private pendingSteps = 0;
+  private pendingScheduled = 0;
+  private sentTokens = 0;
+  private lastEventMs: number | null = null;
+  private malformedSent = false;
+  private readonly maxStopLen: number;
+
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly res: ServerResponse,
+    readonly req: GenRequest,
+    private readonly fmt: Formatter,
+    ordinal: number,
+  ) {
+    this.maxStopLen = req.stop.reduce((m, s) => Math.max(m, s.length), 0);
+    this.record = {
+      id: req.id,
+      ordinal,
+      route: req.route,
+      stream: req.stream,
+      arrivalMs: this.arrivalMs,
+      queueExitMs: null,
+      firstTokenMs: null,
+      events: [],
+      finishMs: null,
+      finishReason: null,
+      status: 200,
+      promptTokens: req.promptIds.length,
+      completionTokens: 0,
+      cachedTokens: 0,
+      verifySteps: 0,
+      verifyTokens: 0,
+      errorClass: null,
+      faults: [],
+    };
+    ctx.recorder.add(this.record);
+    const f = ctx.o.faults;
+    this.plan = planFaults(f, new Rng(deriveSeed(ctx.o.seed, ordinal, 0xfa)), req.stream);
+    if (f.stall) this.record.faults.push('stall');
+    if (f.slowFactor !== 1) this.record.faults.push(`slow_x${f.slowFactor}`);
+    if (this.plan.pre) this.record.faults.push(`error_${this.plan.pre}`);
+    if (this.plan.mid) this.record.faults.push(this.plan.mid);
+
+    if (this.plan.pre) {
+      this.sse = null;
+      this.fail(this.plan.pre, PRE_FAULT_MESSAGES[this.plan.pre], `fault_${this.plan.pre}`);
+      return;
+    }
+    this.sse = req.stream ? new SseWriter(res) : null;
+    res.on('close', () => this.onClientClose());
+    this.seq = ctx.engine.submit(
+      { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos },
+      { onScheduled: (t, cached) => this.onScheduled(t, cached), onStep: (c) => this.onStep(c) },
+    );
+    if (!this.seq) this.queueFull();
+  }
+
+  /** An error reply before any token: a JSON error, or inside an already-open stream. */
+  private fail(status: number, message: string, errorClass: string): void {
+    this.record.status = status;
+    this.record.errorClass = errorClass;
+    this.record.finishReason = 'error';
+    this.record.finishMs = nowMs();
+    sendJson(this.res, status, errorBody(this.fmt.errorStyle, status, message));
+  }
+
+  private queueFull(): void {
+    this.finish = { kind: 'abort', matched: null, message: QUEUE_FULL, statusCode: 503 };
+    this.record.errorClass = 'queue_full';
+    this.record.finishReason = 'abort';
+    if (!this.sse) return this.fail(503, QUEUE_FULL, 'queue_full');
+    // The stream is already 200: the rejection arrives as an event.
+    this.finishMs = this.record.finishMs = nowMs();
+    this.sse.data(this.fmt.abortEvent(this) ?? this.fmt.streamError(QUEUE_FULL, 503));
+    this.sse.end();
+  }
+
+  private onClientClose(): void {
+    if (this.record.finishMs !== null) return;
+    if (this.seq) this.ctx.engine.cancel(this.seq);
+    this.record.finishMs = nowMs();
+    this.record.finishReason = 'disconnect';
+    this.record.errorClass = 'client_disconnect';
+  }
+
+  private onScheduled(t: number, cached: number): void {
+    this.record.queueExitMs = t;
+    this.cachedTokens = this.record.cachedTokens = cached;
+    this.ctx.metrics.observeQueue((t - this.arrivalMs) / 1000);
+  }
+
+  private onStep(c: StepCommit): boolean {
+    if (this.record.finishMs !== null) return true;
+    if (c.verify) {
+      this.verifySteps++;
+      this.acceptedTokens += c.accepted;
+      this.record.verifySteps++;
+      this.record.verifyTokens += c.ids.length;
+    }
+    const stopped = this.append(c.ids);
+    if (!this.finish && c.finish === 'length') this.finish = { kind: 'length', matched: null };
+    if (!this.finish && c.finish === 'eos') this.finish = { kind: 'stop', matched: this.ctx.tokenizer.eosId };
+    this.pendingSteps++;
+    this.pendingScheduled = c.scheduledT;
+    if (!this.sse) {
+      // Nothing is sent until the end; record when the tokens came into being.
+      this.noteEvent(c.t, c.scheduledT, c.ids.length);
+      if (this.finish) this.complete(c.t);
+      return stopped;
+    }
+    const first = this.sentTokens === 0;
+    if (this.finish || first || this.pendingSteps >= this.ctx.o.streamInterval) this.flush(first);
+    return stopped;
+  }
+
+  /** Appends tokens, splitting reasoning from content and cutting at a stop string. True if stopped. */
+  private append(ids: number[]): boolean {
+    const tok = this.ctx.tokenizer;
+    const contentBefore = this.content.length;
+    for (const id of ids) {
+      const piece = tok.decodeOne(id);
+      this.ids.push(id);
+      this.pending.ids.push(id);
+      if (this.ids.length <= this.req.reasoningTokens) {
+        this.reasoning += piece;
+        this.pending.reasoning += piece;
+      } else this.content += piece;
+    }
+    for (const stop of this.req.stop) {
+      if (stop.length === 0) continue;
+      const at = this.content.indexOf(stop, Math.max(0, contentBefore - this.maxStopLen));
+      if (at >= 0) {
+        this.content = this.content.slice(0, at);
+        this.finish = { kind: 'stop', matched: stop };
+        break;
+      }
+    }
+    const newContent = this.content.length > contentBefore ? this.content.slice(contentBefore) : '';
+    this.pending.content += newContent;
+    return this.finish?.kind === 'stop' && typeof this.finish.matched === 'string';
+  }
+
+  private noteEvent(t: number, scheduledMs: number, tokens: number): void {
+    this.record.events.push({ timeMs: t, scheduledMs, tokens });
+    this.record.completionTokens += tokens;
+    if (this.record.firstTokenMs === null && tokens > 0) {
+      this.record.firstTokenMs = t;
+      this.ctx.metrics.observeTtft((t - this.arrivalMs) / 1000);
+    } else if (this.lastEventMs !== null && tokens > 0) this.ctx.metrics.observeItl((t - this.lastEventMs) / 1000);
+    if (tokens > 0) this.lastEventMs = t;
+  }
+
+  private flush(first: boolean): void {
+    const sse = this.sse as SseWriter;
+    const d = this.pending;
+    this.pending = { ids: [], reasoning: '', content: '' };
+    this.pendingSteps = 0;
+    const payloads = this.fmt.event(this, d, first);
+    if (this.finish) payloads.push(...this.fmt.tail(this));
+    const t = nowMs();
+    sse.dataMany(payloads);
+    this.noteEvent(t, this.pendingScheduled, d.ids.length);
+    this.sentTokens += d.ids.length;
+    if (this.finish) {
+      sse.end();
+      this.complete(t);
+      return;
+    }
+    this.applyMidFault();
+  }
+
+  private applyMidFault(): void {
+    const mid = this.plan.mid;
+    if (!mid || this.sentTokens < this.ctx.o.faults.faultAfterTokens) return;
+    const sse = this.sse as SseWriter;
+    if (mid === 'malformed') {
+      if (!this.malformedSent) sse.raw('data: {"text": "unterminated\n\n');
+      this.malformedSent = true;
+      return;
+    }
+    if (this.seq) this.ctx.engine.cancel(this.seq);
+    this.record.finishMs = nowMs();
+    if (mid === 'abort') {
+      this.record.finishReason = 'abort';
+      this.record.errorClass = 'fault_abort';
+      sse.reset();
+    } else {
+      this.record.finishReason = 'error';
+      this.record.errorClass = 'fault_stream_error';
+      sse.data(this.fmt.streamError('Simulated engine error during generation.', 500));
+      sse.end();
+    }
+  }
+
+  private complete(t: number): void {
+    this.finishMs = this.record.finishMs = t;
+    const f = this.finish as Finish;
+    this.record.finishReason = f.kind;
+    this.ctx.metrics.observeE2e((t - this.arrivalMs) / 1000);
+    this.ctx.metrics.requestFinished(f.kind);
+    if (!this.sse) sendJson(this.res, 200, this.fmt.body(this));
+  }
+}

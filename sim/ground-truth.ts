@@ -1,0 +1,160 @@
+// What really happened, per request and per engine step, so a benchmark's client-side figures can
+// be checked against the truth. All times are epoch milliseconds with sub-ms precision (wall clock,
+// i.e. already divided by the time scale).
+import type { StepRecord } from './engine/scheduler';
+
+export interface EventRecord {
+  /** When the bytes were handed to the socket (streams) or the tokens were committed (non-stream). */
+  timeMs: number;
+  /** The engine step end this event belongs to, as scheduled; timeMs - scheduledMs is the sim's lateness. */
+  scheduledMs: number;
+  tokens: number;
+}
+
+export interface RequestRecord {
+  id: string;
+  ordinal: number;
+  route: string;
+  stream: boolean;
+  arrivalMs: number;
+  queueExitMs: number | null;
+  firstTokenMs: number | null;
+  events: EventRecord[];
+  finishMs: number | null;
+  /** length | stop | abort (server-side abort or injected reset) | error | disconnect (client went away) */
+  finishReason: string | null;
+  status: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  verifySteps: number;
+  /** Tokens committed by verify steps (the prefill's first token excluded). */
+  verifyTokens: number;
+  errorClass: string | null;
+  faults: string[];
+}
+
+export interface Stats {
+  count: number;
+  mean: number | null;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+}
+
+export interface Summary {
+  fromMs: number;
+  toMs: number;
+  arrived: number;
+  finished: number;
+  errored: number;
+  outputTokens: number;
+  outputTokensPerSec: number;
+  ttftMs: Stats;
+  itlMs: Stats;
+  tpotMs: Stats;
+  e2eMs: Stats;
+  queueMs: Stats;
+  acceptLength: number | null;
+  verifySteps: number;
+  steps: number;
+  stepLatenessMs: Stats;
+}
+
+/** Linear-interpolated percentile (numpy's default) of a sorted array. */
+function pct(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const x = (sorted.length - 1) * p;
+  const lo = Math.floor(x);
+  const hi = Math.ceil(x);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (x - lo);
+}
+
+export function stats(values: number[]): Stats {
+  const sorted = Float64Array.from(values).sort();
+  const arr = Array.from(sorted);
+  let sum = 0;
+  for (const v of arr) sum += v;
+  return { count: arr.length, mean: arr.length ? sum / arr.length : null, p50: pct(arr, 0.5), p90: pct(arr, 0.9), p99: pct(arr, 0.99) };
+}
+
+export class Recorder {
+  readonly requests: RequestRecord[] = [];
+  readonly steps: StepRecord[] = [];
+
+  add(r: RequestRecord): void {
+    this.requests.push(r);
+  }
+
+  addStep(s: StepRecord): void {
+    this.steps.push(s);
+  }
+
+  /** Clears the records (not the server's lifetime counters, as /get_server_info and /metrics are the server's own). */
+  reset(): void {
+    this.requests.length = 0;
+    this.steps.length = 0;
+  }
+
+  since(sinceMs: number): RequestRecord[] {
+    return this.requests.filter((r) => r.arrivalMs >= sinceMs || r.finishMs === null || r.finishMs >= sinceMs);
+  }
+
+  summary(fromMs = 0, toMs = performance.timeOrigin + performance.now()): Summary {
+    const inWin = (t: number | null): t is number => t !== null && t >= fromMs && t < toMs;
+    let arrived = 0;
+    let finished = 0;
+    let errored = 0;
+    let outputTokens = 0;
+    let verifySteps = 0;
+    let verifyTokens = 0;
+    const ttft: number[] = [];
+    const itl: number[] = [];
+    const tpot: number[] = [];
+    const e2e: number[] = [];
+    const queue: number[] = [];
+    for (const r of this.requests) {
+      if (inWin(r.arrivalMs)) arrived++;
+      for (const e of r.events) if (inWin(e.timeMs)) outputTokens += e.tokens;
+      if (!inWin(r.finishMs)) continue;
+      if (r.errorClass !== null) {
+        errored++;
+        continue;
+      }
+      finished++;
+      verifySteps += r.verifySteps;
+      verifyTokens += r.verifyTokens;
+      e2e.push(r.finishMs - r.arrivalMs);
+      if (r.queueExitMs !== null) queue.push(r.queueExitMs - r.arrivalMs);
+      if (r.firstTokenMs !== null) ttft.push(r.firstTokenMs - r.arrivalMs);
+      if (r.firstTokenMs !== null && r.completionTokens > 1) tpot.push((r.finishMs - r.firstTokenMs) / (r.completionTokens - 1));
+      // Per-token ITL: an event's gap is shared by the tokens it carries, each counted once.
+      for (let i = 1; i < r.events.length; i++) {
+        const e = r.events[i] as EventRecord;
+        if (e.tokens === 0) continue;
+        const gap = (e.timeMs - (r.events[i - 1] as EventRecord).timeMs) / e.tokens;
+        for (let k = 0; k < e.tokens; k++) itl.push(gap);
+      }
+    }
+    const lateness: number[] = [];
+    for (const s of this.steps) if (inWin(s.actualMs)) lateness.push(s.actualMs - s.scheduledMs);
+    return {
+      fromMs,
+      toMs,
+      arrived,
+      finished,
+      errored,
+      outputTokens,
+      outputTokensPerSec: toMs > fromMs ? outputTokens / ((toMs - fromMs) / 1000) : 0,
+      ttftMs: stats(ttft),
+      itlMs: stats(itl),
+      tpotMs: stats(tpot),
+      e2eMs: stats(e2e),
+      queueMs: stats(queue),
+      acceptLength: verifySteps ? verifyTokens / verifySteps : null,
+      verifySteps,
+      steps: lateness.length,
+      stepLatenessMs: stats(lateness),
+    };
+  }
+}

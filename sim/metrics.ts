@@ -1,0 +1,191 @@
+// Prometheus text exposition under each server's own metric names, labels and buckets.
+// Histograms observe server-side wall seconds. As on the real servers, the inter-token histogram
+// gets one observation per engine step that produced output (not per token), so under speculative
+// decoding it over-states per-token latency: that is the server's behaviour, kept on purpose.
+import type { Dialect } from './options';
+import type { Engine, StepRecord } from './engine/scheduler';
+
+class Histogram {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+
+  constructor(readonly buckets: readonly number[]) {
+    this.counts = new Array<number>(buckets.length).fill(0);
+  }
+
+  observe(v: number): void {
+    this.sum += v;
+    this.count++;
+    for (let i = 0; i < this.buckets.length; i++) if (v <= (this.buckets[i] as number)) (this.counts[i] as number)++;
+  }
+}
+
+/** Python's float formatting as prometheus_client prints it: 3 -> 3.0, Infinity -> +Inf. */
+function num(v: number): string {
+  if (v === Infinity) return '+Inf';
+  if (Number.isInteger(v) && Math.abs(v) < 1e16) return v.toFixed(1);
+  return String(v);
+}
+
+interface Names {
+  prefix: string;
+  ttft: string;
+  itl: string;
+  e2e: string;
+  queue: string;
+  running: string;
+  waiting: string;
+  kvUsage: string;
+  extraLabels: string;
+  ttftBuckets: number[];
+  itlBuckets: number[];
+  e2eBuckets: number[];
+}
+
+const VLLM_E2E = [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680];
+const SGLANG_E2E = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 800];
+
+const NAMES: Record<Dialect, Names> = {
+  vllm: {
+    prefix: 'vllm:',
+    ttft: 'time_to_first_token_seconds',
+    itl: 'inter_token_latency_seconds',
+    e2e: 'e2e_request_latency_seconds',
+    queue: 'request_queue_time_seconds',
+    running: 'num_requests_running',
+    waiting: 'num_requests_waiting',
+    kvUsage: 'kv_cache_usage_perc',
+    extraLabels: ',engine="0"',
+    ttftBuckets: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560],
+    itlBuckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80],
+    e2eBuckets: VLLM_E2E,
+  },
+  sglang: {
+    prefix: 'sglang:',
+    ttft: 'time_to_first_token_seconds',
+    itl: 'inter_token_latency_seconds',
+    e2e: 'e2e_request_latency_seconds',
+    queue: 'queue_time_seconds',
+    running: 'num_running_reqs',
+    waiting: 'num_queue_reqs',
+    kvUsage: 'token_usage',
+    extraLabels: '',
+    ttftBuckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400],
+    itlBuckets: [0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8],
+    e2eBuckets: SGLANG_E2E,
+  },
+};
+
+/** Rolling window for the throughput and acceptance gauges, as the servers' periodic stats logger. */
+const WINDOW_MS = 5000;
+
+export class Metrics {
+  private readonly n: Names;
+  private readonly labels: string;
+  private readonly ttft: Histogram;
+  private readonly itl: Histogram;
+  private readonly e2e: Histogram;
+  private readonly queue: Histogram;
+  private readonly finishedByReason = new Map<string, number>();
+  private readonly recent: { t: number; tokens: number; verifySteps: number; verifyTokens: number }[] = [];
+
+  constructor(
+    private readonly dialect: Dialect,
+    model: string,
+    private readonly engine: Engine,
+  ) {
+    this.n = NAMES[dialect];
+    this.labels = `model_name="${model.replace(/["\\\n]/g, '_')}"${this.n.extraLabels}`;
+    this.ttft = new Histogram(this.n.ttftBuckets);
+    this.itl = new Histogram(this.n.itlBuckets);
+    this.e2e = new Histogram(this.n.e2eBuckets);
+    this.queue = new Histogram(this.n.e2eBuckets);
+  }
+
+  observeTtft(s: number): void {
+    this.ttft.observe(s);
+  }
+  observeItl(s: number): void {
+    this.itl.observe(s);
+  }
+  observeE2e(s: number): void {
+    this.e2e.observe(s);
+  }
+  observeQueue(s: number): void {
+    this.queue.observe(s);
+  }
+  requestFinished(reason: string): void {
+    this.finishedByReason.set(reason, (this.finishedByReason.get(reason) ?? 0) + 1);
+  }
+
+  onStep(r: StepRecord): void {
+    const c = this.engine.counters;
+    this.recent.push({ t: r.actualMs, tokens: c.generationTokens, verifySteps: c.verifySteps, verifyTokens: c.verifyTokens });
+    while (this.recent.length > 2 && (this.recent[0] as { t: number }).t < r.actualMs - WINDOW_MS) this.recent.shift();
+  }
+
+  /** Generated tokens/s and mean accept length over the last few seconds. */
+  windowRates(): { throughput: number; acceptLength: number } {
+    const first = this.recent[0];
+    const last = this.recent[this.recent.length - 1];
+    if (!first || !last || last.t <= first.t) return { throughput: 0, acceptLength: 0 };
+    const dv = last.verifySteps - first.verifySteps;
+    return {
+      throughput: ((last.tokens - first.tokens) / (last.t - first.t)) * 1000,
+      acceptLength: dv > 0 ? (last.verifyTokens - first.verifyTokens) / dv : 0,
+    };
+  }
+
+  render(kvCapacity: number): string {
+    const p = this.n.prefix;
+    const L = this.labels;
+    const out: string[] = [];
+    const head = (name: string, type: string, help: string): void => {
+      out.push(`# HELP ${p}${name} ${help}`, `# TYPE ${p}${name} ${type}`);
+    };
+    const gauge = (name: string, help: string, v: number): void => {
+      head(name, 'gauge', help);
+      out.push(`${p}${name}{${L}} ${num(v)}`);
+    };
+    const counter = (name: string, help: string, v: number, extra = ''): void => {
+      head(name, 'counter', help);
+      out.push(`${p}${name}_total{${L}${extra}} ${num(v)}`);
+    };
+    const hist = (name: string, help: string, h: Histogram): void => {
+      head(name, 'histogram', help);
+      h.buckets.forEach((b, i) => out.push(`${p}${name}_bucket{${L},le="${num(b)}"} ${num(h.counts[i] as number)}`));
+      out.push(`${p}${name}_bucket{${L},le="+Inf"} ${num(h.count)}`, `${p}${name}_count{${L}} ${num(h.count)}`, `${p}${name}_sum{${L}} ${num(h.sum)}`);
+    };
+    const e = this.engine;
+    const c = e.counters;
+    const rates = this.windowRates();
+    gauge(this.n.running, 'Number of requests in the running batch.', e.numRunning);
+    gauge(this.n.waiting, 'Number of requests waiting to be scheduled.', e.numWaiting);
+    gauge(this.n.kvUsage, 'KV-cache usage (fraction of capacity).', e.kvUsedTokens / kvCapacity);
+    counter('prompt_tokens', 'Number of prefill tokens processed.', c.promptTokens);
+    counter('generation_tokens', 'Number of generation tokens processed.', c.generationTokens);
+    hist(this.n.ttft, 'Histogram of time to first token in seconds.', this.ttft);
+    hist(this.n.itl, 'Histogram of inter-token latency in seconds (one observation per output step).', this.itl);
+    hist(this.n.e2e, 'Histogram of end-to-end request latency in seconds.', this.e2e);
+    hist(this.n.queue, 'Histogram of time spent waiting in the queue in seconds.', this.queue);
+    if (this.dialect === 'sglang') {
+      gauge('gen_throughput', 'The generation throughput (token/s).', rates.throughput);
+      gauge('spec_accept_length', 'The average acceptance length of speculative decoding.', rates.acceptLength);
+      let total = 0;
+      for (const v of this.finishedByReason.values()) total += v;
+      counter('num_requests', 'Number of requests processed.', total);
+    } else {
+      head('request_success', 'counter', 'Count of successfully processed requests.');
+      for (const [reason, v] of this.finishedByReason) out.push(`${p}request_success_total{${L},finished_reason="${reason}"} ${num(v)}`);
+      if (c.acceptedPerPos.length > 0) {
+        counter('spec_decode_num_drafts', 'Number of spec decoding drafts.', c.verifySteps);
+        counter('spec_decode_num_draft_tokens', 'Number of draft tokens.', c.draftTokens);
+        counter('spec_decode_num_accepted_tokens', 'Number of accepted tokens.', c.acceptedTokens);
+        head('spec_decode_num_accepted_tokens_per_pos', 'counter', 'Accepted tokens per draft position.');
+        c.acceptedPerPos.forEach((v, i) => out.push(`${p}spec_decode_num_accepted_tokens_per_pos_total{${L},position="${i}"} ${num(v)}`));
+      }
+    }
+    return out.join('\n') + '\n';
+  }
+}

@@ -1,0 +1,218 @@
+// One table of options, parsed and validated by one mechanism for the CLI (argv), for startSim()
+// (a partial object) and for the runtime fault route (a partial JSON body).
+import { FAULT_SPECS, type Faults } from './faults';
+import { type OptionSpec, OptionError, validateValue, fromArgText, describeAllowed } from './option-spec';
+
+export { OptionError } from './option-spec';
+
+export type Dialect = 'sglang' | 'vllm';
+export type SpecMode = 'none' | 'mtp' | 'dflash' | 'ddtree';
+
+export interface SimOptions {
+  dialect: Dialect;
+  host: string;
+  /** 0 = an ephemeral port; the CLI uses the dialect's own default (30000 / 8000). */
+  port: number;
+  model: string;
+  maxModelLen: number;
+  vocabSize: number;
+  seed: number;
+  timeScale: number;
+  // Latency model (model milliseconds; divided by timeScale to get wall time).
+  stepBaseMs: number;
+  prefillTokenMs: number;
+  decodeSeqMs: number;
+  ctxMsPer1k: number;
+  // Scheduler.
+  maxBatchedTokens: number;
+  maxRunning: number;
+  kvCapacity: number;
+  maxQueue: number;
+  prefixCaching: boolean;
+  blockSize: number;
+  streamInterval: number;
+  incrementalStreamingOutput: boolean;
+  // Generation.
+  eosRate: number;
+  reasoningFraction: number;
+  reasoningField: 'reasoning_content' | 'reasoning';
+  // Speculative decoding.
+  spec: SpecMode;
+  specAcceptLength: number;
+  specDraftTokens: number;
+  specVerifyTokens: number;
+  specDraftMs: number;
+  specVerifyTokenMs: number;
+  // Server behaviour.
+  apiKey: string;
+  healthGenerateTimeoutMs: number;
+  startupDelayMs: number;
+  timerSpinMs: number;
+  faults: Faults;
+}
+
+/** Speculative-mode defaults; 0 in specAcceptLength/specDraftTokens/specVerifyTokens/specDraftMs means "the mode's default". */
+export const SPEC_DEFAULTS: Record<Exclude<SpecMode, 'none'>, { al: number; draft: number; verify: number; draftMs: number }> = {
+  // MTP head: 3 chained draft tokens, verified as a 4-token chain.
+  mtp: { al: 2.5, draft: 3, verify: 4, draftMs: 2.4 },
+  // DFlash block diffusion, block size 16: 15 drafted tokens + the anchor, verified in one pass.
+  dflash: { al: 6, draft: 15, verify: 16, draftMs: 5 },
+  // DDTree: best-first tree over DFlash's per-position distributions; depth 15, 32 tree nodes verified.
+  ddtree: { al: 8, draft: 15, verify: 32, draftMs: 6 },
+};
+
+type Scalar = string | number | boolean;
+
+const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
+  { key: 'dialect', flag: 'dialect', kind: 'enum', values: ['sglang', 'vllm'], def: 'sglang', help: 'which server to imitate' },
+  { key: 'host', flag: 'host', kind: 'string', def: '127.0.0.1', help: 'listen address (loopback by default)' },
+  { key: 'port', flag: 'port', kind: 'int', min: 0, max: 65535, def: 0, help: 'listen port; CLI default 30000 (sglang) / 8000 (vllm), startSim default 0 = ephemeral' },
+  { key: 'model', flag: 'model', kind: 'string', def: 'qwen3-32b-sim', help: 'served model name' },
+  { key: 'maxModelLen', flag: 'max-model-len', kind: 'int', min: 16, max: 10_000_000, def: 32768, help: 'context length (prompt + output tokens)' },
+  { key: 'vocabSize', flag: 'vocab-size', kind: 'int', min: 1024, max: 10_000_000, def: 151936, help: 'token ids are < this' },
+  { key: 'seed', flag: 'seed', kind: 'int', min: 0, max: 2 ** 31 - 1, def: 1234, help: 'seed for text, lengths, acceptance draws and fault draws' },
+  { key: 'timeScale', flag: 'time-scale', kind: 'number', min: 0.01, max: 1000, def: 1, help: 'run N times faster than the model time (every duration is divided by it)' },
+  { key: 'stepBaseMs', flag: 'step-base-ms', kind: 'number', min: 0.01, max: 10_000, def: 26.6, help: 'fixed cost of one engine step, model ms' },
+  { key: 'prefillTokenMs', flag: 'prefill-token-ms', kind: 'number', min: 0, max: 100, def: 0.096, help: 'cost per uncached prefill token in a step, model ms' },
+  { key: 'decodeSeqMs', flag: 'decode-seq-ms', kind: 'number', min: 0, max: 100, def: 0.057, help: 'cost per decoding sequence in a step, model ms' },
+  { key: 'ctxMsPer1k', flag: 'ctx-ms-per-1k', kind: 'number', min: 0, max: 100, def: 0.08, help: 'KV-read cost per 1,000 context tokens of the decoding sequences, model ms' },
+  { key: 'maxBatchedTokens', flag: 'max-batched-tokens', kind: 'int', min: 16, max: 1_000_000, def: 8192, help: 'token budget of one step (chunked prefill + decode tokens)' },
+  { key: 'maxRunning', flag: 'max-running', kind: 'int', min: 1, max: 100_000, def: 256, help: 'most sequences in the running batch' },
+  { key: 'kvCapacity', flag: 'kv-capacity', kind: 'int', min: 16, max: 1_000_000_000, def: 400_000, help: 'KV-cache tokens; a request reserves prompt + max output tokens' },
+  { key: 'maxQueue', flag: 'max-queue', kind: 'int', min: 0, max: 10_000_000, def: 0, help: 'waiting requests beyond which new ones are rejected; 0 = unbounded' },
+  { key: 'prefixCaching', flag: 'prefix-caching', kind: 'bool', def: true, help: 'reuse cached prompt blocks (cached_tokens, cheaper prefill)' },
+  { key: 'blockSize', flag: 'block-size', kind: 'int', min: 1, max: 4096, def: 16, help: 'prefix-cache block size, tokens' },
+  { key: 'streamInterval', flag: 'stream-interval', kind: 'int', min: 1, max: 10_000, def: 1, help: 'steps per streamed event' },
+  { key: 'incrementalStreamingOutput', flag: 'incremental-streaming-output', kind: 'bool', def: false, help: 'sglang /generate: stream text deltas instead of cumulative text' },
+  { key: 'eosRate', flag: 'eos-rate', kind: 'number', min: 0, max: 1, def: 0, help: 'per-token chance of EOS when ignore_eos is false; 0 = always run to the token limit' },
+  { key: 'reasoningFraction', flag: 'reasoning-fraction', kind: 'number', min: 0, max: 1, def: 0, help: 'chat: this fraction of the token limit streams as reasoning before content' },
+  { key: 'reasoningField', flag: 'reasoning-field', kind: 'enum', values: ['reasoning_content', 'reasoning'], def: 'reasoning_content', help: 'chat delta field that carries reasoning' },
+  { key: 'spec', flag: 'spec', kind: 'enum', values: ['none', 'mtp', 'dflash', 'ddtree'], def: 'none', help: 'speculative decoding mode' },
+  { key: 'specAcceptLength', flag: 'spec-accept-length', kind: 'number', min: 0, max: 1000, def: 0, help: 'mean tokens committed per verify step (bonus included); 0 = mode default (2.5 / 6 / 8)' },
+  { key: 'specDraftTokens', flag: 'spec-draft-tokens', kind: 'int', min: 0, max: 1000, def: 0, help: 'draft depth; a step commits 1..depth+1 tokens; 0 = mode default (3 / 15 / 15)' },
+  { key: 'specVerifyTokens', flag: 'spec-verify-tokens', kind: 'int', min: 0, max: 10_000, def: 0, help: 'tokens verified per sequence per step; 0 = mode default (4 / 16 / 32)' },
+  { key: 'specDraftMs', flag: 'spec-draft-ms', kind: 'number', min: 0, max: 10_000, def: 0, help: 'drafter cost per step, model ms; 0 = mode default (2.4 / 5 / 6)' },
+  { key: 'specVerifyTokenMs', flag: 'spec-verify-token-ms', kind: 'number', min: 0, max: 100, def: 0.096, help: 'cost per verified token per sequence, model ms' },
+  { key: 'apiKey', flag: 'api-key', kind: 'string', def: '', help: 'require Authorization: Bearer KEY (health stays open); empty = no key' },
+  { key: 'healthGenerateTimeoutMs', flag: 'health-generate-timeout-ms', kind: 'number', min: 1, max: 3_600_000, def: 20_000, help: 'sglang /health_generate deadline, model ms' },
+  { key: 'startupDelayMs', flag: 'startup-delay-ms', kind: 'number', min: 0, max: 3_600_000, def: 0, help: 'not ready for this long after start, model ms' },
+  { key: 'timerSpinMs', flag: 'timer-spin-ms', kind: 'number', min: 0, max: 20, def: 1, help: 'poll the last N wall ms before a step instead of trusting setTimeout (precision vs CPU)' },
+];
+
+export const OPTION_SPECS: readonly OptionSpec<string>[] = [...SIM_SPECS, ...FAULT_SPECS];
+
+function defaults(): SimOptions {
+  const o: Record<string, Scalar | Faults> = {};
+  for (const s of SIM_SPECS) o[s.key] = s.def;
+  const f: Record<string, Scalar> = {};
+  for (const s of FAULT_SPECS) f[s.key] = s.def;
+  o.faults = f as unknown as Faults;
+  return o as unknown as SimOptions;
+}
+
+/** Validates a partial object (startSim). Unknown keys and bad values throw OptionError. */
+export function resolveOptions(partial: Partial<SimOptions> & { faults?: Partial<Faults> } = {}): SimOptions {
+  const out = defaults();
+  const target = out as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(partial)) {
+    if (value === undefined) continue;
+    if (key === 'faults') {
+      out.faults = applyFaults(out.faults, value as unknown as Record<string, unknown>);
+      continue;
+    }
+    const spec = SIM_SPECS.find((s) => s.key === key) ?? FAULT_SPECS.find((s) => s.key === key);
+    if (!spec) throw new OptionError(`option ${key}: unknown option; known options: ${SIM_SPECS.map((s) => s.key).join(', ')}, faults`);
+    const v = validateValue(spec, value, `option ${key}`);
+    if (FAULT_SPECS.includes(spec as (typeof FAULT_SPECS)[number])) (out.faults as unknown as Record<string, unknown>)[key] = v;
+    else target[key] = v;
+  }
+  return finish(out);
+}
+
+/** Validates a partial fault update (admin route, setFaults) against the same specs. */
+export function applyFaults(current: Faults, update: Record<string, unknown>): Faults {
+  const next = { ...current } as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(update)) {
+    const spec = FAULT_SPECS.find((s) => s.key === key);
+    if (!spec) throw new OptionError(`fault ${key}: unknown fault; known faults: ${FAULT_SPECS.map((s) => s.key).join(', ')}`);
+    next[key] = validateValue(spec, value, `fault ${key}`);
+  }
+  return next as unknown as Faults;
+}
+
+/** Parses argv (after the script name). `--help` returns 'help'. */
+export function parseArgs(argv: readonly string[]): SimOptions | 'help' {
+  const out = defaults() as unknown as Record<string, unknown>;
+  const faults = out.faults as Record<string, unknown>;
+  let portGiven = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (!arg.startsWith('--')) throw new OptionError(`unexpected argument '${arg}': options look like --name value (see --help)`);
+    let name = arg.slice(2);
+    let text: string | undefined;
+    const eq = name.indexOf('=');
+    if (eq >= 0) {
+      text = name.slice(eq + 1);
+      name = name.slice(0, eq);
+    }
+    let negated = false;
+    let spec = OPTION_SPECS.find((s) => s.flag === name);
+    if (!spec && name.startsWith('no-')) {
+      spec = OPTION_SPECS.find((s) => s.flag === name.slice(3) && s.kind === 'bool');
+      negated = spec !== undefined;
+    }
+    if (!spec) throw new OptionError(`--${name}: unknown option (see --help for the list)`);
+    if (spec.kind === 'bool') {
+      // A bare boolean flag means true; --flag=false and --no-flag mean false.
+      text ??= negated ? 'false' : 'true';
+    } else if (text === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined) throw new OptionError(`--${spec.flag}: missing value; expected ${describeAllowed(spec)}`);
+      text = next;
+      i++;
+    }
+    const value = fromArgText(spec, text, `--${spec.flag}`);
+    if (FAULT_SPECS.includes(spec as (typeof FAULT_SPECS)[number])) faults[spec.key] = value;
+    else out[spec.key] = value;
+    if (spec.key === 'port') portGiven = true;
+  }
+  const opts = out as unknown as SimOptions;
+  if (!portGiven) opts.port = opts.dialect === 'vllm' ? 8000 : 30000;
+  return finish(opts);
+}
+
+/** Cross-option checks and the speculative defaults. */
+function finish(o: SimOptions): SimOptions {
+  if (o.spec !== 'none') {
+    const d = SPEC_DEFAULTS[o.spec];
+    if (o.specAcceptLength === 0) o.specAcceptLength = d.al;
+    if (o.specDraftTokens === 0) o.specDraftTokens = d.draft;
+    if (o.specVerifyTokens === 0) o.specVerifyTokens = Math.max(d.verify, o.specDraftTokens + 1);
+    if (o.specDraftMs === 0) o.specDraftMs = d.draftMs;
+    if (o.specAcceptLength < 1 || o.specAcceptLength > o.specDraftTokens + 1) {
+      throw new OptionError(
+        `--spec-accept-length: value ${o.specAcceptLength} is out of range for --spec ${o.spec} with ${o.specDraftTokens} draft tokens; allowed: 1 to ${o.specDraftTokens + 1}`,
+      );
+    }
+  }
+  if (o.maxModelLen > o.kvCapacity) {
+    throw new OptionError(`--max-model-len: value ${o.maxModelLen} exceeds --kv-capacity ${o.kvCapacity}; a full-length request must fit in the KV cache`);
+  }
+  return o;
+}
+
+export function helpText(): string {
+  const lines = [
+    'Simulated SGLang / vLLM inference server.',
+    '',
+    'Usage: npm run sim -- [--name value | --name=value | --flag | --no-flag] ...',
+    '',
+  ];
+  for (const s of OPTION_SPECS) {
+    const def = s.key === 'port' ? '30000 (sglang) / 8000 (vllm)' : JSON.stringify(s.def);
+    lines.push(`  --${s.flag.padEnd(30)} ${s.help}`);
+    lines.push(`  ${''.padEnd(32)} (${describeAllowed(s)}; default ${def})`);
+  }
+  return lines.join('\n');
+}

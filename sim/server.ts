@@ -1,0 +1,171 @@
+// Wires the pieces into an HTTP server: options, engine, routes, API key, readiness, crash.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { addAdminRoutes } from './api/admin';
+import { HttpError, Router, type ErrorStyle, errorBody, sendEmpty, sendJson, sendText } from './api/common';
+import { addOpenAiRoutes } from './api/openai';
+import { addSglangRoutes } from './api/sglang';
+import type { SimContext } from './context';
+import { nowMs } from './engine/clock';
+import { Engine } from './engine/scheduler';
+import type { Faults } from './faults';
+import { Recorder } from './ground-truth';
+import { Metrics } from './metrics';
+import { type SimOptions, applyFaults, resolveOptions } from './options';
+import { Tokenizer } from './tokenizer';
+
+/** In-process access to the ground truth (the same data as the /sim/ routes). */
+export type GroundTruth = Pick<Recorder, 'requests' | 'steps' | 'summary' | 'since' | 'reset'>;
+
+export interface SimHandle {
+  /** http://HOST:PORT */
+  url: string;
+  port: number;
+  options: SimOptions;
+  /** Resolves when the startup delay is over (at once without one). */
+  ready: Promise<void>;
+  setFaults(f: Partial<Faults>): void;
+  /** The "target dies mid-run" case: close the listener and reset every connection. */
+  crash(): void;
+  groundTruth(): GroundTruth;
+  stop(): Promise<void>;
+}
+
+/** Which error body a path answers with, in this dialect. */
+function styleFor(path: string, o: SimOptions): ErrorStyle {
+  if (path.startsWith('/v1/')) return o.dialect === 'vllm' ? 'openai' : 'openai-flat';
+  if (path === '/generate') return 'sglang';
+  return 'detail';
+}
+
+/** Routes that answer during startup and while the engine is hung (static or health routes). */
+const ALWAYS_OPEN = new Set(['/health', '/health_generate', '/metrics', '/v1/models', '/version', '/get_model_info', '/get_server_info']);
+
+function authorized(path: string, header: string | undefined, o: SimOptions): boolean {
+  if (!o.apiKey || path === '/metrics') return true;
+  // vLLM guards /v1/* only; SGLang guards everything but its health routes.
+  const guarded = o.dialect === 'vllm' ? path.startsWith('/v1') : !path.startsWith('/health');
+  return !guarded || header === `Bearer ${o.apiKey}`;
+}
+
+export async function startSim(partial: Partial<SimOptions> = {}): Promise<SimHandle> {
+  const o = resolveOptions(partial);
+  const tokenizer = new Tokenizer(o.vocabSize);
+  const engine = new Engine(o, tokenizer);
+  const recorder = new Recorder();
+  const metrics = new Metrics(o.dialect, o.model, engine);
+  engine.onStepRecord = (r) => {
+    recorder.addStep(r);
+    metrics.onStep(r);
+  };
+  const startedAt = nowMs();
+  const readyAt = startedAt + o.startupDelayMs / o.timeScale;
+  let ordinal = 0;
+  const ctx: SimContext = { o, engine, tokenizer, recorder, metrics, ready: () => nowMs() >= readyAt, nextOrdinal: () => ordinal++ };
+
+  const sockets = new Set<Socket>();
+  let crashed = false;
+  let crashTimer: NodeJS.Timeout | null = null;
+  const server = http.createServer();
+
+  const crash = (): void => {
+    if (crashed) return;
+    crashed = true;
+    engine.stop();
+    server.close();
+    for (const s of sockets) s.resetAndDestroy();
+  };
+  const scheduleCrash = (): void => {
+    if (crashTimer) clearTimeout(crashTimer);
+    crashTimer = null;
+    if (o.faults.crashAfterMs > 0) crashTimer = setTimeout(crash, Math.max(0, startedAt + o.faults.crashAfterMs / o.timeScale - nowMs()));
+  };
+  const setFaults = (update: Partial<Faults> | Record<string, unknown>): void => {
+    o.faults = applyFaults(o.faults, update as Record<string, unknown>);
+    engine.setStalled(o.faults.stall);
+    scheduleCrash();
+  };
+
+  const admin = new Router();
+  addAdminRoutes(admin, ctx, { setFaults, crash });
+  const api = new Router();
+  addOpenAiRoutes(api, ctx);
+  if (o.dialect === 'sglang') addSglangRoutes(api, ctx);
+  // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
+  else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
+  api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
+
+  const onError = (path: string) => (c: { res: http.ServerResponse }, e: unknown): void => {
+    if (e instanceof HttpError) return sendJson(c.res, e.status, errorBody(styleFor(path, o), e.status, e.message, e.param));
+    console.error('sim: unexpected error', e);
+    sendJson(c.res, 500, errorBody(styleFor(path, o), 500, `Internal error: ${(e as Error).message}`));
+  };
+
+  server.on('request', (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const path = url.pathname;
+    const rc = { req, res, url };
+    if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
+    if (!authorized(path, req.headers.authorization, o)) return sendJson(res, 401, { error: 'Unauthorized' });
+    if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
+      return sendJson(res, 503, errorBody(styleFor(path, o), 503, 'The server is starting up; the model is not ready yet.'));
+    }
+    void api.handle(rc, onError(path));
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.setNoDelay(true);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.keepAliveTimeout = 5000; // uvicorn's default
+  server.requestTimeout = 0;
+
+  const listen = (port: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: o.host, port, backlog: 4096 }, () => {
+        server.off('error', reject);
+        resolve((server.address() as { port: number }).port);
+      });
+    });
+  const port = await listen(o.port);
+  o.port = port;
+
+  let ready: Promise<void> = Promise.resolve();
+  if (o.startupDelayMs > 0 && o.dialect === 'vllm') {
+    // vLLM binds its port before loading the model but only listens once the engine is up:
+    // connections are refused until then.
+    await new Promise<void>((r) => server.close(() => r()));
+    ready = new Promise<void>((resolve) => {
+      setTimeout(() => {
+        if (!crashed) void listen(port).then(() => resolve(), () => resolve());
+        else resolve();
+      }, readyAt - nowMs());
+    });
+  } else if (o.startupDelayMs > 0) {
+    ready = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, readyAt - nowMs())));
+  }
+  if (o.faults.stall) engine.setStalled(true);
+  scheduleCrash();
+
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    options: o,
+    ready,
+    setFaults,
+    crash,
+    groundTruth: () => recorder,
+    async stop() {
+      if (crashTimer) clearTimeout(crashTimer);
+      engine.stop();
+      await new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
