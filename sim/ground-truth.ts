@@ -100,8 +100,14 @@ export class Recorder {
     return this.requests.filter((r) => r.arrivalMs >= sinceMs || r.finishMs === null || r.finishMs >= sinceMs);
   }
 
-  summary(fromMs = 0, toMs = performance.timeOrigin + performance.now()): Summary {
-    const inWin = (t: number | null): t is number => t !== null && t >= fromMs && t < toMs;
+  /** Aggregates over [fromMs, toMs); by default from the first arrival until now. */
+  summary(fromMs?: number, toMs: number = performance.timeOrigin + performance.now()): Summary {
+    if (fromMs === undefined) {
+      fromMs = toMs;
+      for (const r of this.requests) fromMs = Math.min(fromMs, r.arrivalMs);
+    }
+    const from = fromMs;
+    const inWin = (t: number | null): t is number => t !== null && t >= from && t < toMs;
     let arrived = 0;
     let finished = 0;
     let errored = 0;
@@ -139,13 +145,13 @@ export class Recorder {
     const lateness: number[] = [];
     for (const s of this.steps) if (inWin(s.actualMs)) lateness.push(s.actualMs - s.scheduledMs);
     return {
-      fromMs,
+      fromMs: from,
       toMs,
       arrived,
       finished,
       errored,
       outputTokens,
-      outputTokensPerSec: toMs > fromMs ? outputTokens / ((toMs - fromMs) / 1000) : 0,
+      outputTokensPerSec: toMs > from ? outputTokens / ((toMs - from) / 1000) : 0,
       ttftMs: stats(ttft),
       itlMs: stats(itl),
       tpotMs: stats(tpot),
