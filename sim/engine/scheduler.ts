@@ -203,7 +203,7 @@ export class Engine {
   private plan(t0: number): PlannedStep | null {
     const o = this.o;
     if (this.running.some((s) => s.cancelled || s.done)) this.running = this.running.filter((s) => this.keepOrRelease(s));
-    this.admit(t0);
+    this.admit();
     if (this.running.length === 0) return null;
     let budget = o.maxBatchedTokens;
     const perDecode = o.spec === 'none' ? 1 : 1 + o.specDraftTokens;
@@ -238,8 +238,10 @@ export class Engine {
     return false;
   }
 
-  private admit(t0: number): void {
+  private admit(): void {
     const o = this.o;
+    // The actual time, not the ideal step start: a queue exit is never recorded before the finish that made room.
+    const now = nowMs();
     while (this.waitHead < this.waiting.length && this.running.length < o.maxRunning) {
       const s = this.waiting[this.waitHead] as Seq;
       if (s.cancelled) {
@@ -261,7 +263,7 @@ export class Engine {
       }
       s.prefillLeft = promptLen - s.cachedTokens;
       this.running.push(s);
-      s.sink.onScheduled(t0, s.cachedTokens);
+      s.sink.onScheduled(now, s.cachedTokens);
     }
     // Compact the queue array now and then instead of shifting on every admission.
     if (this.waitHead > 1024 && this.waitHead * 2 > this.waiting.length) {
