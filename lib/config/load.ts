@@ -1,0 +1,196 @@
+// Builds the typed configuration of a scenario from the environment (and an optional JSON file).
+import { isDialectName, type DialectName } from '../dialects/index';
+import { DIALECT_NAMES } from '../dialects/index';
+import * as p from './parse';
+import { ConfigError } from './parse';
+import { VARIABLES, variablesFor } from './variables';
+
+export type Env = Record<string, string | undefined>;
+export type Transport = 'http' | 'sse';
+
+export interface TargetConfig {
+  /** Tag value and report label, e.g. dflash. */
+  label: string;
+  url: string;
+  dialect: DialectName | 'auto';
+  model: string;
+  /** Sent as a bearer token to this target only. */
+  apiKey: string;
+  /** The variables that set this target, for messages that say what to change. */
+  vars: { url: string; dialect: string; model: string; apiKey: string };
+}
+
+export interface Slo {
+  ttftP99Ms: number | null;
+  itlP99Ms: number | null;
+  e2eP99Ms: number | null;
+  errorRate: number;
+}
+
+export interface BenchConfig {
+  scenario: string;
+  runId: string;
+  resultsDir: string;
+  targets: TargetConfig[];
+  isl: number[];
+  osl: number[];
+  concurrency: number[];
+  rates: number[];
+  maxVus: number;
+  durationMs: number;
+  requests: number | null;
+  transport: Transport;
+  stream: boolean;
+  seed: number;
+  requestTimeoutMs: number;
+  gracefulStopMs: number;
+  preflightTimeoutMs: number;
+  warmupRequests: number;
+  promptPool: number;
+  vocabSize: number;
+  sharedPrefix: number;
+  islSpread: number;
+  temperature: number;
+  ignoreEos: boolean;
+  slices: number;
+  serverMetrics: 'auto' | 'on' | 'off';
+  slo: Slo;
+}
+
+/** Token ids below this are avoided: vocabularies keep special and control tokens low. */
+export const TOKEN_ID_FLOOR = 1000;
+
+const KNOWN = new Set(VARIABLES.map((v) => v.name));
+
+/** Merges a CONFIG file under the environment: a variable set in the environment wins. */
+export function mergeFile(env: Env, file: unknown, path: string): Env {
+  if (file === null || typeof file !== 'object' || Array.isArray(file)) {
+    throw new ConfigError(`CONFIG=${JSON.stringify(path)}: the file must hold one JSON object whose keys are variable names.`);
+  }
+  const out: Env = {};
+  for (const [k, v] of Object.entries(file as Record<string, unknown>)) {
+    if (!KNOWN.has(k)) {
+      throw new ConfigError(`CONFIG=${JSON.stringify(path)}: unknown key "${k}". Known keys: ${[...KNOWN].filter((n) => n !== 'CONFIG').join(', ')}.`);
+    }
+    if (Array.isArray(v)) out[k] = v.join(',');
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    else throw new ConfigError(`CONFIG=${JSON.stringify(path)}: key "${k}" must be a string, number, boolean or list.`);
+  }
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
+function get(env: Env, name: string): string {
+  const v = env[name];
+  if (v !== undefined && v.trim() !== '') return v;
+  return VARIABLES.find((x) => x.name === name)?.default ?? '';
+}
+
+function required(env: Env, name: string, example: string): string {
+  const v = get(env, name);
+  if (v === '') throw new ConfigError(`${name} is not set: ${example}.`);
+  return v;
+}
+
+function dialectOf(name: string, raw: string): DialectName | 'auto' {
+  const s = raw.trim();
+  if (s === 'auto' || isDialectName(s)) return s;
+  throw p.invalid(name, raw, `one of auto, ${DIALECT_NAMES.join(', ')}`);
+}
+
+function target(env: Env, label: string, prefix: string): TargetConfig {
+  const vars = prefix
+    ? { url: `${prefix}_URL`, dialect: `${prefix}_DIALECT`, model: `${prefix}_MODEL`, apiKey: `${prefix}_API_KEY` }
+    : { url: 'TARGET_URL', dialect: 'DIALECT', model: 'MODEL', apiKey: 'API_KEY' };
+  return {
+    label,
+    url: p.baseUrl(vars.url, required(env, vars.url, `set it to the base URL of the ${prefix ? label + ' ' : ''}server, e.g. ${vars.url}=http://127.0.0.1:30000`)),
+    dialect: dialectOf(vars.dialect, get(env, vars.dialect)),
+    model: get(env, vars.model).trim(),
+    apiKey: (prefix ? get(env, vars.apiKey) || get(env, 'API_KEY') : get(env, 'API_KEY')).trim(),
+    vars,
+  };
+}
+
+function optionalDuration(env: Env, name: string): number | null {
+  const raw = get(env, name);
+  return raw === '' ? null : p.duration(name, raw, { minMs: 1 });
+}
+
+/** A UTC stamp like 20261129-201500 for default run ids. */
+export function stamp(d: Date): string {
+  const iso = d.toISOString();
+  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+}
+
+export function loadConfig(scenario: string, env: Env, now: Date): BenchConfig {
+  const targets = scenario === 'dflash-vs-mtp' ? [target(env, 'dflash', 'DFLASH'), target(env, 'mtp', 'MTP')] : [target(env, 'target', '')];
+  if (targets.length === 2 && targets[0].url === targets[1].url) {
+    throw new ConfigError(`DFLASH_URL and MTP_URL are the same (${targets[0].url}): an A/B comparison needs two deployments.`);
+  }
+  const requestTimeoutMs = p.duration('REQUEST_TIMEOUT', get(env, 'REQUEST_TIMEOUT'), { minMs: 100, maxMs: 3_600_000 });
+  const graceRaw = get(env, 'GRACEFUL_STOP');
+  const vocabSize = p.positiveInt('VOCAB_SIZE', get(env, 'VOCAB_SIZE'), { min: TOKEN_ID_FLOOR + 1 });
+  const isl = p.intList('ISL', get(env, 'ISL'), { min: 1, max: 10_000_000 });
+  const sharedPrefix = p.positiveInt('SHARED_PREFIX', get(env, 'SHARED_PREFIX'), { min: 0 });
+  if (sharedPrefix > Math.min(...isl)) {
+    throw new ConfigError(`SHARED_PREFIX=${sharedPrefix} is longer than the shortest ISL (${Math.min(...isl)}): it must be at most that.`);
+  }
+  const requestsRaw = get(env, 'REQUESTS');
+  const runIdRaw = get(env, 'RUN_ID');
+  const cfg: BenchConfig = {
+    scenario,
+    runId: runIdRaw === '' ? `${scenario}-${stamp(now)}` : p.label('RUN_ID', runIdRaw),
+    resultsDir: get(env, 'RESULTS_DIR').replace(/\/+$/, '') || '.',
+    targets,
+    isl,
+    osl: p.intList('OSL', get(env, 'OSL'), { min: 1, max: 1_000_000 }),
+    concurrency: p.intList('CONCURRENCY', get(env, 'CONCURRENCY'), { min: 1, max: 100_000 }),
+    rates: numberList('RATE', get(env, 'RATE')),
+    maxVus: p.positiveInt('MAX_VUS', get(env, 'MAX_VUS'), { min: 1, max: 100_000 }),
+    durationMs: p.duration('DURATION', get(env, 'DURATION'), { minMs: 1000 }),
+    requests: requestsRaw === '' ? null : p.positiveInt('REQUESTS', requestsRaw),
+    transport: p.oneOf('TRANSPORT', get(env, 'TRANSPORT'), ['http', 'sse'] as const),
+    stream: p.bool('STREAM', get(env, 'STREAM')),
+    seed: p.positiveInt('SEED', get(env, 'SEED'), { min: 0, max: 2 ** 32 - 1 }),
+    requestTimeoutMs,
+    gracefulStopMs: graceRaw === '' ? requestTimeoutMs : p.duration('GRACEFUL_STOP', graceRaw, { minMs: 0 }),
+    preflightTimeoutMs: p.duration('PREFLIGHT_TIMEOUT', get(env, 'PREFLIGHT_TIMEOUT'), { minMs: 100, maxMs: 600_000 }),
+    warmupRequests: p.positiveInt('WARMUP_REQUESTS', get(env, 'WARMUP_REQUESTS'), { min: 0, max: 1000 }),
+    promptPool: p.positiveInt('PROMPT_POOL', get(env, 'PROMPT_POOL'), { min: 1, max: 100_000 }),
+    vocabSize,
+    sharedPrefix,
+    islSpread: p.number('ISL_SPREAD', get(env, 'ISL_SPREAD'), 0, 0.99),
+    temperature: p.number('TEMPERATURE', get(env, 'TEMPERATURE'), 0, 10),
+    ignoreEos: p.bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
+    slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
+    serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
+    slo: {
+      ttftP99Ms: optionalDuration(env, 'SLO_TTFT_P99'),
+      itlP99Ms: optionalDuration(env, 'SLO_ITL_P99'),
+      e2eP99Ms: optionalDuration(env, 'SLO_E2E_P99'),
+      errorRate: p.number('SLO_ERROR_RATE', get(env, 'SLO_ERROR_RATE'), 0, 1),
+    },
+  };
+  if (cfg.transport !== 'sse' && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {
+    throw new ConfigError('SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=sse: the http transport cannot measure TTFT or ITL.');
+  }
+  return cfg;
+}
+
+function numberList(name: string, raw: string): number[] {
+  const parts = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (parts.length === 0) throw p.invalid(name, raw, 'a comma-separated list of positive numbers, e.g. 0.5,1,2');
+  return parts.map((s) => {
+    const n = Number(s);
+    if (!Number.isFinite(n) || n <= 0 || n > 100_000) throw p.invalid(name, raw, `a comma-separated list of positive numbers, e.g. 0.5,1,2; "${s}" is not one`);
+    return n;
+  });
+}
+
+/** The configuration as it may be printed: secrets replaced. */
+export function redacted(cfg: BenchConfig): BenchConfig {
+  return { ...cfg, targets: cfg.targets.map((t) => ({ ...t, apiKey: t.apiKey ? '<set>' : '' })) };
+}
+
+export { variablesFor };

@@ -1,0 +1,69 @@
+// Every variable the scenarios read, with its default and meaning: the single list that
+// config loading uses and that the README's variable table is checked against.
+
+export interface VariableDef {
+  name: string;
+  /** Default as the user would write it; '' means unset. */
+  default: string;
+  help: string;
+  /** Scenarios that read it; omitted means all. */
+  scenarios?: readonly string[];
+  secret?: boolean;
+}
+
+const AB = ['dflash-vs-mtp'] as const;
+const SINGLE = ['concurrency-ramp', 'context-matrix', 'arrival-rate', 'smoke'] as const;
+
+export const VARIABLES: readonly VariableDef[] = [
+  { name: 'CONFIG', default: '', help: 'Path of a JSON file whose keys are these variable names; variables set in the environment win over it.' },
+  { name: 'TARGET_URL', default: '', help: 'Base URL of the server under test, e.g. http://127.0.0.1:30000 (required).', scenarios: SINGLE },
+  { name: 'DIALECT', default: 'auto', help: 'API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions) or auto (probe the server in setup).', scenarios: SINGLE },
+  { name: 'MODEL', default: '', help: 'Model name sent to OpenAI routes; empty means ask the server (/v1/models or /get_model_info).', scenarios: SINGLE },
+  { name: 'API_KEY', default: '', help: 'Bearer token sent in Authorization to the target(s) only; never printed or tagged.', secret: true },
+  { name: 'DFLASH_URL', default: '', help: 'Base URL of deployment A, labelled dflash (required).', scenarios: AB },
+  { name: 'MTP_URL', default: '', help: 'Base URL of deployment B, labelled mtp (required).', scenarios: AB },
+  { name: 'DFLASH_DIALECT', default: 'auto', help: 'DIALECT for the dflash deployment.', scenarios: AB },
+  { name: 'MTP_DIALECT', default: 'auto', help: 'DIALECT for the mtp deployment.', scenarios: AB },
+  { name: 'DFLASH_MODEL', default: '', help: 'MODEL for the dflash deployment.', scenarios: AB },
+  { name: 'MTP_MODEL', default: '', help: 'MODEL for the mtp deployment.', scenarios: AB },
+  { name: 'DFLASH_API_KEY', default: '', help: 'API_KEY for the dflash deployment only (falls back to API_KEY).', scenarios: AB, secret: true },
+  { name: 'MTP_API_KEY', default: '', help: 'API_KEY for the mtp deployment only (falls back to API_KEY).', scenarios: AB, secret: true },
+  { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
+  { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },
+  { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix uses the first value only if one is given).' },
+  { name: 'RATE', default: '1,2,4', help: 'Arrival rates in requests per second, comma-separated (open model).', scenarios: ['arrival-rate'] },
+  { name: 'MAX_VUS', default: '256', help: 'Most VUs the arrival-rate scenario may use; when all are busy, iterations are dropped and counted.', scenarios: ['arrival-rate'] },
+  { name: 'DURATION', default: '30s', help: 'Load time of each cell.' },
+  { name: 'REQUESTS', default: '', help: 'If set, each cell sends this many requests (shared-iterations) instead of running for DURATION; DURATION then bounds the cell.' },
+  { name: 'TRANSPORT', default: 'http', help: 'http (stock k6: whole reply at once, TTFT/ITL not measured) or sse (needs the xk6-sse extension; measures TTFT, ITL, TPOT).' },
+  { name: 'STREAM', default: 'false', help: 'With TRANSPORT=http, ask for a streamed reply anyway (read as one body: counts events, still no TTFT).' },
+  { name: 'SEED', default: '1', help: 'Seed of the prompt generator: the same seed gives the same prompts to every deployment.' },
+  { name: 'REQUEST_TIMEOUT', default: '30s', help: 'Deadline of every generation request; a request past it is an error of class timeout.' },
+  { name: 'GRACEFUL_STOP', default: '', help: "Time a cell's in-flight requests get to finish after DURATION before the next cell starts; default REQUEST_TIMEOUT, so no request is cut." },
+  { name: 'PREFLIGHT_TIMEOUT', default: '10s', help: 'Deadline of the one-token generation in preflight: no token by then means the engine is stalled.' },
+  { name: 'WARMUP_REQUESTS', default: '2', help: 'Requests sent to each target in setup before measuring (not counted).' },
+  { name: 'PROMPT_POOL', default: '64', help: 'Distinct prompts per input length; requests cycle through them in the same order for every target.' },
+  { name: 'VOCAB_SIZE', default: '32000', help: 'Token ids are drawn from [1000, VOCAB_SIZE): set it to the model vocabulary size or less.' },
+  { name: 'SHARED_PREFIX', default: '0', help: 'Tokens at the start of every prompt that are the same across the pool (exercises prefix caching).' },
+  { name: 'ISL_SPREAD', default: '0', help: 'Relative spread of input lengths: lengths evenly cover [ISL·(1−s), ISL·(1+s)] with mean ISL; 0 gives exact lengths.' },
+  { name: 'TEMPERATURE', default: '0', help: 'Sampling temperature.' },
+  { name: 'IGNORE_EOS', default: 'true', help: 'Ask the server to generate exactly OSL tokens (ignore_eos).' },
+  { name: 'SLICES', default: '6', help: "Time slices per cell for throughput and its confidence interval; the first slice is ramp-up and left out." },
+  { name: 'SERVER_METRICS', default: 'auto', help: "Scrape the target's /metrics at each cell's steady window: auto (when it answers), on (warn if missing) or off." },
+  { name: 'SLO_TTFT_P99', default: '', help: 'SLO: p99 TTFT at most this duration (threshold; needs TRANSPORT=sse).' },
+  { name: 'SLO_ITL_P99', default: '', help: 'SLO: p99 inter-token latency at most this duration (needs TRANSPORT=sse).' },
+  { name: 'SLO_E2E_P99', default: '', help: 'SLO: p99 end-to-end latency at most this duration.' },
+  { name: 'SLO_ERROR_RATE', default: '0.05', help: 'SLO: share of failed requests at most this (0 to 1); the run exits 99 when breached.' },
+  { name: 'RESULTS_DIR', default: 'results', help: 'Existing folder where summary.json, report.md and report.html are written (k6 cannot create folders).' },
+  { name: 'RUN_ID', default: '', help: 'Name of this run: prefix of the result files and default testid tag; default <scenario>-<UTC time>.' },
+];
+
+export function variable(name: string): VariableDef {
+  const v = VARIABLES.find((x) => x.name === name);
+  if (!v) throw new Error(`unknown variable ${name}`);
+  return v;
+}
+
+export function variablesFor(scenario: string): VariableDef[] {
+  return VARIABLES.filter((v) => !v.scenarios || v.scenarios.includes(scenario));
+}

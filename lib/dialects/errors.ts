@@ -1,0 +1,136 @@
+// Turns HTTP statuses, transport failures and error bodies into one ClassifiedError each, with a
+// message that says what happened and what to change.
+import type { ClassifiedError, ErrorClass } from './types';
+
+export function classified(cls: ErrorClass, message: string): ClassifiedError {
+  return { class: cls, message };
+}
+
+/** Pulls the server's own message out of an error body in any of the shapes SGLang and vLLM use. */
+export function serverMessage(body: string | null | undefined): string {
+  if (!body) return '';
+  const trimmed = body.trim();
+  let obj: unknown;
+  try {
+    obj = JSON.parse(trimmed);
+  } catch {
+    return clip(trimmed);
+  }
+  return clip(messageOf(obj) ?? trimmed);
+}
+
+/** The message inside an error object: {error:{message}}, {error:"…"}, {message}, {detail}. */
+export function messageOf(obj: unknown): string | null {
+  if (obj === null || typeof obj !== 'object') return typeof obj === 'string' ? obj : null;
+  const o = obj as Record<string, unknown>;
+  if (o.error !== undefined && o.error !== null) {
+    if (typeof o.error === 'string') return o.error;
+    const inner = messageOf(o.error);
+    if (inner !== null) return inner;
+  }
+  if (typeof o.message === 'string') return o.message;
+  if (typeof o.detail === 'string') return o.detail;
+  if (Array.isArray(o.detail) && o.detail.length > 0) {
+    // FastAPI validation errors: [{loc, msg, type}]
+    const d = o.detail[0] as Record<string, unknown>;
+    if (d && typeof d.msg === 'string') {
+      const loc = Array.isArray(d.loc) ? d.loc.join('.') : '';
+      return loc ? `${loc}: ${d.msg}` : d.msg;
+    }
+  }
+  return null;
+}
+
+function clip(s: string, max = 300): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > max ? one.slice(0, max) + '…' : one;
+}
+
+const CONTEXT_RE = /context length|maximum context|longer than the model|too long|max_model_len|exceeds/i;
+const MODEL_RE = /model/i;
+
+export interface RequestContext {
+  /** e.g. "POST /v1/completions" */
+  route: string;
+  /** The variable that chooses the dialect for this target, e.g. DIALECT or DFLASH_DIALECT. */
+  dialectVar: string;
+  /** The variable that names the model, e.g. MODEL. */
+  modelVar: string;
+  model?: string;
+}
+
+/** Classifies a reply with a non-2xx status. */
+export function classifyStatus(status: number, body: string, ctx: RequestContext): ClassifiedError {
+  const msg = serverMessage(body);
+  const said = msg ? `: "${msg}"` : '';
+  const head = `${ctx.route} → ${status}${said}`;
+  if (status === 401 || status === 403) {
+    return classified('auth', `${head}. The server rejected the credentials: set API_KEY to the key it expects.`);
+  }
+  if (status === 404) {
+    if (msg && MODEL_RE.test(msg) && !/^not found$/i.test(msg)) {
+      return classified(
+        'unknown_model',
+        `${head}. The server does not serve ${ctx.model ? `model "${ctx.model}"` : 'that model'}: set ${ctx.modelVar} to a served name (GET /v1/models lists them) or leave it empty to detect it.`,
+      );
+    }
+    return classified(
+      'wrong_dialect',
+      `${head}. This server has no such route, so it speaks another API: set ${ctx.dialectVar}=auto to detect it.`,
+    );
+  }
+  if (status === 405) {
+    return classified('wrong_dialect', `${head}. The route exists but not for POST: set ${ctx.dialectVar}=auto to detect the API.`);
+  }
+  if (status === 400 || status === 413 || status === 422) {
+    if (msg && CONTEXT_RE.test(msg)) {
+      return classified('context_length', `${head}. Prompt plus output exceed the model's context: lower ISL or OSL.`);
+    }
+    if (msg && MODEL_RE.test(msg) && /not exist|not found|unknown/i.test(msg)) {
+      return classified('unknown_model', `${head}. Set ${ctx.modelVar} to a model the server serves.`);
+    }
+    return classified('bad_request', `${head}. The server rejected the request body.`);
+  }
+  if (status === 429) {
+    return classified('rate_limited', `${head}. The server is rate limiting: lower CONCURRENCY or the arrival rate.`);
+  }
+  if (status === 503) {
+    return classified(
+      'overloaded',
+      `${head}. The server is unavailable (still loading, queue full or engine down): wait for it or lower the load.`,
+    );
+  }
+  if (status >= 500) {
+    return classified('server_error', `${head}. The server failed: check its logs.`);
+  }
+  return classified('bad_request', `${head}.`);
+}
+
+// k6 error codes (lib/netext/httpext/error_codes.go): 1050 timeout, 11xx DNS, 121x dial, 1220 reset.
+/** Classifies a request that got no HTTP status (k6 status 0). */
+export function classifyTransport(
+  errorCode: number,
+  errorText: string,
+  route: string,
+  baseUrl: string,
+  timeoutMs: number,
+): ClassifiedError {
+  const text = errorText || `error code ${errorCode}`;
+  if (errorCode === 1050 || /timeout|deadline exceeded/i.test(text)) {
+    return classified(
+      'timeout',
+      `${route}: no complete reply within ${formatSeconds(timeoutMs)} (REQUEST_TIMEOUT). The server is slow or stalled: raise REQUEST_TIMEOUT for long outputs, or lower the load.`,
+    );
+  }
+  if ((errorCode >= 1100 && errorCode < 1200) || (errorCode >= 1210 && errorCode <= 1213) || /refused|no such host|lookup/i.test(text)) {
+    return classified('unreachable', `${route}: cannot connect to ${baseUrl} (${text}). Is the server running and the URL right?`);
+  }
+  if (errorCode === 1220 || errorCode === 1201 || /reset|broken pipe|EOF|closed/i.test(text)) {
+    return classified('connection_lost', `${route}: the connection was lost mid-reply (${text}). The server may have crashed or restarted.`);
+  }
+  return classified('unreachable', `${route}: request to ${baseUrl} failed (${text}).`);
+}
+
+export function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

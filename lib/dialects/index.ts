@@ -1,0 +1,26 @@
+// The dialect registry: one name → one module. `auto` is resolved by probing (see lib/k6/preflight).
+import type { RequestContext } from './errors';
+import { openaiChatDialect, openaiDialect } from './openai';
+import { sglangDialect } from './sglang';
+import type { Dialect, DialectName } from './types';
+
+export type { Dialect, DialectName, GenerationRequest, GenerationResult, ClassifiedError, ErrorClass, Prompt, EventInfo, StreamReader } from './types';
+export { ERROR_CLASSES } from './types';
+export { classifyStatus, classifyTransport, serverMessage, type RequestContext } from './errors';
+export { splitSseEvents } from './sse';
+
+export const DIALECT_NAMES: readonly DialectName[] = ['sglang', 'openai', 'openai-chat'];
+
+const FACTORIES: Record<DialectName, (ctx: Omit<RequestContext, 'route'>) => Dialect> = {
+  sglang: sglangDialect,
+  openai: openaiDialect,
+  'openai-chat': openaiChatDialect,
+};
+
+export function isDialectName(s: string): s is DialectName {
+  return (DIALECT_NAMES as readonly string[]).includes(s);
+}
+
+export function createDialect(name: DialectName, ctx: Omit<RequestContext, 'route'>): Dialect {
+  return FACTORIES[name](ctx);
+}

@@ -1,0 +1,108 @@
+// The OpenAI-compatible API served by vLLM and SGLang: /v1/completions and /v1/chat/completions.
+// Both share usage accounting; they differ in where the generated text sits in a choice.
+import { Accumulator, num, obj, type ChunkUpdate } from './accumulator';
+import type { RequestContext } from './errors';
+import { jsonWithRaw } from './json-body';
+import { parseReply } from './reply';
+import type { Dialect, DialectName, GenerationRequest, WireRequest } from './types';
+
+interface Shape {
+  name: DialectName;
+  path: string;
+  acceptsTokenIds: boolean;
+  /** The request fields that carry the prompt and the output budget. */
+  fields(req: GenerationRequest): { fields: Record<string, unknown>; rawKey?: string };
+  /** Generated text in a choice: completions `text`, chat `delta` or `message` content and reasoning. */
+  choiceText(choice: Record<string, unknown>): string;
+}
+
+const completions: Shape = {
+  name: 'openai',
+  path: '/v1/completions',
+  acceptsTokenIds: true,
+  fields(req) {
+    const base = { max_tokens: req.maxTokens };
+    if (req.prompt.kind === 'text') return { fields: { prompt: req.prompt.text, ...base } };
+    return { fields: base, rawKey: 'prompt' };
+  },
+  choiceText: (choice) => (typeof choice.text === 'string' ? choice.text : ''),
+};
+
+const chat: Shape = {
+  name: 'openai-chat',
+  path: '/v1/chat/completions',
+  acceptsTokenIds: false,
+  fields(req) {
+    if (req.prompt.kind !== 'text') throw new Error('openai-chat takes text prompts only');
+    // max_tokens too, for servers that predate max_completion_tokens; both name the same budget.
+    return {
+      fields: {
+        messages: [{ role: 'user', content: req.prompt.text }],
+        max_completion_tokens: req.maxTokens,
+        max_tokens: req.maxTokens,
+      },
+    };
+  },
+  choiceText(choice) {
+    const m = obj(choice.delta) ?? obj(choice.message);
+    if (!m) return '';
+    // Reasoning models stream reasoning before content; both are generated tokens.
+    const reasoning = str(m.reasoning_content) || str(m.reasoning);
+    return reasoning + str(m.content);
+  },
+};
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect {
+  const route = `POST ${shape.path}`;
+  const rctx: RequestContext = { ...ctx, route };
+  const reader = () => openaiChunkReader(shape.choiceText);
+  return {
+    name: shape.name,
+    path: shape.path,
+    acceptsTokenIds: shape.acceptsTokenIds,
+    build(req: GenerationRequest): WireRequest {
+      const { fields, rawKey } = shape.fields(req);
+      const all: Record<string, unknown> = {};
+      if (req.model) all.model = req.model;
+      Object.assign(all, fields, { temperature: req.temperature, ignore_eos: req.ignoreEos, stream: req.stream });
+      // include_usage gives the final token counts; continuous_usage_stats gives them per chunk,
+      // which is what makes per-token ITL exact when one chunk carries several tokens.
+      if (req.stream) all.stream_options = { include_usage: true, continuous_usage_stats: true };
+      const body = rawKey && req.prompt.kind === 'tokens' ? jsonWithRaw(all, rawKey, req.prompt.json) : JSON.stringify(all);
+      return { method: 'POST', path: shape.path, body };
+    },
+    parseBody: (status, body, contentType) => parseReply(reader(), rctx, status, body, contentType),
+    streamReader: () => new Accumulator(reader(), route),
+  };
+}
+
+export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => string) {
+  return (chunk: Record<string, unknown>): ChunkUpdate => {
+    const u: ChunkUpdate = { carriesToken: false };
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const choice = obj(choices[0]);
+    if (choice) {
+      const text = choiceText(choice);
+      if (text !== '') {
+        u.textDelta = text;
+        u.carriesToken = true;
+      }
+      if (typeof choice.finish_reason === 'string') u.finishReason = choice.finish_reason;
+    }
+    const usage = obj(chunk.usage);
+    if (usage) {
+      u.completionTokens = num(usage.completion_tokens);
+      u.promptTokens = num(usage.prompt_tokens);
+      const details = obj(usage.prompt_tokens_details);
+      if (details) u.cachedTokens = num(details.cached_tokens);
+    }
+    return u;
+  };
+}
+
+export const openaiDialect = (ctx: Omit<RequestContext, 'route'>) => makeDialect(completions, ctx);
+export const openaiChatDialect = (ctx: Omit<RequestContext, 'route'>) => makeDialect(chat, ctx);

@@ -1,0 +1,74 @@
+// SGLang's native API: POST /generate, {text|input_ids, sampling_params, stream}, replies with
+// {text, output_ids, meta_info}. Streams are cumulative by default (each event repeats the whole
+// text), deltas with --incremental-streaming-output; token counts come from meta_info either way.
+import { Accumulator, num, obj, type ChunkUpdate } from './accumulator';
+import type { RequestContext } from './errors';
+import { jsonWithRaw } from './json-body';
+import { parseReply } from './reply';
+import type { Dialect, GenerationRequest, WireRequest } from './types';
+
+const PATH = '/generate';
+
+export function sglangDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
+  const route = `POST ${PATH}`;
+  const rctx: RequestContext = { ...ctx, route };
+  return {
+    name: 'sglang',
+    path: PATH,
+    acceptsTokenIds: true,
+    build(req: GenerationRequest): WireRequest {
+      const fields: Record<string, unknown> = {
+        sampling_params: {
+          max_new_tokens: req.maxTokens,
+          temperature: req.temperature,
+          ignore_eos: req.ignoreEos,
+        },
+        stream: req.stream,
+      };
+      if (req.prompt.kind === 'text') {
+        return { method: 'POST', path: PATH, body: JSON.stringify({ text: req.prompt.text, ...fields }) };
+      }
+      return { method: 'POST', path: PATH, body: jsonWithRaw(fields, 'input_ids', req.prompt.json) };
+    },
+    parseBody: (status, body, contentType) => parseReply(sglangChunkReader(), rctx, status, body, contentType),
+    streamReader: () => new Accumulator(sglangChunkReader(), route),
+  };
+}
+
+/** Reads SGLang chunks; keeps the state needed to tell cumulative text from deltas. */
+export function sglangChunkReader(): (chunk: Record<string, unknown>) => ChunkUpdate {
+  let prev: string | null = null;
+  let mode: 'unknown' | 'cumulative' | 'delta' = 'unknown';
+  return (chunk) => {
+    const u: ChunkUpdate = { carriesToken: false };
+    const text = typeof chunk.text === 'string' ? chunk.text : undefined;
+    if (text !== undefined && text !== '') {
+      if (prev === null) {
+        u.textSoFar = text;
+      } else {
+        if (mode === 'unknown') mode = text.length > prev.length && text.startsWith(prev) ? 'cumulative' : 'delta';
+        if (mode === 'cumulative') u.textSoFar = text;
+        else u.textDelta = text;
+      }
+      prev = text;
+      u.carriesToken = true;
+    }
+    const meta = obj(chunk.meta_info);
+    if (meta) {
+      u.completionTokens = num(meta.completion_tokens);
+      u.promptTokens = num(meta.prompt_tokens);
+      u.cachedTokens = num(meta.cached_tokens);
+      u.specVerifySteps = num(meta.spec_verify_ct);
+      u.acceptanceLength = num(meta.spec_accept_length);
+      const fr = meta.finish_reason;
+      const fro = obj(fr);
+      if (fro && typeof fro.type === 'string') {
+        u.finishReason = fro.type;
+        if (fro.type === 'abort' && typeof fro.message === 'string') u.abortMessage = fro.message;
+      } else if (typeof fr === 'string') {
+        u.finishReason = fr;
+      }
+    }
+    return u;
+  };
+}

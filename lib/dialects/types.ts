@@ -1,0 +1,117 @@
+// The one normalised shape every dialect reads a reply into, and the request it is built from.
+
+/** Names a user can put in DIALECT. `auto` is resolved by probing in setup(). */
+export type DialectName = 'sglang' | 'openai' | 'openai-chat';
+
+/** Low-cardinality error classes, used as the `error_class` tag. */
+export type ErrorClass =
+  | 'unreachable' // connection refused, DNS failure, no route
+  | 'connection_lost' // connection reset or closed mid-reply
+  | 'timeout' // no complete reply before REQUEST_TIMEOUT
+  | 'auth' // 401/403
+  | 'wrong_dialect' // the route does not exist on this server
+  | 'unknown_model' // the server does not serve MODEL
+  | 'context_length' // prompt + output longer than the model's context
+  | 'bad_request' // other 4xx
+  | 'rate_limited' // 429
+  | 'overloaded' // 503: not ready, queue full, engine unavailable
+  | 'server_error' // other 5xx
+  | 'stream_error' // an error event inside a 200 stream
+  | 'aborted' // the server finished the request with finish_reason abort
+  | 'truncated' // the stream ended before [DONE] or a finish reason
+  | 'invalid_reply'; // the body is not JSON or not the dialect's shape
+
+export const ERROR_CLASSES: readonly ErrorClass[] = [
+  'unreachable',
+  'connection_lost',
+  'timeout',
+  'auth',
+  'wrong_dialect',
+  'unknown_model',
+  'context_length',
+  'bad_request',
+  'rate_limited',
+  'overloaded',
+  'server_error',
+  'stream_error',
+  'aborted',
+  'truncated',
+  'invalid_reply',
+];
+
+export interface ClassifiedError {
+  class: ErrorClass;
+  /** One sentence a person can act on. Never contains the API key. */
+  message: string;
+}
+
+/** A prompt: exact token ids (serialised once, as a JSON array string) or text. */
+export type Prompt = { kind: 'tokens'; json: string; length: number } | { kind: 'text'; text: string };
+
+export interface GenerationRequest {
+  prompt: Prompt;
+  maxTokens: number;
+  /** Generate exactly maxTokens (SGLang and vLLM both accept ignore_eos). */
+  ignoreEos: boolean;
+  temperature: number;
+  stream: boolean;
+  /** Model name for the OpenAI dialects; SGLang's /generate has none. */
+  model?: string;
+}
+
+/** What goes on the wire. `path` is appended to the target's base URL. */
+export interface WireRequest {
+  method: 'POST';
+  path: string;
+  body: string;
+}
+
+export type FinishReason = 'stop' | 'length' | 'abort' | string;
+
+/** Information about one SSE event, returned as soon as it is read (for per-event timing). */
+export interface EventInfo {
+  /** The event carries generated text or tokens (a role-only chat chunk or a usage chunk does not). */
+  carriesToken: boolean;
+  /** Tokens this event added, when the server says (SGLang meta_info, vLLM continuous usage); else null. */
+  tokens: number | null;
+  /** The stream is over ([DONE]). */
+  done: boolean;
+}
+
+export interface GenerationResult {
+  ok: boolean;
+  /** HTTP status; 0 when no response arrived. */
+  status: number;
+  text: string;
+  /** Token counts as reported by the server; null when it reported none (never a guess). */
+  promptTokens: number | null;
+  completionTokens: number | null;
+  cachedTokens: number | null;
+  finishReason: FinishReason | null;
+  /** Token-carrying SSE events seen (0 for a non-streamed reply). */
+  tokenEvents: number;
+  /** Verify steps reported by the server under speculative decoding (SGLang spec_verify_ct). */
+  specVerifySteps: number | null;
+  /** Tokens committed per verify step, bonus token included; null when not reported. */
+  acceptanceLength: number | null;
+  error: ClassifiedError | null;
+}
+
+/** Reads one streamed reply event by event; `finish` gives the normalised result. */
+export interface StreamReader {
+  onData(data: string): EventInfo;
+  finish(): GenerationResult;
+}
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** The generation route, e.g. /generate. */
+  readonly path: string;
+  /** Whether prompts may be exact token ids; chat takes text only. */
+  readonly acceptsTokenIds: boolean;
+  build(req: GenerationRequest): WireRequest;
+  /** Parse a complete response body (streamed or not). */
+  parseBody(status: number, body: string, contentType: string): GenerationResult;
+  /** A reader for a stream whose events arrive one by one (the sse transport). */
+  streamReader(): StreamReader;
+}

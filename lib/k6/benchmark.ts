@@ -1,0 +1,193 @@
+// One mechanism behind every scenario file: configuration at init, preflight in setup, the
+// measuring exec function, the server-metrics probe and the end-of-test report. A scenario is a
+// BenchmarkSpec; scenarios/*.ts only re-export what defineBenchmark returns.
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { sleep } from 'k6';
+import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../config/load';
+import { ConfigError } from '../config/parse';
+import { requestSamples, type SloLimits, type Window } from '../metrics/samples';
+import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
+import { k6Options, probesEnabled } from '../plan/k6-options';
+import { renderHtml } from '../report/html';
+import { summaryJson } from '../report/json';
+import { renderMarkdown } from '../report/markdown';
+import { buildReport, type ReportKind, type SummaryDataLike } from '../report/report';
+import { renderText } from '../report/text';
+import { snapshot, windowFigures, type Snapshot } from '../server-metrics/window';
+import { steadyWindow, probeScenario } from '../plan/matrix';
+import { createMetrics, emit } from './metrics';
+import { PreflightError, preflightTarget } from './preflight';
+import { createPromptPools, neededKinds } from './prompts';
+import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from './targets';
+import { loadSse, sendHttp, sendSse } from './transport';
+
+export interface BenchmarkSpec {
+  /** The scenario's name: its file name and the default run id prefix. */
+  name: string;
+  report: ReportKind;
+  /** Closed loop over CONCURRENCY (vus) or open loop over RATE. */
+  load: 'vus' | 'rate';
+  /** Defaults that differ from the shared ones for this scenario (variable → value). */
+  defaults?: Record<string, string>;
+  /** Extra checks of the configuration, throwing ConfigError. */
+  validate?: (cfg: BenchConfig) => void;
+}
+
+function readEnv(spec: BenchmarkSpec): Env {
+  let env: Env = { ...__ENV };
+  const path = env.CONFIG;
+  if (path) {
+    let text: string;
+    try {
+      text = open(path);
+    } catch (e) {
+      throw new ConfigError(`CONFIG=${JSON.stringify(path)}: cannot read the file (${String(e)}).`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`CONFIG=${JSON.stringify(path)}: not valid JSON (${String(e)}).`);
+    }
+    env = mergeFile(env, parsed, path);
+  }
+  for (const [k, v] of Object.entries(spec.defaults ?? {})) if (env[k] === undefined || env[k] === '') env[k] = v;
+  return env;
+}
+
+function setupTimeoutMs(cfg: BenchConfig): number {
+  const perTarget = cfg.preflightTimeoutMs * 2 + 30_000 + cfg.warmupRequests * cfg.requestTimeoutMs;
+  return perTarget * cfg.targets.length + 30_000;
+}
+
+export function defineBenchmark(spec: BenchmarkSpec) {
+  let cfg: BenchConfig;
+  try {
+    cfg = loadConfig(spec.name, readEnv(spec), new Date());
+    spec.validate?.(cfg);
+  } catch (e) {
+    // One line that names the variable: k6 prints it and exits before any load.
+    if (e instanceof ConfigError) throw new Error(`k6-llm-bench ${spec.name}: ${e.message}`);
+    throw e;
+  }
+  const loads: Load[] = spec.load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
+  const plan: Plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, loads), cfg.targets.map((t) => t.label));
+  const runs = new Map<string, { run: Run; index: number }>();
+  plan.runs.forEach((run, index) => {
+    runs.set(run.scenario, { run, index });
+    runs.set(probeScenario(run), { run, index });
+  });
+  const metrics = createMetrics();
+  if (cfg.transport === 'sse') loadSse();
+  const send = cfg.transport === 'sse' ? sendSse : sendHttp;
+  const pools = createPromptPools(cfg, neededKinds(cfg));
+  const slo: SloLimits = { ttftP99Ms: cfg.slo.ttftP99Ms, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms };
+  const stream = cfg.transport === 'sse' || cfg.stream;
+  const options = k6Options(plan, cfg, setupTimeoutMs(cfg));
+
+  let targets: Map<string, ResolvedTarget> | null = null;
+  const target = (data: SetupData, label: string): ResolvedTarget => {
+    if (targets === null) targets = resolveTargets(cfg, data);
+    return targets.get(label) as ResolvedTarget;
+  };
+  // Each VU logs the first error of each class it meets; the summary has the counts.
+  const logged = new Set<string>();
+
+  function setup(): SetupData {
+    const c = redacted(cfg);
+    const measured = cfg.transport === 'sse' ? 'TTFT, ITL, TPOT measured per event' : 'TTFT/ITL not measured (http transport)';
+    console.log(
+      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.targets.length} target(s) = ${plan.runs.length} run(s), ` +
+        `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${measured}.`,
+    );
+    const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? c.runId;
+    const data: SetupData = { runId: testid, targets: [], warnings: [] };
+    const failures: string[] = [];
+    for (const t of cfg.targets) {
+      try {
+        const r = preflightTarget(cfg, t);
+        data.targets.push(r.info);
+        data.warnings.push(...r.warnings);
+        console.log(`${t.label}: ${r.info.kind} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`);
+      } catch (e) {
+        if (!(e instanceof PreflightError)) throw e;
+        failures.push(e.message);
+      }
+    }
+    for (const w of data.warnings) console.warn(`warning: ${w}`);
+    if (failures.length > 0) exec.test.abort(`preflight failed, no load was sent:\n  ${failures.join('\n  ')}`);
+    return data;
+  }
+
+  function measure(data: SetupData): void {
+    const entry = runs.get(exec.scenario.name);
+    if (!entry) throw new Error(`no run named ${exec.scenario.name}`);
+    const { run, index } = entry;
+    const t = target(data, run.target);
+    if (exec.scenario.iterationInTest === 0) {
+      console.log(`▶ run ${index + 1}/${plan.runs.length}: ${run.target} ${run.cell.id}`);
+    }
+    exec.vu.metrics.tags.dialect = t.dialect.name;
+    const wire = t.dialect.build({
+      prompt: pools.prompt(run.cell.isl, t.promptKind, exec.scenario.iterationInTest),
+      maxTokens: run.cell.osl,
+      ignoreEos: cfg.ignoreEos,
+      temperature: cfg.temperature,
+      stream,
+      model: t.model || undefined,
+    });
+    const outcome = send(t, wire, cfg.requestTimeoutMs);
+    const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
+    emit(metrics, requestSamples(outcome, window, slo));
+    const err = outcome.result.error;
+    if (err && !logged.has(err.class)) {
+      logged.add(err.class);
+      console.warn(`${run.target} ${run.cell.id}: ${err.class}: ${err.message}`);
+    }
+  }
+
+  function scrape(t: ResolvedTarget): Snapshot | null {
+    if (t.metrics === null) return null;
+    const res = http.get(`${t.url}/metrics`, { headers: requestHeaders(cfgTarget(t.label)), timeout: 10_000, tags: { name: 'GET /metrics' }, responseType: 'text' });
+    return res.status === 200 && typeof res.body === 'string' ? snapshot(t.metrics, res.body, Date.now()) : null;
+  }
+  const cfgTarget = (label: string) => cfg.targets.find((x) => x.label === label) as BenchConfig['targets'][number];
+
+  function probe(data: SetupData): void {
+    const entry = runs.get(exec.scenario.name);
+    if (!entry) return;
+    const t = target(data, entry.run.target);
+    const first = scrape(t);
+    if (first === null) return;
+    const w = steadyWindow(plan);
+    const endMs = exec.scenario.startTime + (w.toMs - w.fromMs);
+    const wait = (endMs - Date.now()) / 1000;
+    if (wait > 0) sleep(wait);
+    const last = scrape(t);
+    if (last === null) return;
+    const f = windowFigures(first, last);
+    const add = (key: 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput', v: number | null) => {
+      if (v !== null && Number.isFinite(v)) metrics[key].add(v);
+    };
+    add('serverTtft', f.ttftMeanMs);
+    add('serverItl', f.itlMeanMs);
+    add('serverE2e', f.e2eMeanMs);
+    add('serverQueue', f.queueMeanMs);
+    add('serverAcceptance', f.acceptanceLength);
+    add('serverThroughput', f.outputTokensPerSecond);
+  }
+
+  function handleSummary(data: SummaryDataLike): Record<string, string> {
+    const report = buildReport(spec.report, cfg, plan, data, new Date());
+    const base = `${cfg.resultsDir}/${report.runId}`;
+    const files: Record<string, string> = {
+      [`${base}.summary.json`]: summaryJson(report),
+      [`${base}.report.md`]: renderMarkdown(report),
+      [`${base}.report.html`]: renderHtml(report),
+    };
+    return { stdout: renderText(report, Object.keys(files)), ...files };
+  }
+
+  return { options, setup, measure, probe, handleSummary, config: cfg, plan, probes: probesEnabled(plan, cfg) };
+}

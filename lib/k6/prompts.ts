@@ -1,0 +1,50 @@
+// Prompt pools, built once per test and shared by all VUs through SharedArray (k6 keeps one copy
+// instead of one per VU). Token prompts are stored pre-serialised as JSON array strings.
+import { SharedArray } from 'k6/data';
+import { TOKEN_ID_FLOOR, type BenchConfig } from '../config/load';
+import type { Prompt } from '../dialects/types';
+import { poolLengths, textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
+
+export type PromptKind = 'tokens' | 'text';
+
+export interface PromptPools {
+  prompt(isl: number, kind: PromptKind, index: number): Prompt;
+  size: number;
+}
+
+export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): PromptPools {
+  const pools = new Map<string, { items: ArrayLike<string>; lengths: number[] }>();
+  for (const isl of cfg.isl) {
+    const spec: PromptSpec = {
+      isl,
+      poolSize: cfg.promptPool,
+      seed: cfg.seed,
+      vocabSize: cfg.vocabSize,
+      idFloor: TOKEN_ID_FLOOR,
+      sharedPrefix: cfg.sharedPrefix,
+      spread: cfg.islSpread,
+    };
+    const lengths = poolLengths(spec);
+    for (const kind of kinds) {
+      const name = `prompts:${kind}:${isl}:${cfg.seed}:${cfg.promptPool}:${cfg.vocabSize}:${cfg.sharedPrefix}:${cfg.islSpread}`;
+      const items = new SharedArray(name, () => (kind === 'tokens' ? tokenPromptPool(spec) : textPromptPool(spec)));
+      pools.set(`${kind}:${isl}`, { items: items as unknown as ArrayLike<string>, lengths });
+    }
+  }
+  return {
+    size: cfg.promptPool,
+    prompt(isl, kind, index) {
+      const pool = pools.get(`${kind}:${isl}`);
+      if (!pool) throw new Error(`no ${kind} prompt pool for ISL ${isl}`);
+      const i = index % cfg.promptPool;
+      return kind === 'tokens' ? { kind, json: pool.items[i], length: pool.lengths[i] } : { kind, text: pool.items[i] };
+    },
+  };
+}
+
+/** The prompt kinds the configured targets may need: chat takes text, the others token ids. */
+export function neededKinds(cfg: BenchConfig): PromptKind[] {
+  const kinds = new Set<PromptKind>();
+  for (const t of cfg.targets) kinds.add(t.dialect === 'openai-chat' ? 'text' : 'tokens');
+  return [...kinds];
+}

@@ -1,0 +1,59 @@
+// A target as a VU uses it: resolved dialect object, model and request headers. Built lazily in
+// each VU from the configuration (which holds the API key) and setup's findings (which do not).
+import type { BenchConfig, TargetConfig } from '../config/load';
+import { createDialect, type Dialect, type DialectName } from '../dialects/index';
+import type { Flavor } from '../server-metrics/window';
+import type { PromptKind } from './prompts';
+
+/** What setup() learned about a target. Serialised into setup data: never holds the API key. */
+export interface TargetInfo {
+  label: string;
+  url: string;
+  dialect: DialectName;
+  model: string;
+  kind: string;
+  metrics: Flavor | null;
+  notes: string[];
+}
+
+export interface SetupData {
+  runId: string;
+  targets: TargetInfo[];
+  warnings: string[];
+}
+
+export interface ResolvedTarget {
+  label: string;
+  url: string;
+  dialect: Dialect;
+  model: string;
+  promptKind: PromptKind;
+  headers: Record<string, string>;
+  metrics: Flavor | null;
+}
+
+export function requestHeaders(t: Pick<TargetConfig, 'apiKey'>, accept?: string): Record<string, string> {
+  const h: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (accept) h.Accept = accept;
+  if (t.apiKey) h.Authorization = `Bearer ${t.apiKey}`;
+  return h;
+}
+
+export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, ResolvedTarget> {
+  const out = new Map<string, ResolvedTarget>();
+  for (const tc of cfg.targets) {
+    const info = data.targets.find((t) => t.label === tc.label);
+    if (!info) throw new Error(`setup data has no target ${tc.label}`);
+    const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model });
+    out.set(tc.label, {
+      label: tc.label,
+      url: tc.url,
+      dialect,
+      model: info.model,
+      promptKind: dialect.acceptsTokenIds ? 'tokens' : 'text',
+      headers: requestHeaders(tc, cfg.transport === 'sse' ? 'text/event-stream' : undefined),
+      metrics: info.metrics,
+    });
+  }
+  return out;
+}

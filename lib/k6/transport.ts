@@ -1,0 +1,102 @@
+// Two ways to send a generation request, behind one signature. The http transport (stock k6)
+// receives the whole body at once; the sse transport (xk6-sse) timestamps every event.
+import http from 'k6/http';
+import { classifyTransport } from '../dialects/errors';
+import { failed } from '../dialects/reply';
+import type { WireRequest } from '../dialects/types';
+import type { Outcome } from '../metrics/samples';
+import type { TimedEvent } from '../metrics/timing';
+import type { ResolvedTarget } from './targets';
+
+export type Send = (target: ResolvedTarget, wire: WireRequest, timeoutMs: number) => Outcome;
+
+export const sendHttp: Send = (target, wire, timeoutMs) => {
+  const route = `${wire.method} ${wire.path}`;
+  const startMs = Date.now();
+  const res = http.post(target.url + wire.path, wire.body, {
+    headers: target.headers,
+    timeout: timeoutMs,
+    tags: { name: route },
+    responseType: 'text',
+  });
+  const endMs = Date.now();
+  if (res.status === 0) {
+    return { result: failed(0, classifyTransport(res.error_code, res.error, route, target.url, timeoutMs)), startMs, endMs, events: null };
+  }
+  const contentType = (res.headers['Content-Type'] as string | undefined) ?? '';
+  const body = typeof res.body === 'string' ? res.body : '';
+  return { result: target.dialect.parseBody(res.status, body, contentType), startMs, endMs, events: null };
+};
+
+interface SseEvent {
+  data: string;
+}
+interface SseClient {
+  on(event: 'event', fn: (e: SseEvent) => void): void;
+  on(event: 'error', fn: (e: { error(): string }) => void): void;
+  close(): void;
+}
+interface SseModule {
+  open(url: string, params: Record<string, unknown>, setup: (client: SseClient) => void): { status: number; error: string };
+}
+
+// k6's require: resolves k6 modules at run time (not Node's).
+declare const require: (id: string) => unknown;
+
+let sse: SseModule | null = null;
+
+/**
+ * Loads k6/x/sse; call in the init context. Required only when asked for, so stock k6 runs the
+ * http transport without ever touching the extension.
+ */
+export function loadSse(): void {
+  try {
+    // A literal require, so webpack leaves it to k6 and k6 v2 can resolve the extension itself.
+    sse = require('k6/x/sse') as SseModule;
+  } catch (e) {
+    throw new Error(
+      'TRANSPORT=sse needs a k6 binary with the xk6-sse extension (k6/x/sse). Build one with ' +
+        '`xk6 build --with github.com/phymbert/xk6-sse`, or on k6 v1.2+ let automatic extension ' +
+        `resolution fetch it; or use TRANSPORT=http. (k6 said: ${String(e)})`,
+    );
+  }
+}
+
+export const sendSse: Send = (target, wire, timeoutMs) => {
+  if (sse === null) throw new Error('sse transport used before loadSse()');
+  const route = `${wire.method} ${wire.path}`;
+  const reader = target.dialect.streamReader();
+  const events: TimedEvent[] = [];
+  let transportError = '';
+  const startMs = Date.now();
+  const res = sse.open(
+    target.url + wire.path,
+    { method: 'POST', body: wire.body, headers: target.headers, timeout: `${timeoutMs}ms`, tags: { name: route } },
+    (client) => {
+      client.on('event', (e) => {
+        const t = Date.now();
+        const info = reader.onData(e.data);
+        if (info.carriesToken) events.push({ t, tokens: info.tokens });
+        if (info.done) client.close();
+      });
+      client.on('error', (e) => {
+        transportError = typeof e?.error === 'function' ? e.error() : String(e);
+      });
+    },
+  );
+  const endMs = Date.now();
+  if (res.error || (res.status === 0 && transportError)) {
+    const cls = classifyTransport(0, res.error || transportError, route, target.url, timeoutMs);
+    return { result: failed(res.status ?? 0, cls), startMs, endMs, events: null };
+  }
+  if (res.status < 200 || res.status >= 300) {
+    // The extension does not expose an error body; the status alone classifies it.
+    return { result: target.dialect.parseBody(res.status, '', ''), startMs, endMs, events: null };
+  }
+  const result = reader.finish();
+  if (!result.ok && transportError && result.error?.class === 'truncated') {
+    // The stream stopped because of the transport (deadline, reset): say that, not "truncated".
+    result.error = classifyTransport(0, transportError, route, target.url, timeoutMs);
+  }
+  return { result, startMs, endMs, events: result.ok ? events : null };
+};

@@ -1,0 +1,220 @@
+// Every custom metric the scenarios emit: one table that the k6 layer instantiates, the report
+// reads and the README documents. Single-value figures (server-side window means) are trends with
+// one sample rather than gauges, because a trend's count tells "not measured" apart from zero.
+// Prometheus names follow k6's remote-write output: prefix k6_, counters get _total, rates _rate,
+// trends one series per stat (_p99, _avg …) with time trends converted to seconds.
+
+export type MetricType = 'counter' | 'rate' | 'trend';
+
+export interface MetricDef {
+  name: string;
+  type: MetricType;
+  /** Values are milliseconds (k6 "time" metrics). */
+  time: boolean;
+  unit: string;
+  /** Exact definition, as the README states it. */
+  help: string;
+  /** Measured only with the sse transport. */
+  sseOnly?: boolean;
+}
+
+export const METRICS = {
+  e2e: {
+    name: 'llm_e2e',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'End-to-end latency of a successful request: from just before the request is sent to the last byte of the reply.',
+  },
+  ttft: {
+    name: 'llm_ttft',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'Time to first token: from sending to the first SSE event that carries generated text (a role-only chat chunk does not count).',
+    sseOnly: true,
+  },
+  itl: {
+    name: 'llm_itl',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'Inter-token latency, one sample per token after the first event: the gap between consecutive token-carrying events divided by the tokens the later event carries (server-reported counts).',
+    sseOnly: true,
+  },
+  tpot: {
+    name: 'llm_tpot',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'Time per output token after the first: (e2e − TTFT) / (output tokens − 1), requests with at least 2 output tokens.',
+    sseOnly: true,
+  },
+  outputTokens: {
+    name: 'llm_output_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: 'Output (completion) tokens of successful requests, as reported by the server.',
+  },
+  inputTokens: {
+    name: 'llm_input_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: 'Input (prompt) tokens of successful requests, as reported by the server.',
+  },
+  cachedTokens: {
+    name: 'llm_cached_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: "Input tokens the server served from its prefix cache, where it reports them.",
+  },
+  requestTps: {
+    name: 'llm_request_tokens_per_second',
+    type: 'trend',
+    time: false,
+    unit: 'tokens/s',
+    help: 'Per-request output rate: output tokens / e2e seconds. Not the aggregate throughput (see llm_window_output_tokens).',
+  },
+  success: {
+    name: 'llm_success',
+    type: 'rate',
+    time: false,
+    unit: 'ratio',
+    help: 'Share of requests that completed without error.',
+  },
+  errors: {
+    name: 'llm_errors',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'Failed requests, tagged error_class.',
+  },
+  acceptance: {
+    name: 'llm_acceptance_length',
+    type: 'trend',
+    time: false,
+    unit: 'tokens/step',
+    help: 'Speculative acceptance length per request: output tokens / verify steps (bonus token included), from SGLang meta_info spec_verify_ct.',
+  },
+  specVerifySteps: {
+    name: 'llm_spec_verify_steps',
+    type: 'counter',
+    time: false,
+    unit: 'steps',
+    help: 'Verify steps reported by the server (SGLang spec_verify_ct), summed.',
+  },
+  specTokens: {
+    name: 'llm_spec_output_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: 'Output tokens of requests that reported verify steps; a cell acceptance length is llm_spec_output_tokens / llm_spec_verify_steps.',
+  },
+  windowTokens: {
+    name: 'llm_window_output_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: "Output tokens attributed to time slice `slice` of the cell's load window: by SSE event time, or spread evenly over the request's duration with the http transport.",
+  },
+  windowRequests: {
+    name: 'llm_window_requests',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'Successful requests completing in time slice `slice`.',
+  },
+  windowE2e: {
+    name: 'llm_window_e2e',
+    type: 'counter',
+    time: false,
+    unit: 'ms',
+    help: 'Sum of the e2e latency (ms) of the successful requests completing in time slice `slice`.',
+  },
+  windowLastEnd: {
+    name: 'llm_window_last_end',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: "REQUESTS mode only: time from the cell's start to the end of its latest successful request (its max is the cell's window).",
+  },
+  good: {
+    name: 'llm_slo_good',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: "Successful requests whose own e2e, TTFT and TPOT are within SLO_E2E_P99, SLO_TTFT_P99 and SLO_ITL_P99 (those set); goodput is this per second of the cell's window.",
+  },
+  serverTtft: {
+    name: 'llm_server_ttft',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: "Server-side mean TTFT over the cell's steady window, from the difference of the server's /metrics histogram (sum/count) at the window's start and end.",
+  },
+  serverItl: {
+    name: 'llm_server_itl',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'Server-side mean inter-token latency over the steady window, from /metrics histogram differences.',
+  },
+  serverE2e: {
+    name: 'llm_server_e2e',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'Server-side mean request latency over the steady window, from /metrics histogram differences.',
+  },
+  serverQueue: {
+    name: 'llm_server_queue_time',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'Server-side mean queueing time over the steady window (vLLM request_queue_time_seconds), from /metrics histogram differences.',
+  },
+  serverAcceptance: {
+    name: 'llm_server_acceptance_length',
+    type: 'trend',
+    time: false,
+    unit: 'tokens/step',
+    help: "Acceptance length over the steady window from the server's counters: vLLM 1 + Δaccepted / Δdrafts.",
+  },
+  serverThroughput: {
+    name: 'llm_server_output_throughput',
+    type: 'trend',
+    time: false,
+    unit: 'tokens/s',
+    help: "Generated tokens per second over the steady window from the server's generation_tokens counter.",
+  },
+} as const satisfies Record<string, MetricDef>;
+
+export type MetricKey = keyof typeof METRICS;
+
+/** Tags the scenarios put on samples. All are low-cardinality: never a per-request value. */
+export const TAGS = {
+  variant: 'Deployment label (e.g. dflash, mtp; `target` in single-target scenarios).',
+  cell: 'Matrix cell id, e.g. i1024_o256_c8.',
+  isl: 'Input length of the cell, tokens.',
+  osl: 'Output length of the cell, tokens.',
+  concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
+  rate: 'Arrival rate of the cell, requests per second (arrival-rate scenario).',
+  dialect: 'API dialect used: sglang, openai or openai-chat.',
+  error_class: 'Error class of a failed request (llm_errors only).',
+  slice: "Time slice of the cell's load window (llm_window_* only).",
+} as const;
+
+/** The Prometheus series name k6's remote-write output gives a metric (stat for trends). */
+export function promName(def: MetricDef, stat = 'p99'): string {
+  switch (def.type) {
+    case 'counter':
+      return `k6_${def.name}_total`;
+    case 'rate':
+      return `k6_${def.name}_rate`;
+    case 'trend':
+      return `k6_${def.name}_${stat.replace(/[()]/g, '').replace('.', '')}`;
+  }
+}

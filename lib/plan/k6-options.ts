@@ -1,0 +1,77 @@
+// The k6 `options` for a plan: one scenario per run (plus a server-metrics probe per run), the
+// sub-metric declarations the report reads, and the SLO thresholds. Pure data, no k6 import.
+import type { BenchConfig } from '../config/load';
+import { summaryThresholds, TREND_STATS } from '../report/keys';
+import { probeScenario, steadyWindow, type Plan, type Run } from './matrix';
+
+const PROBE_SLACK_MS = 20_000;
+
+const ms = (n: number) => `${Math.round(n)}ms`;
+
+function runTags(run: Run): Record<string, string> {
+  const tags: Record<string, string> = { variant: run.target, cell: run.cell.id, isl: String(run.cell.isl), osl: String(run.cell.osl) };
+  if (run.cell.load.kind === 'vus') tags.concurrency = String(run.cell.load.vus);
+  else tags.rate = String(run.cell.load.rate);
+  return tags;
+}
+
+/** k6 rates are integers per timeUnit: 2.5/s becomes 25 per 10s. */
+export function arrivalRate(rate: number): { rate: number; timeUnit: string } {
+  for (const k of [1, 10, 100, 1000]) {
+    const n = rate * k;
+    if (Math.abs(n - Math.round(n)) < 1e-9) return { rate: Math.round(n), timeUnit: `${k}s` };
+  }
+  return { rate: Math.round(rate * 1000), timeUnit: '1000s' };
+}
+
+function loadScenario(run: Run, plan: Plan, cfg: BenchConfig): Record<string, unknown> {
+  const common = { startTime: ms(run.startMs), gracefulStop: ms(run.gracefulStopMs), exec: 'measure', tags: runTags(run) };
+  const load = run.cell.load;
+  if (load.kind === 'rate') {
+    return {
+      executor: 'constant-arrival-rate',
+      ...arrivalRate(load.rate),
+      duration: ms(run.durationMs),
+      preAllocatedVUs: Math.min(cfg.maxVus, Math.max(1, Math.ceil(load.rate * 10))),
+      maxVUs: cfg.maxVus,
+      ...common,
+    };
+  }
+  if (plan.requests !== null) {
+    return { executor: 'shared-iterations', vus: load.vus, iterations: Math.max(plan.requests, load.vus), maxDuration: ms(run.durationMs), ...common };
+  }
+  return { executor: 'constant-vus', vus: load.vus, duration: ms(run.durationMs), ...common };
+}
+
+export function probesEnabled(plan: Plan, cfg: BenchConfig): boolean {
+  return cfg.serverMetrics !== 'off' && plan.requests === null;
+}
+
+export function k6Options(plan: Plan, cfg: BenchConfig, setupTimeoutMs: number): Record<string, unknown> {
+  const scenarios: Record<string, unknown> = {};
+  const probes = probesEnabled(plan, cfg);
+  const w = steadyWindow(plan);
+  for (const run of plan.runs) {
+    scenarios[run.scenario] = loadScenario(run, plan, cfg);
+    if (probes) {
+      scenarios[probeScenario(run)] = {
+        executor: 'per-vu-iterations',
+        vus: 1,
+        iterations: 1,
+        startTime: ms(run.startMs + w.fromMs),
+        maxDuration: ms(w.toMs - w.fromMs + PROBE_SLACK_MS),
+        gracefulStop: '0s',
+        exec: 'probe',
+        tags: runTags(run),
+      };
+    }
+  }
+  return {
+    scenarios,
+    thresholds: summaryThresholds(plan, cfg, probes),
+    summaryTrendStats: TREND_STATS,
+    tags: { testid: cfg.runId },
+    setupTimeout: ms(setupTimeoutMs),
+    teardownTimeout: '30s',
+  };
+}

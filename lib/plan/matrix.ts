@@ -1,0 +1,81 @@
+// The measurement plan: matrix cells, one run per cell and target, chained one after another
+// with k6's startTime, and the target order alternating from cell to cell (A B, B A, A B …) so
+// drift over time hits every target alike.
+import type { BenchConfig } from '../config/load';
+
+export type Load = { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number };
+
+export interface Cell {
+  /** e.g. i1024_o256_c8, or i1024_o256_r2.5 for an arrival rate. */
+  id: string;
+  isl: number;
+  osl: number;
+  load: Load;
+}
+
+export interface Run {
+  /** k6 scenario name: <target>_<cell id>, letters digits _ - only. */
+  scenario: string;
+  cell: Cell;
+  target: string;
+  /** Offset from the start of the test (after setup). */
+  startMs: number;
+  durationMs: number;
+  gracefulStopMs: number;
+}
+
+export interface Plan {
+  cells: Cell[];
+  runs: Run[];
+  slices: number;
+  sliceMs: number;
+  /** Whole planned length of the test, excluding setup and teardown. */
+  totalMs: number;
+  /** REQUESTS mode: each run sends a fixed count and the window is measured, not planned. */
+  requests: number | null;
+}
+
+export function loadId(load: Load): string {
+  return load.kind === 'vus' ? `c${load.vus}` : `r${String(load.rate).replace('.', 'p')}`;
+}
+
+/** ISL × OSL × load, in that nesting order (loads vary fastest). */
+export function buildCells(isl: number[], osl: number[], loads: Load[]): Cell[] {
+  const cells: Cell[] = [];
+  for (const i of isl) for (const o of osl) for (const load of loads) cells.push({ id: `i${i}_o${o}_${loadId(load)}`, isl: i, osl: o, load });
+  return cells;
+}
+
+/** A short pause between runs so one run's last requests never overlap the next run's first. */
+export const RUN_GAP_MS = 1000;
+
+export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests'>, cells: Cell[], targets: string[]): Plan {
+  const runs: Run[] = [];
+  let t = 0;
+  cells.forEach((cell, i) => {
+    const order = i % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) {
+      runs.push({ scenario: `${target}_${cell.id}`, cell, target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
+      t += cfg.durationMs + cfg.gracefulStopMs + RUN_GAP_MS;
+    }
+  });
+  return { cells, runs, slices: cfg.slices, sliceMs: cfg.durationMs / cfg.slices, totalMs: t, requests: cfg.requests };
+}
+
+/** The steady window of a run: the load time minus the first slice (ramp-up), in ms from its start. */
+export function steadyWindow(plan: Plan): { fromMs: number; toMs: number } {
+  const skip = plan.slices > 1 ? 1 : 0;
+  return { fromMs: skip * plan.sliceMs, toMs: plan.slices * plan.sliceMs };
+}
+
+/** The name of the server-metrics probe scenario of a run. */
+export function probeScenario(run: Run): string {
+  return `probe_${run.scenario}`;
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+}

@@ -1,0 +1,123 @@
+// Conclusions drawn from the per-run figures: A/B speedups with intervals and a plain verdict,
+// the knee of a concurrency ramp, the rate where an open-model load falls behind.
+import { bootstrapRatio, mean, type Interval } from '../stats/bootstrap';
+import type { RunFigures } from './model';
+
+export interface Ratio {
+  value: number;
+  ci: Interval | null;
+}
+
+export interface Comparison {
+  cellId: string;
+  a: string;
+  b: string;
+  /** Output throughput of a ÷ that of b: > 1 means a generates faster. */
+  throughput: Ratio | null;
+  /** Mean e2e latency of b ÷ that of a: > 1 means a answers faster. */
+  latency: Ratio | null;
+  verdict: string;
+}
+
+const DISPLAY: Record<string, string> = { dflash: 'DFlash', mtp: 'MTP', ddtree: 'DDTree', eagle: 'EAGLE' };
+export const display = (label: string): string => DISPLAY[label] ?? label;
+
+function pooledMean(xs: Array<[number, number, number]>): number {
+  let e = 0;
+  let r = 0;
+  for (const x of xs) {
+    e += x[1];
+    r += x[2];
+  }
+  return r > 0 ? e / r : NaN;
+}
+
+const tps = (xs: Array<[number, number, number]>) => mean(xs.map((x) => x[0]));
+
+export function compare(a: RunFigures, b: RunFigures, where: string): Comparison {
+  let throughput: Ratio | null = null;
+  if (a.throughput !== null && b.throughput !== null && b.throughput > 0) {
+    const ci = a.slices.length >= 2 && b.slices.length >= 2 ? bootstrapRatio(a.slices, b.slices, tps) : null;
+    throughput = { value: a.throughput / b.throughput, ci };
+  }
+  let latency: Ratio | null = null;
+  if (a.e2e && b.e2e && a.e2e.avg > 0) {
+    const withReqs = (xs: Array<[number, number, number]>) => xs.filter((x) => x[2] > 0);
+    const sa = withReqs(a.slices);
+    const sb = withReqs(b.slices);
+    const ci = sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, pooledMean) : null;
+    latency = { value: b.e2e.avg / a.e2e.avg, ci };
+  }
+  return { cellId: a.cellId, a: a.target, b: b.target, throughput, latency, verdict: verdict(a.target, b.target, throughput, where) };
+}
+
+const x2 = (v: number) => `${v.toFixed(2)}×`;
+
+/** "DFlash faster by 1.9× [1.8, 2.0] at c=1" or "no significant difference at c=64 (1.02× [0.95, 1.09])". */
+export function verdict(a: string, b: string, r: Ratio | null, where: string): string {
+  if (r === null) return `no throughput comparison ${where}: not measured for both`;
+  if (r.ci === null) {
+    const faster = r.value >= 1 ? `${display(a)} ${x2(r.value)}` : `${display(b)} ${x2(1 / r.value)}`;
+    return `${faster} the throughput ${where} (no interval: fewer than 2 steady slices)`;
+  }
+  if (r.ci.lo > 1) return `${display(a)} faster by ${x2(r.value)} [${r.ci.lo.toFixed(2)}, ${r.ci.hi.toFixed(2)}] ${where}`;
+  if (r.ci.hi < 1) {
+    return `${display(b)} faster by ${x2(1 / r.value)} [${(1 / r.ci.hi).toFixed(2)}, ${(1 / r.ci.lo).toFixed(2)}] ${where}`;
+  }
+  return `no significant difference ${where} (${x2(r.value)} [${r.ci.lo.toFixed(2)}, ${r.ci.hi.toFixed(2)}])`;
+}
+
+export interface Knee {
+  /** Concurrency where adding more stops paying; null when throughput kept growing. */
+  concurrency: number | null;
+  text: string;
+}
+
+/** The knee: the first level after which doubling-ish concurrency adds < `minGain` throughput. */
+export function findKnee(runs: RunFigures[], minGain = 0.1): Knee {
+  const levels = runs
+    .filter((r) => r.load.kind === 'vus' && r.throughput !== null)
+    .sort((x, y) => (x.load.kind === 'vus' && y.load.kind === 'vus' ? x.load.vus - y.load.vus : 0));
+  if (levels.length < 2) return { concurrency: null, text: 'fewer than two measured concurrency levels: no knee to find' };
+  const c = (r: RunFigures) => (r.load.kind === 'vus' ? r.load.vus : 0);
+  for (let i = 0; i + 1 < levels.length; i++) {
+    const cur = levels[i];
+    const next = levels[i + 1];
+    const gain = (next.throughput as number) / (cur.throughput as number) - 1;
+    if (gain < minGain) {
+      const lat = cur.e2e && next.e2e ? ` while p50 latency grows ${(next.e2e.p50 / cur.e2e.p50).toFixed(2)}×` : '';
+      return {
+        concurrency: c(cur),
+        text: `knee at c=${c(cur)}: going to c=${c(next)} changes throughput by ${(gain * 100).toFixed(0)}%${lat}`,
+      };
+    }
+  }
+  const first = levels[0];
+  const last = levels[levels.length - 1];
+  const growth = (last.throughput as number) / (first.throughput as number);
+  return { concurrency: null, text: `no knee up to c=${c(last)}: throughput still grows (${growth.toFixed(2)}× from c=${c(first)})` };
+}
+
+export interface FallBehind {
+  rate: number | null;
+  text: string;
+}
+
+/** The first offered rate the server does not keep up with: drops, or completions < 95% of offered. */
+export function findFallBehind(runs: RunFigures[]): FallBehind {
+  const levels = runs.filter((r) => r.load.kind === 'rate').sort((x, y) => rateOf(x) - rateOf(y));
+  for (const r of levels) {
+    const offered = rateOf(r);
+    const done = r.requestRate ?? 0;
+    if (r.dropped > 0 || done < offered * 0.95) {
+      const why = r.dropped > 0 ? `${r.dropped} iterations dropped (no free VU)` : `completes ${done.toFixed(2)} req/s of ${offered} offered`;
+      return { rate: offered, text: `falls behind at ${offered} req/s: ${why}` };
+    }
+  }
+  const top = levels.length ? rateOf(levels[levels.length - 1]) : 0;
+  return { rate: null, text: levels.length ? `keeps up with every offered rate up to ${top} req/s` : 'no arrival-rate cells' };
+}
+
+function rateOf(r: RunFigures): number {
+  return r.load.kind === 'rate' ? r.load.rate : 0;
+}

@@ -1,0 +1,44 @@
+// Number formatting shared by the text, markdown and html renderers.
+
+export const NOT_MEASURED = 'not measured';
+
+export function fmt(v: number | null | undefined, digits = 1): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  const abs = Math.abs(v);
+  if (abs >= 10000) return group(Math.round(v));
+  if (abs >= 100) return v.toFixed(0);
+  return v.toFixed(digits);
+}
+
+/** 12345 → "12,345" (k6 has no Intl, so no toLocaleString). */
+function group(n: number): string {
+  const s = String(Math.abs(n));
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    if (i > 0 && (s.length - i) % 3 === 0) out += ',';
+    out += s[i];
+  }
+  return (n < 0 ? '-' : '') + out;
+}
+
+export function fmtMs(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v >= 10000) return `${(v / 1000).toFixed(1)} s`;
+  if (v >= 1000) return `${(v / 1000).toFixed(2)} s`;
+  return `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+}
+
+export function fmtCi(ci: { lo: number; hi: number } | null, digits = 1): string {
+  return ci === null ? '' : ` [${fmt(ci.lo, digits)}, ${fmt(ci.hi, digits)}]`;
+}
+
+export function loadLabel(load: { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number }): string {
+  return load.kind === 'vus' ? `c=${load.vus}` : `${load.rate}/s`;
+}
+
+/** Pads a table of strings into aligned columns. */
+export function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,79 @@
+// summary.json: one record per cell and variant, every field named with its unit. Values that
+// were not measured are null, never zero.
+import type { Dist, RunFigures } from './model';
+import type { Report } from './report';
+
+function ms(d: Dist | null) {
+  return d === null ? null : { avg: d.avg, p50: d.p50, p90: d.p90, p99: d.p99, max: d.max, count: d.count };
+}
+
+export function runRecord(r: RunFigures) {
+  return {
+    cell: r.cellId,
+    variant: r.target,
+    scenario: r.scenario,
+    isl_tokens: r.isl,
+    osl_tokens: r.osl,
+    concurrency_vus: r.load.kind === 'vus' ? r.load.vus : null,
+    arrival_rate_per_s: r.load.kind === 'rate' ? r.load.rate : null,
+    requests: r.requests.total,
+    requests_ok: r.requests.ok,
+    requests_failed: r.requests.failed,
+    errors_by_class: r.requests.errors,
+    window_ms: r.window === null ? null : { from: r.window.fromMs, to: r.window.toMs, method: r.window.method },
+    output_throughput_tokens_per_s: r.throughput,
+    output_throughput_ci95_tokens_per_s: r.throughputCi === null ? null : [r.throughputCi.lo, r.throughputCi.hi],
+    request_rate_per_s: r.requestRate,
+    goodput_requests_per_s: r.goodput,
+    e2e_ms: ms(r.e2e),
+    ttft_ms: ms(r.ttft),
+    itl_ms: ms(r.itl),
+    tpot_ms: ms(r.tpot),
+    request_output_rate_tokens_per_s: r.requestTps === null ? null : { avg: r.requestTps.avg, p50: r.requestTps.p50, p90: r.requestTps.p90, p99: r.requestTps.p99 },
+    acceptance_length_tokens_per_step: r.acceptance?.value ?? null,
+    acceptance_length_source: r.acceptance?.source ?? null,
+    output_tokens: r.tokens.output,
+    input_tokens: r.tokens.input,
+    cached_input_tokens: r.tokens.cached,
+    server_ttft_mean_ms: r.server?.ttftMeanMs ?? null,
+    server_itl_mean_ms: r.server?.itlMeanMs ?? null,
+    server_e2e_mean_ms: r.server?.e2eMeanMs ?? null,
+    server_queue_mean_ms: r.server?.queueMeanMs ?? null,
+    server_output_throughput_tokens_per_s: r.server?.outputTokensPerSec ?? null,
+    dropped_iterations: r.dropped,
+    notes: r.notes,
+  };
+}
+
+export function summaryJson(report: Report): string {
+  return JSON.stringify(
+    {
+      scenario: report.scenario,
+      run_id: report.runId,
+      generated_at: report.generatedAt,
+      transport: report.transport,
+      not_measured: report.notMeasured,
+      settings: report.settings,
+      targets: report.targets,
+      records: report.runs.map(runRecord),
+      comparisons: report.comparisons.map((c) => ({
+        cell: c.cellId,
+        a: c.a,
+        b: c.b,
+        throughput_ratio_a_over_b: c.throughput?.value ?? null,
+        throughput_ratio_ci95: c.throughput?.ci ? [c.throughput.ci.lo, c.throughput.ci.hi] : null,
+        e2e_speedup_b_over_a: c.latency?.value ?? null,
+        e2e_speedup_ci95: c.latency?.ci ? [c.latency.ci.lo, c.latency.ci.hi] : null,
+        verdict: c.verdict,
+      })),
+      knee: report.knee,
+      fall_behind: report.fallBehind,
+      errors_by_class: report.errorsByClass,
+      thresholds: report.thresholds,
+      warnings: report.warnings,
+      test_run_duration_ms: report.testRunDurationMs,
+    },
+    null,
+    2,
+  );
+}

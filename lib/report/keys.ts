@@ -1,0 +1,68 @@
+// k6 puts only whole metrics and threshold-named sub-metrics into the end-of-test summary. Each
+// run's figures are therefore declared as sub-metrics with always-true thresholds, by the same
+// key function that the report later reads them with.
+import type { BenchConfig } from '../config/load';
+import { ERROR_CLASSES } from '../dialects/types';
+import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
+import { probeScenario, type Plan } from '../plan/matrix';
+
+export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {
+  const name = metric in METRICS ? METRICS[metric as MetricKey].name : metric;
+  let sel = `scenario:${scenario}`;
+  if (extra) for (const [k, v] of Object.entries(extra)) sel += `,${k}:${v}`;
+  return `${name}{${sel}}`;
+}
+
+/** Always true for the non-negative values these metrics hold; only there to make k6 keep them. */
+const KEEP: Record<MetricType, string> = {
+  counter: 'count>=0',
+  rate: 'rate>=0',
+  trend: 'min>=0',
+};
+
+const PER_RUN: MetricKey[] = [
+  'e2e',
+  'ttft',
+  'itl',
+  'tpot',
+  'requestTps',
+  'acceptance',
+  'outputTokens',
+  'inputTokens',
+  'cachedTokens',
+  'success',
+  'errors',
+  'specVerifySteps',
+  'specTokens',
+  'good',
+  'windowLastEnd',
+];
+const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
+export const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput'];
+
+export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'serverMetrics'>, withProbes: boolean): Record<string, string[]> {
+  const th: Record<string, string[]> = {};
+  const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
+  for (const run of plan.runs) {
+    for (const m of PER_RUN) keep(subKey(m, run.scenario), m);
+    for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
+    for (let s = 0; s < plan.slices; s++) for (const m of PER_SLICE) keep(subKey(m, run.scenario, { slice: String(s) }), m);
+    th[subKey('dropped_iterations', run.scenario)] = ['count>=0'];
+    if (withProbes) for (const m of PER_PROBE) keep(subKey(m, probeScenario(run)), m);
+  }
+  for (const cls of ERROR_CLASSES) th[`${METRICS.errors.name}{error_class:${cls}}`] = ['count>=0'];
+  // The SLOs: real thresholds, whose breach makes k6 exit 99.
+  const slo = cfg.slo;
+  th[METRICS.success.name] = [`rate>=${round(1 - slo.errorRate)}`];
+  if (slo.e2eP99Ms !== null) th[METRICS.e2e.name] = [`p(99)<=${slo.e2eP99Ms}`];
+  if (slo.ttftP99Ms !== null) th[METRICS.ttft.name] = [`p(99)<=${slo.ttftP99Ms}`];
+  if (slo.itlP99Ms !== null) th[METRICS.itl.name] = [`p(99)<=${slo.itlP99Ms}`];
+  return th;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** The trend statistics the summary keeps (k6 summaryTrendStats). */
+export const TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'];

@@ -1,0 +1,72 @@
+// report.md: the same content as the html report, as tables for a PR comment or a wiki.
+import { display } from './analysis';
+import { NOT_MEASURED, fmt, fmtCi, fmtMs, loadLabel } from './format';
+import type { Report } from './report';
+
+function mdTable(head: string[], rows: string[][]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return [`| ${head.map(esc).join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}
+
+export function renderMarkdown(r: Report): string {
+  const out: string[] = [];
+  out.push(`# ${r.scenario} — ${r.runId}`, '');
+  out.push(`Generated ${r.generatedAt}, transport \`${r.transport}\`.`, '');
+  out.push(mdTable(['target', 'server', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.label, t.kind, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
+  if (r.notMeasured.length) {
+    out.push('**Not measured:**', '', ...r.notMeasured.map((n) => `- ${n}`), '');
+  }
+  if (r.comparisons.length) {
+    out.push(`## ${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)}`, '');
+    out.push(
+      mdTable(
+        ['cell', 'throughput ratio [95% CI]', 'e2e speedup [95% CI]', 'verdict'],
+        r.comparisons.map((c) => [
+          c.cellId,
+          c.throughput ? `${c.throughput.value.toFixed(2)}×${fmtCi(c.throughput.ci, 2)}` : '–',
+          c.latency ? `${c.latency.value.toFixed(2)}×${fmtCi(c.latency.ci, 2)}` : '–',
+          c.verdict,
+        ]),
+      ),
+      '',
+    );
+  }
+  if (r.knee) out.push(`**Concurrency knee:** ${r.knee.text}`, '');
+  if (r.fallBehind) out.push(`**Arrival rate:** ${r.fallBehind.text}`, '');
+  out.push('## Per cell and variant', '');
+  const sse = r.transport === 'sse';
+  const head = ['ISL', 'OSL', 'load', 'variant', 'requests', 'failed', 'output tok/s [95% CI]', 'req/s', 'goodput req/s', 'e2e p50', 'e2e p90', 'e2e p99'];
+  if (sse) head.push('TTFT p50', 'TTFT p99', 'ITL p50', 'ITL p99', 'TPOT p50');
+  head.push('accept. length', 'server TTFT mean', 'server ITL mean');
+  out.push(
+    mdTable(
+      head,
+      r.runs.map((x) => {
+        const row = [
+          String(x.isl),
+          String(x.osl),
+          loadLabel(x.load),
+          x.target,
+          String(x.requests.total),
+          String(x.requests.failed),
+          x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,
+          fmt(x.requestRate, 2),
+          fmt(x.goodput, 2),
+          fmtMs(x.e2e?.p50),
+          fmtMs(x.e2e?.p90),
+          fmtMs(x.e2e?.p99),
+        ];
+        if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtMs(x.itl?.p50), fmtMs(x.itl?.p99), fmtMs(x.tpot?.p50));
+        row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)} (${x.acceptance.source})` : '–', fmtMs(x.server?.ttftMeanMs), fmtMs(x.server?.itlMeanMs));
+        return row;
+      }),
+    ),
+    '',
+  );
+  const errs = Object.entries(r.errorsByClass);
+  if (errs.length) out.push('## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), '');
+  if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');
+  if (r.warnings.length) out.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
+  out.push('## Settings', '', mdTable(['setting', 'value'], Object.entries(r.settings).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)])), '');
+  return out.join('\n');
+}

@@ -1,0 +1,183 @@
+// Reads k6's end-of-test summary data back into per-run figures, using the same sub-metric keys
+// the thresholds declared. Only measured values appear; a figure nobody measured is null.
+import type { ErrorClass } from '../dialects/types';
+import { ERROR_CLASSES } from '../dialects/types';
+import type { Load, Plan, Run } from '../plan/matrix';
+import { probeScenario, steadyWindow } from '../plan/matrix';
+import { bootstrapMean, type Interval } from '../stats/bootstrap';
+import { subKey } from './keys';
+
+export interface SummaryMetric {
+  type: string;
+  contains?: string;
+  values: Record<string, number>;
+  thresholds?: Record<string, { ok: boolean }>;
+}
+export type SummaryMetrics = Record<string, SummaryMetric>;
+
+export interface Dist {
+  avg: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  count: number;
+}
+
+export interface ServerFigures {
+  ttftMeanMs: number | null;
+  itlMeanMs: number | null;
+  e2eMeanMs: number | null;
+  queueMeanMs: number | null;
+  acceptanceLength: number | null;
+  outputTokensPerSec: number | null;
+}
+
+export interface RunFigures {
+  scenario: string;
+  target: string;
+  cellId: string;
+  isl: number;
+  osl: number;
+  load: Load;
+  requests: { total: number; ok: number; failed: number; errors: Partial<Record<ErrorClass, number>> };
+  /** The measurement window, ms from the run's start. */
+  window: { fromMs: number; toMs: number; method: 'steady-slices' | 'until-last-request' } | null;
+  /** Aggregate output tokens per second over the window; its interval from slice batch means. */
+  throughput: number | null;
+  throughputCi: Interval | null;
+  /** Per steady slice: [output tokens/s, e2e sum ms, completed requests], the bootstrap's units. */
+  slices: Array<[number, number, number]>;
+  requestRate: number | null;
+  goodput: number | null;
+  e2e: Dist | null;
+  ttft: Dist | null;
+  itl: Dist | null;
+  tpot: Dist | null;
+  requestTps: Dist | null;
+  acceptance: { value: number; source: 'meta_info' | 'server-metrics' } | null;
+  tokens: { output: number; input: number; cached: number };
+  server: ServerFigures | null;
+  dropped: number;
+  notes: string[];
+}
+
+function metric(m: SummaryMetrics, key: string): SummaryMetric | undefined {
+  return m[key];
+}
+
+function count(m: SummaryMetrics, key: string): number {
+  return metric(m, key)?.values.count ?? 0;
+}
+
+function dist(m: SummaryMetrics, key: string): Dist | null {
+  const v = metric(m, key)?.values;
+  if (!v || !v.count) return null;
+  return { avg: v.avg, p50: v.med, p90: v['p(90)'], p99: v['p(99)'], max: v.max, count: v.count };
+}
+
+function single(m: SummaryMetrics, key: string): number | null {
+  const v = metric(m, key)?.values;
+  return v && v.count ? v.avg : null;
+}
+
+export function runFigures(m: SummaryMetrics, plan: Plan, run: Run): RunFigures {
+  const s = run.scenario;
+  const success = metric(m, subKey('success', s))?.values ?? {};
+  const ok = success.passes ?? 0;
+  const failed = success.fails ?? 0;
+  const errors: Partial<Record<ErrorClass, number>> = {};
+  for (const cls of ERROR_CLASSES) {
+    const n = count(m, subKey('errors', s, { error_class: cls }));
+    if (n > 0) errors[cls] = n;
+  }
+  const e2e = dist(m, subKey('e2e', s));
+  const notes: string[] = [];
+  const good = count(m, subKey('good', s));
+  const outputTokens = count(m, subKey('outputTokens', s));
+
+  let window: RunFigures['window'] = null;
+  let throughput: number | null = null;
+  let throughputCi: Interval | null = null;
+  let requestRate: number | null = null;
+  const slices: Array<[number, number, number]> = [];
+  if (plan.requests === null) {
+    const w = steadyWindow(plan);
+    window = { ...w, method: 'steady-slices' };
+    const first = plan.slices > 1 ? 1 : 0;
+    const sliceSec = plan.sliceMs / 1000;
+    let tokens = 0;
+    let reqs = 0;
+    for (let k = first; k < plan.slices; k++) {
+      const tk = count(m, subKey('windowTokens', s, { slice: String(k) }));
+      const e = count(m, subKey('windowE2e', s, { slice: String(k) }));
+      const r = count(m, subKey('windowRequests', s, { slice: String(k) }));
+      slices.push([tk / sliceSec, e, r]);
+      tokens += tk;
+      reqs += r;
+    }
+    const seconds = (w.toMs - w.fromMs) / 1000;
+    if (outputTokens > 0) {
+      throughput = tokens / seconds;
+      throughputCi = bootstrapMean(slices.map((x) => x[0]));
+    }
+    if (ok > 0) requestRate = reqs / seconds;
+    if (e2e && e2e.avg > plan.sliceMs / 2 && slices.length > 1) {
+      notes.push(
+        `slices (${(plan.sliceMs / 1000).toFixed(1)} s) are shorter than 2× the mean latency (${(e2e.avg / 1000).toFixed(1)} s): neighbouring slices share requests, so intervals are optimistic; raise DURATION or lower SLICES.`,
+      );
+    }
+  } else {
+    const lastEnd = metric(m, subKey('windowLastEnd', s))?.values;
+    if (lastEnd && lastEnd.count) {
+      window = { fromMs: 0, toMs: lastEnd.max, method: 'until-last-request' };
+      const seconds = lastEnd.max / 1000;
+      if (outputTokens > 0 && seconds > 0) throughput = outputTokens / seconds;
+      if (seconds > 0) requestRate = ok / seconds;
+    }
+  }
+  if (outputTokens === 0 && ok > 0) notes.push('the server reported no token counts: throughput is not measured.');
+
+  const p = probeScenario(run);
+  const server: ServerFigures = {
+    ttftMeanMs: single(m, subKey('serverTtft', p)),
+    itlMeanMs: single(m, subKey('serverItl', p)),
+    e2eMeanMs: single(m, subKey('serverE2e', p)),
+    queueMeanMs: single(m, subKey('serverQueue', p)),
+    acceptanceLength: single(m, subKey('serverAcceptance', p)),
+    outputTokensPerSec: single(m, subKey('serverThroughput', p)),
+  };
+  const anyServer = Object.values(server).some((v) => v !== null);
+
+  const verify = count(m, subKey('specVerifySteps', s));
+  const specTokens = count(m, subKey('specTokens', s));
+  let acceptance: RunFigures['acceptance'] = null;
+  if (verify > 0) acceptance = { value: specTokens / verify, source: 'meta_info' };
+  else if (server.acceptanceLength !== null) acceptance = { value: server.acceptanceLength, source: 'server-metrics' };
+
+  return {
+    scenario: s,
+    target: run.target,
+    cellId: run.cell.id,
+    isl: run.cell.isl,
+    osl: run.cell.osl,
+    load: run.cell.load,
+    requests: { total: ok + failed, ok, failed, errors },
+    window,
+    throughput,
+    throughputCi,
+    slices,
+    requestRate,
+    goodput: requestRate !== null && ok > 0 ? requestRate * (good / ok) : null,
+    e2e,
+    ttft: dist(m, subKey('ttft', s)),
+    itl: dist(m, subKey('itl', s)),
+    tpot: dist(m, subKey('tpot', s)),
+    requestTps: dist(m, subKey('requestTps', s)),
+    acceptance,
+    tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
+    server: anyServer ? server : null,
+    dropped: count(m, subKey('dropped_iterations', s)),
+    notes,
+  };
+}

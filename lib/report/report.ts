@@ -1,0 +1,150 @@
+// Assembles the whole report of a run from k6's summary data: per-run figures, the conclusions
+// the scenario asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
+// format this object.
+import type { BenchConfig } from '../config/load';
+import type { ErrorClass } from '../dialects/types';
+import { ERROR_CLASSES } from '../dialects/types';
+import { METRICS } from '../metrics/catalog';
+import type { Plan } from '../plan/matrix';
+import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
+import { runFigures, type RunFigures, type SummaryMetrics } from './model';
+
+/** What a scenario concludes, besides the per-run table. */
+export type ReportKind = 'ab' | 'ramp' | 'context' | 'arrival' | 'smoke';
+
+export interface TargetSummary {
+  label: string;
+  url: string;
+  dialect: string;
+  model: string;
+  kind: string;
+  serverMetrics: string | null;
+  notes: string[];
+}
+
+export interface Threshold {
+  metric: string;
+  expression: string;
+  ok: boolean;
+}
+
+export interface Report {
+  scenario: string;
+  kind: ReportKind;
+  runId: string;
+  generatedAt: string;
+  transport: 'http' | 'sse';
+  /** Figures this run could not measure, with the reason, e.g. TTFT with the http transport. */
+  notMeasured: string[];
+  settings: Record<string, string | number | boolean | null>;
+  targets: TargetSummary[];
+  runs: RunFigures[];
+  comparisons: Comparison[];
+  knee: Knee | null;
+  fallBehind: FallBehind | null;
+  errorsByClass: Partial<Record<ErrorClass, number>>;
+  thresholds: Threshold[];
+  warnings: string[];
+  testRunDurationMs: number | null;
+}
+
+export interface SetupDataLike {
+  runId?: string;
+  targets?: Array<{ label: string; url: string; dialect: string; model: string; kind: string; metrics: string | null; notes: string[] }>;
+  warnings?: string[];
+}
+
+export interface SummaryDataLike {
+  metrics: SummaryMetrics;
+  setup_data?: SetupDataLike | null;
+  state?: { testRunDurationMs?: number };
+}
+
+export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date): Report {
+  const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;
+  const runs = plan.runs.map((r) => runFigures(data.metrics, plan, r));
+  const comparisons: Comparison[] = [];
+  if (kind === 'ab' && cfg.targets.length === 2) {
+    const [a, b] = cfg.targets.map((t) => t.label);
+    for (const cell of plan.cells) {
+      const ra = runs.find((r) => r.cellId === cell.id && r.target === a);
+      const rb = runs.find((r) => r.cellId === cell.id && r.target === b);
+      if (ra && rb) comparisons.push(compare(ra, rb, `at ${where(cell.isl, cell.osl, cell.load)}`));
+    }
+  }
+  const errorsByClass: Partial<Record<ErrorClass, number>> = {};
+  for (const cls of ERROR_CLASSES) {
+    const n = data.metrics[`${METRICS.errors.name}{error_class:${cls}}`]?.values.count ?? 0;
+    if (n > 0) errorsByClass[cls] = n;
+  }
+  const notMeasured: string[] = [];
+  if (cfg.transport === 'http') {
+    notMeasured.push('TTFT, ITL and TPOT: the http transport receives each reply whole (TRANSPORT=sse measures them)');
+  }
+  if (plan.requests !== null) notMeasured.push('throughput intervals: REQUESTS mode has no time slices (use DURATION)');
+  if (setup === null) notMeasured.push('everything: setup did not complete (see the message above)');
+  return {
+    scenario: cfg.scenario,
+    kind,
+    runId: setup?.runId ?? cfg.runId,
+    generatedAt: now.toISOString(),
+    transport: cfg.transport,
+    notMeasured,
+    settings: settings(cfg, plan),
+    targets: cfg.targets.map((t) => {
+      const info = setup?.targets?.find((x) => x.label === t.label);
+      return {
+        label: t.label,
+        url: t.url,
+        dialect: info?.dialect ?? t.dialect,
+        model: info?.model ?? t.model,
+        kind: info?.kind ?? 'unknown',
+        serverMetrics: info?.metrics ?? null,
+        notes: info?.notes ?? [],
+      };
+    }),
+    runs,
+    comparisons,
+    knee: kind === 'ramp' ? findKnee(runs) : null,
+    fallBehind: kind === 'arrival' ? findFallBehind(runs) : null,
+    errorsByClass,
+    thresholds: thresholds(data.metrics),
+    warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`))],
+    testRunDurationMs: data.state?.testRunDurationMs ?? null,
+  };
+}
+
+export function where(isl: number, osl: number, load: RunFigures['load']): string {
+  return `ISL ${isl}, OSL ${osl}, ${load.kind === 'vus' ? `c=${load.vus}` : `${load.rate} req/s`}`;
+}
+
+function settings(cfg: BenchConfig, plan: Plan): Report['settings'] {
+  return {
+    ISL: cfg.isl.join(','),
+    OSL: cfg.osl.join(','),
+    CONCURRENCY: cfg.concurrency.join(','),
+    RATE: cfg.scenario === 'arrival-rate' ? cfg.rates.join(',') : null,
+    DURATION_s: plan.requests === null ? cfg.durationMs / 1000 : null,
+    REQUESTS: plan.requests,
+    SLICES: cfg.slices,
+    TRANSPORT: cfg.transport,
+    STREAM: cfg.stream,
+    SEED: cfg.seed,
+    PROMPT_POOL: cfg.promptPool,
+    SHARED_PREFIX: cfg.sharedPrefix,
+    ISL_SPREAD: cfg.islSpread,
+    TEMPERATURE: cfg.temperature,
+    IGNORE_EOS: cfg.ignoreEos,
+    REQUEST_TIMEOUT_s: cfg.requestTimeoutMs / 1000,
+  };
+}
+
+/** The real thresholds (SLOs): sub-metric declarations are left out. */
+function thresholds(m: SummaryMetrics): Threshold[] {
+  const out: Threshold[] = [];
+  for (const [name, metric] of Object.entries(m)) {
+    if (name.includes('{') || !metric.thresholds) continue;
+    for (const [expression, t] of Object.entries(metric.thresholds)) out.push({ metric: name, expression, ok: t.ok });
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+// The compact stdout summary: one line per cell and variant, then the conclusions.
+import { display } from './analysis';
+import { NOT_MEASURED, fmt, fmtCi, fmtMs, loadLabel, table } from './format';
+import type { Report } from './report';
+
+export function renderText(r: Report, files: string[]): string {
+  const out: string[] = [];
+  out.push(`k6-llm-bench · ${r.scenario} · run ${r.runId} · transport ${r.transport}`);
+  for (const t of r.targets) {
+    out.push(`  ${t.label}: ${t.kind} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`);
+  }
+  for (const n of r.notMeasured) out.push(`  ${NOT_MEASURED}: ${n}`);
+  out.push('');
+  const sse = r.transport === 'sse';
+  const head = ['cell', 'variant', 'reqs', 'fail', 'out tok/s [95% CI]', 'req/s', 'e2e p50', 'e2e p99'];
+  if (sse) head.push('TTFT p50', 'TTFT p99', 'ITL p50', 'TPOT p50');
+  head.push('accept len');
+  const rows = r.runs.map((x) => {
+    const row = [
+      `${x.isl}/${x.osl} ${loadLabel(x.load)}`,
+      x.target,
+      String(x.requests.total),
+      String(x.requests.failed),
+      x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,
+      fmt(x.requestRate, 2),
+      fmtMs(x.e2e?.p50),
+      fmtMs(x.e2e?.p99),
+    ];
+    if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtMs(x.itl?.p50), fmtMs(x.tpot?.p50));
+    row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)}${x.acceptance.source === 'server-metrics' ? '*' : ''}` : '–');
+    return row;
+  });
+  out.push(table(head, rows));
+  if (r.runs.some((x) => x.acceptance?.source === 'server-metrics')) out.push('  * acceptance length from the server\'s /metrics counters over the steady window');
+  if (r.comparisons.length > 0) {
+    out.push('', `${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)} (output throughput, 95% bootstrap interval):`);
+    for (const c of r.comparisons) out.push(`  ${c.verdict}`);
+  }
+  if (r.knee) out.push('', `Concurrency: ${r.knee.text}`);
+  if (r.fallBehind) out.push('', `Arrival rate: ${r.fallBehind.text}`);
+  const errs = Object.entries(r.errorsByClass);
+  if (errs.length > 0) out.push('', `Errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')} (details in the log lines above)`);
+  if (r.thresholds.length > 0) {
+    out.push('', 'SLOs:');
+    for (const t of r.thresholds) out.push(`  ${t.ok ? '✓' : '✗'} ${t.metric} ${t.expression}`);
+  }
+  if (r.warnings.length > 0) {
+    out.push('', 'Warnings:');
+    for (const w of r.warnings) out.push(`  ! ${w}`);
+  }
+  if (files.length > 0) out.push('', `Reports: ${files.join(', ')}`);
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,105 @@
+// Server-side figures over a measurement window, from two scrapes of the server's /metrics: the
+// differences of histogram sums and counts give exact window means, and of the speculative
+// decoding counters the window's acceptance length (not the server's lifetime average).
+import { parsePromText, total, type PromSample } from './promtext';
+
+export type Flavor = 'vllm' | 'sglang';
+
+interface Names {
+  ttft: string;
+  itl: string[];
+  e2e: string;
+  queue: string | null;
+  generationTokens: string;
+  specDrafts: string | null;
+  specAccepted: string | null;
+}
+
+// vLLM renamed time_per_output_token_seconds to inter_token_latency_seconds; accept either.
+const NAMES: Record<Flavor, Names> = {
+  vllm: {
+    ttft: 'vllm:time_to_first_token_seconds',
+    itl: ['vllm:inter_token_latency_seconds', 'vllm:time_per_output_token_seconds'],
+    e2e: 'vllm:e2e_request_latency_seconds',
+    queue: 'vllm:request_queue_time_seconds',
+    generationTokens: 'vllm:generation_tokens_total',
+    specDrafts: 'vllm:spec_decode_num_drafts_total',
+    specAccepted: 'vllm:spec_decode_num_accepted_tokens_total',
+  },
+  sglang: {
+    ttft: 'sglang:time_to_first_token_seconds',
+    itl: ['sglang:inter_token_latency_seconds', 'sglang:time_per_output_token_seconds'],
+    e2e: 'sglang:e2e_request_latency_seconds',
+    queue: 'sglang:queue_time_seconds',
+    generationTokens: 'sglang:generation_tokens_total',
+    specDrafts: null,
+    specAccepted: null,
+  },
+};
+
+/** Which server wrote a /metrics page, from its metric prefixes. */
+export function detectFlavor(text: string): Flavor | null {
+  if (text.includes('vllm:')) return 'vllm';
+  if (text.includes('sglang:')) return 'sglang';
+  return null;
+}
+
+export interface Snapshot {
+  flavor: Flavor;
+  samples: PromSample[];
+  /** Client clock when scraped. */
+  atMs: number;
+}
+
+export function snapshot(flavor: Flavor, text: string, atMs: number): Snapshot {
+  return { flavor, samples: parsePromText(text), atMs };
+}
+
+export interface WindowFigures {
+  ttftMeanMs: number | null;
+  itlMeanMs: number | null;
+  e2eMeanMs: number | null;
+  queueMeanMs: number | null;
+  acceptanceLength: number | null;
+  outputTokensPerSecond: number | null;
+}
+
+function delta(a: Snapshot, b: Snapshot, name: string): number | null {
+  const x = total(a.samples, name);
+  const y = total(b.samples, name);
+  return x === null || y === null ? null : y - x;
+}
+
+/** Mean of a histogram over the window: Δsum / Δcount, in ms; null without observations. */
+function histMeanMs(a: Snapshot, b: Snapshot, base: string): number | null {
+  const dSum = delta(a, b, `${base}_sum`);
+  const dCount = delta(a, b, `${base}_count`);
+  if (dSum === null || dCount === null || dCount <= 0) return null;
+  return (dSum / dCount) * 1000;
+}
+
+export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
+  const n = NAMES[a.flavor];
+  let itl: number | null = null;
+  for (const name of n.itl) {
+    itl = histMeanMs(a, b, name);
+    if (itl !== null) break;
+  }
+  let acceptanceLength: number | null = null;
+  if (n.specDrafts && n.specAccepted) {
+    const drafts = delta(a, b, n.specDrafts);
+    const accepted = delta(a, b, n.specAccepted);
+    // Each draft round commits the accepted tokens plus one bonus token from the verify pass.
+    if (drafts !== null && accepted !== null && drafts > 0) acceptanceLength = 1 + accepted / drafts;
+  }
+  const tokens = delta(a, b, n.generationTokens);
+  const seconds = (b.atMs - a.atMs) / 1000;
+  return {
+    ttftMeanMs: histMeanMs(a, b, n.ttft),
+    itlMeanMs: itl,
+    e2eMeanMs: histMeanMs(a, b, n.e2e),
+    queueMeanMs: n.queue ? histMeanMs(a, b, n.queue) : null,
+    acceptanceLength,
+    outputTokensPerSecond: tokens !== null && seconds > 0 ? tokens / seconds : null,
+  };
+}
