@@ -12,6 +12,8 @@ export interface ChunkUpdate {
   textSoFar?: string;
   /** The chunk carries generated content (text or tokens). */
   carriesToken: boolean;
+  /** The chunk cannot hold generated content (an OpenAI usage-only chunk with no choices). */
+  noContent?: boolean;
   /** Cumulative completion tokens as reported by the server at this chunk. */
   completionTokens?: number;
   promptTokens?: number;
@@ -97,7 +99,9 @@ export class Accumulator implements StreamReader {
     if (u.abortMessage !== undefined) this.abortMessage = u.abortMessage;
     if (u.specVerifySteps !== undefined) this.verify = u.specVerifySteps;
     if (u.acceptanceLength !== undefined) this.accept = u.acceptanceLength;
-    const carries = u.carriesToken || (tokens !== null && tokens > 0);
+    // A token count that rises without visible text still means tokens arrived (a token that
+    // decodes to nothing yet), except in a chunk that cannot hold content at all.
+    const carries = u.carriesToken || (!u.noContent && tokens !== null && tokens > 0);
     if (carries) this.tokenEvents++;
     return { carriesToken: carries, tokens: carries ? tokens : null, done: false };
   }

@@ -85,6 +85,7 @@ export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => st
     const u: ChunkUpdate = { carriesToken: false };
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const choice = obj(choices[0]);
+    if (!choice) u.noContent = true;
     if (choice) {
       const text = choiceText(choice);
       if (text !== '') {

@@ -1,0 +1,47 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parsePromText, total } from '../../../lib/server-metrics/promtext';
+import { detectFlavor, snapshot, windowFigures } from '../../../lib/server-metrics/window';
+
+const page = (ttftSum: number, ttftCount: number, drafts: number, accepted: number, gen: number) => `# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.
+# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1",model_name="Qwen/Qwen3-32B"} 3.0
+vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="Qwen/Qwen3-32B"} ${ttftCount}
+vllm:time_to_first_token_seconds_sum{engine="0",model_name="Qwen/Qwen3-32B"} ${ttftSum}
+vllm:time_to_first_token_seconds_count{engine="0",model_name="Qwen/Qwen3-32B"} ${ttftCount}
+vllm:spec_decode_num_drafts_total{engine="0",model_name="Qwen/Qwen3-32B"} ${drafts}
+vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="Qwen/Qwen3-32B"} ${accepted}
+vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="Qwen/Qwen3-32B",position="0"} 7
+vllm:generation_tokens_total{engine="0",model_name="Qwen/Qwen3-32B"} ${gen}
+`;
+
+test('parses labels with escapes, +Inf, exponents', () => {
+  const s = parsePromText('a{x="1",y="q\\"uote"} 2.5e+03\nb 4 1700000000\n# c 1\nd{le="+Inf"} +Inf\n');
+  assert.deepEqual(s[0], { name: 'a', labels: { x: '1', y: 'q"uote' }, value: 2500 });
+  assert.equal(s[1].value, 4);
+  assert.equal(s[2].value, Infinity);
+  assert.equal(total(s, 'zzz'), null);
+});
+
+test('window figures come from differences, not lifetime values', () => {
+  // Lifetime: 1000 drafts with 1000 accepted (AL 2). In the window: 100 drafts, 500 accepted (AL 6).
+  const a = snapshot('vllm', page(50, 100, 1000, 1000, 10_000), 0);
+  const b = snapshot('vllm', page(56, 120, 1100, 1500, 13_000), 10_000);
+  const f = windowFigures(a, b);
+  assert.equal(f.acceptanceLength, 6);
+  assert.ok(Math.abs((f.ttftMeanMs ?? 0) - 300) < 1e-9, `ttft ${f.ttftMeanMs}`);
+  assert.equal(f.outputTokensPerSecond, 300);
+  assert.equal(f.itlMeanMs, null, 'absent histograms are null, not 0');
+});
+
+test('no observations in the window: means are null', () => {
+  const a = snapshot('vllm', page(50, 100, 1000, 1000, 10_000), 0);
+  assert.equal(windowFigures(a, a).ttftMeanMs, null);
+  assert.equal(windowFigures(a, a).acceptanceLength, null);
+});
+
+test('flavor detection', () => {
+  assert.equal(detectFlavor(page(1, 1, 1, 1, 1)), 'vllm');
+  assert.equal(detectFlavor('sglang:num_running_reqs 0'), 'sglang');
+  assert.equal(detectFlavor('go_goroutines 3'), null);
+});
