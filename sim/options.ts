@@ -110,8 +110,11 @@ function defaults(): SimOptions {
   return o as unknown as SimOptions;
 }
 
+/** What startSim() accepts: any subset of the options, and any subset of the faults. */
+export type SimOptionsInput = Partial<Omit<SimOptions, 'faults'>> & { faults?: Partial<Faults> };
+
 /** Validates a partial object (startSim). Unknown keys and bad values throw OptionError. */
-export function resolveOptions(partial: Partial<SimOptions> & { faults?: Partial<Faults> } = {}): SimOptions {
+export function resolveOptions(partial: SimOptionsInput = {}): SimOptions {
   const out = defaults();
   const target = out as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(partial)) {

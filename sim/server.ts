@@ -11,7 +11,7 @@ import { Engine } from './engine/scheduler';
 import type { Faults } from './faults';
 import { Recorder } from './ground-truth';
 import { Metrics } from './metrics';
-import { type SimOptions, applyFaults, resolveOptions } from './options';
+import { type SimOptions, type SimOptionsInput, applyFaults, resolveOptions } from './options';
 import { Tokenizer } from './tokenizer';
 
 /** In-process access to the ground truth (the same data as the /sim/ routes). */
@@ -48,7 +48,7 @@ function authorized(path: string, header: string | undefined, o: SimOptions): bo
   return !guarded || header === `Bearer ${o.apiKey}`;
 }
 
-export async function startSim(partial: Partial<SimOptions> = {}): Promise<SimHandle> {
+export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle> {
   const o = resolveOptions(partial);
   const tokenizer = new Tokenizer(o.vocabSize);
   const engine = new Engine(o, tokenizer);

@@ -240,6 +240,9 @@ export class Session implements SessionState {
 
   private flush(first: boolean): void {
     const sse = this.sse as SseWriter;
+    // The reset comes with the event after the k-th token, so the first k tokens have had a step's
+    // time to reach the client (a reset discards whatever the client has not read yet).
+    if (this.plan.mid === 'abort' && this.sentTokens >= this.ctx.o.faults.faultAfterTokens) return this.abortNow(sse);
     const d = this.pending;
     this.pending = { ids: [], reasoning: '', content: '' };
     this.pendingSteps = 0;
@@ -266,18 +269,21 @@ export class Session implements SessionState {
       this.malformedSent = true;
       return;
     }
+    if (mid !== 'stream_error') return;
     if (this.seq) this.ctx.engine.cancel(this.seq);
     this.record.finishMs = nowMs();
-    if (mid === 'abort') {
-      this.record.finishReason = 'abort';
-      this.record.errorClass = 'fault_abort';
-      sse.reset();
-    } else {
-      this.record.finishReason = 'error';
-      this.record.errorClass = 'fault_stream_error';
-      sse.data(this.fmt.streamError('Simulated engine error during generation.', 500));
-      sse.end();
-    }
+    this.record.finishReason = 'error';
+    this.record.errorClass = 'fault_stream_error';
+    sse.data(this.fmt.streamError('Simulated engine error during generation.', 500));
+    sse.end();
+  }
+
+  private abortNow(sse: SseWriter): void {
+    if (this.seq) this.ctx.engine.cancel(this.seq);
+    this.record.finishMs = nowMs();
+    this.record.finishReason = 'abort';
+    this.record.errorClass = 'fault_abort';
+    sse.reset();
   }
 
   private complete(t: number): void {

@@ -21,7 +21,11 @@ export class PreciseTimer {
     this.cancel();
     this.target = at;
     this.fn = fn;
-    this.arm();
+    // Never call back synchronously: the caller may be in the middle of a request handler.
+    this.immediate = setImmediate(() => {
+      this.immediate = null;
+      this.arm();
+    });
   }
 
   get pending(): boolean {

@@ -1,12 +1,12 @@
 // Test client for the simulator: plain node:http so every SSE chunk gets its own arrival time.
 import http from 'node:http';
 import { after } from 'node:test';
-import { startSim, type SimHandle, type SimOptions } from '../../sim/index';
+import { startSim, type SimHandle, type SimOptionsInput } from '../../sim/index';
 
 export const nowMs = (): number => performance.timeOrigin + performance.now();
 
 /** Starts a sim for the current test file and stops it when the file is done. */
-export async function sim(opts: Partial<SimOptions> = {}): Promise<SimHandle> {
+export async function sim(opts: SimOptionsInput = {}): Promise<SimHandle> {
   const h = await startSim({ timeScale: 20, ...opts });
   after(() => h.stop());
   return h;
