@@ -1,0 +1,149 @@
+// The main command (`npm start`): build the bundles, start two simulated servers (SGLang with a
+// DFlash profile, vLLM with an MTP profile) on free loopback ports, run the A/B scenario on them
+// with a small matrix, and stop the servers whatever happens.
+//
+//   npm start                               dflash-vs-mtp on the simulators (~2 minutes)
+//   npm start -- --scenario smoke           another scenario on one simulator
+//   npm start -- --no-sim                   use DFLASH_URL / MTP_URL / TARGET_URL from the environment
+//   npm start -- --prometheus               stream to Prometheus (k6 -o experimental-prometheus-rw)
+//   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSim, type SimHandle } from '../sim/index';
+import { findK6, INSTALL_K6 } from './k6-binary';
+
+const ROOT = join(__dirname, '..');
+
+/** The small matrix the simulators answer in about two minutes; any variable set by the user wins. */
+export const SIM_DEFAULTS: Record<string, string> = {
+  ISL: '512',
+  OSL: '128',
+  CONCURRENCY: '1,8',
+  DURATION: '15s',
+  REQUEST_TIMEOUT: '10s',
+  SLICES: '5',
+  PREFLIGHT_TIMEOUT: '5s',
+};
+
+export interface StartArgs {
+  scenario: string;
+  sim: boolean;
+  prometheus: boolean;
+  k6Args: string[];
+}
+
+export function parseStartArgs(argv: string[], scenarios: string[]): StartArgs {
+  const out: StartArgs = { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, k6Args: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      out.k6Args = argv.slice(i + 1);
+      break;
+    }
+    if (a === '--no-sim') out.sim = false;
+    else if (a === '--prometheus') out.prometheus = true;
+    else if (a === '--scenario' || a.startsWith('--scenario=')) {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (!v || !scenarios.includes(v)) throw new Error(`--scenario ${v ?? ''}: expected one of ${scenarios.join(', ')}`);
+      out.scenario = v;
+    } else if (a === '--help' || a === '-h') throw new Error('help');
+    else throw new Error(`unknown option ${a}: expected --scenario NAME, --no-sim, --prometheus, or -- followed by k6 arguments`);
+  }
+  return out;
+}
+
+function scenarioNames(): string[] {
+  return readdirSync(join(ROOT, 'scenarios'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.slice(0, -3));
+}
+
+async function main(): Promise<number> {
+  let args: StartArgs;
+  try {
+    args = parseStartArgs(process.argv.slice(2), scenarioNames());
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (msg !== 'help') console.error(`npm start: ${msg}`);
+    console.error('usage: npm start -- [--scenario NAME] [--no-sim] [--prometheus] [-- k6 args]');
+    return msg === 'help' ? 0 : 2;
+  }
+  const k6 = findK6();
+  if (!k6) {
+    console.error(INSTALL_K6);
+    return 1;
+  }
+  console.log(`k6: ${k6} (${spawnSync(k6, ['version'], { encoding: 'utf8' }).stdout.trim().split('\n')[0]})`);
+
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'webpack', 'bin', 'webpack.js'), '--config', join(ROOT, 'webpack.config.js')], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) {
+    console.error('npm start: the build failed (see above).');
+    return 1;
+  }
+
+  const sims: SimHandle[] = [];
+  const stopSims = async () => {
+    await Promise.all(sims.splice(0).map((s) => s.stop().catch(() => undefined)));
+  };
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (args.sim) {
+    if (args.scenario === 'dflash-vs-mtp') {
+      const dflash = await startSim({ dialect: 'sglang', spec: 'dflash', port: 0 });
+      sims.push(dflash);
+      const mtp = await startSim({ dialect: 'vllm', spec: 'mtp', port: 0 });
+      sims.push(mtp);
+      env.DFLASH_URL = dflash.url;
+      env.MTP_URL = mtp.url;
+      console.log(`simulators: DFlash (SGLang dialect) at ${dflash.url}, MTP (vLLM dialect) at ${mtp.url}`);
+    } else {
+      const sim = await startSim({ dialect: 'sglang', spec: 'dflash', port: 0 });
+      sims.push(sim);
+      env.TARGET_URL = sim.url;
+      console.log(`simulator: SGLang dialect, DFlash profile, at ${sim.url}`);
+    }
+    for (const [k, v] of Object.entries(SIM_DEFAULTS)) if (!env[k]) env[k] = v;
+  }
+  env.RESULTS_DIR = env.RESULTS_DIR || 'results';
+  mkdirSync(join(ROOT, env.RESULTS_DIR), { recursive: true });
+  const k6Args = ['run'];
+  if (args.prometheus) {
+    k6Args.push('-o', 'experimental-prometheus-rw');
+    env.K6_PROMETHEUS_RW_TREND_STATS = env.K6_PROMETHEUS_RW_TREND_STATS || 'p(50),p(90),p(99),avg,max,count';
+    console.log(`streaming to ${env.K6_PROMETHEUS_RW_SERVER_URL || 'http://localhost:9090/api/v1/write'} (K6_PROMETHEUS_RW_SERVER_URL)`);
+  }
+  k6Args.push(...args.k6Args, join('dist', `${args.scenario}.js`));
+  if (!existsSync(join(ROOT, 'dist', `${args.scenario}.js`))) {
+    await stopSims();
+    console.error(`npm start: dist/${args.scenario}.js was not built.`);
+    return 1;
+  }
+
+  const child = spawn(k6, k6Args, { cwd: ROOT, env, stdio: 'inherit' });
+  // Ctrl-C reaches k6 through the terminal's process group; k6 stops gracefully and still writes
+  // its summary. We only make sure the simulators outlive it and then go.
+  const onSignal = () => undefined;
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  const code = await new Promise<number>((resolve) => {
+    child.on('error', (e) => {
+      console.error(`npm start: could not run ${k6}: ${e.message}`);
+      resolve(1);
+    });
+    child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 + 2 : 1)));
+  });
+  await stopSims();
+  if (code === 99) console.error('k6 exited 99: an SLO threshold was crossed (see SLOs above).');
+  else if (code !== 0) console.error(`k6 exited ${code}.`);
+  return code;
+}
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(`npm start: ${(e as Error).stack ?? e}`);
+      process.exit(1);
+    },
+  );
+}
