@@ -1,0 +1,101 @@
+// Benchmark of the simulator itself: how many concurrent streams it sustains and how precisely it
+// keeps event times. The simulator runs in this process (so its CPU time can be read); the client
+// runs in a child process. Prints figures; asserts nothing.
+//   npx tsx bench/sim-throughput.ts [levels=500,1000,2000,4000] [seconds=20] [maxTokens=64]
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { stats } from '../sim/ground-truth';
+import { startSim } from '../sim/index';
+import type { ClientJob, StreamResult } from './sim-client';
+
+const levels = (process.argv[2] ?? '500,1000,2000,4000').split(',').map(Number);
+const seconds = Number(process.argv[3] ?? 20);
+const maxTokens = Number(process.argv[4] ?? 64);
+const promptTokens = 16;
+const nowMs = (): number => performance.timeOrigin + performance.now();
+const f = (v: number | null, d = 2): string => (v === null ? '-' : v.toFixed(d));
+
+interface ClientReply {
+  type: 'started' | 'done';
+  results?: StreamResult[];
+  failures?: number;
+}
+
+async function level(concurrency: number): Promise<void> {
+  const sim = await startSim({
+    dialect: 'vllm',
+    timeScale: 1,
+    maxRunning: concurrency,
+    maxBatchedTokens: Math.max(8192, concurrency * 2),
+    kvCapacity: Math.max(400_000, concurrency * (promptTokens + maxTokens) * 2),
+    prefixCaching: false,
+  });
+  const job: ClientJob = { url: sim.url, concurrency, maxTokens, promptTokens, durationMs: seconds * 1000 };
+  const client = fork(fileURLToPath(new URL('./sim-client.ts', import.meta.url)), [JSON.stringify(job)], { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
+  const started = nowMs();
+  // Measure after the ramp (every stream admitted and past its first generation) until the deadline.
+  const rampMs = Math.min(seconds * 1000 * 0.4, 5000);
+  let cpu0 = process.cpuUsage();
+  let winFrom = 0;
+  const rampTimer = setTimeout(() => {
+    cpu0 = process.cpuUsage();
+    winFrom = nowMs();
+  }, rampMs);
+  let cpu: NodeJS.CpuUsage = { user: 0, system: 0 };
+  let winTo = 0;
+  const endTimer = setTimeout(() => {
+    cpu = process.cpuUsage(cpu0);
+    winTo = nowMs();
+  }, seconds * 1000);
+  const reply = await new Promise<ClientReply>((resolve) => client.on('message', (m: ClientReply) => m.type === 'done' && resolve(m)));
+  clearTimeout(rampTimer);
+  clearTimeout(endTimer);
+  if (!winTo) winTo = started + seconds * 1000;
+  const gt = sim.groundTruth();
+  const sum = gt.summary(winFrom, winTo);
+  const byId = new Map(gt.requests.map((r) => [r.id, r]));
+  const vsScheduled: number[] = [];
+  const vsRecorded: number[] = [];
+  const writeLate: number[] = [];
+  let unmatched = 0;
+  for (const r of reply.results ?? []) {
+    const rec = byId.get(r.id);
+    if (!rec || rec.events.length !== r.times.length) {
+      unmatched++;
+      continue;
+    }
+    r.times.forEach((t, i) => {
+      const e = rec.events[i];
+      if (!e || e.timeMs < winFrom || e.timeMs >= winTo) return;
+      vsScheduled.push(t - e.scheduledMs);
+      vsRecorded.push(t - e.timeMs);
+      writeLate.push(e.timeMs - e.scheduledMs);
+    });
+  }
+  const batches = gt.steps.filter((s) => s.actualMs >= winFrom && s.actualMs < winTo).map((s) => s.batch);
+  const meanBatch = batches.reduce((a, b) => a + b, 0) / Math.max(1, batches.length);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  const a = stats(vsScheduled);
+  const b = stats(vsRecorded);
+  const w = stats(writeLate);
+  const l = sum.stepLatenessMs;
+  console.log(
+    [
+      `streams ${concurrency}: mean running batch ${meanBatch.toFixed(0)}, ${sum.steps} steps in ${((winTo - winFrom) / 1000).toFixed(1)} s window, ${(reply.results ?? []).length} streams done, ${reply.failures ?? 0} failed, ${unmatched} unmatched`,
+      `  output tokens/s (ground truth): ${sum.outputTokensPerSec.toFixed(0)}`,
+      `  client arrival - scheduled step end (ms): p50 ${f(a.p50)} p99 ${f(a.p99)}   [n=${a.count}]`,
+      `  client arrival - recorded write time (ms): p50 ${f(b.p50)} p99 ${f(b.p99)}`,
+      `  sim write time - scheduled step end (ms):  p50 ${f(w.p50)} p99 ${f(w.p99)}`,
+      `  sim step lateness, timer fire - scheduled (ms): p50 ${f(l.p50)} p99 ${f(l.p99)}`,
+      `  sim CPU: ${f(cpuMs, 0)} ms over the window = ${f(sum.outputTokens ? (cpuMs / sum.outputTokens) * 1000 : null, 1)} ms per 1k tokens (${f((cpuMs / (winTo - winFrom)) * 100, 0)}% of a core)`,
+    ].join('\n'),
+  );
+  await sim.stop();
+}
+
+async function main(): Promise<void> {
+  console.log(`sim throughput benchmark: vLLM dialect, time-scale 1, prompt ${promptTokens} tokens, ${maxTokens} output tokens per stream, ${seconds} s per level`);
+  for (const n of levels) await level(n);
+}
+
+void main();
