@@ -1,9 +1,8 @@
-// One target, open model: requests arrive at RATE per second whether or not earlier ones are
-// done (constant-arrival-rate). Finds the rate where the server falls behind: dropped
-// iterations, completions below the offered rate, queueing.
+// Scenario arrival-rate: see SCENARIOS['arrival-rate'] in lib/scenarios.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
+import { SCENARIOS } from '../lib/scenarios';
 
-const b = defineBenchmark({ name: 'arrival-rate', report: 'arrival', load: 'rate' });
+const b = defineBenchmark(SCENARIOS['arrival-rate']);
 
 export const options = b.options;
 export const setup = b.setup;

@@ -1,17 +1,8 @@
-// One target, stepped concurrency levels (constant-vus per level, one after another): where does
-// throughput stop growing while latency climbs — the knee?
-import { ConfigError } from '../lib/config/parse';
+// Scenario concurrency-ramp: see SCENARIOS['concurrency-ramp'] in lib/scenarios.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
+import { SCENARIOS } from '../lib/scenarios';
 
-const b = defineBenchmark({
-  name: 'concurrency-ramp',
-  report: 'ramp',
-  load: 'vus',
-  defaults: { CONCURRENCY: '1,2,4,8,16,32,64' },
-  validate(cfg) {
-    if (cfg.concurrency.length < 2) throw new ConfigError('CONCURRENCY needs at least two levels for a ramp, e.g. CONCURRENCY=1,4,16,64.');
-  },
-});
+const b = defineBenchmark(SCENARIOS['concurrency-ramp']);
 
 export const options = b.options;
 export const setup = b.setup;

@@ -1,19 +1,8 @@
-// One target, the ISL × OSL grid at a fixed concurrency: how latency and throughput move with
-// context and output length.
-import { ConfigError } from '../lib/config/parse';
+// Scenario context-matrix: see SCENARIOS['context-matrix'] in lib/scenarios.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
+import { SCENARIOS } from '../lib/scenarios';
 
-const b = defineBenchmark({
-  name: 'context-matrix',
-  report: 'context',
-  load: 'vus',
-  defaults: { ISL: '128,1024,4096', OSL: '128,512', CONCURRENCY: '4' },
-  validate(cfg) {
-    if (cfg.concurrency.length !== 1) {
-      throw new ConfigError(`CONCURRENCY=${cfg.concurrency.join(',')}: context-matrix runs at one concurrency; give one value (use dflash-vs-mtp or concurrency-ramp for several).`);
-    }
-  },
-});
+const b = defineBenchmark(SCENARIOS['context-matrix']);
 
 export const options = b.options;
 export const setup = b.setup;

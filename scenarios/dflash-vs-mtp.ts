@@ -1,9 +1,8 @@
-// A/B: two deployments (DFLASH_URL, MTP_URL) on the same seeded workload over the matrix
-// ISL × OSL × CONCURRENCY, runs alternating between them cell by cell. The summary gives each
-// cell's speedup with a 95% bootstrap interval and a plain verdict.
+// Scenario dflash-vs-mtp: see SCENARIOS['dflash-vs-mtp'] in lib/scenarios.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
+import { SCENARIOS } from '../lib/scenarios';
 
-const b = defineBenchmark({ name: 'dflash-vs-mtp', report: 'ab', load: 'vus' });
+const b = defineBenchmark(SCENARIOS['dflash-vs-mtp']);
 
 export const options = b.options;
 export const setup = b.setup;

@@ -1,13 +1,8 @@
-// Preflight only, in about 30 seconds: can this server be benchmarked? Checks reachability,
-// dialect, model, a one-token generation under PREFLIGHT_TIMEOUT, warm-up, then a few requests.
+// Scenario smoke: see SCENARIOS['smoke'] in lib/scenarios.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
+import { SCENARIOS } from '../lib/scenarios';
 
-const b = defineBenchmark({
-  name: 'smoke',
-  report: 'smoke',
-  load: 'vus',
-  defaults: { ISL: '128', OSL: '16', CONCURRENCY: '1', REQUESTS: '3', DURATION: '20s', WARMUP_REQUESTS: '1' },
-});
+const b = defineBenchmark(SCENARIOS['smoke']);
 
 export const options = b.options;
 export const setup = b.setup;

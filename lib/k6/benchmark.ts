@@ -6,13 +6,14 @@ import http from 'k6/http';
 import { sleep } from 'k6';
 import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../config/load';
 import { ConfigError } from '../config/parse';
+import type { ScenarioSpec } from '../scenarios';
 import { requestSamples, type SloLimits, type Window } from '../metrics/samples';
 import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
 import { k6Options, probesEnabled } from '../plan/k6-options';
 import { renderHtml } from '../report/html';
 import { summaryJson } from '../report/json';
 import { renderMarkdown } from '../report/markdown';
-import { buildReport, type ReportKind, type SummaryDataLike } from '../report/report';
+import { buildReport, type SummaryDataLike } from '../report/report';
 import { renderText } from '../report/text';
 import { snapshot, windowFigures, type Snapshot } from '../server-metrics/window';
 import { steadyWindow, probeScenario } from '../plan/matrix';
@@ -22,17 +23,7 @@ import { createPromptPools, neededKinds } from './prompts';
 import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from './targets';
 import { loadSse, sendHttp, sendSse } from './transport';
 
-export interface BenchmarkSpec {
-  /** The scenario's name: its file name and the default run id prefix. */
-  name: string;
-  report: ReportKind;
-  /** Closed loop over CONCURRENCY (vus) or open loop over RATE. */
-  load: 'vus' | 'rate';
-  /** Defaults that differ from the shared ones for this scenario (variable → value). */
-  defaults?: Record<string, string>;
-  /** Extra checks of the configuration, throwing ConfigError. */
-  validate?: (cfg: BenchConfig) => void;
-}
+export type BenchmarkSpec = ScenarioSpec;
 
 function readEnv(spec: BenchmarkSpec): Env {
   let env: Env = { ...__ENV };

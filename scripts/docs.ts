@@ -1,0 +1,80 @@
+// Generates the README's reference tables (scenarios, variables, metrics) from the definitions
+// the code runs, between <!-- NAME:start --> and <!-- NAME:end --> markers.
+//   npx tsx scripts/docs.ts          rewrite README.md
+//   npx tsx scripts/docs.ts --check  exit 1 if README.md is out of date
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { VARIABLES } from '../lib/config/variables';
+import { METRICS, TAGS, promName, type MetricDef } from '../lib/metrics/catalog';
+import { SCENARIOS } from '../lib/scenarios';
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function scenariosTable(): string {
+  const rows = Object.values(SCENARIOS).map((s) => `| \`dist/${s.name}.js\` | ${cell(s.question)} |`);
+  return ['| bundle | answers |', '|---|---|', ...rows].join('\n');
+}
+
+export function variablesTable(): string {
+  const rows = VARIABLES.map((v) => {
+    const per = Object.values(SCENARIOS)
+      .filter((s) => s.defaults && v.name in s.defaults)
+      .map((s) => `${s.name}: \`${s.defaults?.[v.name]}\``);
+    const def = v.default === '' ? '(unset)' : `\`${v.default}\``;
+    const scope = v.scenarios ? v.scenarios.join(', ') : 'all';
+    return `| \`${v.name}\` | ${def}${per.length ? ` (${per.join('; ')})` : ''} | ${scope} | ${cell(v.help)} |`;
+  });
+  return ['| variable | default | scenarios | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+function series(d: MetricDef): string {
+  if (d.type === 'trend') return `\`${promName(d, 'p(99)')}\`, \`_p50\`, \`_avg\` …`;
+  return `\`${promName(d)}\``;
+}
+
+export function metricsTable(): string {
+  const rows = Object.values(METRICS).map((d: MetricDef) => {
+    const unit = d.type === 'trend' && d.time ? 'ms (seconds in Prometheus)' : d.unit;
+    return `| \`${d.name}\` | ${d.type} | ${unit} | ${series(d)} | ${cell(d.help)}${d.sseOnly ? ' **sse transport only.**' : ''} |`;
+  });
+  const tags = Object.entries(TAGS).map(([k, v]) => `| \`${k}\` | ${cell(v)} |`);
+  return [
+    '| metric | type | unit | Prometheus series | definition |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    '| tag | meaning |',
+    '|---|---|',
+    ...tags,
+  ].join('\n');
+}
+
+const SECTIONS: Record<string, () => string> = { scenarios: scenariosTable, variables: variablesTable, metrics: metricsTable };
+
+export function render(readme: string): string {
+  let out = readme;
+  for (const [name, make] of Object.entries(SECTIONS)) {
+    const start = `<!-- ${name}:start -->`;
+    const end = `<!-- ${name}:end -->`;
+    const i = out.indexOf(start);
+    const j = out.indexOf(end);
+    if (i === -1 || j === -1 || j < i) throw new Error(`README.md lacks the ${start} … ${end} markers`);
+    out = out.slice(0, i + start.length) + '\n' + make() + '\n' + out.slice(j);
+  }
+  return out;
+}
+
+if (require.main === module) {
+  const path = join(__dirname, '..', 'README.md');
+  const current = readFileSync(path, 'utf8');
+  const next = render(current);
+  if (process.argv.includes('--check')) {
+    if (next !== current) {
+      console.error('README.md tables are out of date: run `npm run docs`.');
+      process.exit(1);
+    }
+  } else if (next !== current) {
+    writeFileSync(path, next);
+    console.log('README.md tables updated.');
+  }
+}
