@@ -105,6 +105,8 @@ async function main(): Promise<number> {
     for (const [k, v] of Object.entries(SIM_DEFAULTS)) if (!env[k]) env[k] = v;
   }
   env.RESULTS_DIR = env.RESULTS_DIR || 'results';
+  // A benchmark run sends traffic only to its targets unless the user says otherwise.
+  env.K6_NO_USAGE_REPORT = env.K6_NO_USAGE_REPORT || 'true';
   mkdirSync(join(ROOT, env.RESULTS_DIR), { recursive: true });
   const k6Args = ['run'];
   if (args.prometheus) {

@@ -30,7 +30,7 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'MTP_API_KEY', default: '', help: 'API_KEY for the mtp deployment only (falls back to API_KEY).', scenarios: AB, secret: true },
   { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
   { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },
-  { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix uses the first value only if one is given).' },
+  { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix takes one value).' },
   { name: 'RATE', default: '1,2,4', help: 'Arrival rates in requests per second, comma-separated (open model).', scenarios: ['arrival-rate'] },
   { name: 'MAX_VUS', default: '256', help: 'Most VUs the arrival-rate scenario may use; when all are busy, iterations are dropped and counted.', scenarios: ['arrival-rate'] },
   { name: 'DURATION', default: '30s', help: 'Load time of each cell.' },

@@ -1,5 +1,5 @@
 // The one mechanism that turns a sequence of JSON chunks into a GenerationResult. Each dialect
-// supplies only `readChunk`, which says what a chunk of its shape contains.
+// supplies only a ChunkReader, which says what a chunk of its shape contains.
 import { classified, messageOf } from './errors';
 import { splitSseEvents } from './sse';
 import type { EventInfo, FinishReason, GenerationResult, StreamReader } from './types';
@@ -27,7 +27,13 @@ export interface ChunkUpdate {
   error?: string;
 }
 
-export type ChunkReader = (chunk: Record<string, unknown>) => ChunkUpdate;
+export interface ChunkReader {
+  read(chunk: Record<string, unknown>): ChunkUpdate;
+  /** A cheaper parse of a raw event, or undefined to parse it whole. */
+  fastParse?(data: string): Record<string, unknown> | undefined;
+  /** The whole text, when the reader kept it aside instead of passing it on chunk by chunk. */
+  text?(): string | undefined;
+}
 
 const MAX_SNIPPET = 120;
 
@@ -49,7 +55,7 @@ export class Accumulator implements StreamReader {
   private invalid: string | null = null;
 
   constructor(
-    private readonly readChunk: ChunkReader,
+    private readonly reader: ChunkReader,
     private readonly route: string,
     private readonly status = 200,
   ) {}
@@ -61,9 +67,9 @@ export class Accumulator implements StreamReader {
       this.done = true;
       return { carriesToken: false, tokens: null, done: true };
     }
-    let obj: unknown;
+    let obj: unknown = this.reader.fastParse?.(d);
     try {
-      obj = JSON.parse(d);
+      if (obj === undefined) obj = JSON.parse(d);
     } catch {
       if (this.invalid === null) this.invalid = `event ${this.events} is not JSON: ${snippet(d)}`;
       return { carriesToken: false, tokens: null, done: false };
@@ -81,7 +87,7 @@ export class Accumulator implements StreamReader {
       this.streamError = messageOf(obj) ?? snippet(JSON.stringify(obj.error));
       return { carriesToken: false, tokens: null, done: false };
     }
-    const u = this.readChunk(obj);
+    const u = this.reader.read(obj);
     if (u.error !== undefined) {
       this.streamError = u.error;
       return { carriesToken: false, tokens: null, done: false };
@@ -127,7 +133,7 @@ export class Accumulator implements StreamReader {
     const result: GenerationResult = {
       ok: false,
       status: this.status,
-      text: this.fullText !== null ? this.fullText + this.parts.join('') : this.parts.join(''),
+      text: this.reader.text?.() ?? (this.fullText !== null ? this.fullText + this.parts.join('') : this.parts.join('')),
       promptTokens: this.prompt,
       completionTokens: this.completion,
       cachedTokens: this.cached,

@@ -1,6 +1,6 @@
 // The OpenAI-compatible API served by vLLM and SGLang: /v1/completions and /v1/chat/completions.
 // Both share usage accounting; they differ in where the generated text sits in a choice.
-import { Accumulator, num, obj, type ChunkUpdate } from './accumulator';
+import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import { parseReply } from './reply';
@@ -80,8 +80,8 @@ function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect 
   };
 }
 
-export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => string) {
-  return (chunk: Record<string, unknown>): ChunkUpdate => {
+export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => string): ChunkReader {
+  const read = (chunk: Record<string, unknown>): ChunkUpdate => {
     const u: ChunkUpdate = { carriesToken: false };
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     const choice = obj(choices[0]);
@@ -103,6 +103,7 @@ export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => st
     }
     return u;
   };
+  return { read };
 }
 
 export const openaiDialect = (ctx: Omit<RequestContext, 'route'>) => makeDialect(completions, ctx);

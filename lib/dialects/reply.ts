@@ -6,14 +6,14 @@ import { looksLikeEventStream } from './sse';
 import type { GenerationResult } from './types';
 
 export function parseReply(
-  readChunk: ChunkReader,
+  reader: ChunkReader,
   ctx: RequestContext,
   status: number,
   body: string,
   contentType: string,
 ): GenerationResult {
   if (status < 200 || status >= 300) return failed(status, classifyStatus(status, body, ctx));
-  const acc = new Accumulator(readChunk, ctx.route, status);
+  const acc = new Accumulator(reader, ctx.route, status);
   if (looksLikeEventStream(body, contentType)) return acc.feedBody(body).finish();
   let parsed: unknown;
   try {

@@ -1,9 +1,253 @@
-// report.html: a self-contained page (inline CSS and SVG, no scripts or external files).
+// report.html: a self-contained page (inline CSS and SVG, no scripts, fonts or external files), so
+// it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
+// Every string that comes from the report goes through esc(); numbers go through the formatters.
+import { display } from './analysis';
+import { NOT_MEASURED, fmt, loadLabel } from './format';
+import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
-import { renderMarkdown } from './markdown';
+import { esc } from './svg/common';
+import { cellLabel, latencyFigures, speedupFigures, targetColors, throughputFigures, verdictClass, type Figure, type VerdictClass } from './svg/figures';
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const CSS = `
+:root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b}
+@media (prefers-color-scheme: dark){:root{--bg:#15181d;--fg:#e3e7ee;--muted:#9aa4b2;--line:#343a44;--card:#1d2128;--warn-bg:#33290f;--warn:#f0c060;--nm-bg:#17263b;--nm:#9cc3f5;--ok:#4cc36b;--bad:#ff7b6b}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:1240px;margin:0 auto;padding:24px 28px 48px}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 10px;padding-bottom:4px;border-bottom:1px solid var(--line)}
+.meta{color:var(--muted);margin:0 0 14px}.meta b{color:var(--fg);font-weight:600}
+code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums}
+th,td{padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;white-space:nowrap}
+td.n,th.n{text-align:right;white-space:nowrap}
+.runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.targets td:first-child{white-space:nowrap}.runs tr.cell-start td{border-top:2px solid var(--line)}
+.runs tr.dead td{color:var(--muted)}.runs td.fail{color:var(--bad);font-weight:600}
+.ci{display:block;font-size:11px;color:var(--muted)}
+.na{color:var(--muted)}
+.scroll{overflow-x:auto}
+.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
+.box{border-radius:6px;padding:10px 14px;margin:12px 0}
+.box h3{margin:0 0 4px;font-size:14px}.box ul{margin:0;padding-left:20px}
+.notmeasured{background:var(--nm-bg);color:var(--nm);border:1px solid currentColor}
+.warnings{background:var(--warn-bg);color:var(--warn);border:1px solid currentColor}
+.callout{background:var(--card);border-left:5px solid #C0392B;font-size:15px}
+.callout b{color:#C0392B}
+.verdicts{list-style:none;padding:0;margin:0}.verdicts li{padding:5px 0;border-bottom:1px solid var(--line)}
+.badge{display:inline-block;min-width:150px;text-align:center;border-radius:11px;padding:1px 10px;margin-right:10px;font-size:12px;font-weight:600;color:#fff;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+.badge.same{background:#7F7F7F}.badge.no-interval,.badge.not-measured{color:var(--muted);border:1px dashed var(--muted)}
+.figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:18px}
+figure{margin:0;background:var(--card);border:1px solid var(--line);border-radius:6px;padding:10px 12px;break-inside:avoid}
+figure.wide{grid-column:1/-1}
+figcaption{font-weight:600;margin-bottom:6px}
+figure p{margin:6px 0 0;color:var(--muted);font-size:12.5px}
+figure.skipped{grid-column:1/-1;background:none;border-style:dashed;padding:6px 12px}figure.skipped p{margin:2px 0 0}
+svg.chart{display:block;max-width:100%;height:auto}
+.slo .ok{color:var(--ok);font-weight:700}.slo .bad{color:var(--bad);font-weight:700}
+.settings{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr));gap:2px 18px;font-size:13px}
+.settings div{display:flex;justify-content:space-between;border-bottom:1px dotted var(--line);padding:2px 0}
+.settings span{color:var(--muted)}
+.legend-note{color:var(--muted);font-size:12px;margin:6px 0}
+footer{margin-top:36px;color:var(--muted);font-size:12px}
+@media print{body{font-size:11px}main{max-width:none;padding:0}.figs{display:block}figure{margin:0 0 12px}h2{break-after:avoid}tr{break-inside:avoid}.scroll{overflow:visible}}
+@page{margin:14mm}
+`;
+
+const dash = `<span class="na" title="${NOT_MEASURED}">–</span>`;
+const finite = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** A number in a unit, or the not-measured dash. Milliseconds keep sub-ms precision below 10. */
+function num(v: number | null | undefined, digits = 1): string {
+  return finite(v) ? fmt(v, digits) : dash;
+}
+
+/** The unit for a latency column: seconds once its values reach a second, so digits line up. */
+function unitFor(values: Array<number | null | undefined>): { unit: 'ms' | 's'; k: number } {
+  const max = Math.max(0, ...values.filter(finite));
+  return max >= 1000 ? { unit: 's', k: 1000 } : { unit: 'ms', k: 1 };
+}
+
+/** Three significant digits or so, in the column's unit: 0.024 s, 1.46 s, 11.8 ms, 250 ms. */
+function inUnit(v: number | null | undefined, u: { unit: string; k: number }): string {
+  if (!finite(v)) return dash;
+  const x = v / u.k;
+  return fmt(x, Math.abs(x) < 1 ? 3 : Math.abs(x) < 10 ? 2 : 1);
+}
+
+function section(title: string, body: string): string {
+  return `<section><h2>${esc(title)}</h2>${body}</section>`;
+}
+
+function figures(figs: Figure[], wide = false): string {
+  return `<div class="figs">${figs
+    .map((f) =>
+      f.svg === null
+        ? `<figure class="skipped${wide ? ' wide' : ''}"><figcaption>${esc(f.title)}</figcaption><p>${esc(f.note ?? '')}</p></figure>`
+        : `<figure${wide ? ' class="wide"' : ''}><figcaption>${esc(f.title)}</figcaption>${f.svg}${f.note ? `<p>${esc(f.note)}</p>` : ''}</figure>`,
+    )
+    .join('')}</div>`;
+}
+
+function header(r: Report): string {
+  const colors = targetColors(r);
+  const dur = finite(r.testRunDurationMs) ? ` · test ran <b>${esc(fmt(r.testRunDurationMs / 1000, 0))} s</b>` : '';
+  const notes = r.targets.some((t) => t.notes.length > 0);
+  const rows = r.targets.map(
+    (t) =>
+      `<tr><td><span class="swatch" style="background:${colors.get(t.label)}"></span><b>${esc(display(t.label))}</b></td><td>${esc(t.kind)}</td><td><code>${esc(t.url)}</code></td>` +
+      `<td>${esc(t.dialect)}</td><td>${t.model ? esc(t.model) : dash}</td><td>${t.serverMetrics ? esc(t.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>` +
+      (notes ? `<td>${t.notes.map(esc).join('<br>')}</td>` : '') +
+      '</tr>',
+  );
+  const nm = r.notMeasured.length
+    ? `<div class="box notmeasured"><h3>Not measured in this run</h3><ul>${r.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+    : '';
+  return (
+    `<header><h1>${esc(r.scenario)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +
+    `<div class="scroll"><table class="targets"><thead><tr><th>target</th><th>server</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table></div>${nm}</header>`
+  );
+}
+
+function abSection(r: Report): string {
+  if (r.kind !== 'ab' || r.comparisons.length === 0) return '';
+  const colors = targetColors(r);
+  const a = r.comparisons[0].a;
+  const b = r.comparisons[0].b;
+  const badge: Record<VerdictClass, [string, string]> = {
+    a: [`${display(a)} faster`, `background:${colors.get(a)}`],
+    b: [`${display(b)} faster`, `background:${colors.get(b)}`],
+    same: ['no significant difference', ''],
+    'no-interval': ['no interval', ''],
+    'not-measured': [NOT_MEASURED, ''],
+  };
+  const items = r.comparisons.map((c) => {
+    const k = verdictClass(c);
+    const [text, style] = badge[k];
+    return `<li data-verdict="${k}"><span class="badge ${k}"${style ? ` style="${style}"` : ''}>${esc(text)}</span>${esc(c.verdict)}</li>`;
+  });
+  return section(
+    `${display(a)} vs ${display(b)}`,
+    `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% bootstrap interval: faster only when the whole interval is on one side of 1×.</p>` +
+      `<ul class="verdicts">${items.join('')}</ul>` +
+      figures(speedupFigures(r), true),
+  );
+}
+
+function conclusions(r: Report): string {
+  const parts: string[] = [];
+  if (r.knee) parts.push(`<div class="box callout"><b>Concurrency knee:</b> ${esc(r.knee.text)}</div>`);
+  if (r.fallBehind) parts.push(`<div class="box callout"><b>Arrival rate:</b> ${esc(r.fallBehind.text)}</div>`);
+  return parts.join('');
+}
+
+interface Col {
+  head: string;
+  n: boolean;
+  cell: (x: RunFigures) => string;
+}
+
+/** The per-run table: the markdown report's columns, units in the headers, intervals in small type. */
+function runsTable(r: Report): string {
+  if (r.runs.length === 0) return '<p class="na">No runs.</p>';
+  const sse = r.transport === 'sse';
+  const e2eU = unitFor(r.runs.flatMap((x) => [x.e2e?.p99]));
+  const ttftU = unitFor(r.runs.flatMap((x) => [x.ttft?.p99, x.server?.ttftMeanMs]));
+  const itlU = unitFor(r.runs.flatMap((x) => [x.itl?.p99, x.tpot?.p50, x.server?.itlMeanMs]));
+  const pct = (d: (x: RunFigures) => Dist | null, p: 'p50' | 'p90' | 'p99', u: { unit: string; k: number }) => (x: RunFigures) => inUnit(d(x)?.[p], u);
+  const cols: Col[] = [
+    { head: 'ISL', n: true, cell: (x) => String(x.isl) },
+    { head: 'OSL', n: true, cell: (x) => String(x.osl) },
+    { head: 'load', n: true, cell: (x) => esc(loadLabel(x.load)) },
+    { head: 'variant', n: false, cell: (x) => esc(display(x.target)) },
+    { head: 'requests', n: true, cell: (x) => String(x.requests.total) },
+    { head: 'failed', n: true, cell: (x) => String(x.requests.failed) },
+    {
+      head: 'output tok/s',
+      n: true,
+      cell: (x) => (finite(x.throughput) ? `${fmt(x.throughput)}${x.throughputCi ? `<span class="ci">[${fmt(x.throughputCi.lo, 0)}, ${fmt(x.throughputCi.hi, 0)}]</span>` : ''}` : dash),
+    },
+    { head: 'req/s', n: true, cell: (x) => num(x.requestRate, 2) },
+    { head: 'goodput req/s', n: true, cell: (x) => num(x.goodput, 2) },
+    { head: `e2e p50 (${e2eU.unit})`, n: true, cell: pct((x) => x.e2e, 'p50', e2eU) },
+    { head: `e2e p90 (${e2eU.unit})`, n: true, cell: pct((x) => x.e2e, 'p90', e2eU) },
+    { head: `e2e p99 (${e2eU.unit})`, n: true, cell: pct((x) => x.e2e, 'p99', e2eU) },
+  ];
+  // With the http transport these were not measured: no column, rather than a column of numbers
+  // that would look measured (the "not measured" box says why).
+  if (sse) {
+    cols.push(
+      { head: `TTFT p50 (${ttftU.unit})`, n: true, cell: pct((x) => x.ttft, 'p50', ttftU) },
+      { head: `TTFT p99 (${ttftU.unit})`, n: true, cell: pct((x) => x.ttft, 'p99', ttftU) },
+      { head: `ITL p50 (${itlU.unit})`, n: true, cell: pct((x) => x.itl, 'p50', itlU) },
+      { head: `ITL p99 (${itlU.unit})`, n: true, cell: pct((x) => x.itl, 'p99', itlU) },
+      { head: `TPOT p50 (${itlU.unit})`, n: true, cell: pct((x) => x.tpot, 'p50', itlU) },
+    );
+  }
+  cols.push(
+    { head: 'accept. length (tok/step)', n: true, cell: (x) => (x.acceptance ? `${x.acceptance.value.toFixed(2)}<span class="ci">${esc(x.acceptance.source)}</span>` : dash) },
+    { head: `server TTFT mean (${ttftU.unit})`, n: true, cell: (x) => inUnit(x.server?.ttftMeanMs, ttftU) },
+    { head: `server ITL mean (${itlU.unit})`, n: true, cell: (x) => inUnit(x.server?.itlMeanMs, itlU) },
+  );
+  const rows = r.runs.map((x, i) => {
+    const cls = [i > 0 && r.runs[i - 1].cellId !== x.cellId ? 'cell-start' : '', x.requests.ok === 0 ? 'dead' : ''].filter(Boolean).join(' ');
+    const tds = cols.map((c) => `<td class="${c.n ? 'n' : ''}${c.head === 'failed' && x.requests.failed > 0 ? ' fail' : ''}">${c.cell(x)}</td>`);
+    return `<tr${cls ? ` class="${cls}"` : ''} data-target="${esc(x.target)}">${tds.join('')}</tr>`;
+  });
+  return (
+    `<div class="scroll"><table class="runs"><thead><tr>${cols.map((c) => `<th class="${c.n ? 'n' : ''}">${esc(c.head)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+    `<p class="legend-note">– not measured (no successful requests, or not reported). Output tok/s: aggregate over the steady window, 95% interval below it. ` +
+    `Greyed rows had no successful request.${sse ? '' : ' TTFT, ITL and TPOT columns are absent: the http transport cannot measure them.'}</p>`
+  );
+}
+
+function errorsSection(r: Report): string {
+  const total = Object.entries(r.errorsByClass);
+  if (total.length === 0) return '';
+  const perRun = r.runs.filter((x) => Object.keys(x.requests.errors).length > 0);
+  const byRun = perRun.length
+    ? `<table><thead><tr><th>variant</th><th>cell</th><th>errors</th></tr></thead><tbody>${perRun
+        .map((x) => `<tr><td>${esc(display(x.target))}</td><td>${esc(cellLabel(r, x.cellId))}</td><td>${Object.entries(x.requests.errors).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}</td></tr>`)
+        .join('')}</tbody></table>`
+    : '';
+  return section(
+    'Errors',
+    `<table><thead><tr><th>class</th><th class="n">requests</th></tr></thead><tbody>${total.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${v}</td></tr>`).join('')}</tbody></table>` +
+      (byRun ? `<p class="legend-note">By run:</p>${byRun}` : ''),
+  );
+}
+
+function sloSection(r: Report): string {
+  if (r.thresholds.length === 0) return '';
+  const rows = r.thresholds.map(
+    (t) => `<tr><td class="${t.ok ? 'ok' : 'bad'}">${t.ok ? '✓ met' : '✗ missed'}</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
+  );
+  return section('SLOs', `<table class="slo"><thead><tr><th>outcome</th><th>metric</th><th>threshold</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+}
+
+function settingsSection(r: Report): string {
+  const items = Object.entries(r.settings).filter(([, v]) => v !== null);
+  if (items.length === 0) return '';
+  return section('Settings', `<div class="settings">${items.map(([k, v]) => `<div><span>${esc(k)}</span><code>${esc(String(v))}</code></div>`).join('')}</div>`);
+}
 
 export function renderHtml(r: Report): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(r.scenario)} — ${escape(r.runId)}</title></head><body><pre>${escape(renderMarkdown(r))}</pre></body></html>\n`;
+  const body = [
+    header(r),
+    abSection(r),
+    section(r.runs.some((x) => x.load.kind === 'rate') ? 'Throughput vs offered rate' : 'Throughput vs concurrency', figures(throughputFigures(r))),
+    section('Latency', figures(latencyFigures(r))),
+    conclusions(r),
+    section('Per cell and variant', runsTable(r)),
+    errorsSection(r),
+    sloSection(r),
+    r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '',
+    settingsSection(r),
+    `<footer>k6-llm-bench · ${esc(r.scenario)} · ${esc(r.runId)}</footer>`,
+  ];
+  return (
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<meta name="color-scheme" content="light dark"><title>${esc(r.scenario)} — ${esc(r.runId)}</title><style>${CSS}</style></head>\n` +
+    `<body><main>\n${body.filter(Boolean).join('\n')}\n</main></body></html>\n`
+  );
 }

@@ -72,7 +72,7 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
   const ok = (v: number | null | undefined): v is number => finite(v) && (yKind === 'linear' || v > 0);
   const diagVals = o.diagonal ? xs : [];
   const xScale = makeScale(xKind === 'log' ? xs.filter((v) => v > 0) : xs, [box.left + 14, box.right - 14], { kind: xKind, maxTicks: 9 });
-  const yScale = makeScale([...ysRaw.filter(ok), ...diagVals], [box.bottom, box.top], { kind: yKind, zero: true, niceDomain: true, maxTicks: 6 });
+  const yScale = makeScale([...ysRaw.filter(ok), ...diagVals], [box.bottom, box.top], { kind: yKind, zero: true, niceDomain: true, maxTicks: yKind === 'log' ? 9 : 6 });
   // makeScale pads x inward; the grid spans the whole box.
   const X = xScale.map;
   const Y = yScale.map;

@@ -51,7 +51,7 @@ function logTicks(lo: number, hi: number, pow2: boolean, maxTicks: number): { ti
     if (all.length >= 2) return { ticks: thin(all, maxTicks), style: 'pow2' };
   }
   if (hi / lo < 10) {
-    const t = linearTicks(lo, hi, Math.min(maxTicks, 5)).filter((v) => v > 0);
+    const t = linearTicks(lo, hi, maxTicks).filter((v) => v > 0);
     if (t.length >= 2) return { ticks: t, style: 'linear' };
   }
   const decades: number[] = [];
@@ -61,6 +61,13 @@ function logTicks(lo: number, hi: number, pow2: boolean, maxTicks: number): { ti
     if (t.length <= maxTicks || ms.length === 1) return { ticks: thin(t, maxTicks), style: '125' };
   }
   return { ticks: [], style: '125' };
+}
+
+/** The nearest 1, 2 or 5 × 10^k at or below (dir -1) or at or above (dir 1) a positive v. */
+export function round125(v: number, dir: -1 | 1): number {
+  const e = Math.floor(Math.log10(v));
+  const cands = [e - 1, e, e + 1].flatMap((k) => [1, 2, 5].map((m) => clean(m * Math.pow(10, k))));
+  return dir < 0 ? Math.max(...cands.filter((c) => c <= v * (1 + 1e-12))) : Math.min(...cands.filter((c) => c >= v * (1 - 1e-12)));
 }
 
 /** Keeps every k-th value (always the first) so that at most `max` remain. */
@@ -86,15 +93,19 @@ export function makeScale(data: number[], range: [number, number], opts: ScaleOp
       hi *= 1.5;
     }
     const pow2 = vals.length > 0 && vals.every(isPow2);
-    const pad = opts.niceDomain ? 0 : 0.06 * Math.log(hi / lo);
-    let l = lo * Math.exp(-pad);
-    let h = hi * Math.exp(pad);
-    const { ticks, style } = logTicks(l, h, pow2, maxTicks);
-    if (opts.niceDomain && ticks.length) {
-      // Extend to the next tick-ish value outside the data so the axis ends on a labelled line.
-      l = Math.min(l, ticks[0]);
-      h = Math.max(h, ticks[ticks.length - 1]);
+    let l = lo;
+    let h = hi;
+    if (opts.niceDomain) {
+      // End the axis on round values just outside the data, so no point sits on the axis line.
+      l = pow2 ? Math.pow(2, Math.floor(Math.log2(lo) + 1e-9)) : round125(lo, -1);
+      h = pow2 ? Math.pow(2, Math.ceil(Math.log2(hi) - 1e-9)) : round125(hi, 1);
+      if (l === lo) l = pow2 ? l / 2 : round125(lo * 0.999, -1);
+    } else {
+      const pad = 0.06 * Math.log(hi / lo);
+      l = lo * Math.exp(-pad);
+      h = hi * Math.exp(pad);
     }
+    const { ticks, style } = logTicks(l, h, pow2, maxTicks);
     const ll = Math.log(l);
     const span = Math.log(h) - ll;
     return { kind: 'log', tickStyle: style, domain: [l, h], ticks, map: (v) => range[0] + ((Math.log(v) - ll) / span) * (range[1] - range[0]) };
@@ -123,10 +134,11 @@ export function makeScale(data: number[], range: [number, number], opts: ScaleOp
   return { kind: 'linear', tickStyle: 'linear', domain: [lo, hi], ticks, map: (v) => range[0] + ((v - lo) / span) * (range[1] - range[0]) };
 }
 
-/** Short tick labels without Intl: 1500 → "1500", 25000 → "25k", 0.5 → "0.5". */
+/** Short tick labels without Intl: 1500 → "1500", 25000 → "25k", 16384 → "16384", 0.5 → "0.5". */
 export function tickLabel(v: number): string {
   const a = Math.abs(v);
-  if (a >= 1e6) return `${clean(v / 1e6)}M`;
-  if (a >= 1e4) return `${clean(v / 1e3)}k`;
-  return String(clean(Number(v.toPrecision(4))));
+  // Only abbreviate when nothing is lost: 16384 tokens must not read as 16.384k.
+  if (a >= 1e6 && Number.isInteger(v / 1e5)) return `${clean(v / 1e6)}M`;
+  if (a >= 1e4 && Number.isInteger(v / 100)) return `${clean(v / 1e3)}k`;
+  return Number.isInteger(v) ? String(v) : String(clean(Number(v.toPrecision(4))));
 }
