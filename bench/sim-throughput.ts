@@ -3,7 +3,7 @@
 // runs in a child process. Prints figures; asserts nothing.
 //   npx tsx bench/sim-throughput.ts [levels=500,1000,2000,4000] [seconds=20] [maxTokens=64]
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { stats } from '../sim/ground-truth';
 import { startSim } from '../sim/index';
 import type { ClientJob, StreamResult } from './sim-client';
@@ -31,7 +31,7 @@ async function level(concurrency: number): Promise<void> {
     prefixCaching: false,
   });
   const job: ClientJob = { url: sim.url, concurrency, maxTokens, promptTokens, durationMs: seconds * 1000 };
-  const client = fork(fileURLToPath(new URL('./sim-client.ts', import.meta.url)), [JSON.stringify(job)], { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
+  const client = fork(join(__dirname, 'sim-client.ts'), [JSON.stringify(job)], { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
   const started = nowMs();
   // Measure after the ramp (every stream admitted and past its first generation) until the deadline.
   const rampMs = Math.min(seconds * 1000 * 0.4, 5000);
