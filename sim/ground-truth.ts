@@ -82,12 +82,18 @@ export class Recorder {
   readonly requests: RequestRecord[] = [];
   readonly steps: StepRecord[] = [];
 
+  /** Keeps the newest `limit` requests and 10 × limit steps, so a long run does not grow without bound. */
+  constructor(private readonly limit = 100_000) {}
+
   add(r: RequestRecord): void {
     this.requests.push(r);
+    // Trim in batches of 10% so the cost of splice is amortised.
+    if (this.requests.length > this.limit * 1.1) this.requests.splice(0, this.requests.length - this.limit);
   }
 
   addStep(s: StepRecord): void {
     this.steps.push(s);
+    if (this.steps.length > this.limit * 11) this.steps.splice(0, this.steps.length - this.limit * 10);
   }
 
   /** Clears the records (not the server's lifetime counters, as /get_server_info and /metrics are the server's own). */

@@ -48,6 +48,7 @@ export interface SimOptions {
   healthGenerateTimeoutMs: number;
   startupDelayMs: number;
   timerSpinMs: number;
+  recordLimit: number;
   faults: Faults;
 }
 
@@ -96,6 +97,7 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
   { key: 'apiKey', flag: 'api-key', kind: 'string', def: '', help: 'require Authorization: Bearer KEY (health stays open); empty = no key' },
   { key: 'healthGenerateTimeoutMs', flag: 'health-generate-timeout-ms', kind: 'number', min: 1, max: 3_600_000, def: 20_000, help: 'sglang /health_generate deadline, model ms' },
   { key: 'startupDelayMs', flag: 'startup-delay-ms', kind: 'number', min: 0, max: 3_600_000, def: 0, help: 'not ready for this long after start, model ms' },
+  { key: 'recordLimit', flag: 'record-limit', kind: 'int', min: 1, max: 100_000_000, def: 100_000, help: 'ground truth keeps the newest N request records (and 10·N step records)' },
   { key: 'timerSpinMs', flag: 'timer-spin-ms', kind: 'number', min: 0, max: 20, def: 1, help: 'poll the last N wall ms before a step instead of trusting setTimeout (precision vs CPU)' },
 ];
 

@@ -52,7 +52,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const o = resolveOptions(partial);
   const tokenizer = new Tokenizer(o.vocabSize);
   const engine = new Engine(o, tokenizer);
-  const recorder = new Recorder();
+  const recorder = new Recorder(o.recordLimit);
   const metrics = new Metrics(o.dialect, o.model, engine);
   engine.onStepRecord = (r) => {
     recorder.addStep(r);

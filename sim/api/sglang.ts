@@ -108,10 +108,8 @@ async function generate(ctx: SimContext, req: IncomingMessage, res: ServerRespon
   );
 }
 
-let healthProbes = 0;
-
 /** Newer SGLang: run a one-token generation; 503 if none comes back within the deadline. */
-function healthGenerate(ctx: SimContext, res: ServerResponse): void {
+function healthGenerate(ctx: SimContext, res: ServerResponse, probe: number): void {
   if (!ctx.ready()) return sendEmpty(res, 503);
   let done = false;
   const answer = (status: number): void => {
@@ -122,7 +120,7 @@ function healthGenerate(ctx: SimContext, res: ServerResponse): void {
   };
   // Health probes draw from their own seed stream so they do not shift client requests' draws.
   const seq = ctx.engine.submit(
-    { ordinal: deriveSeed(ctx.o.seed, 0x4ea1, healthProbes++), promptIds: [ctx.tokenizer.eosId], maxNewTokens: 1, ignoreEos: true },
+    { ordinal: deriveSeed(ctx.o.seed, 0x4ea1, probe), promptIds: [ctx.tokenizer.eosId], maxNewTokens: 1, ignoreEos: true },
     { onScheduled: () => undefined, onStep: () => (answer(200), true) },
   );
   const timer = setTimeout(() => {
@@ -165,11 +163,12 @@ export function sglangServerArgs(ctx: SimContext): Json {
 }
 
 export function addSglangRoutes(router: Router, ctx: SimContext): void {
+  let probes = 0;
   router
     .add('POST', '/generate', ({ req, res }) => generate(ctx, req, res))
     .add('PUT', '/generate', ({ req, res }) => generate(ctx, req, res))
     .add('GET', '/health', ({ res }) => sendEmpty(res, ctx.ready() ? 200 : 503))
-    .add('GET', '/health_generate', ({ res }) => healthGenerate(ctx, res))
+    .add('GET', '/health_generate', ({ res }) => healthGenerate(ctx, res, probes++))
     .add('GET', '/get_model_info', ({ res }) =>
       sendJson(res, 200, {
         model_path: ctx.o.model,

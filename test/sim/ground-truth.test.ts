@@ -111,3 +111,11 @@ test('metrics: each dialect exposes its names; counters match the ground truth',
   const al = Number(/^sglang:spec_accept_length\{[^}]*\} (\S+)$/m.exec(gm)?.[1]);
   assert.ok(al > 1.5 && al < 4, `spec_accept_length gauge ${al}`);
 });
+
+test('--record-limit keeps the newest records only', async () => {
+  const s = await sim({ recordLimit: 10 });
+  for (let i = 0; i < 15; i++) await request(s.url, '/generate', { body: genBody(1, false) });
+  const recs = s.groundTruth().requests;
+  assert.ok(recs.length >= 10 && recs.length <= 11);
+  assert.equal(recs.at(-1)?.ordinal, 14);
+});
