@@ -67,10 +67,12 @@ test('abort mid-stream: the connection is reset after --fault-after-tokens', asy
   const s = await sim({ dialect: 'vllm', timeScale: 2, faults: { abortRate: 1, faultAfterTokens: 3 } });
   const r = await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 20, stream: true } });
   assert.equal(r.status, 200);
-  assert.equal(events(r).length, 3);
+  // A reset discards what the client had not read yet, so at most the first 3 events arrive.
+  assert.ok(events(r).length <= 3);
   assert.equal(r.error?.code, 'ECONNRESET');
   await sleep(10);
   const rec = s.groundTruth().requests[0];
+  assert.equal(rec?.completionTokens, 3, 'three tokens were sent before the reset');
   assert.equal(rec?.finishReason, 'abort');
   assert.equal(rec?.errorClass, 'fault_abort');
 });
@@ -117,7 +119,7 @@ test('slow tokens: --slow-factor multiplies every step time', async () => {
 });
 
 test('startup delay: SGLang answers 503 until ready; vLLM refuses connections until ready', async () => {
-  const g = await sim({ startupDelayMs: 4000 }); // 200 ms at time-scale 20
+  const g = await sim({ startupDelayMs: 10000 }); // 500 ms at time-scale 20
   assert.equal((await request(g.url, '/health')).status, 503);
   assert.equal((await request(g.url, '/health_generate')).status, 503);
   const gen = await request(g.url, '/generate', { body: genBody(2) });
@@ -126,7 +128,7 @@ test('startup delay: SGLang answers 503 until ready; vLLM refuses connections un
   await g.ready;
   assert.equal((await request(g.url, '/health')).status, 200);
 
-  const v = await sim({ dialect: 'vllm', startupDelayMs: 4000 });
+  const v = await sim({ dialect: 'vllm', startupDelayMs: 10000 });
   const early = await request(v.url, '/health');
   assert.equal(early.error?.code, 'ECONNREFUSED');
   await v.ready;
@@ -136,11 +138,12 @@ test('startup delay: SGLang answers 503 until ready; vLLM refuses connections un
 test('crash: the admin action resets open streams and later connections are refused', async () => {
   const s = await sim({ dialect: 'vllm', timeScale: 5 });
   const inflight = request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 200, stream: true } });
-  await sleep(50);
+  while ((s.groundTruth().requests[0]?.events.length ?? 0) < 2) await sleep(5);
   const c = await request(s.url, '/sim/faults', { body: { crash: true } });
   assert.equal(c.status, 200);
   const r = await inflight;
-  assert.ok(r.events.length > 0 && r.events.length < 200);
+  assert.equal(r.status, 200);
+  assert.ok(r.events.length < 200);
   assert.equal(r.error?.code, 'ECONNRESET');
   assert.equal((await request(s.url, '/health')).error?.code, 'ECONNREFUSED');
 });

@@ -77,7 +77,7 @@ test('summary: tokens by event time in the window, per-token ITL, TTFT/TPOT/e2e,
     const rec = recs.find((x) => x.id === (events<{ meta_info: { id: string } }>(r)[0]?.meta_info.id ?? ''));
     assert.ok(rec, `record for request ${i}`);
     const lag = (r.events[0]?.t ?? 0) - (rec.firstTokenMs ?? 0);
-    assert.ok(lag > -0.5 && lag < 25, `client lag ${lag} ms`);
+    assert.ok(lag > -0.5 && lag < 50, `client lag ${lag} ms`);
   }
   // A window that ends before anything happened counts nothing.
   const empty = s.groundTruth().summary(from - 1000, from);
