@@ -18,9 +18,9 @@ const ROOT = join(__dirname, '..');
 /** The small matrix the simulators answer in about two minutes; any variable set by the user wins. */
 export const SIM_DEFAULTS: Record<string, string> = {
   ISL: '512',
-  OSL: '128',
+  OSL: '64',
   CONCURRENCY: '1,8',
-  DURATION: '15s',
+  DURATION: '20s',
   REQUEST_TIMEOUT: '10s',
   SLICES: '5',
   PREFLIGHT_TIMEOUT: '5s',

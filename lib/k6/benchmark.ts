@@ -104,6 +104,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       } catch (e) {
         if (!(e instanceof PreflightError)) throw e;
         failures.push(e.message);
+        // Counted so the end-of-test report can say why, after k6 aborts the run.
+        metrics.preflightFailed.add(1, { variant: t.label, reason: e.reason });
       }
     }
     for (const w of data.warnings) console.warn(`warning: ${w}`);

@@ -148,6 +148,13 @@ export const METRICS = {
     unit: 'requests',
     help: "Successful requests whose own e2e, TTFT and TPOT are within SLO_E2E_P99, SLO_TTFT_P99 and SLO_ITL_P99 (those set); goodput is this per second of the cell's window.",
   },
+  preflightFailed: {
+    name: 'llm_preflight_failed',
+    type: 'counter',
+    time: false,
+    unit: 'targets',
+    help: 'A target that failed preflight (no load was sent), tagged variant and reason.',
+  },
   serverTtft: {
     name: 'llm_server_ttft',
     type: 'trend',
@@ -205,6 +212,7 @@ export const TAGS = {
   dialect: 'API dialect used: sglang, openai or openai-chat.',
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
+  reason: 'Why a target failed preflight (llm_preflight_failed only).',
 } as const;
 
 /** The Prometheus series name k6's remote-write output gives a metric (stat for trends). */

@@ -2,6 +2,22 @@
 // message that explains a failure. The k6 layer (lib/k6/preflight.ts) only performs the requests.
 import type { DialectName } from '../dialects/types';
 
+/** Why a target failed preflight: a low-cardinality tag, and the headline the report shows. */
+export const PREFLIGHT_REASONS = {
+  unreachable: 'nothing answers at the URL',
+  not_ready: 'the server is not ready (503 on /health)',
+  auth: 'the server rejected the credentials',
+  unknown_api: 'the server speaks no known API at this URL',
+  unknown_model: 'the model is not served there',
+  context_length: 'the matrix exceeds the model context length',
+  stalled: 'healthy but hung: no token within PREFLIGHT_TIMEOUT',
+  wrong_dialect: 'wrong dialect: the server speaks another API',
+  generation_failed: 'the one-token test generation failed',
+  warmup_failed: 'a warm-up request failed',
+} as const;
+
+export type PreflightReason = keyof typeof PREFLIGHT_REASONS;
+
 export interface Probe {
   /** e.g. "GET /v1/models" */
   route: string;
@@ -54,13 +70,13 @@ export function identify(modelInfo: Probe, models: Probe, version: Probe | null)
       kind: 'SGLang',
       models: ids.length > 0 ? ids : path ? [path] : [],
       maxModelLen: maxLen ?? ctx,
-      evidence: `${modelInfo.route} → 200 (SGLang's native API)`,
+      evidence: `${modelInfo.route} → 200`,
     };
   }
   if (list && Array.isArray(list.data)) {
     const v = version && version.status === 200 ? json(version.body) : null;
     const kind = v && typeof v.version === 'string' ? `vLLM ${v.version}` : 'an OpenAI-compatible server (like vLLM)';
-    return { dialect: 'openai', kind, models: ids, maxModelLen: maxLen, evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'} (${kind})` };
+    return { dialect: 'openai', kind, models: ids, maxModelLen: maxLen, evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}` };
   }
   return {
     dialect: null,

@@ -36,9 +36,9 @@ export function loadLabel(load: { kind: 'vus'; vus: number } | { kind: 'rate'; r
   return load.kind === 'vus' ? `c=${load.vus}` : `${load.rate}/s`;
 }
 
-/** Pads a table of strings into aligned columns. */
-export function table(head: string[], rows: string[][]): string {
+/** Pads a table of strings into aligned columns: the first `textColumns` left, numbers right. */
+export function table(head: string[], rows: string[][], textColumns = 2): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i < textColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }

@@ -49,7 +49,7 @@ svg.chart{display:block;max-width:100%;height:auto}
 .settings span{color:var(--muted)}
 .legend-note{color:var(--muted);font-size:12px;margin:6px 0}
 footer{margin-top:36px;color:var(--muted);font-size:12px}
-@media print{body{font-size:11px}main{max-width:none;padding:0}.figs{display:block}figure{margin:0 0 12px}h2{break-after:avoid}tr{break-inside:avoid}.scroll{overflow:visible}}
+@media print{body{font-size:11px}main{max-width:none;padding:0}.figs{display:block}figure{margin:0 0 12px;background:none}h2{break-after:avoid}tr{break-inside:avoid}.scroll{overflow:visible}}
 @page{margin:14mm}
 `;
 
@@ -152,8 +152,9 @@ function runsTable(r: Report): string {
   if (r.runs.length === 0) return '<p class="na">No runs.</p>';
   const sse = r.transport === 'sse';
   const e2eU = unitFor(r.runs.flatMap((x) => [x.e2e?.p99]));
-  const ttftU = unitFor(r.runs.flatMap((x) => [x.ttft?.p99, x.server?.ttftMeanMs]));
-  const itlU = unitFor(r.runs.flatMap((x) => [x.itl?.p99, x.tpot?.p50, x.server?.itlMeanMs]));
+  // Client-side TTFT/ITL only count with sse: with http they are not shown, so must not pick units.
+  const ttftU = unitFor(r.runs.flatMap((x) => [sse ? x.ttft?.p99 : null, x.server?.ttftMeanMs]));
+  const itlU = unitFor(r.runs.flatMap((x) => [sse ? x.itl?.p99 : null, sse ? x.tpot?.p50 : null, x.server?.itlMeanMs]));
   const pct = (d: (x: RunFigures) => Dist | null, p: 'p50' | 'p90' | 'p99', u: { unit: string; k: number }) => (x: RunFigures) => inUnit(d(x)?.[p], u);
   const cols: Col[] = [
     { head: 'ISL', n: true, cell: (x) => String(x.isl) },

@@ -69,6 +69,7 @@ export function summaryJson(report: Report): string {
       knee: report.knee,
       fall_behind: report.fallBehind,
       errors_by_class: report.errorsByClass,
+      preflight_failures: report.preflightFailures,
       thresholds: report.thresholds,
       warnings: report.warnings,
       test_run_duration_ms: report.testRunDurationMs,

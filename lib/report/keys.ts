@@ -5,6 +5,7 @@ import type { BenchConfig } from '../config/load';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { probeScenario, type Plan } from '../plan/matrix';
+import { PREFLIGHT_REASONS } from '../preflight/diagnose';
 
 export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {
   const name = metric in METRICS ? METRICS[metric as MetricKey].name : metric;
@@ -40,7 +41,12 @@ const PER_RUN: MetricKey[] = [
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
 export const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput'];
 
+export function preflightKey(target: string, reason: string): string {
+  return `${METRICS.preflightFailed.name}{variant:${target},reason:${reason}}`;
+}
+
 export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'serverMetrics'>, withProbes: boolean): Record<string, string[]> {
+  const targets = [...new Set(plan.runs.map((r) => r.target))];
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
   for (const run of plan.runs) {
@@ -51,6 +57,7 @@ export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'se
     if (withProbes) for (const m of PER_PROBE) keep(subKey(m, probeScenario(run)), m);
   }
   for (const cls of ERROR_CLASSES) th[`${METRICS.errors.name}{error_class:${cls}}`] = ['count>=0'];
+  for (const target of targets) for (const reason of Object.keys(PREFLIGHT_REASONS)) th[preflightKey(target, reason)] = ['count>=0'];
   // The SLOs: real thresholds, whose breach makes k6 exit 99.
   const slo = cfg.slo;
   th[METRICS.success.name] = [`rate>=${round(1 - slo.errorRate)}`];

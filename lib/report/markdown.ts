@@ -13,6 +13,9 @@ export function renderMarkdown(r: Report): string {
   out.push(`# ${r.scenario} — ${r.runId}`, '');
   out.push(`Generated ${r.generatedAt}, transport \`${r.transport}\`.`, '');
   out.push(mdTable(['target', 'server', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.label, t.kind, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
+  if (r.preflightFailures.length) {
+    out.push('**Preflight failed, no load was sent:**', '', ...r.preflightFailures.map((f) => `- ${f.target}: ${f.headline}`), '');
+  }
   if (r.notMeasured.length) {
     out.push('**Not measured:**', '', ...r.notMeasured.map((n) => `- ${n}`), '');
   }
@@ -65,7 +68,7 @@ export function renderMarkdown(r: Report): string {
   );
   const errs = Object.entries(r.errorsByClass);
   if (errs.length) out.push('## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), '');
-  if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');
+  if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');
   if (r.warnings.length) out.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
   out.push('## Settings', '', mdTable(['setting', 'value'], Object.entries(r.settings).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)])), '');
   return out.join('\n');

@@ -6,6 +6,8 @@ import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS } from '../metrics/catalog';
 import type { Plan } from '../plan/matrix';
+import { preflightKey } from './keys';
+import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
 
@@ -25,7 +27,14 @@ export interface TargetSummary {
 export interface Threshold {
   metric: string;
   expression: string;
-  ok: boolean;
+  /** null: not evaluated, the metric got no sample (k6 itself counts that as passed). */
+  ok: boolean | null;
+}
+
+export interface PreflightFailure {
+  target: string;
+  reason: string;
+  headline: string;
 }
 
 export interface Report {
@@ -43,6 +52,8 @@ export interface Report {
   knee: Knee | null;
   fallBehind: FallBehind | null;
   errorsByClass: Partial<Record<ErrorClass, number>>;
+  /** Targets that failed preflight; the run was aborted before any load. */
+  preflightFailures: PreflightFailure[];
   thresholds: Threshold[];
   warnings: string[];
   testRunDurationMs: number | null;
@@ -62,7 +73,10 @@ export interface SummaryDataLike {
 
 export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date): Report {
   const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;
-  const runs = plan.runs.map((r) => runFigures(data.metrics, plan, r));
+  // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
+  const order = (r: { cell: { id: string }; target: string }) =>
+    plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.label === r.target);
+  const runs = [...plan.runs].sort((a, b) => order(a) - order(b)).map((r) => runFigures(data.metrics, plan, r));
   const comparisons: Comparison[] = [];
   if (kind === 'ab' && cfg.targets.length === 2) {
     const [a, b] = cfg.targets.map((t) => t.label);
@@ -108,6 +122,11 @@ export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data
     knee: kind === 'ramp' ? findKnee(runs) : null,
     fallBehind: kind === 'arrival' ? findFallBehind(runs) : null,
     errorsByClass,
+    preflightFailures: cfg.targets.flatMap((t) =>
+      (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
+        .filter((reason) => (data.metrics[preflightKey(t.label, reason)]?.values.count ?? 0) > 0)
+        .map((reason) => ({ target: t.label, reason, headline: PREFLIGHT_REASONS[reason] })),
+    ),
     thresholds: thresholds(data.metrics),
     warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`))],
     testRunDurationMs: data.state?.testRunDurationMs ?? null,
@@ -144,7 +163,9 @@ function thresholds(m: SummaryMetrics): Threshold[] {
   const out: Threshold[] = [];
   for (const [name, metric] of Object.entries(m)) {
     if (name.includes('{') || !metric.thresholds) continue;
-    for (const [expression, t] of Object.entries(metric.thresholds)) out.push({ metric: name, expression, ok: t.ok });
+    const v = metric.values;
+    const samples = (v.count ?? 0) + (v.passes ?? 0) + (v.fails ?? 0);
+    for (const [expression, t] of Object.entries(metric.thresholds)) out.push({ metric: name, expression, ok: samples > 0 ? t.ok : null });
   }
   return out;
 }

@@ -9,6 +9,12 @@ export function renderText(r: Report, files: string[]): string {
   for (const t of r.targets) {
     out.push(`  ${t.label}: ${t.kind} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`);
   }
+  if (r.preflightFailures.length > 0) {
+    out.push('', 'PREFLIGHT FAILED, no load was sent:');
+    for (const f of r.preflightFailures) out.push(`  ✗ ${f.target}: ${f.headline} (full diagnosis in the "test aborted" line)`);
+    if (files.length > 0) out.push('', `Reports: ${files.join(', ')}`);
+    return out.join('\n') + '\n';
+  }
   for (const n of r.notMeasured) out.push(`  ${NOT_MEASURED}: ${n}`);
   out.push('');
   const sse = r.transport === 'sse';
@@ -42,7 +48,7 @@ export function renderText(r: Report, files: string[]): string {
   if (errs.length > 0) out.push('', `Errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')} (details in the log lines above)`);
   if (r.thresholds.length > 0) {
     out.push('', 'SLOs:');
-    for (const t of r.thresholds) out.push(`  ${t.ok ? '✓' : '✗'} ${t.metric} ${t.expression}`);
+    for (const t of r.thresholds) out.push(`  ${t.ok === null ? '–' : t.ok ? '✓' : '✗'} ${t.metric} ${t.expression}${t.ok === null ? ' (not evaluated: no samples)' : ''}`);
   }
   if (r.warnings.length > 0) {
     out.push('', 'Warnings:');

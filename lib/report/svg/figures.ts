@@ -83,7 +83,7 @@ export function speedupFigures(r: Report): Figure[] {
   const tput = rowsFor((c) => c.throughput);
   out.push(
     tput.some((x) => x.value !== null)
-      ? { title: `Output throughput, ${display(a)} ÷ ${display(b)}`, note: null, svg: intervalChart(tput, { ...opts, width: 1150, title: 'throughput ratio', xLabel: `output tokens/s of ${display(a)} ÷ ${display(b)} (log scale, 95% interval)` }) }
+      ? { title: `Output throughput, ${display(a)} ÷ ${display(b)}`, note: null, svg: intervalChart(tput, { ...opts, width: 960, title: 'throughput ratio', xLabel: `output tokens/s of ${display(a)} ÷ ${display(b)} (log scale, 95% interval)` }) }
       : { title: 'Output throughput ratio', svg: null, note: 'Not measured for both targets in any cell, so there is no ratio to plot.' },
   );
   const lat = rowsFor((c) => c.latency);
@@ -91,7 +91,7 @@ export function speedupFigures(r: Report): Figure[] {
     out.push({
       title: `End-to-end latency speedup, mean e2e of ${display(b)} ÷ ${display(a)}`,
       note: null,
-      svg: intervalChart(lat, { ...opts, width: 1150, title: 'latency speedup', xLabel: `mean e2e of ${display(b)} ÷ ${display(a)} (log scale, 95% interval)` }),
+      svg: intervalChart(lat, { ...opts, width: 960, title: 'latency speedup', xLabel: `mean e2e of ${display(b)} ÷ ${display(a)} (log scale, 95% interval)` }),
     });
   }
   return out;
