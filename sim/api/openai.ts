@@ -85,11 +85,12 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
     };
   };
 
+  // The head ({"id",…,"model") is the same in every chunk of a request: serialise it once.
+  let headJson: string | null = null;
+  const nullUsage = !vllm || kind === 'completion' ? ',"usage":null' : '';
   const chunk = (s: SessionState, choices: Json[], withUsage: Json | null): string => {
-    const c = { ...head(s), choices } as Json;
-    if (withUsage) c.usage = withUsage;
-    else if (!vllm || kind === 'completion') c.usage = null;
-    return JSON.stringify(c);
+    headJson ??= JSON.stringify(head(s)).slice(0, -1);
+    return `${headJson},"choices":${JSON.stringify(choices)}${withUsage ? `,"usage":${JSON.stringify(withUsage)}` : nullUsage}}`;
   };
 
   const roleChunk = (s: SessionState): string => {
