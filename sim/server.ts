@@ -102,9 +102,10 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   };
 
   server.on('request', (req, res) => {
+    const arrivalMs = nowMs();
     const url = new URL(req.url ?? '/', 'http://sim');
     const path = url.pathname;
-    const rc = { req, res, url };
+    const rc = { req, res, url, arrivalMs };
     if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
     if (!authorized(path, req.headers.authorization, o)) return sendJson(res, 401, { error: 'Unauthorized' });
     if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {

@@ -153,6 +153,8 @@ export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
   url: URL;
+  /** Epoch ms when the request's headers arrived. */
+  arrivalMs: number;
 }
 
 export type Handler = (ctx: RouteContext) => void | Promise<void>;

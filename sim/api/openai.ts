@@ -2,11 +2,10 @@
 // /v1/models (and vLLM's /version). The dialect picks the byte details: vLLM dumps stream chunks
 // of completions with every field and chat chunks with only the fields it set, and nests errors
 // under "error"; SGLang dumps every field (with its extra "matched_stop") and uses flat errors.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
 import { applyChatTemplate, type ChatMessage } from '../tokenizer';
-import { type ErrorStyle, HttpError, type Json, type Router, errorBody, readJsonObject, sendJson } from './common';
+import { type ErrorStyle, HttpError, type Json, type RouteContext, type Router, errorBody, readJsonObject, sendJson } from './common';
 import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
 import type { Delta, Finish, Formatter, SessionState } from './session';
 import { Session } from './session';
@@ -168,7 +167,7 @@ function chatPrompt(ctx: SimContext, body: Json): number[] {
   return ctx.tokenizer.encode(applyChatTemplate(msgs as ChatMessage[]));
 }
 
-async function handle(ctx: SimContext, kind: Kind, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs }: RouteContext): Promise<void> {
   const body = await readJsonObject(req);
   checkModel(ctx, body);
   const promptIds = kind === 'chat' ? chatPrompt(ctx, body) : completionPrompt(ctx, body);
@@ -190,6 +189,7 @@ async function handle(ctx: SimContext, kind: Kind, req: IncomingMessage, res: Se
     res,
     {
       route: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
+      arrivalMs,
       id,
       stream,
       promptIds,
@@ -238,8 +238,8 @@ function models(ctx: SimContext): Json {
 
 export function addOpenAiRoutes(router: Router, ctx: SimContext): void {
   router
-    .add('POST', '/v1/completions', ({ req, res }) => handle(ctx, 'completion', req, res))
-    .add('POST', '/v1/chat/completions', ({ req, res }) => handle(ctx, 'chat', req, res))
+    .add('POST', '/v1/completions', (rc) => handle(ctx, 'completion', rc))
+    .add('POST', '/v1/chat/completions', (rc) => handle(ctx, 'chat', rc))
     // Served from static configuration: stays 200 while the engine is hung.
     .add('GET', '/v1/models', ({ res }) => sendJson(res, 200, models(ctx)));
   if (ctx.o.dialect === 'vllm') router.add('GET', '/version', ({ res }) => sendJson(res, 200, { version: VLLM_VERSION }));

@@ -14,6 +14,8 @@ import { type ErrorStyle, SseWriter, errorBody, sendJson } from './common';
 
 export interface GenRequest {
   route: string;
+  /** When the request's headers arrived (before its body was read). */
+  arrivalMs: number;
   id: string;
   stream: boolean;
   promptIds: readonly number[];
@@ -72,7 +74,7 @@ const QUEUE_FULL = 'The request queue is full.';
 
 export class Session implements SessionState {
   readonly created = Math.floor(Date.now() / 1000);
-  readonly arrivalMs = nowMs();
+  readonly arrivalMs: number;
   ids: number[] = [];
   reasoning = '';
   content = '';
@@ -100,6 +102,7 @@ export class Session implements SessionState {
     private readonly fmt: Formatter,
     ordinal: number,
   ) {
+    this.arrivalMs = req.arrivalMs;
     this.maxStopLen = req.stop.reduce((m, s) => Math.max(m, s.length), 0);
     this.record = {
       id: req.id,
@@ -143,7 +146,7 @@ export class Session implements SessionState {
     if (!this.seq) this.queueFull();
   }
 
-  /** An error reply before any token: a JSON error, or inside an already-open stream. */
+  /** An error reply before any token (nothing has been sent yet): a JSON error body. */
   private fail(status: number, message: string, errorClass: string): void {
     this.record.status = status;
     this.record.errorClass = errorClass;
@@ -154,9 +157,10 @@ export class Session implements SessionState {
 
   private queueFull(): void {
     this.finish = { kind: 'abort', matched: null, message: QUEUE_FULL, statusCode: 503 };
+    if (!this.sse) this.fail(503, QUEUE_FULL, 'queue_full');
     this.record.errorClass = 'queue_full';
     this.record.finishReason = 'abort';
-    if (!this.sse) return this.fail(503, QUEUE_FULL, 'queue_full');
+    if (!this.sse) return;
     // The stream is already 200: the rejection arrives as an event.
     this.finishMs = this.record.finishMs = nowMs();
     this.sse.data(this.fmt.abortEvent(this) ?? this.fmt.streamError(QUEUE_FULL, 503));

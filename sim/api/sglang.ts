@@ -1,10 +1,10 @@
 // SGLang's native routes: /generate, the health routes, /get_model_info, /get_server_info.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
 import { nowMs } from '../engine/clock';
 import { deriveSeed } from '../rng';
-import { HttpError, type Json, type Router, readJsonObject, sendEmpty, sendJson } from './common';
+import { HttpError, type Json, type RouteContext, type Router, readJsonObject, sendEmpty, sendJson } from './common';
 import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
 import { type Finish, type Formatter, Session, type SessionState } from './session';
 
@@ -71,7 +71,7 @@ function generateFormatter(ctx: SimContext): Formatter {
   };
 }
 
-async function generate(ctx: SimContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext): Promise<void> {
   const body = await readJsonObject(req);
   const sp = optObject(body, 'sampling_params') ?? {};
   let promptIds: number[];
@@ -95,6 +95,7 @@ async function generate(ctx: SimContext, req: IncomingMessage, res: ServerRespon
     res,
     {
       route: '/generate',
+      arrivalMs,
       id: optString(body, 'rid') ?? requestHex(ctx.o.seed, ordinal),
       stream: optBool(body, 'stream') ?? false,
       promptIds,
@@ -165,8 +166,8 @@ export function sglangServerArgs(ctx: SimContext): Json {
 export function addSglangRoutes(router: Router, ctx: SimContext): void {
   let probes = 0;
   router
-    .add('POST', '/generate', ({ req, res }) => generate(ctx, req, res))
-    .add('PUT', '/generate', ({ req, res }) => generate(ctx, req, res))
+    .add('POST', '/generate', (rc) => generate(ctx, rc))
+    .add('PUT', '/generate', (rc) => generate(ctx, rc))
     .add('GET', '/health', ({ res }) => sendEmpty(res, ctx.ready() ? 200 : 503))
     .add('GET', '/health_generate', ({ res }) => healthGenerate(ctx, res, probes++))
     .add('GET', '/get_model_info', ({ res }) =>
