@@ -9,8 +9,8 @@ import { esc } from './svg/common';
 import { cellLabel, latencyFigures, speedupFigures, targetColors, throughputFigures, verdictClass, type Figure, type VerdictClass } from './svg/figures';
 
 const CSS = `
-:root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b}
-@media (prefers-color-scheme: dark){:root{--bg:#15181d;--fg:#e3e7ee;--muted:#9aa4b2;--line:#343a44;--card:#1d2128;--warn-bg:#33290f;--warn:#f0c060;--nm-bg:#17263b;--nm:#9cc3f5;--ok:#4cc36b;--bad:#ff7b6b}}
+:root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
+@media (prefers-color-scheme: dark){:root{--bg:#15181d;--fg:#e3e7ee;--muted:#9aa4b2;--line:#343a44;--card:#1d2128;--warn-bg:#33290f;--warn:#f0c060;--nm-bg:#17263b;--nm:#9cc3f5;--ok:#4cc36b;--bad:#ff7b6b;--bad-bg:#3a1a17}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:1240px;margin:0 auto;padding:24px 28px 48px}
@@ -31,6 +31,7 @@ td.n,th.n{text-align:right;white-space:nowrap}
 .box h3{margin:0 0 4px;font-size:14px}.box ul{margin:0;padding-left:20px}
 .notmeasured{background:var(--nm-bg);color:var(--nm);border:1px solid currentColor}
 .warnings{background:var(--warn-bg);color:var(--warn);border:1px solid currentColor}
+.preflight{background:var(--bad-bg);color:var(--bad);border:2px solid currentColor}.preflight p{margin:4px 0 0;font-size:12.5px}
 .callout{background:var(--card);border-left:5px solid #C0392B;font-size:15px}
 .callout b{color:#C0392B}
 .verdicts{list-style:none;padding:0;margin:0}.verdicts li{padding:5px 0;border-bottom:1px solid var(--line)}
@@ -99,13 +100,19 @@ function header(r: Report): string {
       (notes ? `<td>${t.notes.map(esc).join('<br>')}</td>` : '') +
       '</tr>',
   );
+  // A failed preflight means no load was sent: say so first and loudest, before any empty chart.
+  const pf = r.preflightFailures.length
+    ? `<div class="box preflight"><h3>Preflight failed: no load was sent</h3><ul>${r.preflightFailures
+        .map((f) => `<li><b>${esc(display(f.target))}</b>: ${esc(f.headline)} <code>${esc(f.reason)}</code></li>`)
+        .join('')}</ul><p>The full diagnosis is in k6's "test aborted" line.</p></div>`
+    : '';
   const nm = r.notMeasured.length
     ? `<div class="box notmeasured"><h3>Not measured in this run</h3><ul>${r.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : '';
   return (
     `<header><h1>${esc(r.scenario)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +
     `<div class="scroll"><table class="targets"><thead><tr><th>target</th><th>server</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
-    `<tbody>${rows.join('')}</tbody></table></div>${nm}</header>`
+    `<tbody>${rows.join('')}</tbody></table></div>${pf}${nm}</header>`
   );
 }
 
@@ -221,7 +228,8 @@ function errorsSection(r: Report): string {
 function sloSection(r: Report): string {
   if (r.thresholds.length === 0) return '';
   const rows = r.thresholds.map(
-    (t) => `<tr><td class="${t.ok ? 'ok' : 'bad'}">${t.ok ? '✓ met' : '✗ missed'}</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
+    (t) =>
+      `<tr><td class="${t.ok === null ? 'na' : t.ok ? 'ok' : 'bad'}">${t.ok === null ? '– not evaluated (no samples)' : t.ok ? '✓ met' : '✗ missed'}</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
   );
   return section('SLOs', `<table class="slo"><thead><tr><th>outcome</th><th>metric</th><th>threshold</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
 }
