@@ -3,6 +3,7 @@
 // runs in a child process. Prints figures; asserts nothing.
 //   npx tsx bench/sim-throughput.ts [levels=500,1000,2000,4000] [seconds=20] [maxTokens=64]
 import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { stats } from '../sim/ground-truth';
 import { startSim } from '../sim/index';
@@ -81,7 +82,7 @@ async function level(concurrency: number): Promise<void> {
   const l = sum.stepLatenessMs;
   console.log(
     [
-      `streams ${concurrency}: mean running batch ${meanBatch.toFixed(0)}, ${sum.steps} steps in ${((winTo - winFrom) / 1000).toFixed(1)} s window, ${(reply.results ?? []).length} streams done, ${reply.failures ?? 0} failed, ${unmatched} unmatched`,
+      `streams ${concurrency} (machine load average ${loadavg()[0]?.toFixed(1)} on 2 cores): mean running batch ${meanBatch.toFixed(0)}, ${sum.steps} steps in ${((winTo - winFrom) / 1000).toFixed(1)} s window, ${(reply.results ?? []).length} streams done, ${reply.failures ?? 0} failed, ${unmatched} unmatched`,
       `  output tokens/s (ground truth): ${sum.outputTokensPerSec.toFixed(0)}`,
       `  client arrival - scheduled step end (ms): p50 ${f(a.p50)} p99 ${f(a.p99)}   [n=${a.count}]`,
       `  client arrival - recorded write time (ms): p50 ${f(b.p50)} p99 ${f(b.p99)}`,
