@@ -40,5 +40,6 @@ export function loadLabel(load: { kind: 'vus'; vus: number } | { kind: 'rate'; r
 export function table(head: string[], rows: string[][], textColumns = 2): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < textColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  // Not '─'.repeat(w): k6's JavaScript engine returns one copy too few for non-ASCII strings.
+  return [line(head), widths.map((w) => new Array(w + 1).join('─')).join('  '), ...rows.map(line)].join('\n');
 }
