@@ -1,0 +1,261 @@
+// Synthetic Prometheus series shaped exactly as k6's experimental-prometheus-rw output writes them
+// for a dflash-vs-mtp run (names from the metric catalog, labels from the scenario tags), plus the
+// llm-server scrape job's series, as OpenMetrics text for promtool's backfill. The numbers are
+// chosen per run, so every dashboard query has a known answer.
+//
+// The shape follows k6's output: one push every 5 s of every series that got samples since the
+// last push; counters and trend stats are cumulative per series (a trend stat is computed over
+// all of the series' samples so far); time trends are in seconds; a finished run's series are no
+// longer pushed. Runs are sequential, one variant at a time, in the plan's A B, B A order.
+import { METRICS, promName, type MetricDef } from '../../lib/metrics/catalog';
+
+export const PUSH_S = 5;
+export const RUN_S = 150;
+export const SLICES = 5;
+export const SLICE_S = RUN_S / SLICES;
+/** Graceful stop plus the plan's gap between runs. */
+export const BETWEEN_S = 15;
+/** The trend stats the dashboard needs (K6_PROMETHEUS_RW_TREND_STATS), as series suffixes. */
+export const STAT_SUFFIXES = ['p50', 'p90', 'p99', 'avg', 'max', 'count'] as const;
+
+export interface Stats {
+  p50: number;
+  p90: number;
+  p99: number;
+  avg: number;
+  max: number;
+}
+
+export interface Cell {
+  id: string;
+  isl: number;
+  osl: number;
+  concurrency: number;
+}
+
+export const CELL_C4: Cell = { id: 'i1024_o256_c4', isl: 1024, osl: 256, concurrency: 4 };
+export const CELL_C16: Cell = { id: 'i1024_o256_c16', isl: 1024, osl: 256, concurrency: 16 };
+
+export interface RunSpec {
+  variant: 'dflash' | 'mtp';
+  cell: Cell;
+  /** Offset of the run from the test's start, seconds. */
+  start: number;
+  dialect: string;
+  /** Output tokens per second during the run (after the ramp-up slice). */
+  tps: number;
+  /** Throughput of slice 0 relative to the rest (ramp-up). Differs per variant on purpose. */
+  ramp: number;
+  e2e: Stats;
+  /** TRANSPORT=sse runs only. */
+  ttft: Stats | null;
+  itl: Stats | null;
+  errorRate: number;
+  errorClass: string | null;
+  /** Client mean of per-request acceptance (SGLang's spec_verify_ct); null where the server reports none. */
+  acceptanceMean: number | null;
+  /** Σ output tokens ÷ Σ verify steps; null like acceptanceMean. */
+  acceptanceTokens: number | null;
+  /** Server-side acceptance over the steady window (probe scenario). */
+  serverAcceptance: number | null;
+}
+
+export interface TestSpec {
+  testid: string;
+  runs: RunSpec[];
+  vusMax: number;
+}
+
+const stats = (p50: number, p90: number, p99: number, avg: number, max: number): Stats => ({ p50, p90, p99, avg, max });
+const startOf = (i: number) => i * (RUN_S + BETWEEN_S);
+
+/** The main test: an sse run, so TTFT and ITL exist. */
+export const MAIN: TestSpec = {
+  testid: 'dflash-vs-mtp-20260101-120000',
+  vusMax: 21,
+  runs: [
+    {
+      variant: 'dflash', cell: CELL_C4, start: startOf(0), dialect: 'sglang', tps: 600, ramp: 0.5,
+      e2e: stats(1.62, 1.91, 2.35, 1.68, 2.9), ttft: stats(0.041, 0.063, 0.118, 0.047, 0.2), itl: stats(0.0062, 0.011, 0.019, 0.0071, 0.05),
+      errorRate: 0, errorClass: null, acceptanceMean: 6.1, acceptanceTokens: 6.0, serverAcceptance: 6.05,
+    },
+    {
+      variant: 'mtp', cell: CELL_C4, start: startOf(1), dialect: 'openai', tps: 300, ramp: 0.8,
+      e2e: stats(3.3, 3.8, 4.4, 3.4, 5.1), ttft: stats(0.052, 0.071, 0.13, 0.055, 0.21), itl: stats(0.0128, 0.016, 0.024, 0.0133, 0.06),
+      errorRate: 0.01, errorClass: 'overloaded', acceptanceMean: null, acceptanceTokens: null, serverAcceptance: 2.6,
+    },
+    {
+      variant: 'mtp', cell: CELL_C16, start: startOf(2), dialect: 'openai', tps: 1200, ramp: 0.8,
+      e2e: stats(3.5, 4.1, 4.9, 3.6, 6.0), ttft: stats(0.09, 0.16, 0.31, 0.1, 0.5), itl: stats(0.0131, 0.018, 0.029, 0.014, 0.08),
+      errorRate: 0, errorClass: null, acceptanceMean: null, acceptanceTokens: null, serverAcceptance: 2.4,
+    },
+    {
+      variant: 'dflash', cell: CELL_C16, start: startOf(3), dialect: 'sglang', tps: 1800, ramp: 0.5,
+      e2e: stats(2.2, 2.7, 3.3, 2.3, 4.4), ttft: stats(0.08, 0.14, 0.29, 0.09, 0.45), itl: stats(0.0085, 0.014, 0.027, 0.0093, 0.07),
+      errorRate: 0.02, errorClass: 'timeout', acceptanceMean: 5.8, acceptanceTokens: 5.7, serverAcceptance: 5.75,
+    },
+  ],
+};
+
+/** Another test pushed to the same Prometheus at the same time (http transport: no TTFT/ITL). */
+export const OTHER: TestSpec = {
+  testid: 'dflash-vs-mtp-20260101-120500',
+  vusMax: 9,
+  runs: MAIN.runs.map((r) => ({
+    ...r,
+    tps: r.tps / 2,
+    e2e: stats(r.e2e.p50 * 2, r.e2e.p90 * 2, r.e2e.p99 * 2, r.e2e.avg * 2, r.e2e.max * 2),
+    ttft: null,
+    itl: null,
+    errorRate: 0.1,
+    errorClass: 'server_error',
+    acceptanceMean: r.acceptanceMean === null ? null : r.acceptanceMean - 1,
+    acceptanceTokens: r.acceptanceTokens === null ? null : r.acceptanceTokens - 1,
+    serverAcceptance: null,
+  })),
+};
+
+export const TEST_S = startOf(MAIN.runs.length) - BETWEEN_S;
+
+export const SERVERS = {
+  dflash: { instance: '127.0.0.1:30000', prefix: 'sglang:', extra: {} as Record<string, string> },
+  mtp: { instance: '127.0.0.1:8000', prefix: 'vllm:', extra: { engine: '0' } as Record<string, string> },
+} as const;
+
+export const reqRate = (r: RunSpec) => r.tps / r.cell.osl;
+export const failRate = (r: RunSpec) => (reqRate(r) * r.errorRate) / (1 - r.errorRate);
+/** Steady-window output tokens of a run (slices 1..n-1), what the ratio panel sums. */
+export const steadyTokens = (r: RunSpec) => r.tps * SLICE_S * (SLICES - 1);
+export const rampTokens = (r: RunSpec) => r.tps * r.ramp * SLICE_S;
+
+type Labels = Record<string, string>;
+
+class OpenMetrics {
+  private readonly families = new Map<string, { type: string; lines: string[] }>();
+
+  add(name: string, labels: Labels, t: number, v: number): void {
+    // OpenMetrics names a counter family without _total; its samples carry the suffix.
+    const counter = name.endsWith('_total');
+    const family = counter ? name.slice(0, -'_total'.length) : name;
+    let f = this.families.get(family);
+    if (!f) {
+      f = { type: counter ? 'counter' : 'gauge', lines: [] };
+      this.families.set(family, f);
+    }
+    const l = Object.entries(labels)
+      .filter(([, val]) => val !== '')
+      .map(([k, val]) => `${k}="${val.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)
+      .join(',');
+    f.lines.push(`${name}{${l}} ${v} ${t}`);
+  }
+
+  text(): string {
+    const out: string[] = [];
+    for (const [name, f] of this.families) out.push(`# TYPE ${name} ${f.type}`, ...f.lines);
+    out.push('# EOF', '');
+    return out.join('\n');
+  }
+}
+
+function pushTimes(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let t = from + PUSH_S; t <= to + 1e-9; t += PUSH_S) out.push(t);
+  return out;
+}
+
+function trend(om: OpenMetrics, def: MetricDef, labels: Labels, t: number, s: Stats, count: number): void {
+  for (const stat of STAT_SUFFIXES) om.add(promName(def, stat), labels, t, stat === 'count' ? count : s[stat]);
+}
+
+function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number): void {
+  const scenario = `${r.variant}_${r.cell.id}`;
+  const runTags: Labels = { testid: test.testid, variant: r.variant, cell: r.cell.id, isl: String(r.cell.isl), osl: String(r.cell.osl), concurrency: String(r.cell.concurrency) };
+  const base: Labels = { ...runTags, scenario, dialect: r.dialect };
+  const rs = reqRate(r);
+  for (const rel of pushTimes(0, RUN_S)) {
+    const t = t0 + r.start + rel;
+    om.add(promName(METRICS.outputTokens), base, t, r.tps * rel);
+    om.add(promName(METRICS.inputTokens), base, t, rs * r.cell.isl * rel);
+    om.add(promName(METRICS.success), base, t, 1 - r.errorRate);
+    trend(om, METRICS.e2e, base, t, r.e2e, rs * rel);
+    trend(om, METRICS.requestTps, base, t, stats(r.cell.osl / r.e2e.p50, (r.cell.osl / r.e2e.p50) * 1.1, (r.cell.osl / r.e2e.p50) * 1.3, r.cell.osl / r.e2e.avg, (r.cell.osl / r.e2e.p50) * 1.5), rs * rel);
+    if (r.ttft) trend(om, METRICS.ttft, base, t, r.ttft, rs * rel);
+    if (r.itl) trend(om, METRICS.itl, base, t, r.itl, r.tps * rel);
+    if (r.errorClass !== null && r.errorRate > 0) om.add(promName(METRICS.errors), { ...base, error_class: r.errorClass }, t, failRate(r) * rel);
+    if (r.acceptanceMean !== null) trend(om, METRICS.acceptance, base, t, stats(r.acceptanceMean, r.acceptanceMean + 2, r.acceptanceMean + 4, r.acceptanceMean, 16), rs * rel);
+    if (r.acceptanceTokens !== null) {
+      om.add(promName(METRICS.specTokens), base, t, r.tps * rel);
+      om.add(promName(METRICS.specVerifySteps), base, t, (r.tps * rel) / r.acceptanceTokens);
+    }
+    // Slice s gets its tokens while the run is inside it, and its series is pushed only then.
+    for (let s = 0; s < SLICES; s++) {
+      const into = rel - s * SLICE_S;
+      if (into <= 0 || into > SLICE_S) continue;
+      const f = s === 0 ? r.ramp : 1;
+      om.add(promName(METRICS.windowTokens), { ...base, slice: String(s) }, t, r.tps * f * into);
+      om.add(promName(METRICS.windowRequests), { ...base, slice: String(s) }, t, rs * f * into);
+    }
+  }
+  // The probe scenario sends one sample at the end of the steady window; its VU may not carry a dialect.
+  if (r.serverAcceptance !== null) {
+    const probe: Labels = { ...runTags, scenario: `probe_${scenario}` };
+    trend(om, METRICS.serverAcceptance, probe, t0 + r.start + RUN_S, stats(r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance), 1);
+  }
+}
+
+/** The run of a test that is loading at test-relative second `rel`, if any. */
+export function activeRun(test: TestSpec, rel: number): RunSpec | null {
+  return test.runs.find((r) => rel > r.start && rel <= r.start + RUN_S) ?? null;
+}
+
+function emitVus(om: OpenMetrics, test: TestSpec, t0: number): void {
+  for (const rel of pushTimes(0, TEST_S)) {
+    const r = activeRun(test, rel);
+    om.add('k6_vus', { testid: test.testid }, t0 + rel, r ? r.cell.concurrency : 0);
+    om.add('k6_vus_max', { testid: test.testid }, t0 + rel, test.vusMax);
+  }
+}
+
+/** Seconds a variant's runs of MAIN have been loading by `rel`, weighted by their throughput. */
+function tokensSoFar(variant: 'dflash' | 'mtp', rel: number, per: (r: RunSpec) => number): number {
+  let sum = 0;
+  for (const r of MAIN.runs) {
+    if (r.variant !== variant) continue;
+    const busy = Math.min(Math.max(rel - r.start, 0), RUN_S);
+    sum += per(r) * busy;
+  }
+  return sum;
+}
+
+/** The llm-server scrape job: the two servers that MAIN's runs hit, scraped every 5 s throughout. */
+function emitServers(om: OpenMetrics, t0: number, endRel: number): void {
+  for (const rel of pushTimes(0, endRel)) {
+    const t = t0 + rel;
+    for (const variant of ['dflash', 'mtp'] as const) {
+      const s = SERVERS[variant];
+      const labels: Labels = { job: 'llm-server', instance: s.instance, variant, model_name: 'qwen3-32b-sim', ...s.extra };
+      om.add(`${s.prefix}generation_tokens_total`, labels, t, tokensSoFar(variant, rel, (r) => r.tps));
+      om.add(`${s.prefix}prompt_tokens_total`, labels, t, tokensSoFar(variant, rel, (r) => reqRate(r) * r.cell.isl));
+      const active = activeRun(MAIN, rel);
+      if (variant === 'dflash') {
+        om.add('sglang:spec_accept_length', labels, t, active?.variant === 'dflash' ? (active.serverAcceptance ?? 0) : 0);
+      } else {
+        const drafts = tokensSoFar('mtp', rel, (r) => r.tps / (r.serverAcceptance ?? 1));
+        const accepted = tokensSoFar('mtp', rel, (r) => (r.tps / (r.serverAcceptance ?? 1)) * ((r.serverAcceptance ?? 1) - 1));
+        om.add('vllm:spec_decode_num_drafts_total', labels, t, drafts);
+        om.add('vllm:spec_decode_num_accepted_tokens_total', labels, t, accepted);
+      }
+    }
+  }
+}
+
+/** OpenMetrics text for MAIN, OTHER and the scrape job, the tests starting at unix second t0. */
+export function openMetrics(t0: number, endRel: number): string {
+  const om = new OpenMetrics();
+  for (const test of [MAIN, OTHER]) {
+    for (const r of test.runs) emitRun(om, test, r, t0);
+    emitVus(om, test, t0);
+  }
+  emitServers(om, t0, endRel);
+  return om.text();
+}
