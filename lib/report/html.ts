@@ -21,7 +21,7 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;white-space:nowrap}
 td.n,th.n{text-align:right;white-space:nowrap}
-.runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.targets td:first-child{white-space:nowrap}.runs tr.cell-start td{border-top:2px solid var(--line)}
+.runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.targets td{white-space:nowrap}.targets td.notes{white-space:normal;min-width:220px}.runs tr.cell-start td{border-top:2px solid var(--line)}
 .runs tr.dead td{color:var(--muted)}.runs td.fail{color:var(--bad);font-weight:600}
 .ci{display:block;font-size:11px;color:var(--muted)}
 .na{color:var(--muted)}
@@ -97,7 +97,7 @@ function header(r: Report): string {
     (t) =>
       `<tr><td><span class="swatch" style="background:${colors.get(t.label)}"></span><b>${esc(display(t.label))}</b></td><td>${esc(t.kind)}</td><td><code>${esc(t.url)}</code></td>` +
       `<td>${esc(t.dialect)}</td><td>${t.model ? esc(t.model) : dash}</td><td>${t.serverMetrics ? esc(t.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>` +
-      (notes ? `<td>${t.notes.map(esc).join('<br>')}</td>` : '') +
+      (notes ? `<td class="notes">${t.notes.map(esc).join('<br>')}</td>` : '') +
       '</tr>',
   );
   // A failed preflight means no load was sent: say so first and loudest, before any empty chart.
