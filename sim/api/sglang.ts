@@ -63,7 +63,9 @@ function generateFormatter(ctx: SimContext): Formatter {
   const out = (s: SessionState, text: string, ids: readonly number[]): string => JSON.stringify({ text, output_ids: ids, meta_info: metaInfo(ctx, s) });
   return {
     errorStyle: 'sglang',
-    event: (s, d) => [incremental ? out(s, d.content, d.ids) : out(s, s.content, s.ids)],
+    // As newer SGLang: stream events carry only the new output_ids, while text is cumulative unless
+    // --incremental-streaming-output (meta_info.completion_tokens is the reliable running count).
+    event: (s, d) => [out(s, incremental ? d.content : s.content, d.ids)],
     tail: () => [],
     body: (s) => ({ text: s.content, output_ids: s.ids, meta_info: metaInfo(ctx, s) }),
     streamError: (message) => JSON.stringify({ error: { message } }),

@@ -39,7 +39,7 @@ test('sglang /generate non-stream: {text, output_ids, meta_info}; input_ids coun
   assert.equal(new Tokenizer(151936).encode('Hello, world! 12345678').length, 6); // Hello , _world ! _123456 78
 });
 
-test('sglang /generate stream: headers first, cumulative text per step, finish_reason only at the end, [DONE]', async () => {
+test('sglang /generate stream: headers first, cumulative text and new output_ids per step, finish_reason only at the end, [DONE]', async () => {
   const s = await sim();
   const r = await request(s.url, '/generate', { body: { text: 'a b c', sampling_params: { max_new_tokens: 6, ignore_eos: true }, stream: true } });
   assert.equal(r.headers['content-type'], 'text/event-stream; charset=utf-8');
@@ -50,7 +50,7 @@ test('sglang /generate stream: headers first, cumulative text per step, finish_r
   for (let i = 0; i < evs.length; i++) {
     const e = evs[i] as GenOut;
     assert.equal(e.meta_info.completion_tokens, i + 1);
-    assert.equal(e.output_ids.length, i + 1, 'cumulative ids');
+    assert.equal(e.output_ids.length, 1, 'output_ids carry only the new tokens');
     if (i > 0) assert.ok(e.text.startsWith((evs[i - 1] as GenOut).text), 'cumulative text');
     assert.equal(e.meta_info.finish_reason === null, i < evs.length - 1);
     assert.equal('e2e_latency' in e.meta_info, i === evs.length - 1);
