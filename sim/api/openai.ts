@@ -139,8 +139,10 @@ function checkModel(ctx: SimContext, body: Json): void {
 function streamOptions(body: Json, stream: boolean): StreamOpts {
   const so = optObject(body, 'stream_options');
   if (so && !stream) throw new HttpError(400, 'Stream options can only be defined when `stream=True`.', 'stream_options');
-  // vLLM's StreamOptions: include_usage defaults to true once stream_options is given at all.
-  return { includeUsage: so ? (optBool(so, 'include_usage') ?? true) : false, continuousUsage: so ? (optBool(so, 'continuous_usage_stats') ?? false) : false };
+  // vLLM's StreamOptions: include_usage defaults to true once stream_options is given at all, and
+  // continuous usage needs include_usage too.
+  const includeUsage = so ? (optBool(so, 'include_usage') ?? true) : false;
+  return { includeUsage, continuousUsage: includeUsage && so !== undefined && (optBool(so, 'continuous_usage_stats') ?? false) };
 }
 
 function completionPrompt(ctx: SimContext, body: Json): number[] {
