@@ -196,6 +196,7 @@ export class Session implements SessionState {
     this.pendingScheduled = c.scheduledT;
     if (!this.sse) {
       // Nothing is sent until the end; record when the tokens came into being.
+      this.pending = { ids: [], reasoning: '', content: '' };
       this.noteEvent(c.t, c.scheduledT, c.ids.length);
       if (this.finish) this.complete(c.t);
       return stopped;
