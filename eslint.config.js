@@ -28,4 +28,9 @@ module.exports = tseslint.config(
     languageOptions: { globals: globals.node },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // k6 scripts used as test fixtures: k6's globals, not Node's.
+    files: ['test/**/fixtures/**/*.js'],
+    languageOptions: { globals: { __ENV: 'readonly', __VU: 'readonly', __ITER: 'readonly', open: 'readonly', console: 'readonly' } },
+  },
 );
