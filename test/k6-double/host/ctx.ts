@@ -7,10 +7,11 @@ export class RunCtx {
   private readonly listeners = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
   private detachParent: (() => void) | undefined;
-  /** Set when cancel() runs: ms since the epoch. */
-  doneAt = 0;
 
-  constructor(parent?: RunCtx, deadline?: number) {
+  constructor(
+    private readonly parent?: RunCtx,
+    private readonly deadline?: number,
+  ) {
     if (parent) {
       if (parent.done) {
         this.cancel();
@@ -25,7 +26,14 @@ export class RunCtx {
     }
   }
 
+  /**
+   * Also true once the deadline has passed even if the timer has not fired yet: under load a
+   * timer callback can run late, and a scheduler loop must not start work past its deadline.
+   */
   get done(): boolean {
+    if (!this.controller.signal.aborted && ((this.deadline !== undefined && Date.now() >= this.deadline) || this.parent?.done)) {
+      this.cancel();
+    }
     return this.controller.signal.aborted;
   }
 
@@ -39,8 +47,7 @@ export class RunCtx {
   }
 
   cancel(): void {
-    if (this.done) return;
-    this.doneAt = Date.now();
+    if (this.controller.signal.aborted) return;
     clearTimeout(this.timer);
     this.detachParent?.();
     this.controller.abort();
@@ -72,7 +79,7 @@ export function sleepUntil(at: number, ctx: RunCtx): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       off();
-      resolve(false);
+      resolve(ctx.done);
     }, ms);
     const off = ctx.onDone(() => {
       clearTimeout(timer);

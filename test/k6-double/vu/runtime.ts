@@ -35,6 +35,8 @@ export class VURuntime {
   }
 
   private init(vuId: number, vuIdGlobal: number, withOptions: boolean, http: HttpDefaults): void {
+    // A fresh context starts un-aborted (the lifecycle worker reuses its thread for every phase).
+    this.rpc.abortReason = null;
     try {
       const script = new ScriptContext({ ...this.boot, http }, vuId, vuIdGlobal, this.rpc, this.post);
       this.script = script;

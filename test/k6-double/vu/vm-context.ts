@@ -47,6 +47,12 @@ export class ScriptContext {
   readonly scriptUrl: string;
   exports: Record<string, unknown> = {};
   private readonly invokeScript: vm.Script;
+  /**
+   * Attaches settle callbacks from inside the realm: V8 queues a promise reaction on the
+   * microtask queue of the handler's context, so handlers from this (worker) context would run
+   * only after the worker's current task, not in the drain that follows runInContext.
+   */
+  private readonly watch: (p: PromiseLike<unknown>, ok: (v: unknown) => void, fail: (e: unknown) => void) => void;
   private pending: (() => void) | null = null;
 
   constructor(spec: ScriptSpec, vuId: number, vuIdGlobal: number, rpc: SyncRpc, post: (e: WorkerEvent) => void) {
@@ -57,6 +63,9 @@ export class ScriptContext {
     this.state = new VUState(vuId, vuIdGlobal, this.realm, rpc, post);
     this.scriptUrl = pathToFileURL(spec.scriptPath).href;
     this.invokeScript = new vm.Script(`${INVOKE}()`, { filename: 'k6-double:invoke' });
+    this.watch = vm.runInContext('(function (p, ok, fail) { p.then(function (v) { ok(v); }, function (e) { fail(e); }); })', context, {
+      filename: 'k6-double:watch',
+    }) as typeof this.watch;
     this.installGlobals(spec);
     this.load(spec);
   }
@@ -67,7 +76,8 @@ export class ScriptContext {
     this.pending = () => {
       const value = fn(...args);
       if (isThenable(value)) {
-        value.then(
+        this.watch(
+          value,
           (v) => (outcome = { ok: true, value: v }),
           (e) => (outcome = { ok: false, error: e }),
         );
