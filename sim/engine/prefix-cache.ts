@@ -42,8 +42,4 @@ export class PrefixCache {
       this.blocks.delete(oldest);
     }
   }
-
-  clear(): void {
-    this.blocks.clear();
-  }
 }

@@ -168,10 +168,6 @@ export class Engine {
     this.current = null;
   }
 
-  clearCache(): void {
-    this.cache?.clear();
-  }
-
   private kick(): void {
     if (this.current || this.stalled || this.stopped) return;
     this.startStep(nowMs());
