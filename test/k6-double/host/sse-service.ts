@@ -2,9 +2,10 @@
 // readEvents, and forwards each event to the blocked VU the moment its terminating blank line
 // arrives. Metrics as the extension emits them: http_req_sending (time until the response
 // headers, at connect time), then http_reqs, http_req_sending and http_req_duration (whole
-// call) when sse.open returns, plus sse_event per event; tags are the VU's tags, the request's
-// `tags`, `url` and, once known, `status`. A new connection per call, like the extension's
-// per-call transport.
+// call) when sse.open returns; tags are the VU's tags, the request's `tags`, `url` and, once
+// known, `status`. (sse_event is counted by the VU as it hands each event to the script, so
+// events still in flight when the script closes the client are not counted, as in the
+// extension.) A new connection per call, like the extension's per-call transport.
 
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -101,10 +102,7 @@ export class SseService {
       connectDone();
       send({ kind: 'response', status: res.statusCode ?? 0, headers: goHeaders(res.rawHeaders) });
       const parser = new EventParser(
-        (event) => {
-          this.host.emit(vu, [{ metric: 'sse_event', value: 1, time: Date.now(), tags: { ...stream.tags } }]);
-          send({ kind: 'event', event });
-        },
+        (event) => send({ kind: 'event', event }),
         (error) => send({ kind: 'error', error }),
       );
       res.on('data', (chunk: Buffer) => {

@@ -109,9 +109,13 @@ export function createSseModule(vu: VUState, userAgent: string): Record<string, 
       setup(client);
       dispatch('open');
 
+      const eventTags = { ...args.tags, status: String(first.status) };
       while (!closed) {
         const msg = vu.rpc.next(id) as RpcReply & SseMessage;
-        if (msg.kind === 'event') dispatch('event', realm.copy(msg.event));
+        if (msg.kind === 'event') {
+          vu.emitOne('sse_event', 1, eventTags);
+          dispatch('event', realm.copy(msg.event));
+        }
         else if (msg.kind === 'error') dispatch('error', goErrorValue(vu, msg.error));
         else if (msg.kind === 'end') close();
       }
