@@ -1,7 +1,10 @@
 // Load client for bench/sim-throughput.ts, run in its own process so that client work does not
 // share the simulator's event loop. Keeps `concurrency` streams open (closed loop: a finished
-// stream is replaced at once) until the deadline, and reports every event's arrival time.
-import http from 'node:http';
+// stream is replaced at once on the same keep-alive connection) until the deadline, and reports
+// every event's arrival time.
+// It speaks HTTP/1.1 over raw sockets and only frames events (counts "data: " lines), because at
+// thousands of streams the client's own per-event cost decides how late it notices an event.
+import net from 'node:net';
 
 export interface ClientJob {
   url: string;
@@ -18,58 +21,63 @@ export interface StreamResult {
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
-function runStream(job: ClientJob, agent: http.Agent, seq: number): Promise<StreamResult | null> {
+/** One keep-alive connection running streams back to back until the deadline. */
+function lane(job: ClientJob, host: string, port: number, deadline: number, first: number, out: StreamResult[]): Promise<number> {
   return new Promise((resolve) => {
-    const body = JSON.stringify({
-      prompt: Array.from({ length: job.promptTokens }, (_, i) => 1000 + ((seq * 7 + i) % 50000)),
-      max_tokens: job.maxTokens,
-      ignore_eos: true,
-      stream: true,
-    });
-    const times: number[] = [];
-    let id = '';
-    let pending = '';
-    const req = http.request(`${job.url}/v1/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.setEncoding('latin1');
-      res.on('data', (chunk: string) => {
-        const t = nowMs();
-        pending += chunk;
-        let i: number;
-        // Cheap framing: count events without parsing their JSON; take the id from the first one.
-        while ((i = pending.indexOf('\n\n')) >= 0) {
-          const ev = pending.slice(0, i);
-          pending = pending.slice(i + 2);
-          if (ev === 'data: [DONE]') continue;
-          if (!id) id = /"id":"([^"]+)"/.exec(ev)?.[1] ?? '';
-          times.push(t);
-        }
+    const socket = net.connect({ host, port, noDelay: true });
+    socket.setEncoding('latin1');
+    let seq = first;
+    let failures = 0;
+    let cur: StreamResult = { id: '', times: [] };
+    let tail = '';
+    const send = (): void => {
+      const body = JSON.stringify({
+        prompt: Array.from({ length: job.promptTokens }, (_, i) => 1000 + ((seq * 7 + i) % 50000)),
+        max_tokens: job.maxTokens,
+        ignore_eos: true,
+        stream: true,
       });
-      res.on('end', () => resolve({ id, times }));
-      res.on('error', () => resolve(null));
+      seq += job.concurrency;
+      cur = { id: '', times: [] };
+      tail = '';
+      socket.write(`POST /v1/completions HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    };
+    socket.on('connect', send);
+    socket.on('data', (chunk: string) => {
+      const t = nowMs();
+      // Keep a short tail so a "data: " split across reads is still seen once.
+      const text = tail + chunk;
+      let i = text.indexOf('data: ', 0);
+      while (i >= 0) {
+        if (text.startsWith('data: [DONE]', i)) {
+          i = text.indexOf('data: ', i + 6);
+          continue;
+        }
+        if (!cur.id) cur.id = /"id":"([^"]+)"/.exec(text.slice(i, i + 200))?.[1] ?? '';
+        cur.times.push(t);
+        i = text.indexOf('data: ', i + 6);
+      }
+      tail = text.slice(-5);
+      // The terminating zero-length chunk ends the response; the connection is reused.
+      if (text.endsWith('0\r\n\r\n') && text.includes('[DONE]', Math.max(0, text.length - 40))) {
+        out.push(cur);
+        if (nowMs() < deadline) send();
+        else socket.end();
+      }
     });
-    req.on('error', () => resolve(null));
-    req.end(body);
+    socket.on('error', () => failures++);
+    socket.on('close', () => resolve(failures));
   });
 }
 
 async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2] ?? '{}') as ClientJob;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const { hostname, port } = new URL(job.url);
   const deadline = nowMs() + job.durationMs;
   const results: StreamResult[] = [];
-  let seq = 0;
-  let failures = 0;
-  const lane = async (): Promise<void> => {
-    while (nowMs() < deadline) {
-      const r = await runStream(job, agent, seq++);
-      if (r) results.push(r);
-      else failures++;
-    }
-  };
   process.send?.({ type: 'started' });
-  await Promise.all(Array.from({ length: job.concurrency }, lane));
-  agent.destroy();
-  process.send?.({ type: 'done', results, failures }, () => process.exit(0));
+  const failures = await Promise.all(Array.from({ length: job.concurrency }, (_, i) => lane(job, hostname, Number(port), deadline, i, results)));
+  process.send?.({ type: 'done', results, failures: failures.reduce((a, b) => a + b, 0) }, () => process.exit(0));
 }
 
 void main();
