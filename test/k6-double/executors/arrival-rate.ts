@@ -112,7 +112,9 @@ async function runArrivalRate(
     const preallocated = await Promise.all(Array.from({ length: c.preAllocatedVUs }, () => rt.pool.getPlannedVU(false)));
     preallocated.forEach(activate);
     for (const offsetMs of schedule) {
-      if (await sleepUntil(start + offsetMs, regCtx)) break;
+      // k6 races the iteration timer against the duration's context for a start exactly at the
+      // end (Go picks either); the double never starts one there, so counts are deterministic.
+      if (offsetMs >= durationMs || (await sleepUntil(start + offsetMs, regCtx))) break;
       if (pool.tryRunIteration()) continue;
       rt.emitDropped(1);
       if (remainingUnplanned === 0) {
