@@ -119,6 +119,7 @@ class TestRun implements ServiceHost, RunHost {
   private markedFailed = false;
   private summaryPhase = false;
   private summaryData: SummaryData | undefined;
+  private closed = false;
 
   constructor(
     private readonly scriptPath: string,
@@ -160,6 +161,7 @@ class TestRun implements ServiceHost, RunHost {
   }
 
   async shutdown(): Promise<void> {
+    this.closed = true;
     for (const t of this.timers) clearInterval(t);
     this.runCtx.cancel();
     this.services.close();
@@ -398,6 +400,8 @@ class TestRun implements ServiceHost, RunHost {
   }
 
   private spawn(id: number): VUWorker {
+    // A VU re-created after a hard kill may be requested while the run is shutting down.
+    if (this.closed) throw new Error('k6 double: the run is over');
     const vu = new VUWorker(id, {
       entry: this.entry,
       boot: { scriptPath: this.scriptPath, source: this.source, env: this.globalEnv, extensions: { sse: this.opts.extensions?.sse ?? false } },
