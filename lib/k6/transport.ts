@@ -40,24 +40,26 @@ interface SseModule {
   open(url: string, params: Record<string, unknown>, setup: (client: SseClient) => void): { status: number; error: string };
 }
 
-// k6's require: resolves k6 modules at run time (not Node's).
-declare const require: (id: string) => unknown;
+// k6's require, left alone by webpack: resolves k6 modules at run time.
+declare const __non_webpack_require__: (id: string) => unknown;
 
 let sse: SseModule | null = null;
 
 /**
- * Loads k6/x/sse; call in the init context. Required only when asked for, so stock k6 runs the
+ * Loads the xk6-sse module; call in the init context. Required only when asked for, so stock k6 runs the
  * http transport without ever touching the extension.
  */
 export function loadSse(): void {
+  // The name is built at run time: k6 v1.x scans a script for extension module names before running it and,
+  // finding one, would try to download an extension build on every run, http transport included.
+  const name = ['k6', 'x', 'sse'].join('/');
   try {
-    // A literal require, so webpack leaves it to k6 and k6 v2 can resolve the extension itself.
-    sse = require('k6/x/sse') as SseModule;
+    sse = __non_webpack_require__(name) as SseModule;
   } catch (e) {
     throw new Error(
-      'TRANSPORT=sse needs a k6 binary with the xk6-sse extension (k6/x/sse). Build one with ' +
-        '`xk6 build --with github.com/phymbert/xk6-sse`, or on k6 v1.2+ let automatic extension ' +
-        `resolution fetch it; or use TRANSPORT=http. (k6 said: ${String(e)})`,
+      'TRANSPORT=sse needs a k6 binary with the xk6-sse extension. Build one with ' +
+        '`xk6 build --with github.com/phymbert/xk6-sse` and set K6_BIN to it, or use TRANSPORT=http. ' +
+        `(k6 said: ${String(e)})`,
     );
   }
 }

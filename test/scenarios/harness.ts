@@ -1,0 +1,85 @@
+// Runs a scenario bundle on the k6 test double and, when a k6 binary is found, on real k6 too:
+// one test body, two runtimes.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { findK6, runK6, runRealK6, type K6RunResult } from '../k6-double/index';
+
+export const ROOT = join(__dirname, '..', '..');
+
+export interface Runner {
+  name: string;
+  /** Why it cannot run here, or null. */
+  skip: string | null;
+  run(scenario: string, env: Record<string, string>, timeoutMs: number): Promise<Run>;
+}
+
+export interface Run {
+  result: K6RunResult;
+  /** summary.json as written by handleSummary; null when none was written. */
+  summary: SummaryJson | null;
+  wallMs: number;
+}
+
+// The fields of summary.json the tests read.
+export interface SummaryJson {
+  records: Array<{
+    cell: string;
+    variant: string;
+    requests: number;
+    requests_ok: number;
+    requests_failed: number;
+    errors_by_class: Record<string, number>;
+    output_throughput_tokens_per_s: number | null;
+    acceptance_length_tokens_per_step: number | null;
+    acceptance_length_source: string | null;
+    ttft_ms: { p50: number; avg: number; count: number } | null;
+    itl_ms: { p50: number; avg: number; count: number } | null;
+    e2e_ms: { p50: number; avg: number } | null;
+    window_ms: { from: number; to: number } | null;
+  }>;
+  comparisons: Array<{ cell: string; throughput_ratio_a_over_b: number | null; throughput_ratio_ci95: [number, number] | null; verdict: string }>;
+  preflight_failures: Array<{ target: string; reason: string }>;
+  errors_by_class: Record<string, number>;
+}
+
+function runner(name: string, skip: string | null, exec: typeof runK6): Runner {
+  return {
+    name,
+    skip,
+    async run(scenario, env, timeoutMs) {
+      const cwd = mkdtempSync(join(tmpdir(), 'llm-bench-'));
+      const t0 = Date.now();
+      const result = await exec(join(ROOT, 'dist', `${scenario}.js`), {
+        cwd,
+        env: { RESULTS_DIR: '.', RUN_ID: 'test', ...env },
+        timeoutMs,
+        quiet: true,
+        extensions: { sse: true },
+      });
+      const file = result.files.find((f) => f.endsWith('.summary.json'));
+      let summary: SummaryJson | null = null;
+      try {
+        if (file) summary = JSON.parse(readFileSync(file, 'utf8')) as SummaryJson;
+      } catch {
+        summary = null;
+      }
+      return { result, summary, wallMs: Date.now() - t0 };
+    },
+  };
+}
+
+// Tests talk to loopback only: no k6 usage report, no download of extension builds.
+process.env.K6_NO_USAGE_REPORT = 'true';
+process.env.K6_AUTO_EXTENSION_RESOLUTION = 'false';
+
+const k6 = findK6();
+export const RUNNERS: Runner[] = [
+  runner('k6 test double', null, runK6),
+  runner('real k6', k6 ? null : 'no k6 binary: set K6_BIN or put k6 on PATH', (script, opts) => runRealK6(script, opts)),
+];
+
+/** Fails with k6's own output, which says what went wrong. */
+export function explain(r: Run): string {
+  return `exit ${r.result.exitCode}\n--- stdout\n${r.result.stdout.slice(-3000)}\n--- stderr\n${r.result.stderr.slice(-3000)}`;
+}
