@@ -33,7 +33,8 @@ function lane(job: ClientJob, host: string, port: number, deadline: number, firs
     const send = (): void => {
       const body = JSON.stringify({
         prompt: Array.from({ length: job.promptTokens }, (_, i) => 1000 + ((seq * 7 + i) % 50000)),
-        max_tokens: job.maxTokens,
+        // Lengths spread over [max/2, 3·max/2) so streams finish (and re-prefill) at different steps.
+        max_tokens: Math.floor(job.maxTokens / 2) + ((seq * 37) % job.maxTokens),
         ignore_eos: true,
         stream: true,
       });

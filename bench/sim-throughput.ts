@@ -28,14 +28,14 @@ async function level(concurrency: number): Promise<void> {
     timeScale: 1,
     maxRunning: concurrency,
     maxBatchedTokens: Math.max(8192, concurrency * 2),
-    kvCapacity: Math.max(400_000, concurrency * (promptTokens + maxTokens) * 2),
+    kvCapacity: Math.max(400_000, concurrency * (promptTokens + 2 * maxTokens) * 2),
     prefixCaching: false,
   });
   const job: ClientJob = { url: sim.url, concurrency, maxTokens, promptTokens, durationMs: seconds * 1000 };
   const client = fork(join(__dirname, 'sim-client.ts'), [JSON.stringify(job)], { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
   const started = nowMs();
   // Measure after the ramp (every stream admitted and past its first generation) until the deadline.
-  const rampMs = Math.min(seconds * 1000 * 0.4, 5000);
+  const rampMs = Math.min(seconds * 1000 * 0.4, 8000);
   let cpu0 = process.cpuUsage();
   let winFrom = 0;
   const rampTimer = setTimeout(() => {
@@ -95,7 +95,7 @@ async function level(concurrency: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`sim throughput benchmark: vLLM dialect, time-scale 1, prompt ${promptTokens} tokens, ${maxTokens} output tokens per stream, ${seconds} s per level`);
+  console.log(`sim throughput benchmark: vLLM dialect, time-scale 1, prompt ${promptTokens} tokens, ${maxTokens / 2}..${(3 * maxTokens) / 2 - 1} output tokens per stream (mean ${maxTokens}), ${seconds} s per level`);
   for (const n of levels) await level(n);
 }
 
