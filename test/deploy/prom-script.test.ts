@@ -112,7 +112,7 @@ describe('prom.ts command line', () => {
   test('prometheus missing: exit 1 and how to install it', () => {
     const empty = join(tmp, 'empty-path');
     mkdirSync(empty, { recursive: true });
-    const env = { ...process.env, PATH: empty };
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: empty };
     delete env.PROMETHEUS_BIN;
     const r = runScript([], env);
     assert.equal(r.status, 1, r.stderr);
