@@ -2,7 +2,7 @@
 import { isDialectName, type DialectName } from '../dialects/index';
 import { DIALECT_NAMES } from '../dialects/index';
 import * as p from './parse';
-import { ConfigError } from './parse';
+import { ConfigError, quote } from './parse';
 import { VARIABLES, variablesFor } from './variables';
 
 export type Env = Record<string, string | undefined>;
@@ -65,16 +65,16 @@ const KNOWN = new Set(VARIABLES.map((v) => v.name));
 /** Merges a CONFIG file under the environment: a variable set in the environment wins. */
 export function mergeFile(env: Env, file: unknown, path: string): Env {
   if (file === null || typeof file !== 'object' || Array.isArray(file)) {
-    throw new ConfigError(`CONFIG=${JSON.stringify(path)}: the file must hold one JSON object whose keys are variable names.`);
+    throw new ConfigError(`CONFIG=${quote(path)}: the file must hold one JSON object whose keys are variable names.`);
   }
   const out: Env = {};
   for (const [k, v] of Object.entries(file as Record<string, unknown>)) {
     if (!KNOWN.has(k)) {
-      throw new ConfigError(`CONFIG=${JSON.stringify(path)}: unknown key "${k}". Known keys: ${[...KNOWN].filter((n) => n !== 'CONFIG').join(', ')}.`);
+      throw new ConfigError(`CONFIG=${quote(path)}: unknown key '${k}'. Known keys: ${[...KNOWN].filter((n) => n !== 'CONFIG').join(', ')}.`);
     }
     if (Array.isArray(v)) out[k] = v.join(',');
     else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
-    else throw new ConfigError(`CONFIG=${JSON.stringify(path)}: key "${k}" must be a string, number, boolean or list.`);
+    else throw new ConfigError(`CONFIG=${quote(path)}: key '${k}' must be a string, number, boolean or list.`);
   }
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
   return out;
@@ -183,7 +183,7 @@ function numberList(name: string, raw: string): number[] {
   if (parts.length === 0) throw p.invalid(name, raw, 'a comma-separated list of positive numbers, e.g. 0.5,1,2');
   return parts.map((s) => {
     const n = Number(s);
-    if (!Number.isFinite(n) || n <= 0 || n > 100_000) throw p.invalid(name, raw, `a comma-separated list of positive numbers, e.g. 0.5,1,2; "${s}" is not one`);
+    if (!Number.isFinite(n) || n <= 0 || n > 100_000) throw p.invalid(name, raw, `a comma-separated list of positive numbers, e.g. 0.5,1,2; '${s}' is not one`);
     return n;
   });
 }

@@ -8,8 +8,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** Quotes a value in messages: single quotes read cleanly in k6's log lines (which escape "). */
+export function quote(raw: string): string {
+  return `'${raw}'`;
+}
+
 export function invalid(name: string, raw: string, expected: string): ConfigError {
-  return new ConfigError(`${name}=${JSON.stringify(raw)} is not valid: expected ${expected}.`);
+  return new ConfigError(`${name}=${quote(raw)} is not valid: expected ${expected}.`);
 }
 
 const INT_RE = /^\d+$/;
@@ -34,7 +39,7 @@ export function intList(name: string, raw: string, opts: { min?: number; max?: n
       out.push(positiveInt(name, p, opts));
     } catch {
       const range = `${opts.min ?? 1}${opts.max ? `–${opts.max}` : '+'}`;
-      throw invalid(name, raw, `a comma-separated list of whole numbers (${range}), e.g. 128,1024; "${p}" is not one`);
+      throw invalid(name, raw, `a comma-separated list of whole numbers (${range}), e.g. 128,1024; '${p}' is not one`);
     }
   }
   if (new Set(out).size !== out.length) throw invalid(name, raw, 'a list without repeated values');

@@ -144,11 +144,11 @@ export class Accumulator implements StreamReader {
       error: null,
     };
     if (this.streamError !== null) {
-      result.error = classified('stream_error', `${this.route}: the server reported an error inside the stream: "${this.streamError}".`);
+      result.error = classified('stream_error', `${this.route}: the server reported an error inside the stream: '${this.streamError}'.`);
     } else if (this.finish_ === 'abort') {
       result.error = classified(
         'aborted',
-        `${this.route}: the server aborted the request${this.abortMessage ? `: "${this.abortMessage}"` : ''}. It may be overloaded (queue full) or shutting down.`,
+        `${this.route}: the server aborted the request${this.abortMessage ? `: '${this.abortMessage}'` : ''}. It may be overloaded (queue full) or shutting down.`,
       );
     } else if (this.invalid !== null) {
       result.error = classified('invalid_reply', `${this.route}: the reply is not in the expected shape (${this.invalid}).`);

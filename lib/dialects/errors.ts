@@ -62,7 +62,7 @@ export interface RequestContext {
 /** Classifies a reply with a non-2xx status. */
 export function classifyStatus(status: number, body: string, ctx: RequestContext): ClassifiedError {
   const msg = serverMessage(body);
-  const said = msg ? `: "${msg}"` : '';
+  const said = msg ? `: '${msg}'` : '';
   const head = `${ctx.route} → ${status}${said}`;
   if (status === 401 || status === 403) {
     return classified('auth', `${head}. The server rejected the credentials: set API_KEY to the key it expects.`);
@@ -71,7 +71,7 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
     if (msg && MODEL_RE.test(msg) && !/^not found$/i.test(msg)) {
       return classified(
         'unknown_model',
-        `${head}. The server does not serve ${ctx.model ? `model "${ctx.model}"` : 'that model'}: set ${ctx.modelVar} to a served name (GET /v1/models lists them) or leave it empty to detect it.`,
+        `${head}. The server does not serve ${ctx.model ? `model '${ctx.model}'` : 'that model'}: set ${ctx.modelVar} to a served name (GET /v1/models lists them) or leave it empty to detect it.`,
       );
     }
     return classified(

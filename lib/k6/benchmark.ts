@@ -5,7 +5,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../config/load';
-import { ConfigError } from '../config/parse';
+import { ConfigError, quote } from '../config/parse';
 import type { ScenarioSpec } from '../scenarios';
 import { requestSamples, type SloLimits, type Window } from '../metrics/samples';
 import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
@@ -33,13 +33,13 @@ function readEnv(spec: BenchmarkSpec): Env {
     try {
       text = open(path);
     } catch (e) {
-      throw new ConfigError(`CONFIG=${JSON.stringify(path)}: cannot read the file (${String(e)}).`);
+      throw new ConfigError(`CONFIG=${quote(path)}: cannot read the file (${String(e)}).`);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch (e) {
-      throw new ConfigError(`CONFIG=${JSON.stringify(path)}: not valid JSON (${String(e)}).`);
+      throw new ConfigError(`CONFIG=${quote(path)}: not valid JSON (${String(e)}).`);
     }
     env = mergeFile(env, parsed, path);
   }
@@ -58,8 +58,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     cfg = loadConfig(spec.name, readEnv(spec), new Date());
     spec.validate?.(cfg);
   } catch (e) {
-    // One line that names the variable: k6 prints it and exits before any load.
-    if (e instanceof ConfigError) throw new Error(`k6-llm-bench ${spec.name}: ${e.message}`);
+    // One line that names the variable: k6 prints a thrown string without a stack trace.
+    if (e instanceof ConfigError) throw `k6-llm-bench ${spec.name}: ${e.message}`;
     throw e;
   }
   const loads: Load[] = spec.load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));

@@ -104,7 +104,7 @@ export function stalledMessage(healthRoutes: string[], preflightMs: number): str
 export function chooseModel(configured: string, id: ServerIdentity, modelVar: string): { model: string; note: string | null; error: string | null } {
   if (configured !== '') {
     if (id.models.length > 0 && id.dialect !== 'sglang' && !id.models.includes(configured)) {
-      return { model: configured, note: null, error: `${modelVar}=${JSON.stringify(configured)} is not served here; the server serves: ${id.models.join(', ')}.` };
+      return { model: configured, note: null, error: `${modelVar}='${configured}' is not served here; the server serves: ${id.models.join(', ')}.` };
     }
     return { model: configured, note: null, error: null };
   }

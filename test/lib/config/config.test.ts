@@ -12,12 +12,12 @@ describe('parsers', () => {
     assert.equal(duration('D', '1m30s'), 90_000);
     assert.equal(duration('D', '500ms'), 500);
     assert.equal(duration('D', '2'), 2000);
-    assert.throws(() => duration('D', '30 sec'), /D="30 sec" is not valid: expected a duration/);
+    assert.throws(() => duration('D', '30 sec'), /D='30 sec' is not valid: expected a duration/);
     assert.throws(() => duration('D', 's30'), /not valid/);
   });
   test('integer lists name the bad element', () => {
     assert.deepEqual(intList('ISL', '128, 1024'), [128, 1024]);
-    assert.throws(() => intList('ISL', '128,abc'), /ISL="128,abc" is not valid: .*"abc" is not one/);
+    assert.throws(() => intList('ISL', '128,abc'), /ISL='128,abc' is not valid: .*'abc' is not one/);
     assert.throws(() => intList('ISL', '128,128'), /without repeated values/);
     assert.throws(() => intList('ISL', ''), /comma-separated list/);
     assert.throws(() => intList('ISL', '0'), /not valid/);
@@ -40,10 +40,10 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig('dflash-vs-mtp', { DFLASH_URL: 'http://a:1' }, NOW), /MTP_URL is not set/);
   });
   test('bad values name the variable, the value and what is allowed', () => {
-    assert.throws(() => loadConfig('smoke', { ...base, TRANSPORT: 'grpc' }, NOW), /TRANSPORT="grpc" is not valid: expected one of http, sse/);
-    assert.throws(() => loadConfig('smoke', { ...base, DIALECT: 'tgi' }, NOW), /DIALECT="tgi" is not valid: expected one of auto, sglang, openai, openai-chat/);
-    assert.throws(() => loadConfig('smoke', { ...base, TARGET_URL: 'localhost:8000' }, NOW), /TARGET_URL="localhost:8000" is not valid/);
-    assert.throws(() => loadConfig('smoke', { ...base, SLO_ERROR_RATE: '5' }, NOW), /SLO_ERROR_RATE="5" is not valid: expected a number from 0 to 1/);
+    assert.throws(() => loadConfig('smoke', { ...base, TRANSPORT: 'grpc' }, NOW), /TRANSPORT='grpc' is not valid: expected one of http, sse/);
+    assert.throws(() => loadConfig('smoke', { ...base, DIALECT: 'tgi' }, NOW), /DIALECT='tgi' is not valid: expected one of auto, sglang, openai, openai-chat/);
+    assert.throws(() => loadConfig('smoke', { ...base, TARGET_URL: 'localhost:8000' }, NOW), /TARGET_URL='localhost:8000' is not valid/);
+    assert.throws(() => loadConfig('smoke', { ...base, SLO_ERROR_RATE: '5' }, NOW), /SLO_ERROR_RATE='5' is not valid: expected a number from 0 to 1/);
     assert.throws(() => loadConfig('smoke', { ...base, SHARED_PREFIX: '2000', ISL: '1024' }, NOW), /SHARED_PREFIX=2000 is longer than the shortest ISL/);
   });
   test('a URL with credentials is refused without echoing them', () => {
@@ -80,7 +80,7 @@ describe('CONFIG file', () => {
     assert.equal(env.IGNORE_EOS, 'false');
   });
   test('an unknown key is named', () => {
-    assert.throws(() => mergeFile({}, { CONCURENCY: 4 }, 'c.json'), /unknown key "CONCURENCY"/);
+    assert.throws(() => mergeFile({}, { CONCURENCY: 4 }, 'c.json'), /unknown key 'CONCURENCY'/);
     assert.throws(() => mergeFile({}, [1, 2], 'c.json'), /one JSON object/);
   });
 });

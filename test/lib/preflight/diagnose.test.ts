@@ -38,7 +38,7 @@ test('healthy but hung', () => {
 test('model choice', () => {
   const id = identify(p('GET /get_model_info', 404), vllmModels, null);
   assert.equal(chooseModel('', id, 'MODEL').model, 'Qwen/Qwen3-32B');
-  assert.match(chooseModel('llama', id, 'MODEL').error ?? '', /MODEL="llama" is not served here; the server serves: Qwen\/Qwen3-32B/);
+  assert.match(chooseModel('llama', id, 'MODEL').error ?? '', /MODEL='llama' is not served here; the server serves: Qwen\/Qwen3-32B/);
 });
 
 test('context check and timeout warning', () => {

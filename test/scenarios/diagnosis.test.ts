@@ -1,0 +1,92 @@
+// What a user sees when the server cannot be benchmarked, or dies during the run.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSim } from '../../sim/index';
+import { explain, RUNNERS } from './harness';
+
+const QUICK = { ISL: '64', OSL: '16', CONCURRENCY: '1', DURATION: '4s', SLICES: '2', REQUEST_TIMEOUT: '3s', GRACEFUL_STOP: '1s', WARMUP_REQUESTS: '1' };
+
+for (const runner of RUNNERS) {
+  describe(`diagnosis on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
+    test('healthy but hung: diagnosed in under 15 s, no load sent, exit 108, reason in the report', async () => {
+      const sim = await startSim({ dialect: 'vllm', spec: 'mtp', timeScale: 1 });
+      sim.setFaults({ stall: true });
+      try {
+        const health = await fetch(`${sim.url}/health`);
+        assert.equal(health.status, 200, 'the stalled server still passes its health check');
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, PREFLIGHT_TIMEOUT: '5s', REQUEST_TIMEOUT: '60s' }, 60_000);
+        assert.equal(run.result.exitCode, 108, explain(run));
+        assert.ok(run.wallMs < 15_000, `took ${run.wallMs} ms`);
+        assert.match(run.result.stderr + run.result.stdout, /GET \/health and GET \/v1\/models → 200 but no token within 5 s: the engine is stalled/);
+        assert.deepEqual(run.summary?.preflight_failures, [{ target: 'target', reason: 'stalled', headline: 'healthy but hung: no token within PREFLIGHT_TIMEOUT' }]);
+        assert.equal(sim.groundTruth().since(0).filter((r) => r.completionTokens > 0).length, 0, 'no load reached the server');
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('the seed failure: DIALECT=sglang against vLLM says what the server is and what to set', async () => {
+      const sim = await startSim({ dialect: 'vllm', timeScale: 10 });
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'sglang' }, 60_000);
+        assert.equal(run.result.exitCode, 108, explain(run));
+        assert.match(run.result.stderr + run.result.stdout, /POST \/generate → 404: this server is vLLM [\d.]+ .*set DIALECT=openai/);
+        assert.equal(run.summary?.preflight_failures[0]?.reason, 'wrong_dialect');
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('DIALECT=auto picks the native API of each server and runs', async () => {
+      const sim = await startSim({ dialect: 'sglang', timeScale: 10 });
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url }, 60_000);
+        assert.equal(run.result.exitCode, 0, explain(run));
+        assert.match(run.result.stderr + run.result.stdout, /DIALECT=auto chose sglang/);
+        assert.equal(run.summary?.records[0].requests_ok, 3);
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('nothing listening: unreachable, with the variable to check', async () => {
+      const sim = await startSim({ dialect: 'vllm' });
+      const url = sim.url;
+      await sim.stop();
+      const run = await runner.run('smoke', { TARGET_URL: url }, 60_000);
+      assert.equal(run.result.exitCode, 108, explain(run));
+      assert.match(run.result.stderr + run.result.stdout, /cannot connect to http:\/\/127\.0\.0\.1:\d+ .*TARGET_URL right\?/);
+    });
+
+    test('a bad variable stops the run at init, naming variable, value and what is allowed', async () => {
+      const run = await runner.run('smoke', { TARGET_URL: 'http://127.0.0.1:9', CONCURRENCY: '1,two' }, 30_000);
+      assert.equal(run.result.exitCode, 107, explain(run));
+      assert.match(run.result.stderr + run.result.stdout, /CONCURRENCY=.1,two. is not valid: expected a comma-separated list of whole numbers/);
+      assert.equal(run.summary, null, 'nothing ran, nothing was written');
+    });
+
+    test('the target dies mid-run: the run goes on to its end, errors classified, reports written, exit 99', async () => {
+      const dflash = await startSim({ dialect: 'sglang', spec: 'dflash', timeScale: 4 });
+      const mtp = await startSim({ dialect: 'vllm', spec: 'mtp', timeScale: 4 });
+      // Crash MTP during its run: after setup (~1 s) and the first run (DURATION + GRACEFUL_STOP + gap).
+      const crash = setTimeout(() => mtp.crash(), 1000 + 4000 + 1000 + 1000 + 2000);
+      try {
+        const run = await runner.run('dflash-vs-mtp', { ...QUICK, DFLASH_URL: dflash.url, MTP_URL: mtp.url }, 90_000);
+        assert.equal(run.result.exitCode, 99, explain(run));
+        const s = run.summary;
+        assert.ok(s, explain(run));
+        const m = s.records.find((r) => r.variant === 'mtp')!;
+        const d = s.records.find((r) => r.variant === 'dflash')!;
+        assert.equal(d.requests_failed, 0);
+        assert.ok(m.requests_ok > 0, 'requests before the crash are kept');
+        assert.ok(m.requests_failed > 0);
+        const classes = Object.keys(m.errors_by_class);
+        assert.ok(classes.every((c) => c === 'unreachable' || c === 'connection_lost'), classes.join(','));
+        assert.match(run.result.stdout, /✗ llm_success rate>=0.95/);
+      } finally {
+        clearTimeout(crash);
+        await Promise.all([dflash.stop(), mtp.stop()]);
+      }
+    });
+  });
+}
