@@ -111,30 +111,33 @@ async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext):
   );
 }
 
-/** Newer SGLang: run a one-token generation; 503 if none comes back within the deadline. */
+/**
+ * Newer SGLang: submit a one-token generation, then check once a second whether the engine has
+ * produced any output since the probe began (its own token or any other request's); 200 as soon as
+ * it has, 503 at the deadline. So a healthy server answers after about one second (scaled), and a
+ * hung one after the full timeout.
+ */
 function healthGenerate(ctx: SimContext, res: ServerResponse, probe: number): void {
   if (!ctx.ready()) return sendEmpty(res, 503);
-  let done = false;
-  const answer = (status: number): void => {
-    if (done) return;
-    done = true;
-    clearTimeout(timer);
-    sendEmpty(res, status);
-  };
+  const tic = nowMs();
   // Health probes draw from their own seed stream so they do not shift client requests' draws.
   const seq = ctx.engine.submit(
     { ordinal: deriveSeed(ctx.o.seed, 0x4ea1, probe), promptIds: [ctx.tokenizer.eosId], maxNewTokens: 1, ignoreEos: true },
-    { onScheduled: () => undefined, onStep: () => (answer(200), true) },
+    { onScheduled: () => undefined, onStep: () => true },
   );
-  const timer = setTimeout(() => {
+  const deadline = tic + ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale;
+  const finish = (status: number): void => {
+    clearInterval(poll);
     if (seq) ctx.engine.cancel(seq);
-    answer(503);
-  }, ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale);
-  if (!seq) answer(503);
+    sendEmpty(res, status);
+  };
+  const poll = setInterval(() => {
+    if (ctx.engine.lastOutputMs > tic) finish(200);
+    else if (nowMs() >= deadline) finish(503);
+  }, Math.min(1000 / ctx.o.timeScale, ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale));
   res.on('close', () => {
-    if (!done && seq) ctx.engine.cancel(seq);
-    done = true;
-    clearTimeout(timer);
+    clearInterval(poll);
+    if (seq) ctx.engine.cancel(seq);
   });
 }
 

@@ -102,6 +102,8 @@ export class Engine {
   private stalled = false;
   private stopped = false;
   readonly counters: EngineCounters;
+  /** When the engine last produced an output token (epoch ms); SGLang's health check watches this. */
+  lastOutputMs = 0;
   /** Called once per committed step (for ground truth and throughput gauges). */
   onStepRecord: ((r: StepRecord) => void) | null = null;
 
@@ -295,6 +297,7 @@ export class Engine {
       } else tokens += this.emit(s, 1, false, 0, step, actual);
     }
     c.generationTokens += tokens;
+    if (tokens > 0) this.lastOutputMs = actual;
     let prefillTokens = 0;
     for (const [, chunk] of step.prefill) prefillTokens += chunk;
     this.onStepRecord?.({

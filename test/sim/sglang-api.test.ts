@@ -116,8 +116,11 @@ test('sglang info and health routes', async () => {
   const h = await request(s.url, '/health');
   assert.equal(h.status, 200);
   assert.equal(h.body, '');
+  const t0 = performance.now();
   const hg = await request(s.url, '/health_generate');
   assert.equal(hg.status, 200);
+  // It checks for output once a (model) second: 50 ms at time-scale 20.
+  assert.ok(performance.now() - t0 >= 45, 'health_generate answers at its first once-a-second check');
   const mi = json<{ model_path: string; is_generation: boolean }>(await request(s.url, '/get_model_info'));
   assert.equal(mi.model_path, 'qwen3-32b-sim');
   assert.equal(mi.is_generation, true);
