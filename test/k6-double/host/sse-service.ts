@@ -9,6 +9,7 @@
 
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type { Socket } from 'node:net';
 import { goHeaders, urlErrorOp } from '../shared/http-names.js';
 import type { Sample, SseMessage, SseOpenArgs, TagSet } from '../shared/protocol.js';
 import { describeRequestError } from './http-client.js';
@@ -21,6 +22,7 @@ export interface SseHost {
 
 interface Stream {
   request: http.ClientRequest | null;
+  socket: Socket | null;
   tags: TagSet;
   connStart: number;
   connDuration: number;
@@ -34,7 +36,7 @@ export class SseService {
   constructor(private readonly host: SseHost) {}
 
   open(vu: VUWorker, id: number, args: SseOpenArgs): void {
-    const stream: Stream = { request: null, tags: { ...args.tags }, connStart: Date.now(), connDuration: 0, ended: false, cancel: () => {} };
+    const stream: Stream = { request: null, socket: null, tags: { ...args.tags }, connStart: Date.now(), connDuration: 0, ended: false, cancel: () => {} };
     const perVU = this.streams.get(vu) ?? new Map<number, Stream>();
     this.streams.set(vu, perVU);
     perVU.set(id, stream);
@@ -66,6 +68,7 @@ export class SseService {
     const mod = url.protocol === 'https:' ? https : http;
     const req = mod.request(url, { method, headers, agent: false });
     stream.request = req;
+    req.on('socket', (s) => (stream.socket = s));
     let timer: NodeJS.Timeout | undefined;
     if (args.timeoutMs > 0) {
       // Go's http.Client.Timeout: covers connecting, the headers and reading the body.
@@ -133,6 +136,11 @@ export class SseService {
     this.streams.get(vu)!.delete(id);
     vu.inflight.delete(stream.cancel);
     stream.cancel();
+    // The extension dials through the VU's dialer, so its bytes count in data_sent/data_received.
+    if (stream.socket) {
+      vu.bytesSent += stream.socket.bytesWritten;
+      vu.bytesReceived += stream.socket.bytesRead;
+    }
     const time = Date.now();
     const tags = stream.tags;
     this.host.emit(vu, [

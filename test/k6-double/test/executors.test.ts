@@ -109,7 +109,7 @@ describe('executors', { concurrency: 3 }, () => {
   test('constant-arrival-rate: unplanned VUs up to maxVUs take the load', async () => {
     const { records, count } = await runCase('arrivalGrow');
     assert.ok(distinct(records.map((x) => x.vu)) >= 2);
-    assert.ok(count('dropped_iterations')! <= 5);
+    assert.equal(count('iterations')! + (count('dropped_iterations') ?? 0), 10);
   });
 
   test('ramping-vus: VUs follow the stages', async () => {
@@ -124,9 +124,11 @@ describe('executors', { concurrency: 3 }, () => {
   });
 
   test('ramping-arrival-rate: iterations start as the rate ramps up', async () => {
-    const { records } = await runCase('rampingArrival');
-    // Due at sqrt(i/10) s for i = 1..10; the 10th falls exactly at the end and never starts.
-    assert.equal(records.length, 9);
+    const { records, count } = await runCase('rampingArrival');
+    // Due at sqrt(i/10) s for i = 1..10; the 10th falls exactly at the end and never starts
+    // (on a loaded machine one of the last, 50 ms apart, may find both VUs busy and be dropped).
+    assert.ok(records.length >= 7 && records.length <= 9, `${records.length}`);
+    assert.equal(records.length + (count('dropped_iterations') ?? 0), 9);
     const offsets = records.map((x) => x.at - x.startTime).sort((a, b) => a - b);
     // The first iteration is due at sqrt(1/10) s ~ 316 ms, not at 0.
     assert.ok(offsets[0]! >= 250, `${offsets[0]}`);

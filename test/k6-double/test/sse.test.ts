@@ -84,5 +84,6 @@ describe('k6/x/sse', () => {
     assert.equal(m.sse_event!.values.count, 9);
     assert.equal(m.http_reqs!.values.count, 5);
     assert.equal(m.http_req_failed, undefined);
+    assert.ok(m.data_received!.values.count! > 0);
   });
 });
