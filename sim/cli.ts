@@ -20,6 +20,8 @@ async function main(): Promise<void> {
   }
   const sim = await startSim(opts);
   const o = sim.options;
+  // vLLM only listens once its engine is up; SGLang listens at once and answers 503 until ready.
+  if (o.dialect === 'vllm') await sim.ready;
   process.stdout.write(`sim: ${o.dialect} (spec ${o.spec}, model ${o.model}, time-scale ${o.timeScale}) listening on ${sim.url}\n`);
   let stopping = false;
   const stop = (): void => {
