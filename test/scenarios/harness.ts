@@ -1,5 +1,6 @@
 // Runs a scenario bundle on the k6 test double and, when a k6 binary is found, on real k6 too:
 // one test body, two runtimes.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,9 @@ export interface Runner {
   name: string;
   /** Why it cannot run here, or null. */
   skip: string | null;
-  run(scenario: string, env: Record<string, string>, timeoutMs: number): Promise<Run>;
+  run(scenario: string, env: Record<string, string>, timeoutMs: number, opts?: { sse?: boolean }): Promise<Run>;
+  /** Why this runtime cannot use the sse transport, or null. */
+  sseSkip: string | null;
 }
 
 export interface Run {
@@ -43,11 +46,12 @@ export interface SummaryJson {
   errors_by_class: Record<string, number>;
 }
 
-function runner(name: string, skip: string | null, exec: typeof runK6): Runner {
+function runner(name: string, skip: string | null, sseSkip: string | null, exec: typeof runK6): Runner {
   return {
     name,
     skip,
-    async run(scenario, env, timeoutMs) {
+    sseSkip,
+    async run(scenario, env, timeoutMs, opts = {}) {
       const cwd = mkdtempSync(join(tmpdir(), 'llm-bench-'));
       const t0 = Date.now();
       const result = await exec(join(ROOT, 'dist', `${scenario}.js`), {
@@ -55,7 +59,7 @@ function runner(name: string, skip: string | null, exec: typeof runK6): Runner {
         env: { RESULTS_DIR: '.', RUN_ID: 'test', ...env },
         timeoutMs,
         quiet: true,
-        extensions: { sse: true },
+        extensions: { sse: opts.sse ?? true },
       });
       const file = result.files.find((f) => f.endsWith('.summary.json'));
       let summary: SummaryJson | null = null;
@@ -74,9 +78,15 @@ process.env.K6_NO_USAGE_REPORT = 'true';
 process.env.K6_AUTO_EXTENSION_RESOLUTION = 'false';
 
 const k6 = findK6();
+const k6HasSse = k6 !== null && /xk6-sse/.test(spawnSync(k6, ['version'], { encoding: 'utf8' }).stdout ?? '');
 export const RUNNERS: Runner[] = [
-  runner('k6 test double', null, runK6),
-  runner('real k6', k6 ? null : 'no k6 binary: set K6_BIN or put k6 on PATH', (script, opts) => runRealK6(script, opts)),
+  runner('k6 test double', null, null, runK6),
+  runner(
+    'real k6',
+    k6 ? null : 'no k6 binary: set K6_BIN or put k6 on PATH',
+    k6HasSse ? null : `${k6 ?? 'k6'} has no xk6-sse extension: set K6_BIN to a build with it`,
+    (script, opts) => runRealK6(script, opts),
+  ),
 ];
 
 /** Fails with k6's own output, which says what went wrong. */

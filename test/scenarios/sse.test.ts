@@ -1,0 +1,62 @@
+// TTFT and ITL measured per event (TRANSPORT=sse), checked against the simulator's own records.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSim } from '../../sim/index';
+import { explain, RUNNERS } from './harness';
+
+const OSL = 64;
+
+for (const runner of RUNNERS) {
+  describe(`sse transport on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
+    test('TTFT and per-token ITL agree with the server-side truth; multi-token events are spread per token', async () => {
+      const sim = await startSim({ dialect: 'sglang', spec: 'dflash', timeScale: 1, seed: 5 });
+      try {
+        const run = await runner.run(
+          'context-matrix',
+          { TARGET_URL: sim.url, TRANSPORT: 'sse', ISL: '256', OSL: String(OSL), CONCURRENCY: '2', DURATION: '6s', SLICES: '2', REQUEST_TIMEOUT: '5s', GRACEFUL_STOP: '3s', WARMUP_REQUESTS: '1' },
+          60_000,
+        );
+        assert.equal(run.result.exitCode, 0, explain(run));
+        const rec = run.summary!.records[0];
+        const reqs = sim.groundTruth().since(0).filter((r) => r.completionTokens === OSL && r.stream);
+        assert.ok(reqs.length >= 10, `${reqs.length} streamed run requests`);
+        const ttfts = reqs.map((r) => (r.firstTokenMs as number) - r.arrivalMs).sort((a, b) => a - b);
+        const trueTtftP50 = ttfts[Math.floor(ttfts.length / 2)];
+        assert.ok(rec.ttft_ms && rec.ttft_ms.count === rec.requests_ok, 'one TTFT per successful request');
+        // The client's clock starts before the request leaves and stops when the event is read:
+        // a few ms of transport on top of the server's own view, never less.
+        const ttftGap = rec.ttft_ms.p50 - trueTtftP50;
+        assert.ok(ttftGap > -2 && ttftGap < 10 + 0.1 * trueTtftP50, `TTFT p50 client ${rec.ttft_ms.p50} vs server ${trueTtftP50}`);
+
+        // Per-token ITL: each event's gap split over the tokens it carried. Server side the same.
+        let gapSum = 0;
+        let tokens = 0;
+        let multiTokenEvents = 0;
+        for (const r of reqs) {
+          for (let i = 1; i < r.events.length; i++) {
+            gapSum += r.events[i].timeMs - r.events[i - 1].timeMs;
+            tokens += r.events[i].tokens;
+            if (r.events[i].tokens > 1) multiTokenEvents++;
+          }
+        }
+        assert.ok(multiTokenEvents > 0, 'speculative decoding gave multi-token events');
+        const trueItlMean = gapSum / tokens;
+        assert.ok(rec.itl_ms, 'ITL measured');
+        assert.ok(Math.abs(rec.itl_ms.avg / trueItlMean - 1) < 0.15, `ITL mean client ${rec.itl_ms.avg} vs server ${trueItlMean}`);
+        // Recording one sample per event instead of per token would inflate the mean by the
+        // tokens per event (≈ the acceptance length): far outside the tolerance above.
+        assert.ok(rec.itl_ms.count > reqs.length * (OSL / 8), `${rec.itl_ms.count} ITL samples`);
+      } finally {
+        await sim.stop();
+      }
+    });
+  });
+}
+
+describe('sse transport on a k6 without the extension', () => {
+  test('stops at init with how to get a binary that has it', async () => {
+    const run = await RUNNERS[0].run('smoke', { TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' }, 30_000, { sse: false });
+    assert.equal(run.result.exitCode, 107, explain(run));
+    assert.match(run.result.stderr + run.result.stdout, /TRANSPORT=sse needs a k6 binary with the xk6-sse extension\. Build one with `xk6 build --with github\.com\/phymbert\/xk6-sse`/);
+  });
+});
