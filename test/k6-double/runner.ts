@@ -18,13 +18,15 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runExecutor, describeScenario } from './executors/index.js';
+import { describeScenario, runExecutor } from './executors/index.js';
 import { testPlan } from './executors/plan.js';
 import { ExecutionState, ScenarioRuntime, type RunHost } from './executors/runtime.js';
 import { workerEntry } from './host/compile.js';
 import { RunCtx, sleepUntil } from './host/ctx.js';
+import { LifecycleVU, type LifecycleResult } from './host/lifecycle-vu.js';
 import { OutputSink } from './host/log.js';
 import { VUServices, type ServiceHost } from './host/services.js';
+import { writeSummaryOutputs } from './host/summary-writer.js';
 import { VUPool } from './host/vu-pool.js';
 import { VUWorker, type DoneEvent } from './host/vu-worker.js';
 import { ConfigError, MetricsEngine } from './metrics/engine.js';
@@ -45,11 +47,6 @@ interface RunError {
   message: string;
   hint?: string;
 }
-
-type LifecycleResult =
-  | { kind: 'ok'; json?: string | null; summary?: SummaryOutput; resultError?: string }
-  | { kind: 'error'; error: SerializedError }
-  | { kind: 'timeout'; seconds: number };
 
 class InitFailure extends Error {
   constructor(readonly error: SerializedError) {
@@ -108,9 +105,12 @@ class TestRun implements ServiceHost, RunHost {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly files: string[] = [];
   private readonly cwd: string;
+  private readonly lifecycleVU = new LifecycleVU(
+    () => this.spawn(0),
+    (vu, tags) => this.ingest(null, this.dataSamples(vu, tags, Date.now())),
+  );
   private entry = '';
   private source = '';
-  private lifecycleVU: VUWorker | undefined;
   private options!: TestOptions;
   private exportsList: string[] = [];
   private setupData: string | null = null;
@@ -228,8 +228,7 @@ class TestRun implements ServiceHost, RunHost {
   private async run(): Promise<void> {
     this.entry = workerEntry();
     this.source = fs.readFileSync(this.scriptPath, 'utf8');
-    this.lifecycleVU = this.spawn(0);
-    const init = await this.lifecycleVU.init(0, true, DEFAULT_HTTP);
+    const init = await this.lifecycleVU.worker().init(0, true, DEFAULT_HTTP);
     if (init.type === 'initError') return this.finish(scriptError(init.error));
     if (init.type !== 'initDone') throw new Error(`k6 double: unexpected ${init.type}`);
     this.exportsList = init.exports;
@@ -351,30 +350,10 @@ class TestRun implements ServiceHost, RunHost {
     this.writeSummary(r.summary ?? defaultSummary);
   }
 
-  /** k6's handleSummaryResult: stdout, stderr, or a file path relative to the working directory. */
   private writeSummary(outputs: SummaryOutput): void {
-    const problems: string[] = [];
-    for (const [key, value] of Object.entries(outputs)) {
-      const text = typeof value === 'string' ? value : Buffer.from(value).toString('utf8');
-      if (key === 'stdout') this.output.out(text);
-      else if (key === 'stderr') this.output.err(text);
-      else {
-        const file = path.resolve(this.cwd, key);
-        try {
-          fs.writeFileSync(file, value);
-          this.files.push(file);
-        } catch (e) {
-          const err = e as NodeJS.ErrnoException;
-          const reason = err.code === 'ENOENT' ? 'no such file or directory' : err.code === 'EACCES' ? 'permission denied' : err.message;
-          problems.push(`could not open '${key}': open ${key}: ${reason}`);
-        }
-      }
-    }
-    if (problems.length > 0) {
-      this.log('error', 'failed to handle the end-of-test summary', {
-        error: ['Could not save some summary information:', ...problems.map((p) => `\t- ${p}`)].join('\n'),
-      });
-    }
+    const { files, error } = writeSummaryOutputs(outputs, this.cwd, this.output);
+    this.files.push(...files);
+    if (error) this.log('error', 'failed to handle the end-of-test summary', { error });
   }
 
   // ---- helpers ----------------------------------------------------------------------------
@@ -422,30 +401,10 @@ class TestRun implements ServiceHost, RunHost {
     return vu;
   }
 
-  /** setup/teardown/handleSummary: a fresh init of the script in the lifecycle worker, then the call. */
-  private async lifecycle(name: LifecycleName, arg: string | null, timeoutMs: number): Promise<LifecycleResult> {
-    if (!this.lifecycleVU?.alive) this.lifecycleVU = this.spawn(0);
-    const vu = this.lifecycleVU;
-    const init = await vu.init(0, false, this.options.http);
-    if (init.type === 'initError') return { kind: 'error', error: init.error };
+  private lifecycle(name: LifecycleName, arg: string | null, timeoutMs: number): Promise<LifecycleResult> {
+    // k6 tags setup's and teardown's samples with their group ("::setup"); handleSummary's are discarded.
     const tags = name === 'handleSummary' ? { ...this.runTags } : { ...this.runTags, group: `::${name}` };
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      vu.interrupt(() => {});
-    }, timeoutMs);
-    let done: DoneEvent | undefined;
-    try {
-      done = await vu.lifecycle(name, arg, tags, this.options.json);
-    } catch {
-      // The worker was terminated because it ignored the interrupt.
-    } finally {
-      clearTimeout(timer);
-      this.ingest(null, this.dataSamples(vu, tags, Date.now()));
-    }
-    if (timedOut || !done || done.type !== 'lifecycleDone') return { kind: 'timeout', seconds: Math.round(timeoutMs / 1000) };
-    if (done.error) return { kind: 'error', error: done.error };
-    return { kind: 'ok', json: done.json, summary: done.summary, resultError: done.resultError };
+    return this.lifecycleVU.call({ name, arg, tags, optionsJSON: this.options.json, http: this.options.http, timeoutMs });
   }
 
   /** data_sent/data_received for the bytes a VU moved since the last call (k6's Dialer.IOSamples). */

@@ -102,14 +102,14 @@ export class ScenarioRuntime {
     this.host.emit('dropped_iterations', count, { ...this.host.runTags, scenario: this.config.name });
   }
 
-  warnOnce = (() => {
-    const shown = new Set<string>();
-    return (msg: string) => {
-      if (shown.has(msg)) return;
-      shown.add(msg);
-      this.host.log('warning', msg, { executor: this.config.executor, scenario: this.config.name });
-    };
-  })();
+  private readonly warned = new Set<string>();
+
+  /** A warning with the executor's fields, once per scenario (like k6's shownWarning flags). */
+  warnOnce(msg: string): void {
+    if (this.warned.has(msg)) return;
+    this.warned.add(msg);
+    this.host.log('warning', msg, { executor: this.config.executor, scenario: this.config.name });
+  }
 }
 
 export class ActiveVU {
@@ -141,18 +141,20 @@ export class ActiveVU {
     // Like k6, each VU receives the setup data once and keeps its own copy.
     const setupData = this.vu.hasSetupData ? undefined : host.setupJSON();
     this.vu.hasSetupData = true;
-    const off = this.ctx.onDone(() => this.vu.interrupt(() => {}));
+    const off = this.ctx.onDone(() => this.vu.interrupt());
+    let done: DoneEvent;
     try {
-      const done = await this.vu.iterate(activation, setupData);
-      if (done.type !== 'iterDone') throw new Error(`k6 double: unexpected ${done.type} from VU ${this.vu.id}`);
-      host.iterationDone(this.vu, done, !this.ctx.done);
-      return done.error;
-    } catch {
-      // The worker died (terminated after an interrupt it did not notice): an interrupted iteration.
-      return { kind: 'interrupt', name: 'Interrupted', message: 'VU terminated', stack: '' };
+      done = await this.vu.iterate(activation, setupData);
+    } catch (e) {
+      // Terminated after an interrupt it did not notice (stuck in JS): an interrupted iteration.
+      if (!this.vu.alive) return { kind: 'interrupt', name: 'Interrupted', message: 'VU terminated', stack: '' };
+      throw e;
     } finally {
       off();
     }
+    if (done.type !== 'iterDone') throw new Error(`k6 double: unexpected ${done.type} from VU ${this.vu.id}`);
+    host.iterationDone(this.vu, done, !this.ctx.done);
+    return done.error;
   }
 
   /** Deactivates the VU and returns it to the pool. */

@@ -92,17 +92,15 @@ export class VUWorker {
    * Stops the running iteration: k6 interrupts the JS runtime when the VU's context ends. Blocking
    * calls see the flag at once; JS that never calls into k6 is stopped by terminating the thread.
    */
-  interrupt(onHardKill: () => void): void {
+  interrupt(): void {
     this.acceptSamplesUntil = Math.min(this.acceptSamplesUntil, Date.now());
     Atomics.store(this.signal, SIGNAL.INTERRUPT, 1);
     this.wake();
     for (const cancel of [...this.inflight]) cancel();
     if (this.pending.length > 0 && !this.killTimer) {
       this.killTimer = setTimeout(() => {
-        if (this.pending.length > 0) {
-          void this.worker.terminate();
-          onHardKill();
-        }
+        // Pending commands then fail through the 'exit' handler.
+        if (this.pending.length > 0) void this.worker.terminate();
       }, HARD_KILL_MS);
     }
   }
