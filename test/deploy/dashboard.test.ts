@@ -200,6 +200,13 @@ describe('dashboard definition', () => {
     assert.ok(readFileSync(join(ROOT, 'scripts', 'start.ts'), 'utf8').includes(`'${TREND_STATS}'`), 'npm start --prometheus sets the same trend stats');
     assert.ok(readFileSync(join(ROOT, 'docs', 'prometheus.md'), 'utf8').includes(`K6_PROMETHEUS_RW_TREND_STATS='${TREND_STATS}'`), 'docs/prometheus.md gives the same trend stats');
   });
+  test('docs/prometheus.md names the series of every catalog metric', () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'prometheus.md'), 'utf8');
+    for (const def of Object.values(METRICS)) {
+      const name = def.type === 'trend' ? promName(def, 'p(50)') : promName(def);
+      assert.ok(docs.includes(`\`${name}\``), `${name} (${def.name}) is not in docs/prometheus.md`);
+    }
+  });
 });
 
 function varQuery(v: Variable): string {
