@@ -115,3 +115,16 @@ describe('k6/http', () => {
     assert.equal(echo?.headers['content-length'], '7');
   });
 });
+
+describe('a webpack bundle', () => {
+  test('default imports of k6 modules, groups, sub-metric thresholds and handleSummary work', async () => {
+    const b = await runK6(fixture('webpack-bundle.js'), { env: { BASE: server.url }, quiet: true, timeoutMs: 20_000 });
+    assert.equal(b.exitCode, 0, b.stderr);
+    assert.deepEqual(JSON.parse(b.stdout), Object.keys(b.summaryData!.metrics).sort());
+    const e2e = b.summaryData!.metrics['llm_e2e{variant:a}']!;
+    assert.deepEqual([e2e.type, e2e.contains, e2e.thresholds], ['trend', 'time', { 'p(95)<5000': { ok: true } }]);
+    assert.equal(b.summaryData!.metrics.llm_tokens!.values.count, 12);
+    const [chat] = b.summaryData!.root_group.groups;
+    assert.deepEqual([chat!.path, chat!.checks[0]!.path, chat!.checks[0]!.passes], ['::chat', '::chat::ok', 4]);
+  });
+});
