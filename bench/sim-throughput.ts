@@ -58,6 +58,7 @@ async function level(concurrency: number): Promise<void> {
   const vsScheduled: number[] = [];
   const vsRecorded: number[] = [];
   const writeLate: number[] = [];
+  const gapError: number[] = [];
   let unmatched = 0;
   for (const r of reply.results ?? []) {
     const rec = byId.get(r.id);
@@ -71,6 +72,9 @@ async function level(concurrency: number): Promise<void> {
       vsScheduled.push(t - e.scheduledMs);
       vsRecorded.push(t - e.timeMs);
       writeLate.push(e.timeMs - e.scheduledMs);
+      // Inter-event gap as the client saw it, minus the gap the model scheduled.
+      const prev = rec.events[i - 1];
+      if (i > 0 && prev) gapError.push(Math.abs(t - (r.times[i - 1] as number) - (e.scheduledMs - prev.scheduledMs)));
     });
   }
   const batches = gt.steps.filter((s) => s.actualMs >= winFrom && s.actualMs < winTo).map((s) => s.batch);
@@ -80,6 +84,7 @@ async function level(concurrency: number): Promise<void> {
   const b = stats(vsRecorded);
   const w = stats(writeLate);
   const l = sum.stepLatenessMs;
+  const g = stats(gapError);
   console.log(
     [
       `streams ${concurrency} (machine load average ${loadavg()[0]?.toFixed(1)} on 2 cores): mean running batch ${meanBatch.toFixed(0)}, ${sum.steps} steps in ${((winTo - winFrom) / 1000).toFixed(1)} s window, ${(reply.results ?? []).length} streams done, ${reply.failures ?? 0} failed, ${unmatched} unmatched`,
@@ -87,6 +92,7 @@ async function level(concurrency: number): Promise<void> {
       `  client arrival - scheduled step end (ms): p50 ${f(a.p50)} p99 ${f(a.p99)}   [n=${a.count}]`,
       `  client arrival - recorded write time (ms): p50 ${f(b.p50)} p99 ${f(b.p99)}`,
       `  sim write time - scheduled step end (ms):  p50 ${f(w.p50)} p99 ${f(w.p99)}`,
+      `  |client inter-event gap - scheduled gap| (ms): p50 ${f(g.p50)} p99 ${f(g.p99)}`,
       `  sim step lateness, timer fire - scheduled (ms): p50 ${f(l.p50)} p99 ${f(l.p99)}`,
       `  sim CPU: ${f(cpuMs, 0)} ms over the window = ${f(sum.outputTokens ? (cpuMs / sum.outputTokens) * 1000 : null, 1)} ms per 1k tokens (${f((cpuMs / (winTo - winFrom)) * 100, 0)}% of a core)`,
     ].join('\n'),
