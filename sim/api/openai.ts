@@ -59,14 +59,12 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
   const rField = ctx.o.reasoningField;
   const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   const head = (s: SessionState): Json => ({ id: s.req.id, object, created: s.created, model });
+  // vLLM reports the matched stop as "stop_reason", SGLang as "matched_stop".
+  const stopKey = vllm ? 'stop_reason' : 'matched_stop';
 
   const choice = (s: SessionState, d: Delta): Json => {
     const { finish_reason, stop } = finishFields(s.finish);
-    if (kind === 'completion') {
-      return vllm
-        ? { index: 0, text: d.content, logprobs: null, finish_reason, stop_reason: stop }
-        : { index: 0, text: d.content, logprobs: null, finish_reason, matched_stop: stop };
-    }
+    if (kind === 'completion') return { index: 0, text: d.content, logprobs: null, finish_reason, [stopKey]: stop };
     if (vllm) {
       const delta: Json = {};
       if (d.reasoning) delta[rField] = d.reasoning;
@@ -80,7 +78,7 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
       delta: { role: null, content: d.content || (d.reasoning ? null : ''), reasoning_content: d.reasoning || null, tool_calls: null },
       logprobs: null,
       finish_reason,
-      matched_stop: stop,
+      [stopKey]: stop,
     };
   };
 
@@ -94,7 +92,7 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
 
   const roleChunk = (s: SessionState): string => {
     const delta = vllm ? { role: 'assistant', content: '' } : { role: 'assistant', content: '', reasoning_content: null, tool_calls: null };
-    const c: Json = vllm ? { index: 0, delta, logprobs: null, finish_reason: null } : { index: 0, delta, logprobs: null, finish_reason: null, matched_stop: null };
+    const c: Json = { index: 0, delta, logprobs: null, finish_reason: null, ...(vllm ? {} : { matched_stop: null }) };
     const u = so.continuousUsage ? { prompt_tokens: s.req.promptIds.length, total_tokens: s.req.promptIds.length, completion_tokens: 0 } : null;
     return chunk(s, [c], u);
   };
@@ -109,18 +107,16 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
       out.push(chunk(s, [choice(s, d)], so.continuousUsage ? usage(s) : null));
       return out;
     },
-    tail: (s) => (so.includeUsage ? [JSON.stringify({ ...head(s), choices: [], usage: usage(s) })] : []),
+    tail: (s) => (so.includeUsage ? [chunk(s, [], usage(s))] : []),
     body(s) {
       const { finish_reason, stop } = finishFields(s.finish);
       const u = { ...usage(s), prompt_tokens_details: null };
       if (kind === 'completion') {
-        const c = vllm
-          ? { index: 0, text: s.content, logprobs: null, finish_reason, stop_reason: stop, prompt_logprobs: null }
-          : { index: 0, text: s.content, logprobs: null, finish_reason, matched_stop: stop };
+        const c = { index: 0, text: s.content, logprobs: null, finish_reason, [stopKey]: stop, ...(vllm ? { prompt_logprobs: null } : {}) };
         return { id: s.req.id, object: 'text_completion', created: s.created, model, choices: [c], usage: u };
       }
       const message: Json = { role: 'assistant', content: s.content, [vllm ? rField : 'reasoning_content']: s.reasoning || null, tool_calls: [] };
-      const c = vllm ? { index: 0, message, logprobs: null, finish_reason, stop_reason: stop } : { index: 0, message, logprobs: null, finish_reason, matched_stop: stop };
+      const c = { index: 0, message, logprobs: null, finish_reason, [stopKey]: stop };
       return { id: s.req.id, object: 'chat.completion', created: s.created, model, choices: [c], usage: u };
     },
     streamError: (message, status) => JSON.stringify(errorBody(errorStyle, status, message)),
