@@ -54,6 +54,8 @@ export class ScriptContext {
    */
   private readonly watch: (p: PromiseLike<unknown>, ok: (v: unknown) => void, fail: (e: unknown) => void) => void;
   private pending: (() => void) | null = null;
+  /** Module instances of this context: require() returns the same object every time. */
+  private readonly modules = new Map<string, unknown>();
 
   constructor(spec: ScriptSpec, vuId: number, vuIdGlobal: number, rpc: SyncRpc, post: (e: WorkerEvent) => void) {
     // afterEvaluate: promise jobs run before runInContext returns, so an async default function
@@ -122,8 +124,6 @@ export class ScriptContext {
     this.call(moduleFn, [module, module.exports]);
     this.exports = Object(module.exports) as Record<string, unknown>;
   }
-
-  private readonly modules = new Map<string, unknown>();
 
   private require(specifier: string, spec: ScriptSpec): unknown {
     const { realm, state } = this;

@@ -93,7 +93,6 @@ export function createHttpModule(vu: VUState, defaults: HttpDefaults): Record<st
 
   function request(method: unknown, url: unknown, body?: unknown, params?: unknown): Record<string, unknown> {
     const args = parseRequest(String(method), url, body, params);
-    vu.rpc.checkInterrupt();
     const { response } = vu.rpc.call('http.request', args);
     return makeResponse(vu, response);
   }
