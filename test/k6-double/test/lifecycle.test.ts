@@ -30,12 +30,16 @@ async function lifecycle(mode: string, cwd = tmpdir()): Promise<K6RunResult & { 
   return { ...r, cwd };
 }
 
+/** One run of the fixture's normal mode, shared by the tests that only read its results. */
+let okRun: Promise<K6RunResult & { cwd: string }> | undefined;
+const ok = () => (okRun ??= lifecycle('ok'));
+
 const errors = (r: K6RunResult) => logLines(r.stderr).filter((l) => l.level === 'error');
 const teardownRan = (r: K6RunResult) => loggedJSON<{ kind: string }>(r.stderr).some((x) => x.kind === 'teardown');
 
 describe('lifecycle', { concurrency: 3 }, () => {
   test('setup data reaches every VU as its own copy, and teardown gets the original', async () => {
-    const r = await lifecycle('ok');
+    const r = await ok();
     assert.equal(r.exitCode, 0, r.stderr);
     const iters = loggedJSON<IterRecord>(r.stderr).filter((x) => x.kind === 'iter');
     assert.equal(iters.length, 6);
@@ -52,7 +56,7 @@ describe('lifecycle', { concurrency: 3 }, () => {
   });
 
   test('SharedArray: computed once per run, read-only elements', async () => {
-    const r = await lifecycle('ok');
+    const r = await ok();
     const computed = logLines(r.stderr).filter((l) => l.msg === 'computing shared array');
     assert.equal(computed.length, 1);
     const iters = loggedJSON<IterRecord>(r.stderr).filter((x) => x.kind === 'iter');
@@ -60,7 +64,7 @@ describe('lifecycle', { concurrency: 3 }, () => {
   });
 
   test('handleSummary: k6-shaped data, outputs to stdout and files relative to cwd', async () => {
-    const r = await lifecycle('ok');
+    const r = await ok();
     assert.equal(r.stdout, 'custom summary\n');
     assert.deepEqual(r.files.sort(), [path.join(r.cwd, 'raw.bin'), path.join(r.cwd, 'summary.json')]);
     assert.deepEqual([...fs.readFileSync(path.join(r.cwd, 'raw.bin'))], [107, 54]);
