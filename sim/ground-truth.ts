@@ -91,6 +91,30 @@ export class Recorder {
     if (this.requests.length > this.limit * 1.1) this.requests.splice(0, this.requests.length - this.limit);
   }
 
+  /** A generation request refused before it reached the engine (validation, auth, not ready). */
+  addRejected(route: string, arrivalMs: number, status: number, errorClass: string): void {
+    this.add({
+      id: '',
+      ordinal: -1,
+      route,
+      stream: false,
+      arrivalMs,
+      queueExitMs: null,
+      firstTokenMs: null,
+      events: [],
+      finishMs: performance.timeOrigin + performance.now(),
+      finishReason: 'error',
+      status,
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      verifySteps: 0,
+      verifyTokens: 0,
+      errorClass,
+      faults: [],
+    });
+  }
+
   addStep(s: StepRecord): void {
     this.steps.push(s);
     if (this.steps.length > this.limit * 11) this.steps.splice(0, this.steps.length - this.limit * 10);

@@ -38,6 +38,8 @@ function styleFor(path: string, o: SimOptions): ErrorStyle {
   return 'detail';
 }
 
+const GENERATION_ROUTES = new Set(['/generate', '/v1/completions', '/v1/chat/completions']);
+
 /** Routes that answer during startup and while the engine is hung (static or health routes). */
 const ALWAYS_OPEN = new Set(['/health', '/health_generate', '/metrics', '/v1/models', '/version', '/get_model_info', '/get_server_info']);
 
@@ -95,10 +97,15 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
   api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
 
-  const onError = (path: string) => (c: { res: http.ServerResponse }, e: unknown): void => {
-    if (e instanceof HttpError) return sendJson(c.res, e.status, errorBody(styleFor(path, o), e.status, e.message, e.param));
+  /** Refusals of generation requests are requests too: they go into the ground truth. */
+  const reject = (path: string, arrivalMs: number, res: http.ServerResponse, status: number, body: unknown, errorClass: string): void => {
+    if (GENERATION_ROUTES.has(path) && api.has(path)) recorder.addRejected(path, arrivalMs, status, errorClass);
+    sendJson(res, status, body);
+  };
+  const onError = (path: string) => (c: { res: http.ServerResponse; arrivalMs: number }, e: unknown): void => {
+    if (e instanceof HttpError) return reject(path, c.arrivalMs, c.res, e.status, errorBody(styleFor(path, o), e.status, e.message, e.param), e.errorClass);
     console.error('sim: unexpected error', e);
-    sendJson(c.res, 500, errorBody(styleFor(path, o), 500, `Internal error: ${(e as Error).message}`));
+    reject(path, c.arrivalMs, c.res, 500, errorBody(styleFor(path, o), 500, `Internal error: ${(e as Error).message}`), 'internal');
   };
 
   server.on('request', (req, res) => {
@@ -107,9 +114,9 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
     const path = url.pathname;
     const rc = { req, res, url, arrivalMs };
     if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
-    if (!authorized(path, req.headers.authorization, o)) return sendJson(res, 401, { error: 'Unauthorized' });
+    if (!authorized(path, req.headers.authorization, o)) return reject(path, arrivalMs, res, 401, { error: 'Unauthorized' }, 'unauthorized');
     if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
-      return sendJson(res, 503, errorBody(styleFor(path, o), 503, 'The server is starting up; the model is not ready yet.'));
+      return reject(path, arrivalMs, res, 503, errorBody(styleFor(path, o), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
     }
     void api.handle(rc, onError(path));
   });

@@ -119,3 +119,24 @@ test('--record-limit keeps the newest records only', async () => {
   assert.ok(recs.length >= 10 && recs.length <= 11);
   assert.equal(recs.at(-1)?.ordinal, 14);
 });
+
+test('refused generation requests are recorded with their status and error class', async () => {
+  const s = await sim({ dialect: 'vllm', maxModelLen: 20, apiKey: 'k' });
+  const auth = { authorization: 'Bearer k' };
+  await request(s.url, '/v1/completions', { body: { prompt: [1, 2, 3], max_tokens: 50 }, headers: auth });
+  await request(s.url, '/v1/completions', { body: { model: 'other', prompt: 'x' }, headers: auth });
+  await request(s.url, '/v1/chat/completions', { body: '{oops', headers: auth });
+  await request(s.url, '/v1/completions', { body: { prompt: 'x' } });
+  await request(s.url, '/v1/models', { headers: auth });
+  const recs = s.groundTruth().requests;
+  assert.deepEqual(
+    recs.map((r) => [r.route, r.status, r.errorClass]),
+    [
+      ['/v1/completions', 400, 'context_length'],
+      ['/v1/completions', 404, 'unknown_model'],
+      ['/v1/chat/completions', 400, 'bad_json'],
+      ['/v1/completions', 401, 'unauthorized'],
+    ],
+  );
+  assert.equal(s.groundTruth().summary().errored, 4);
+});
