@@ -7,6 +7,7 @@ import { sleep } from 'k6';
 import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../config/load';
 import { ConfigError, quote } from '../config/parse';
 import type { ScenarioSpec } from '../scenarios';
+import { promptIndex } from '../workload/prompts';
 import { requestSamples, type SloLimits, type Window } from '../metrics/samples';
 import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
 import { k6Options, probesEnabled } from '../plan/k6-options';
@@ -113,17 +114,24 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     return data;
   }
 
+  // What a VU needs for the scenario it is running, resolved on its first iteration there: k6's
+  // execution fields are calls into the runtime, so per-request work reads only two of them.
+  let current: { name: string; run: Run; index: number; target: ResolvedTarget; window: Window; slot: number; sent: number } | null = null;
+
   function measure(data: SetupData): void {
-    const entry = runs.get(exec.scenario.name);
-    if (!entry) throw new Error(`no run named ${exec.scenario.name}`);
-    const { run, index } = entry;
-    const t = target(data, run.target);
-    if (exec.scenario.iterationInTest === 0) {
-      console.log(`▶ run ${index + 1}/${plan.runs.length}: ${run.target} ${run.cell.id}`);
+    const name = exec.scenario.name;
+    if (current === null || current.name !== name) {
+      const entry = runs.get(name);
+      if (!entry) throw new Error(`no run named ${name}`);
+      const t = target(data, entry.run.target);
+      const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
+      current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0 };
+      exec.vu.metrics.tags.dialect = t.dialect.name;
+      if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.target} ${entry.run.cell.id}`);
     }
-    exec.vu.metrics.tags.dialect = t.dialect.name;
+    const { run, target: t, window } = current;
     const wire = t.dialect.build({
-      prompt: pools.prompt(run.cell.isl, t.promptKind, exec.scenario.iterationInTest),
+      prompt: pools.prompt(run.cell.isl, t.promptKind, promptIndex(current.slot, current.sent++, run.vus, cfg.promptPool)),
       maxTokens: run.cell.osl,
       ignoreEos: cfg.ignoreEos,
       temperature: cfg.temperature,
@@ -131,7 +139,6 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       model: t.model || undefined,
     });
     const outcome = send(t, wire, cfg.requestTimeoutMs);
-    const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
     emit(metrics, requestSamples(outcome, window, slo));
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {

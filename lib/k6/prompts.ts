@@ -1,5 +1,9 @@
 // Prompt pools, built once per test and shared by all VUs through SharedArray (k6 keeps one copy
 // instead of one per VU). Token prompts are stored pre-serialised as JSON array strings.
+//
+// Reading a SharedArray element is not free: k6 decodes it on every access, and before v2.2 it
+// also walked every character of a string element to "freeze" it, which cost hundreds of µs per
+// request for a 1k-token prompt. So each VU keeps the few elements it uses (see promptIndex).
 import { SharedArray } from 'k6/data';
 import { TOKEN_ID_FLOOR, type BenchConfig } from '../config/load';
 import type { Prompt } from '../dialects/types';
@@ -31,13 +35,20 @@ export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): Prompt
       pools.set(`${kind}:${isl}`, { items: items as unknown as ArrayLike<string>, lengths });
     }
   }
+  const cache = new Map<string, Prompt>();
   return {
     size: cfg.promptPool,
     prompt(isl, kind, index) {
-      const pool = pools.get(`${kind}:${isl}`);
-      if (!pool) throw new Error(`no ${kind} prompt pool for ISL ${isl}`);
-      const i = index % cfg.promptPool;
-      return kind === 'tokens' ? { kind, json: pool.items[i], length: pool.lengths[i] } : { kind, text: pool.items[i] };
+      const key = `${kind}:${isl}:${index}`;
+      let p = cache.get(key);
+      if (p === undefined) {
+        const pool = pools.get(`${kind}:${isl}`);
+        if (!pool) throw new Error(`no ${kind} prompt pool for ISL ${isl}`);
+        const i = index % cfg.promptPool;
+        p = kind === 'tokens' ? { kind, json: pool.items[i], length: pool.lengths[i] } : { kind, text: pool.items[i] };
+        cache.set(key, p);
+      }
+      return p;
     },
   };
 }

@@ -29,6 +29,8 @@ export interface ResolvedTarget {
   model: string;
   promptKind: PromptKind;
   headers: Record<string, string>;
+  /** The generation request's k6 params, built once: headers, REQUEST_TIMEOUT, the route as name. */
+  params: { headers: Record<string, string>; timeout: number; tags: { name: string }; responseType: 'text' };
   metrics: Flavor | null;
 }
 
@@ -45,13 +47,15 @@ export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, R
     const info = data.targets.find((t) => t.label === tc.label);
     if (!info) throw new Error(`setup data has no target ${tc.label}`);
     const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model });
+    const headers = requestHeaders(tc, cfg.transport === 'sse' ? 'text/event-stream' : undefined);
     out.set(tc.label, {
       label: tc.label,
       url: tc.url,
       dialect,
       model: info.model,
       promptKind: dialect.acceptsTokenIds ? 'tokens' : 'text',
-      headers: requestHeaders(tc, cfg.transport === 'sse' ? 'text/event-stream' : undefined),
+      headers,
+      params: { headers, timeout: cfg.requestTimeoutMs, tags: { name: `POST ${dialect.path}` }, responseType: 'text' },
       metrics: info.metrics,
     });
   }

@@ -13,12 +13,7 @@ export type Send = (target: ResolvedTarget, wire: WireRequest, timeoutMs: number
 export const sendHttp: Send = (target, wire, timeoutMs) => {
   const route = `${wire.method} ${wire.path}`;
   const startMs = Date.now();
-  const res = http.post(target.url + wire.path, wire.body, {
-    headers: target.headers,
-    timeout: timeoutMs,
-    tags: { name: route },
-    responseType: 'text',
-  });
+  const res = http.post(target.url + wire.path, wire.body, target.params);
   const endMs = Date.now();
   if (res.status === 0) {
     return { result: failed(0, classifyTransport(res.error_code, res.error, route, target.url, timeoutMs)), startMs, endMs, events: null };

@@ -44,12 +44,18 @@ function meetsSlo(e2eMs: number, ttftMs: number | null, tpotMs: number | null, s
   return true;
 }
 
+// Tag objects are shared, not built per sample: k6 reads them, it does not keep them.
+const SLICE_TAGS: Array<Record<string, string>> = [];
+const sliceTags = (k: number) => (SLICE_TAGS[k] ??= { slice: String(k) });
+const ERROR_TAGS: Record<string, Record<string, string>> = {};
+const errorTags = (cls: string) => (ERROR_TAGS[cls] ??= { error_class: cls });
+
 export function requestSamples(o: Outcome, w: Window, slo: SloLimits): Sample[] {
   const r = o.result;
   if (!r.ok) {
     return [
       { metric: 'success', value: 0 },
-      { metric: 'errors', value: 1, tags: { error_class: r.error?.class ?? 'invalid_reply' } },
+      { metric: 'errors', value: 1, tags: errorTags(r.error?.class ?? 'invalid_reply') },
     ];
   }
   const t = requestTiming(o.startMs, o.endMs, o.events, r.completionTokens);
@@ -67,7 +73,7 @@ export function requestSamples(o: Outcome, w: Window, slo: SloLimits): Sample[] 
     out.push({ metric: 'outputTokens', value: tokens });
     if (t.e2eMs > 0) out.push({ metric: 'requestTps', value: tokens / (t.e2eMs / 1000) });
     for (const [slice, n] of sliceTokens(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, o.events)) {
-      out.push({ metric: 'windowTokens', value: n, tags: { slice: String(slice) } });
+      out.push({ metric: 'windowTokens', value: n, tags: sliceTags(slice) });
     }
   }
   if (r.specVerifySteps !== null && r.specVerifySteps > 0 && tokens !== null) {
@@ -77,7 +83,7 @@ export function requestSamples(o: Outcome, w: Window, slo: SloLimits): Sample[] 
   if (r.acceptanceLength !== null) out.push({ metric: 'acceptance', value: r.acceptanceLength });
   const endSlice = sliceOf(o.endMs, w.cellStartMs, w.sliceMs, w.slices);
   if (endSlice >= 0) {
-    const tags = { slice: String(endSlice) };
+    const tags = sliceTags(endSlice);
     out.push({ metric: 'windowRequests', value: 1, tags });
     out.push({ metric: 'windowE2e', value: t.e2eMs, tags });
   }

@@ -32,7 +32,7 @@ function loadScenario(run: Run, plan: Plan, cfg: BenchConfig): Record<string, un
       executor: 'constant-arrival-rate',
       ...arrivalRate(load.rate),
       duration: ms(run.durationMs),
-      preAllocatedVUs: Math.min(cfg.maxVus, Math.max(1, Math.ceil(load.rate * 10))),
+      preAllocatedVUs: run.vus,
       maxVUs: cfg.maxVus,
       ...common,
     };

@@ -16,6 +16,8 @@ export interface Cell {
 export interface Run {
   /** k6 scenario name: <target>_<cell id>, letters digits _ - only. */
   scenario: string;
+  /** VUs the run starts with: its concurrency, or the pre-allocated VUs of an arrival rate. */
+  vus: number;
   cell: Cell;
   target: string;
   /** Offset from the start of the test (after setup). */
@@ -49,13 +51,15 @@ export function buildCells(isl: number[], osl: number[], loads: Load[]): Cell[] 
 /** A short pause between runs so one run's last requests never overlap the next run's first. */
 export const RUN_GAP_MS = 1000;
 
-export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests'>, cells: Cell[], targets: string[]): Plan {
+export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus'>, cells: Cell[], targets: string[]): Plan {
   const runs: Run[] = [];
   let t = 0;
   cells.forEach((cell, i) => {
     const order = i % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
-      runs.push({ scenario: `${target}_${cell.id}`, cell, target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
+      // An arrival rate pre-allocates enough VUs for ten seconds of arrivals in flight.
+      const vus = cell.load.kind === 'vus' ? cell.load.vus : Math.min(cfg.maxVus, Math.max(1, Math.ceil(cell.load.rate * 10)));
+      runs.push({ scenario: `${target}_${cell.id}`, vus, cell, target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
       t += cfg.durationMs + cfg.gracefulStopMs + RUN_GAP_MS;
     }
   });

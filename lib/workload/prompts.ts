@@ -86,3 +86,14 @@ function shuffle<T>(xs: T[], rng: Rng): void {
     [xs[i], xs[j]] = [xs[j], xs[i]];
   }
 }
+
+/**
+ * Which prompt of a pool of `pool` a VU sends next. The pool is cut into `slots` blocks of
+ * ceil(pool / slots) prompts and VU slot s cycles through block s: all VUs together cover the pool
+ * evenly, and each VU touches only its own block, so the copies a VU keeps stay small however
+ * many VUs run.
+ */
+export function promptIndex(slot: number, counter: number, slots: number, pool: number): number {
+  const block = Math.max(1, Math.ceil(pool / slots));
+  return ((slot % slots) * block + (counter % block)) % pool;
+}

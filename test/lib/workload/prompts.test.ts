@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { poolLengths, textPromptPool, tokenPromptPool, type PromptSpec } from '../../../lib/workload/prompts';
+import { poolLengths, promptIndex, textPromptPool, tokenPromptPool, type PromptSpec } from '../../../lib/workload/prompts';
 
 const spec: PromptSpec = { isl: 100, poolSize: 16, seed: 7, vocabSize: 32000, idFloor: 1000, sharedPrefix: 0, spread: 0 };
 
@@ -33,4 +33,21 @@ test('spread: lengths cover [isl(1-s), isl(1+s)] with mean isl', () => {
 });
 test('text prompts have ISL words', () => {
   for (const t of textPromptPool({ ...spec, sharedPrefix: 10 })) assert.equal(t.split(' ').length, 100);
+});
+
+test('promptIndex: VUs together cover the pool evenly, each within its own block', () => {
+  for (const [slots, pool] of [[1, 64], [3, 64], [8, 64], [64, 64], [1000, 64], [5, 7]]) {
+    const uses = new Map<number, number>();
+    for (let s = 0; s < slots; s++) {
+      const mine = new Set<number>();
+      for (let k = 0; k < 200; k++) {
+        const i = promptIndex(s, k, slots, pool);
+        assert.ok(i >= 0 && i < pool);
+        mine.add(i);
+        uses.set(i, (uses.get(i) ?? 0) + 1);
+      }
+      assert.ok(mine.size <= Math.ceil(pool / slots), `slot ${s} of ${slots} touched ${mine.size} prompts`);
+    }
+    assert.equal(uses.size, Math.min(pool, slots * Math.ceil(pool / slots)), `slots ${slots} pool ${pool}`);
+  }
 });
