@@ -4,7 +4,7 @@
 import { createDialect, type DialectName } from '../lib/dialects/index';
 import { splitSseEvents } from '../lib/dialects/sse';
 import { tokenPromptPool } from '../lib/workload/prompts';
-import { requestSamples } from '../lib/metrics/samples';
+import { recordRequest } from '../lib/metrics/samples';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
 const WORD = ' tok';
@@ -77,7 +77,9 @@ for (const dialect of ['sglang', 'openai', 'openai-chat'] as DialectName[]) {
       result = r.finish();
     });
     const evs = events.slice(0, -1).map((_, i) => ({ t: 100 + i * 20, tokens: 4 }));
-    const samples = cpuMicros(() => requestSamples({ result, startMs: 0, endMs: 100 + evs.length * 20, events: evs }, window, slo));
+    let count = 0;
+    const samples = cpuMicros(() => recordRequest({ result, startMs: 0, endMs: 100 + evs.length * 20, events: evs }, window, slo, () => count++));
+    void count;
     console.log(
       `${dialect.padEnd(12)} ${String(n).padStart(6)} ${build.toFixed(1).padStart(7)} ${httpJson.toFixed(1).padStart(11)} ${httpStream.toFixed(1).padStart(13)} ${sse.toFixed(1).padStart(12)} ${samples.toFixed(1).padStart(8)} ${((sse / n) * 1000).toFixed(1).padStart(17)}`,
     );

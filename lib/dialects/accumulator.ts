@@ -31,6 +31,8 @@ export interface ChunkReader {
   read(chunk: Record<string, unknown>): ChunkUpdate;
   /** A cheaper parse of a raw event, or undefined to parse it whole. */
   fastParse?(data: string): Record<string, unknown> | undefined;
+  /** The same for a whole non-streamed reply. */
+  fastParseWhole?(body: string): Record<string, unknown> | undefined;
   /** The whole text, when the reader kept it aside instead of passing it on chunk by chunk. */
   text?(): string | undefined;
 }
@@ -130,10 +132,11 @@ export class Accumulator implements StreamReader {
   }
 
   finish(): GenerationResult {
+    const collected = () => (this.fullText !== null ? this.fullText + this.parts.join('') : this.parts.join(''));
     const result: GenerationResult = {
       ok: false,
       status: this.status,
-      text: this.reader.text?.() ?? (this.fullText !== null ? this.fullText + this.parts.join('') : this.parts.join('')),
+      text: '',
       promptTokens: this.prompt,
       completionTokens: this.completion,
       cachedTokens: this.cached,
@@ -143,6 +146,14 @@ export class Accumulator implements StreamReader {
       acceptanceLength: derivedAcceptance(this.completion, this.verify) ?? this.accept,
       error: null,
     };
+    const reader = this.reader;
+    if (reader.text) {
+      // The reader kept the text aside unparsed: parse it only if someone reads it.
+      let text: string | undefined;
+      Object.defineProperty(result, 'text', { enumerable: true, get: () => (text ??= reader.text?.() ?? collected()) });
+    } else {
+      result.text = collected();
+    }
     if (this.streamError !== null) {
       result.error = classified('stream_error', `${this.route}: the server reported an error inside the stream: '${this.streamError}'.`);
     } else if (this.finish_ === 'abort') {

@@ -15,9 +15,9 @@ export function parseReply(
   if (status < 200 || status >= 300) return failed(status, classifyStatus(status, body, ctx));
   const acc = new Accumulator(reader, ctx.route, status);
   if (looksLikeEventStream(body, contentType)) return acc.feedBody(body).finish();
-  let parsed: unknown;
+  let parsed: unknown = reader.fastParseWhole?.(body);
   try {
-    parsed = JSON.parse(body);
+    if (parsed === undefined) parsed = JSON.parse(body);
   } catch {
     const shown = body.length > 120 ? JSON.stringify(body.slice(0, 120)) + '…' : JSON.stringify(body);
     return failed(status, classified('invalid_reply', `${ctx.route}: the reply is not JSON: ${shown}.`));

@@ -36,32 +36,34 @@ export function sglangDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
 }
 
 const META_KEY = '"meta_info":';
+/** Marks a chunk of which only meta_info was parsed. */
+const META_ONLY = '__metaOnly';
 
 /**
  * Reads SGLang chunks. Once a stream shows itself cumulative (each event repeats the whole text),
  * events are read by parsing only their trailing meta_info, and the text of the latest event is
- * parsed once at the end: reading stays linear in the output instead of quadratic. A malformed
- * text field in a middle event then goes unnoticed; its counts are still checked.
+ * parsed only if read: reading stays linear in the output instead of quadratic. Non-streamed
+ * replies are read the same way. A malformed text field then goes unnoticed; the counts, which
+ * every figure comes from, are still checked. A class, not closures: one is made per request.
  */
-export function sglangChunkReader(): ChunkReader {
-  let prev: string | null = null;
-  let mode: 'unknown' | 'cumulative' | 'delta' = 'unknown';
-  let lastRaw: string | null = null;
-  const FAST = Symbol('fast');
+class SglangReader implements ChunkReader {
+  private prev: string | null = null;
+  private mode: 'unknown' | 'cumulative' | 'delta' = 'unknown';
+  private lastRaw: string | null = null;
 
-  const read = (chunk: Record<string, unknown>): ChunkUpdate => {
+  read(chunk: Record<string, unknown>): ChunkUpdate {
     const u: ChunkUpdate = { carriesToken: false };
     const text = typeof chunk.text === 'string' ? chunk.text : undefined;
-    if (!(FAST in chunk) && text !== undefined && text !== '') {
-      if (prev === null) {
+    if (chunk[META_ONLY] !== true && text !== undefined && text !== '') {
+      if (this.prev === null) {
         u.textSoFar = text;
       } else {
-        if (mode === 'unknown') mode = text.length > prev.length && text.startsWith(prev) ? 'cumulative' : 'delta';
-        if (mode === 'cumulative') u.textSoFar = text;
+        if (this.mode === 'unknown') this.mode = text.length > this.prev.length && text.startsWith(this.prev) ? 'cumulative' : 'delta';
+        if (this.mode === 'cumulative') u.textSoFar = text;
         else u.textDelta = text;
       }
-      prev = text;
-      lastRaw = null;
+      this.prev = text;
+      this.lastRaw = null;
       u.carriesToken = true;
     }
     const meta = obj(chunk.meta_info);
@@ -81,30 +83,41 @@ export function sglangChunkReader(): ChunkReader {
       }
     }
     return u;
-  };
+  }
 
-  const fastParse = (data: string): Record<string, unknown> | undefined => {
-    if (mode !== 'cumulative' || !data.endsWith('}')) return undefined;
-    const i = data.lastIndexOf(META_KEY);
-    if (i === -1) return undefined;
-    try {
-      const meta: unknown = JSON.parse(data.slice(i + META_KEY.length, -1));
-      lastRaw = data;
-      return { meta_info: meta, [FAST]: true };
-    } catch {
-      return undefined;
-    }
-  };
+  fastParse(data: string): Record<string, unknown> | undefined {
+    return this.mode === 'cumulative' ? this.metaOnly(data) : undefined;
+  }
 
-  const text = (): string | undefined => {
-    if (lastRaw === null) return undefined;
+  /** A non-streamed reply: its text and output_ids are most of the bytes and no figure needs them. */
+  fastParseWhole(body: string): Record<string, unknown> | undefined {
+    return body.startsWith('{') ? this.metaOnly(body) : undefined;
+  }
+
+  text(): string | undefined {
+    if (this.lastRaw === null) return undefined;
     try {
-      const t = (JSON.parse(lastRaw) as Record<string, unknown>).text;
+      const t = (JSON.parse(this.lastRaw) as Record<string, unknown>).text;
       return typeof t === 'string' ? t : undefined;
     } catch {
       return undefined;
     }
-  };
+  }
 
-  return { read, fastParse, text };
+  private metaOnly(data: string): Record<string, unknown> | undefined {
+    if (!data.endsWith('}')) return undefined;
+    const i = data.lastIndexOf(META_KEY);
+    if (i === -1) return undefined;
+    try {
+      const meta: unknown = JSON.parse(data.slice(i + META_KEY.length, -1));
+      this.lastRaw = data;
+      return { meta_info: meta, [META_ONLY]: true };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+export function sglangChunkReader(): ChunkReader {
+  return new SglangReader();
 }

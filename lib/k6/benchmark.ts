@@ -8,7 +8,7 @@ import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../
 import { ConfigError, quote } from '../config/parse';
 import type { ScenarioSpec } from '../scenarios';
 import { promptIndex } from '../workload/prompts';
-import { requestSamples, type SloLimits, type Window } from '../metrics/samples';
+import { recordRequest, type SloLimits, type Window } from '../metrics/samples';
 import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
 import { k6Options, probesEnabled } from '../plan/k6-options';
 import { renderHtml } from '../report/html';
@@ -18,7 +18,7 @@ import { buildReport, type SummaryDataLike } from '../report/report';
 import { renderText } from '../report/text';
 import { snapshot, windowFigures, type Snapshot } from '../server-metrics/window';
 import { steadyWindow, probeScenario } from '../plan/matrix';
-import { createMetrics, emit } from './metrics';
+import { adder, createMetrics } from './metrics';
 import { PreflightError, preflightTarget } from './preflight';
 import { createPromptPools, neededKinds } from './prompts';
 import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from './targets';
@@ -71,6 +71,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     runs.set(probeScenario(run), { run, index });
   });
   const metrics = createMetrics();
+  const add = adder(metrics);
   if (cfg.transport === 'sse') loadSse();
   const send = cfg.transport === 'sse' ? sendSse : sendHttp;
   const pools = createPromptPools(cfg, neededKinds(cfg));
@@ -139,7 +140,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       model: t.model || undefined,
     });
     const outcome = send(t, wire, cfg.requestTimeoutMs);
-    emit(metrics, requestSamples(outcome, window, slo));
+    recordRequest(outcome, window, slo, add);
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {
       logged.add(err.class);

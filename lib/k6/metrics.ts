@@ -2,7 +2,6 @@
 // so this runs once per VU at module load.
 import { Counter, Rate, Trend } from 'k6/metrics';
 import { METRICS, type MetricKey } from '../metrics/catalog';
-import type { Sample } from '../metrics/samples';
 
 interface Addable {
   add(value: number, tags?: Record<string, string>): void;
@@ -29,6 +28,7 @@ export function createMetrics(): K6Metrics {
   return out;
 }
 
-export function emit(metrics: K6Metrics, samples: Sample[]): void {
-  for (const s of samples) metrics[s.metric].add(s.value, s.tags);
+/** The AddSample that records into k6. */
+export function adder(metrics: K6Metrics): (metric: MetricKey, value: number, tags?: Record<string, string>) => void {
+  return (metric, value, tags) => metrics[metric].add(value, tags);
 }

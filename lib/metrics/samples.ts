@@ -4,12 +4,6 @@ import type { GenerationResult } from '../dialects/types';
 import type { MetricKey } from './catalog';
 import { requestTiming, sliceOf, sliceTokens, type TimedEvent } from './timing';
 
-export interface Sample {
-  metric: MetricKey;
-  value: number;
-  tags?: Record<string, string>;
-}
-
 export interface Outcome {
   result: GenerationResult;
   startMs: number;
@@ -50,44 +44,52 @@ const sliceTags = (k: number) => (SLICE_TAGS[k] ??= { slice: String(k) });
 const ERROR_TAGS: Record<string, Record<string, string>> = {};
 const errorTags = (cls: string) => (ERROR_TAGS[cls] ??= { error_class: cls });
 
-export function requestSamples(o: Outcome, w: Window, slo: SloLimits): Sample[] {
+/** Receives each sample of a request; the k6 layer passes the metrics' add(), tests collect. */
+export type AddSample = (metric: MetricKey, value: number, tags?: Record<string, string>) => void;
+
+export function sloSet(slo: SloLimits): boolean {
+  return slo.e2eP99Ms !== null || slo.ttftP99Ms !== null || slo.itlP99Ms !== null;
+}
+
+/**
+ * The samples one finished request produces. Called once per request, so it hands each sample
+ * straight to `add` instead of building a list, and skips samples that would change nothing
+ * (a counter's zero, "good" when no latency SLO is set: then every success is good).
+ */
+export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample): void {
   const r = o.result;
   if (!r.ok) {
-    return [
-      { metric: 'success', value: 0 },
-      { metric: 'errors', value: 1, tags: errorTags(r.error?.class ?? 'invalid_reply') },
-    ];
+    add('success', 0);
+    add('errors', 1, errorTags(r.error?.class ?? 'invalid_reply'));
+    return;
   }
   const t = requestTiming(o.startMs, o.endMs, o.events, r.completionTokens);
-  const out: Sample[] = [
-    { metric: 'success', value: 1 },
-    { metric: 'e2e', value: t.e2eMs },
-  ];
-  if (t.ttftMs !== null) out.push({ metric: 'ttft', value: t.ttftMs });
-  if (t.itlMs !== null) for (const v of t.itlMs) out.push({ metric: 'itl', value: v });
-  if (t.tpotMs !== null) out.push({ metric: 'tpot', value: t.tpotMs });
-  if (r.promptTokens !== null) out.push({ metric: 'inputTokens', value: r.promptTokens });
-  if (r.cachedTokens !== null) out.push({ metric: 'cachedTokens', value: r.cachedTokens });
+  add('success', 1);
+  add('e2e', t.e2eMs);
+  if (t.ttftMs !== null) add('ttft', t.ttftMs);
+  if (t.itlMs !== null) for (const v of t.itlMs) add('itl', v);
+  if (t.tpotMs !== null) add('tpot', t.tpotMs);
+  if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
+  if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
   const tokens = r.completionTokens;
   if (tokens !== null) {
-    out.push({ metric: 'outputTokens', value: tokens });
-    if (t.e2eMs > 0) out.push({ metric: 'requestTps', value: tokens / (t.e2eMs / 1000) });
+    add('outputTokens', tokens);
+    if (t.e2eMs > 0) add('requestTps', tokens / (t.e2eMs / 1000));
     for (const [slice, n] of sliceTokens(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, o.events)) {
-      out.push({ metric: 'windowTokens', value: n, tags: sliceTags(slice) });
+      add('windowTokens', n, sliceTags(slice));
     }
   }
   if (r.specVerifySteps !== null && r.specVerifySteps > 0 && tokens !== null) {
-    out.push({ metric: 'specVerifySteps', value: r.specVerifySteps });
-    out.push({ metric: 'specTokens', value: tokens });
+    add('specVerifySteps', r.specVerifySteps);
+    add('specTokens', tokens);
   }
-  if (r.acceptanceLength !== null) out.push({ metric: 'acceptance', value: r.acceptanceLength });
+  if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
   const endSlice = sliceOf(o.endMs, w.cellStartMs, w.sliceMs, w.slices);
   if (endSlice >= 0) {
     const tags = sliceTags(endSlice);
-    out.push({ metric: 'windowRequests', value: 1, tags });
-    out.push({ metric: 'windowE2e', value: t.e2eMs, tags });
+    add('windowRequests', 1, tags);
+    add('windowE2e', t.e2eMs, tags);
   }
-  if (w.trackLastEnd) out.push({ metric: 'windowLastEnd', value: o.endMs - w.cellStartMs });
-  if (meetsSlo(t.e2eMs, t.ttftMs, t.tpotMs, slo)) out.push({ metric: 'good', value: 1 });
-  return out;
+  if (w.trackLastEnd) add('windowLastEnd', o.endMs - w.cellStartMs);
+  if (sloSet(slo) && meetsSlo(t.e2eMs, t.ttftMs, t.tpotMs, slo)) add('good', 1);
 }

@@ -81,7 +81,8 @@ function single(m: SummaryMetrics, key: string): number | null {
   return v && v.count ? v.avg : null;
 }
 
-export function runFigures(m: SummaryMetrics, plan: Plan, run: Run): RunFigures {
+/** @param sloSet whether latency SLOs were set: without them every success counts as good. */
+export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: boolean): RunFigures {
   const s = run.scenario;
   const success = metric(m, subKey('success', s))?.values ?? {};
   const ok = success.passes ?? 0;
@@ -168,7 +169,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run): RunFigures 
     throughputCi,
     slices,
     requestRate,
-    goodput: requestRate !== null && ok > 0 ? requestRate * (good / ok) : null,
+    goodput: requestRate !== null && ok > 0 ? (sloSet ? requestRate * (good / ok) : requestRate) : null,
     e2e,
     ttft: dist(m, subKey('ttft', s)),
     itl: dist(m, subKey('itl', s)),

@@ -10,6 +10,7 @@ import { preflightKey } from './keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
+import { sloSet } from '../metrics/samples';
 
 /** What a scenario concludes, besides the per-run table. */
 export type ReportKind = 'ab' | 'ramp' | 'context' | 'arrival' | 'smoke';
@@ -76,7 +77,7 @@ export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data
   // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
   const order = (r: { cell: { id: string }; target: string }) =>
     plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.label === r.target);
-  const runs = [...plan.runs].sort((a, b) => order(a) - order(b)).map((r) => runFigures(data.metrics, plan, r));
+  const runs = [...plan.runs].sort((a, b) => order(a) - order(b)).map((r) => runFigures(data.metrics, plan, r, sloSet(cfg.slo)));
   const comparisons: Comparison[] = [];
   if (kind === 'ab' && cfg.targets.length === 2) {
     const [a, b] = cfg.targets.map((t) => t.label);

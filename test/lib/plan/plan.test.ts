@@ -15,7 +15,7 @@ test('cells are ISL × OSL × load', () => {
 
 test('runs are chained by startTime and alternate the target order per cell', () => {
   const cells = buildCells([128], [64], [{ kind: 'vus', vus: 1 }, { kind: 'vus', vus: 2 }, { kind: 'vus', vus: 4 }]);
-  const plan = buildPlan({ durationMs: 10_000, gracefulStopMs: 5000, slices: 5, requests: null }, cells, ['dflash', 'mtp']);
+  const plan = buildPlan({ durationMs: 10_000, gracefulStopMs: 5000, slices: 5, requests: null, maxVus: 256 }, cells, ['dflash', 'mtp']);
   assert.deepEqual(plan.runs.map((r) => r.scenario), [
     'dflash_i128_o64_c1', 'mtp_i128_o64_c1',
     'mtp_i128_o64_c2', 'dflash_i128_o64_c2',
