@@ -90,6 +90,11 @@ describe('double vs real k6', () => {
     if (!pair) return;
     const [real, double] = pair;
     const count = (r: K6RunResult, m: string) => r.summaryData?.metrics[m]?.values.count ?? 0;
-    assert.equal(count(double, 'iterations') + count(double, 'dropped_iterations'), count(real, 'iterations') + count(real, 'dropped_iterations'));
+    // The one difference left (docs/k6-double.md): an iteration due exactly at the end of the
+    // duration, which k6 may still start and the double does not.
+    const d = count(double, 'iterations') + count(double, 'dropped_iterations');
+    const r = count(real, 'iterations') + count(real, 'dropped_iterations');
+    assert.ok(r === d || r === d + 1, `double ${d}, real ${r}`);
+    assert.ok(d >= 10);
   });
 });
