@@ -1,7 +1,7 @@
 // The A/B scenario against two simulated servers, checked against the simulators' ground truth.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSim, type SimHandle } from '../../sim/index';
+import { spawnSim, type RemoteSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
 const OSL = 128;
@@ -9,22 +9,23 @@ const DURATION_MS = 9000;
 const SLICES = 3;
 
 /** The simulator's true output throughput over the run's steady window. */
-function groundTruth(sim: SimHandle): { tokensPerSec: number; acceptLength: number | null } {
-  const gt = sim.groundTruth();
+async function groundTruth(sim: RemoteSim): Promise<{ tokensPerSec: number; acceptLength: number | null }> {
   // The run's requests are the ones with OSL output tokens: preflight and warm-up ask for fewer.
-  const runReqs = gt.since(0).filter((r) => r.completionTokens === OSL);
+  const runReqs = (await sim.requests()).filter((r) => r.completionTokens === OSL);
   assert.ok(runReqs.length > 5, `only ${runReqs.length} run requests reached the simulator`);
   const start = Math.min(...runReqs.map((r) => r.arrivalMs));
   const from = start + DURATION_MS / SLICES;
-  const s = gt.summary(from, start + DURATION_MS);
+  const s = await sim.summary(from, start + DURATION_MS);
   return { tokensPerSec: s.outputTokensPerSec, acceptLength: s.acceptLength };
 }
 
 for (const runner of RUNNERS) {
   describe(`dflash-vs-mtp on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     test('speedup and acceptance lengths agree with the simulators within 5%', async () => {
-      const dflash = await startSim({ dialect: 'sglang', spec: 'dflash', timeScale: 4, seed: 11 });
-      const mtp = await startSim({ dialect: 'vllm', spec: 'mtp', timeScale: 4, seed: 12 });
+      const [dflash, mtp] = await Promise.all([
+        spawnSim({ dialect: 'sglang', spec: 'dflash', timeScale: 4, seed: 11 }),
+        spawnSim({ dialect: 'vllm', spec: 'mtp', timeScale: 4, seed: 12 }),
+      ]);
       try {
         const run = await runner.run(
           'dflash-vs-mtp',
@@ -49,8 +50,8 @@ for (const runner of RUNNERS) {
         const b = rec('mtp');
         assert.equal(a.requests_failed + b.requests_failed, 0);
         const measured = a.output_throughput_tokens_per_s! / b.output_throughput_tokens_per_s!;
-        const truthA = groundTruth(dflash);
-        const truthB = groundTruth(mtp);
+        const truthA = await groundTruth(dflash);
+        const truthB = await groundTruth(mtp);
         const truth = truthA.tokensPerSec / truthB.tokensPerSec;
         assert.ok(Math.abs(measured / truth - 1) < 0.05, `measured ratio ${measured.toFixed(3)} vs ground truth ${truth.toFixed(3)}`);
         // Each throughput on its own, too.

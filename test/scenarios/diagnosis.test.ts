@@ -1,7 +1,7 @@
 // What a user sees when the server cannot be benchmarked, or dies during the run.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSim } from '../../sim/index';
+import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
 const QUICK = { ISL: '64', OSL: '16', CONCURRENCY: '1', DURATION: '4s', SLICES: '2', REQUEST_TIMEOUT: '3s', GRACEFUL_STOP: '1s', WARMUP_REQUESTS: '1' };
@@ -9,8 +9,7 @@ const QUICK = { ISL: '64', OSL: '16', CONCURRENCY: '1', DURATION: '4s', SLICES: 
 for (const runner of RUNNERS) {
   describe(`diagnosis on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     test('healthy but hung: diagnosed in under 15 s, no load sent, exit 108, reason in the report', async () => {
-      const sim = await startSim({ dialect: 'vllm', spec: 'mtp', timeScale: 1 });
-      sim.setFaults({ stall: true });
+      const sim = await spawnSim({ dialect: 'vllm', spec: 'mtp', timeScale: 1, stall: true });
       try {
         const health = await fetch(`${sim.url}/health`);
         assert.equal(health.status, 200, 'the stalled server still passes its health check');
@@ -19,14 +18,14 @@ for (const runner of RUNNERS) {
         assert.ok(run.wallMs < 15_000, `took ${run.wallMs} ms`);
         assert.match(run.result.stderr + run.result.stdout, /GET \/health and GET \/v1\/models → 200 but no token within 5 s: the engine is stalled/);
         assert.deepEqual(run.summary?.preflight_failures, [{ target: 'target', reason: 'stalled', headline: 'healthy but hung: no token within PREFLIGHT_TIMEOUT' }]);
-        assert.equal(sim.groundTruth().since(0).filter((r) => r.completionTokens > 0).length, 0, 'no load reached the server');
+        assert.equal((await sim.requests()).filter((r) => r.completionTokens > 0).length, 0, 'no load reached the server');
       } finally {
         await sim.stop();
       }
     });
 
     test('the seed failure: DIALECT=sglang against vLLM says what the server is and what to set', async () => {
-      const sim = await startSim({ dialect: 'vllm', timeScale: 10 });
+      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10 });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'sglang' }, 60_000);
         assert.equal(run.result.exitCode, 108, explain(run));
@@ -38,7 +37,7 @@ for (const runner of RUNNERS) {
     });
 
     test('DIALECT=auto picks the native API of each server and runs', async () => {
-      const sim = await startSim({ dialect: 'sglang', timeScale: 10 });
+      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10 });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url }, 60_000);
         assert.equal(run.result.exitCode, 0, explain(run));
@@ -50,7 +49,7 @@ for (const runner of RUNNERS) {
     });
 
     test('nothing listening: unreachable, with the variable to check', async () => {
-      const sim = await startSim({ dialect: 'vllm' });
+      const sim = await spawnSim({ dialect: 'vllm' });
       const url = sim.url;
       await sim.stop();
       const run = await runner.run('smoke', { TARGET_URL: url }, 60_000);
@@ -66,10 +65,9 @@ for (const runner of RUNNERS) {
     });
 
     test('the target dies mid-run: the run goes on to its end, errors classified, reports written, exit 99', async () => {
-      const dflash = await startSim({ dialect: 'sglang', spec: 'dflash', timeScale: 4 });
-      const mtp = await startSim({ dialect: 'vllm', spec: 'mtp', timeScale: 4 });
+      const [dflash, mtp] = await Promise.all([spawnSim({ dialect: 'sglang', spec: 'dflash', timeScale: 4 }), spawnSim({ dialect: 'vllm', spec: 'mtp', timeScale: 4 })]);
       // Crash MTP during its run: after setup (~1 s) and the first run (DURATION + GRACEFUL_STOP + gap).
-      const crash = setTimeout(() => mtp.crash(), 1000 + 4000 + 1000 + 1000 + 2000);
+      const crash = setTimeout(() => void mtp.crash(), 1000 + 4000 + 1000 + 1000 + 2000);
       try {
         const run = await runner.run('dflash-vs-mtp', { ...QUICK, DFLASH_URL: dflash.url, MTP_URL: mtp.url }, 90_000);
         assert.equal(run.result.exitCode, 99, explain(run));

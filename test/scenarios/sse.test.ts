@@ -1,7 +1,7 @@
 // TTFT and ITL measured per event (TRANSPORT=sse), checked against the simulator's own records.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSim } from '../../sim/index';
+import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
 const OSL = 64;
@@ -9,7 +9,7 @@ const OSL = 64;
 for (const runner of RUNNERS) {
   describe(`sse transport on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
     test('TTFT and per-token ITL agree with the server-side truth; multi-token events are spread per token', async () => {
-      const sim = await startSim({ dialect: 'sglang', spec: 'dflash', timeScale: 1, seed: 5 });
+      const sim = await spawnSim({ dialect: 'sglang', spec: 'dflash', timeScale: 1, seed: 5 });
       try {
         const run = await runner.run(
           'context-matrix',
@@ -18,7 +18,7 @@ for (const runner of RUNNERS) {
         );
         assert.equal(run.result.exitCode, 0, explain(run));
         const rec = run.summary!.records[0];
-        const reqs = sim.groundTruth().since(0).filter((r) => r.completionTokens === OSL && r.stream);
+        const reqs = (await sim.requests()).filter((r) => r.completionTokens === OSL && r.stream);
         assert.ok(reqs.length >= 10, `${reqs.length} streamed run requests`);
         const ttfts = reqs.map((r) => (r.firstTokenMs as number) - r.arrivalMs).sort((a, b) => a - b);
         const trueTtftP50 = ttfts[Math.floor(ttfts.length / 2)];
