@@ -1,0 +1,65 @@
+// The main command: argument handling, the missing-k6 path, and what it hands k6 (through a
+// stand-in k6 that records its arguments and environment and checks the simulators are up).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseStartArgs } from '../../scripts/start';
+
+const ROOT = join(__dirname, '..', '..');
+const SCENARIOS = ['dflash-vs-mtp', 'smoke'];
+
+function start(args: string[], env: NodeJS.ProcessEnv) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts'), ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 120_000 });
+}
+
+test('arguments', () => {
+  assert.deepEqual(parseStartArgs([], SCENARIOS), { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, k6Args: [] });
+  assert.deepEqual(parseStartArgs(['--scenario', 'smoke', '--no-sim', '--prometheus', '--', '--vus', '2'], SCENARIOS), {
+    scenario: 'smoke',
+    sim: false,
+    prometheus: true,
+    k6Args: ['--vus', '2'],
+  });
+  assert.throws(() => parseStartArgs(['--scenario', 'nope'], SCENARIOS), /--scenario nope: expected one of dflash-vs-mtp, smoke/);
+  assert.throws(() => parseStartArgs(['--sim'], SCENARIOS), /unknown option --sim/);
+});
+
+test('without k6 it says how to install it and exits 1, before starting anything', () => {
+  const r = start([], { PATH: '/usr/bin:/bin', HOME: process.env.HOME });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /k6 is not installed \(looked at K6_BIN and PATH\)/);
+  assert.doesNotMatch(r.stdout, /simulators:/);
+});
+
+test('hands k6 the simulators, the small matrix and the bundle; stops the simulators after; passes k6 exit code on', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'start-'));
+  const out = join(dir, 'k6.out');
+  const stub = join(dir, 'k6');
+  writeFileSync(
+    stub,
+    `#!/bin/sh
+if [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi
+echo "ARGS $*" > "${out}"
+env | grep -E '^(DFLASH_URL|MTP_URL|TARGET_URL|ISL|OSL|CONCURRENCY|DURATION|RESULTS_DIR|K6_NO_USAGE_REPORT)=' | sort >> "${out}"
+"${process.execPath}" -e 'Promise.all([process.env.DFLASH_URL, process.env.MTP_URL].map((u) => fetch(u + "/health").then((r) => r.status))).then((s) => console.log("HEALTH " + s.join(",")))' >> "${out}"
+exit 99
+`,
+  );
+  chmodSync(stub, 0o755);
+  const r = start([], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, OSL: '32' });
+  assert.equal(r.status, 99, r.stderr);
+  assert.match(r.stderr, /k6 exited 99: an SLO threshold was crossed/);
+  const seen = readFileSync(out, 'utf8');
+  assert.match(seen, /^ARGS run dist\/dflash-vs-mtp\.js$/m);
+  assert.match(seen, /^HEALTH 200,200$/m, 'both simulators answered while k6 ran');
+  assert.match(seen, /^OSL=32$/m, "the user's variable wins over the small matrix");
+  assert.match(seen, /^ISL=512$/m);
+  assert.match(seen, /^K6_NO_USAGE_REPORT=true$/m);
+  const url = /^DFLASH_URL=(.*)$/m.exec(seen)?.[1];
+  assert.ok(url && /^http:\/\/127\.0\.0\.1:\d+$/.test(url));
+  const after = spawnSync(process.execPath, ['-e', `fetch(${JSON.stringify(url + '/health')}).then(() => process.exit(0), () => process.exit(3))`]);
+  assert.equal(after.status, 3, 'the simulator was stopped');
+});
