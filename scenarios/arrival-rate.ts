@@ -2,11 +2,5 @@
 import { defineBenchmark } from '../lib/k6/benchmark';
 import { SCENARIOS } from '../lib/scenarios';
 
-const b = defineBenchmark(SCENARIOS['arrival-rate']);
-
-export const options = b.options;
-export const setup = b.setup;
-export const measure = b.measure;
-export const probe = b.probe;
-export const handleSummary = b.handleSummary;
-export default b.measure;
+export const { options, setup, measure, probe, handleSummary } = defineBenchmark(SCENARIOS['arrival-rate']);
+export default measure;
