@@ -15,9 +15,14 @@ class Histogram {
   }
 
   observe(v: number): void {
-    this.sum += v;
-    this.count++;
-    for (let i = 0; i < this.buckets.length; i++) if (v <= (this.buckets[i] as number)) (this.counts[i] as number)++;
+    this.observeMany(v, v, 1);
+  }
+
+  /** Adds `sum` to the sum and `n` observations of `v` to the buckets and count. */
+  observeMany(v: number, sum: number, n: number): void {
+    this.sum += sum;
+    this.count += n;
+    for (let i = 0; i < this.buckets.length; i++) if (v <= (this.buckets[i] as number)) (this.counts[i] as number) += n;
   }
 }
 
@@ -106,8 +111,13 @@ export class Metrics {
   observeTtft(s: number): void {
     this.ttft.observe(s);
   }
-  observeItl(s: number): void {
-    this.itl.observe(s);
+  /**
+   * One output step's gap for one request, carrying `tokens` tokens. vLLM observes the gap once per
+   * step; SGLang spreads it over the step's tokens (count += tokens, sum += gap, bucket gap/tokens).
+   */
+  observeItl(s: number, tokens: number): void {
+    if (this.dialect === 'sglang') this.itl.observeMany(s / tokens, s, tokens);
+    else this.itl.observe(s);
   }
   observeE2e(s: number): void {
     this.e2e.observe(s);
@@ -166,7 +176,7 @@ export class Metrics {
     counter('prompt_tokens', 'Number of prefill tokens processed.', c.promptTokens);
     counter('generation_tokens', 'Number of generation tokens processed.', c.generationTokens);
     hist(this.n.ttft, 'Histogram of time to first token in seconds.', this.ttft);
-    hist(this.n.itl, 'Histogram of inter-token latency in seconds (one observation per output step).', this.itl);
+    hist(this.n.itl, 'Histogram of inter-token latency in seconds.', this.itl);
     hist(this.n.e2e, 'Histogram of end-to-end request latency in seconds.', this.e2e);
     hist(this.n.queue, 'Histogram of time spent waiting in the queue in seconds.', this.queue);
     if (this.dialect === 'sglang') {

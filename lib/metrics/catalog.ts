@@ -167,7 +167,7 @@ export const METRICS = {
     type: 'trend',
     time: true,
     unit: 'ms',
-    help: 'Server-side mean inter-token latency over the steady window, from /metrics histogram differences.',
+    help: "Server-side mean inter-token latency per token over the steady window: the difference of the server's summed inter-token gaps divided by the tokens generated after each request's first (vLLM counts one gap per output step, SGLang one per token; this figure is per token for both).",
   },
   serverE2e: {
     name: 'llm_server_e2e',

@@ -78,13 +78,25 @@ function histMeanMs(a: Snapshot, b: Snapshot, base: string): number | null {
   return (dSum / dCount) * 1000;
 }
 
+/**
+ * Per-token ITL over the window: the gaps the server summed, divided by the tokens after each
+ * request's first. The histograms' own means differ by server (vLLM observes one gap per output
+ * step, however many tokens it carried; SGLang one per token), so count is not used.
+ */
+function itlPerTokenMs(a: Snapshot, b: Snapshot, n: Names): number | null {
+  const tokens = delta(a, b, n.generationTokens);
+  const firsts = delta(a, b, `${n.ttft}_count`);
+  if (tokens === null || firsts === null || tokens - firsts <= 0) return null;
+  for (const name of n.itl) {
+    const sum = delta(a, b, `${name}_sum`);
+    if (sum !== null) return (sum / (tokens - firsts)) * 1000;
+  }
+  return null;
+}
+
 export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
   const n = NAMES[a.flavor];
-  let itl: number | null = null;
-  for (const name of n.itl) {
-    itl = histMeanMs(a, b, name);
-    if (itl !== null) break;
-  }
+  const itl = itlPerTokenMs(a, b, n);
   let acceptanceLength: number | null = null;
   if (n.specDrafts && n.specAccepted) {
     const drafts = delta(a, b, n.specDrafts);

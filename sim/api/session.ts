@@ -239,7 +239,7 @@ export class Session implements SessionState {
     if (this.record.firstTokenMs === null && tokens > 0) {
       this.record.firstTokenMs = t;
       this.ctx.metrics.observeTtft((t - this.arrivalMs) / 1000);
-    } else if (this.lastEventMs !== null && tokens > 0) this.ctx.metrics.observeItl((t - this.lastEventMs) / 1000);
+    } else if (this.lastEventMs !== null && tokens > 0) this.ctx.metrics.observeItl((t - this.lastEventMs) / 1000, tokens);
     if (tokens > 0) this.lastEventMs = t;
   }
 

@@ -45,3 +45,16 @@ test('flavor detection', () => {
   assert.equal(detectFlavor('sglang:num_running_reqs 0'), 'sglang');
   assert.equal(detectFlavor('go_goroutines 3'), null);
 });
+
+test('server ITL is per token, whether the server observes per step (vLLM) or per token (SGLang)', () => {
+  const vllm = (itlSum: number, itlCount: number, ttftCount: number, gen: number) => `vllm:inter_token_latency_seconds_sum{model_name="m"} ${itlSum}
+vllm:inter_token_latency_seconds_count{model_name="m"} ${itlCount}
+vllm:time_to_first_token_seconds_sum{model_name="m"} 1
+vllm:time_to_first_token_seconds_count{model_name="m"} ${ttftCount}
+vllm:generation_tokens_total{model_name="m"} ${gen}
+`;
+  // 100 requests finished their first token, 1,100 tokens came, the gaps between the 1,000 later
+  // tokens' steps add up to 2 s; vLLM counted 250 steps (4 tokens per speculative step).
+  const f = windowFigures(snapshot('vllm', vllm(10, 50, 20, 500), 0), snapshot('vllm', vllm(12, 300, 120, 1600), 5000));
+  assert.ok(Math.abs((f.itlMeanMs ?? 0) - 2) < 1e-9, `per-token ITL ${f.itlMeanMs} ms, not the per-step 8 ms`);
+});
