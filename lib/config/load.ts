@@ -3,7 +3,7 @@ import { isDialectName, type DialectName } from '../dialects/index';
 import { DIALECT_NAMES } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
-import { VARIABLES, variablesFor } from './variables';
+import { VARIABLES } from './variables';
 
 export type Env = Record<string, string | undefined>;
 export type Transport = 'http' | 'sse';
@@ -193,4 +193,3 @@ export function redacted(cfg: BenchConfig): BenchConfig {
   return { ...cfg, targets: cfg.targets.map((t) => ({ ...t, apiKey: t.apiKey ? '<set>' : '' })) };
 }
 
-export { variablesFor };

@@ -54,16 +54,6 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'SLO_ITL_P99', default: '', help: 'SLO: p99 inter-token latency at most this duration (needs TRANSPORT=sse).' },
   { name: 'SLO_E2E_P99', default: '', help: 'SLO: p99 end-to-end latency at most this duration.' },
   { name: 'SLO_ERROR_RATE', default: '0.05', help: 'SLO: share of failed requests at most this (0 to 1); the run exits 99 when breached.' },
-  { name: 'RESULTS_DIR', default: 'results', help: 'Existing folder where summary.json, report.md and report.html are written (k6 cannot create folders).' },
+  { name: 'RESULTS_DIR', default: 'results', help: 'Existing folder where <run id>.summary.json, .report.md and .report.html are written (k6 cannot create folders).' },
   { name: 'RUN_ID', default: '', help: 'Name of this run: prefix of the result files and default testid tag; default <scenario>-<UTC time>.' },
 ];
-
-export function variable(name: string): VariableDef {
-  const v = VARIABLES.find((x) => x.name === name);
-  if (!v) throw new Error(`unknown variable ${name}`);
-  return v;
-}
-
-export function variablesFor(scenario: string): VariableDef[] {
-  return VARIABLES.filter((v) => !v.scenarios || v.scenarios.includes(scenario));
-}

@@ -10,7 +10,7 @@ import type { ScenarioSpec } from '../scenarios';
 import { promptIndex } from '../workload/prompts';
 import { recordRequest, type SloLimits, type Window } from '../metrics/samples';
 import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
-import { k6Options, probesEnabled } from '../plan/k6-options';
+import { k6Options } from '../plan/k6-options';
 import { renderHtml } from '../report/html';
 import { summaryJson } from '../report/json';
 import { renderMarkdown } from '../report/markdown';
@@ -190,5 +190,5 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     return { stdout: renderText(report, Object.keys(files)), ...files };
   }
 
-  return { options, setup, measure, probe, handleSummary, config: cfg, plan, probes: probesEnabled(plan, cfg) };
+  return { options, setup, measure, probe, handleSummary };
 }

@@ -13,7 +13,6 @@ export type PromptKind = 'tokens' | 'text';
 
 export interface PromptPools {
   prompt(isl: number, kind: PromptKind, index: number): Prompt;
-  size: number;
 }
 
 export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): PromptPools {
@@ -37,7 +36,6 @@ export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): Prompt
   }
   const cache = new Map<string, Prompt>();
   return {
-    size: cfg.promptPool,
     prompt(isl, kind, index) {
       const key = `${kind}:${isl}:${index}`;
       let p = cache.get(key);

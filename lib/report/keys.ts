@@ -39,7 +39,7 @@ const PER_RUN: MetricKey[] = [
   'windowLastEnd',
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
-export const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput'];
+const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput'];
 
 export function preflightKey(target: string, reason: string): string {
   return `${METRICS.preflightFailed.name}{variant:${target},reason:${reason}}`;
