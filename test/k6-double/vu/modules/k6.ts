@@ -2,7 +2,6 @@
 
 import { isAsyncFunction, isFunction } from '../realm.js';
 import { applyUserTags, type VUState } from '../state.js';
-import { mulberry32 } from '../../../../lib/workload/rng.js';
 
 const GROUP_SEPARATOR = '::';
 const SEPARATOR_ERROR = "group and check names may not contain '::'";
@@ -97,5 +96,14 @@ export function createK6Module(vu: VUState): Record<string, unknown> {
  * reproduced here; the double only guarantees "same seed, same sequence".
  */
 function seededRandom(seed: number): () => number {
-  return mulberry32((Math.trunc(seed) ^ 0x9e3779b9) >>> 0);
+  // A copy of mulberry32, not an import: the VU code is compiled into its own folder and runs
+  // without the rest of the project.
+  let a = (Math.trunc(seed) ^ 0x9e3779b9) >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
