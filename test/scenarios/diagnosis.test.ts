@@ -1,6 +1,7 @@
 // What a user sees when the server cannot be benchmarked, or dies during the run.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
@@ -43,6 +44,25 @@ for (const runner of RUNNERS) {
         assert.equal(run.result.exitCode, 0, explain(run));
         assert.match(run.result.stderr + run.result.stdout, /DIALECT=auto chose sglang/);
         assert.equal(run.summary?.records[0].requests_ok, 3);
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('API keys reach the target only: never in the output, the reports or the tags', async () => {
+      const key = 'sk-test-4f1c9e27b3';
+      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10, apiKey: key });
+      try {
+        const wrong = await runner.run('smoke', { TARGET_URL: sim.url, API_KEY: 'sk-wrong-key-0000' }, 60_000);
+        assert.equal(wrong.result.exitCode, 108, explain(wrong));
+        assert.match(wrong.result.stderr + wrong.result.stdout, /rejected the credentials; set API_KEY/);
+        assert.doesNotMatch(wrong.result.stderr + wrong.result.stdout, /sk-wrong-key-0000/);
+
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, API_KEY: key }, 60_000);
+        assert.equal(run.result.exitCode, 0, explain(run));
+        assert.equal(run.summary?.records[0].requests_ok, 3, 'the key was sent');
+        const everything = [run.result.stdout, run.result.stderr, ...run.result.files.map((f) => readFileSync(f, 'utf8')), JSON.stringify(run.result.summaryData)].join('\n');
+        assert.equal(everything.includes(key), false, 'the key leaked');
       } finally {
         await sim.stop();
       }
