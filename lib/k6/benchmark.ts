@@ -34,7 +34,7 @@ function readEnv(spec: BenchmarkSpec): Env {
     try {
       text = open(path);
     } catch (e) {
-      throw new ConfigError(`CONFIG=${quote(path)}: cannot read the file (${String(e)}).`);
+      throw new ConfigError(`CONFIG=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../my-config.json (${String(e)}).`);
     }
     let parsed: unknown;
     try {

@@ -1,7 +1,9 @@
 // What a user sees when the server cannot be benchmarked, or dies during the run.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
@@ -63,6 +65,25 @@ for (const runner of RUNNERS) {
         assert.equal(run.summary?.records[0].requests_ok, 3, 'the key was sent');
         const everything = [run.result.stdout, run.result.stderr, ...run.result.files.map((f) => readFileSync(f, 'utf8')), JSON.stringify(run.result.summaryData)].join('\n');
         assert.equal(everything.includes(key), false, 'the key leaked');
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('a CONFIG file stands in for the variables; the environment wins over it; a bad key is named', async () => {
+      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10 });
+      const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+      try {
+        const file = join(dir, 'bench.json');
+        writeFileSync(file, JSON.stringify({ TARGET_URL: sim.url, ISL: [64], OSL: 8, REQUESTS: 2, CONCURRENCY: 1 }));
+        const run = await runner.run('smoke', { CONFIG: file, OSL: '12' }, 60_000);
+        assert.equal(run.result.exitCode, 0, explain(run));
+        assert.equal(run.summary?.records[0].cell, 'i64_o12_c1');
+        assert.equal(run.summary?.records[0].requests_ok, 2);
+        writeFileSync(file, JSON.stringify({ TARGET_URL: sim.url, CONCURENCY: 4 }));
+        const bad = await runner.run('smoke', { CONFIG: file }, 30_000);
+        assert.equal(bad.result.exitCode, 107, explain(bad));
+        assert.match(bad.result.stderr + bad.result.stdout, /unknown key 'CONCURENCY'/);
       } finally {
         await sim.stop();
       }
