@@ -148,10 +148,19 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     }
   }
 
-  function scrape(t: ResolvedTarget): Snapshot | null {
+  /** One scrape of the target's /metrics, tried twice; says why when it cannot be had. */
+  function scrape(t: ResolvedTarget, run: Run, when: string): Snapshot | null {
     if (t.metrics === null) return null;
-    const res = http.get(`${t.url}/metrics`, { headers: requestHeaders(cfgTarget(t.label)), timeout: 10_000, tags: { name: 'GET /metrics' }, responseType: 'text' });
-    return res.status === 200 && typeof res.body === 'string' ? snapshot(t.metrics, res.body, Date.now()) : null;
+    const params = { headers: requestHeaders(cfgTarget(t.label)), timeout: 10_000, tags: { name: 'GET /metrics' }, responseType: 'text' as const };
+    for (let attempt = 1; ; attempt++) {
+      const res = http.get(`${t.url}/metrics`, params);
+      if (res.status === 200 && typeof res.body === 'string') return snapshot(t.metrics, res.body, Date.now());
+      if (attempt === 2) {
+        console.warn(`${run.scenario}: server-side figures not measured: GET /metrics at the ${when} of the window → ${res.status || res.error}`);
+        return null;
+      }
+      sleep(0.5);
+    }
   }
   const cfgTarget = (label: string) => cfg.targets.find((x) => x.label === label) as BenchConfig['targets'][number];
 
@@ -159,14 +168,19 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     const entry = runs.get(exec.scenario.name);
     if (!entry) return;
     const t = target(data, entry.run.target);
-    const first = scrape(t);
+    const first = scrape(t, entry.run, 'start');
     if (first === null) return;
     const w = steadyWindow(plan);
     const endMs = exec.scenario.startTime + (w.toMs - w.fromMs);
     const wait = (endMs - Date.now()) / 1000;
     if (wait > 0) sleep(wait);
-    const last = scrape(t);
+    const last = scrape(t, entry.run, 'end');
     if (last === null) return;
+    if (last.atMs - first.atMs < (w.toMs - w.fromMs) / 2) {
+      // The probe started late (an overloaded load generator): too short a window to stand for the run.
+      console.warn(`${entry.run.scenario}: server-side figures not measured: the probe covered ${last.atMs - first.atMs} ms of the ${w.toMs - w.fromMs} ms window`);
+      return;
+    }
     const f = windowFigures(first, last);
     const add = (key: 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput', v: number | null) => {
       if (v !== null && Number.isFinite(v)) metrics[key].add(v);

@@ -60,8 +60,8 @@ for (const runner of RUNNERS) {
         assert.match(run.summary!.comparisons[0].verdict, /^DFlash faster by/);
 
         // Acceptance: SGLang from meta_info per request, vLLM from /metrics over the window.
-        assert.equal(a.acceptance_length_source, 'meta_info');
-        assert.equal(b.acceptance_length_source, 'server-metrics');
+        assert.equal(a.acceptance_length_source, 'meta_info', explain(run));
+        assert.equal(b.acceptance_length_source, 'server-metrics', explain(run));
         assert.ok(Math.abs(a.acceptance_length_tokens_per_step! / 6 - 1) < 0.05, `dflash AL ${a.acceptance_length_tokens_per_step} vs configured 6`);
         assert.ok(Math.abs(b.acceptance_length_tokens_per_step! / 2.5 - 1) < 0.05, `mtp AL ${b.acceptance_length_tokens_per_step} vs configured 2.5`);
         assert.ok(truthB.acceptLength !== null && Math.abs(b.acceptance_length_tokens_per_step! / truthB.acceptLength - 1) < 0.05);
