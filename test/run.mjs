@@ -31,7 +31,7 @@ if (files.length === 0) {
 const reporter = process.env.TEST_REPORTER ?? 'spec';
 const r = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, '--test-concurrency=2', ...files],
+  ['--import', 'tsx', '--test', `--test-reporter=${reporter}`, '--test-concurrency=1', ...files],
   { cwd: root, stdio: 'inherit' },
 );
 process.exit(r.status ?? 1);

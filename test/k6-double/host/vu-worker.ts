@@ -25,8 +25,12 @@ export interface WorkerSpec {
   onEvent: (vu: VUWorker, event: ServiceEvent) => void;
 }
 
-/** How long an interrupted VU may keep running before its thread is terminated (CPU-bound JS). */
-const HARD_KILL_MS = 1500;
+/**
+ * How long an interrupted VU may keep running before its thread is terminated (CPU-bound JS).
+ * Generous: on a loaded machine a healthy VU can take a while to notice, and terminating it
+ * resets its state.
+ */
+const HARD_KILL_MS = 5000;
 
 export class VUWorker {
   readonly signal: Int32Array;

@@ -73,7 +73,7 @@ describe('executors', { concurrency: 3 }, () => {
     // Planned VUs: `first` ends at 1s, `second` starts then, so one VU serves both and its
     // iteration counter carries on while the per-scenario one starts again.
     assert.ok([...first, second].every((x) => x.vu === 1));
-    assert.deepEqual([second.iter, second.vuIterInScenario], [2, 0]);
+    assert.deepEqual([second.iter, second.vuIterInScenario], [2, 0], JSON.stringify([first, second]));
     assert.deepEqual([first[0]!.who, second.who], ['first', 'second']);
     assert.deepEqual(first[0]!.tags, { run: 'r1', phase: 'one', group: '', scenario: 'first' });
     assert.deepEqual(second.tags, { run: 'r1', group: '', scenario: 'second' });
