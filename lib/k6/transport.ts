@@ -11,11 +11,11 @@ import type { ResolvedTarget } from './targets';
 export type Send = (target: ResolvedTarget, wire: WireRequest, timeoutMs: number) => Outcome;
 
 export const sendHttp: Send = (target, wire, timeoutMs) => {
-  const route = `${wire.method} ${wire.path}`;
   const startMs = Date.now();
   const res = http.post(target.url + wire.path, wire.body, target.params);
   const endMs = Date.now();
   if (res.status === 0) {
+    const route = `${wire.method} ${wire.path}`;
     return { result: failed(0, classifyTransport(res.error_code, res.error, route, target.url, timeoutMs)), startMs, endMs, events: null };
   }
   const contentType = (res.headers['Content-Type'] as string | undefined) ?? '';
