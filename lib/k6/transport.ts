@@ -59,13 +59,20 @@ export function loadSse(): void {
   }
 }
 
+/** xk6-sse reports a line that is not SSE as an error and goes on reading; every other error ends the stream. */
+const NOT_SSE_LINE = 'unknown event';
+
 export const sendSse: Send = (target, wire, timeoutMs) => {
   if (sse === null) throw new Error('sse transport used before loadSse()');
   const route = `${wire.method} ${wire.path}`;
   const reader = target.dialect.streamReader();
   const events: TimedEvent[] = [];
   let transportError = '';
+  let pastDeadline = false;
   const startMs = Date.now();
+  // The extension's own `timeout` bounds the exchange (Go's http.Client.Timeout); this check also
+  // ends a stream that keeps trickling events past the deadline, on any build of the extension.
+  const deadline = startMs + timeoutMs;
   const res = sse.open(
     target.url + wire.path,
     { method: 'POST', body: wire.body, headers: target.headers, timeout: `${timeoutMs}ms`, tags: { name: route } },
@@ -75,9 +82,19 @@ export const sendSse: Send = (target, wire, timeoutMs) => {
         const info = reader.onData(e.data);
         if (info.carriesToken) events.push({ t, tokens: info.tokens });
         if (info.done) client.close();
+        else if (t > deadline) {
+          pastDeadline = true;
+          client.close();
+        }
       });
       client.on('error', (e) => {
-        transportError = typeof e?.error === 'function' ? e.error() : String(e);
+        const message = typeof e?.error === 'function' ? e.error() : String(e);
+        if (message.startsWith(NOT_SSE_LINE)) return; // the reader judges what the stream carried
+        transportError = message;
+        // After a read error (reset, deadline) xk6-sse keeps the VU blocked until the script
+        // closes the client: without this the request would hang until the scenario ends and
+        // vanish from the numbers.
+        client.close();
       });
     },
   );
@@ -91,9 +108,9 @@ export const sendSse: Send = (target, wire, timeoutMs) => {
     return { result: target.dialect.parseBody(res.status, '', ''), startMs, endMs, events: null };
   }
   const result = reader.finish();
-  if (!result.ok && transportError && result.error?.class === 'truncated') {
+  if (!result.ok && result.error?.class === 'truncated' && (pastDeadline || transportError)) {
     // The stream stopped because of the transport (deadline, reset): say that, not "truncated".
-    result.error = classifyTransport(0, transportError, route, target.url, timeoutMs);
+    result.error = classifyTransport(0, pastDeadline ? 'deadline exceeded' : transportError, route, target.url, timeoutMs);
   }
   return { result, startMs, endMs, events: result.ok ? events : null };
 };
