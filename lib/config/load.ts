@@ -44,6 +44,7 @@ export interface BenchConfig {
   seed: number;
   requestTimeoutMs: number;
   gracefulStopMs: number;
+  targetDownAfterMs: number;
   preflightTimeoutMs: number;
   warmupRequests: number;
   promptPool: number;
@@ -155,6 +156,7 @@ export function loadConfig(scenario: string, env: Env, now: Date): BenchConfig {
     seed: p.positiveInt('SEED', get(env, 'SEED'), { min: 0, max: 2 ** 32 - 1 }),
     requestTimeoutMs,
     gracefulStopMs: graceRaw === '' ? requestTimeoutMs : p.duration('GRACEFUL_STOP', graceRaw, { minMs: 0 }),
+    targetDownAfterMs: p.duration('TARGET_DOWN_AFTER', get(env, 'TARGET_DOWN_AFTER'), { minMs: 1000, maxMs: 86_400_000 }),
     preflightTimeoutMs: p.duration('PREFLIGHT_TIMEOUT', get(env, 'PREFLIGHT_TIMEOUT'), { minMs: 100, maxMs: 600_000 }),
     warmupRequests: p.positiveInt('WARMUP_REQUESTS', get(env, 'WARMUP_REQUESTS'), { min: 0, max: 1000 }),
     promptPool: p.positiveInt('PROMPT_POOL', get(env, 'PROMPT_POOL'), { min: 1, max: 100_000 }),

@@ -40,6 +40,7 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'SEED', default: '1', help: 'Seed of the prompt generator: the same seed gives the same prompts to every deployment.' },
   { name: 'REQUEST_TIMEOUT', default: '30s', help: 'Deadline of every generation request; a request past it is an error of class timeout.' },
   { name: 'GRACEFUL_STOP', default: '', help: "Time a cell's in-flight requests get to finish after DURATION before the next cell starts; default REQUEST_TIMEOUT, so no request is cut." },
+  { name: 'TARGET_DOWN_AFTER', default: '30s', help: 'A VU that finds nothing listening backs off (50 ms doubling to 1 s); after this long without a single connection it declares the target down and sends it nothing more; the report says which runs were not measured.' },
   { name: 'PREFLIGHT_TIMEOUT', default: '10s', help: 'Deadline of the one-token generation in preflight: no token by then means the engine is stalled.' },
   { name: 'WARMUP_REQUESTS', default: '2', help: 'Requests sent to each target in setup before measuring (not counted).' },
   { name: 'PROMPT_POOL', default: '64', help: 'Distinct prompts per input length; requests cycle through them in the same order for every target.' },

@@ -6,6 +6,7 @@ import http from 'k6/http';
 import { sleep } from 'k6';
 import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../config/load';
 import { ConfigError, quote } from '../config/parse';
+import { resultsDirProbePath, resultsDirState } from '../config/results-dir';
 import type { ScenarioSpec } from '../scenarios';
 import { promptIndex } from '../workload/prompts';
 import { recordRequest, type SloLimits, type Window } from '../metrics/samples';
@@ -23,6 +24,7 @@ import { PreflightError, preflightTarget } from './preflight';
 import { createPromptPools, neededKinds } from './prompts';
 import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from './targets';
 import { loadSse, sendHttp, sendSse } from './transport';
+import { BACKOFF, Reachability } from '../vu/reachability';
 
 export type BenchmarkSpec = ScenarioSpec;
 
@@ -48,6 +50,21 @@ function readEnv(spec: BenchmarkSpec): Env {
   return env;
 }
 
+/** Stops at init when RESULTS_DIR is missing or a file, rather than losing the reports after the run. */
+function checkResultsDir(dir: string): void {
+  const path = resultsDirProbePath(dir, __ENV.PWD);
+  if (path === null) return;
+  let error: string | null = null;
+  try {
+    open(path);
+  } catch (e) {
+    error = String(e);
+  }
+  const state = resultsDirState(error);
+  if (state === 'missing') throw new ConfigError(`RESULTS_DIR=${quote(dir)}: no such folder (${path}); create it (k6 cannot create folders) or point RESULTS_DIR at an existing one.`);
+  if (state === 'file') throw new ConfigError(`RESULTS_DIR=${quote(dir)} is a file, not a folder (${path}).`);
+}
+
 function setupTimeoutMs(cfg: BenchConfig): number {
   const perTarget = cfg.preflightTimeoutMs * 2 + 30_000 + cfg.warmupRequests * cfg.requestTimeoutMs;
   return perTarget * cfg.targets.length + 30_000;
@@ -58,6 +75,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   try {
     cfg = loadConfig(spec.name, readEnv(spec), new Date());
     spec.validate?.(cfg);
+    checkResultsDir(cfg.resultsDir);
   } catch (e) {
     // One line that names the variable: k6 prints a thrown string without a stack trace.
     if (e instanceof ConfigError) throw `k6-llm-bench ${spec.name}: ${e.message}`;
@@ -86,6 +104,13 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   };
   // Each VU logs the first error of each class it meets; the summary has the counts.
   const logged = new Set<string>();
+  // Per VU and target: back-off while nothing listens, and whether the target was declared down.
+  const reach = new Map<string, Reachability>();
+  const reachOf = (label: string) => {
+    let r = reach.get(label);
+    if (!r) reach.set(label, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.targetDownAfterMs })));
+    return r;
+  };
 
   function setup(): SetupData {
     const c = redacted(cfg);
@@ -95,8 +120,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
         `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${measured}.`,
     );
     const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? c.runId;
-    const data: SetupData = { runId: testid, targets: [], warnings: [] };
-    const failures: string[] = [];
+    const data: SetupData = { runId: testid, targets: [], warnings: [], failures: [] };
     for (const t of cfg.targets) {
       try {
         const r = preflightTarget(cfg, t);
@@ -105,32 +129,48 @@ export function defineBenchmark(spec: BenchmarkSpec) {
         console.log(`${t.label}: ${r.info.kind} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`);
       } catch (e) {
         if (!(e instanceof PreflightError)) throw e;
-        failures.push(e.message);
-        // Counted so the end-of-test report can say why, after k6 aborts the run.
+        data.failures.push({ target: t.label, reason: e.reason, message: e.message });
         metrics.preflightFailed.add(1, { variant: t.label, reason: e.reason });
       }
     }
     for (const w of data.warnings) console.warn(`warning: ${w}`);
-    if (failures.length > 0) exec.test.abort(`preflight failed, no load was sent:\n  ${failures.join('\n  ')}`);
+    // setup() returns even when preflight failed, so that the reports receive the diagnosis in the
+    // setup data; the first iteration then aborts the run before sending anything.
     return data;
+  }
+
+  function abortIfPreflightFailed(data: SetupData): void {
+    if (data.failures.length > 0) {
+      exec.test.abort(`preflight failed, no load was sent:\n  ${data.failures.map((f) => f.message).join('\n  ')}`);
+    }
   }
 
   // What a VU needs for the scenario it is running, resolved on its first iteration there: k6's
   // execution fields are calls into the runtime, so per-request work reads only two of them.
-  let current: { name: string; run: Run; index: number; target: ResolvedTarget; window: Window; slot: number; sent: number } | null = null;
+  let current: { name: string; run: Run; index: number; target: ResolvedTarget; window: Window; slot: number; sent: number; reach: Reachability; downNoted: boolean } | null = null;
 
   function measure(data: SetupData): void {
+    abortIfPreflightFailed(data);
     const name = exec.scenario.name;
     if (current === null || current.name !== name) {
       const entry = runs.get(name);
       if (!entry) throw new Error(`no run named ${name}`);
       const t = target(data, entry.run.target);
       const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
-      current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0 };
+      current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.label), downNoted: false };
       exec.vu.metrics.tags.dialect = t.dialect.name;
       if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.target} ${entry.run.cell.id}`);
     }
-    const { run, target: t, window } = current;
+    const { run, target: t, window, reach: r } = current;
+    if (r.downAtMs !== null) {
+      if (!current.downNoted) {
+        current.downNoted = true;
+        add('targetDown', 1);
+      }
+      // Nothing more is sent to a dead target; a closed-loop VU idles instead of spinning.
+      if (run.cell.load.kind === 'vus') sleep(1);
+      return;
+    }
     const wire = t.dialect.build({
       prompt: pools.prompt(run.cell.isl, t.promptKind, promptIndex(current.slot, current.sent++, run.vus, cfg.promptPool)),
       maxTokens: run.cell.osl,
@@ -146,6 +186,14 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       logged.add(err.class);
       console.warn(`${run.target} ${run.cell.id}: ${err.class}: ${err.message}`);
     }
+    const next = r.after(err?.class === 'unreachable', outcome.endMs);
+    if (next.declaredDown) {
+      console.warn(
+        `${run.target}: nothing has listened at ${t.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} s (TARGET_DOWN_AFTER): ` +
+          'declared down; this VU sends it nothing more and the report marks its remaining runs as not fully measured.',
+      );
+    }
+    if (next.waitMs > 0) sleep(next.waitMs / 1000);
   }
 
   /** One scrape of the target's /metrics, tried twice; says why when it cannot be had. */
@@ -165,6 +213,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   const cfgTarget = (label: string) => cfg.targets.find((x) => x.label === label) as BenchConfig['targets'][number];
 
   function probe(data: SetupData): void {
+    abortIfPreflightFailed(data);
     const entry = runs.get(exec.scenario.name);
     if (!entry) return;
     const t = target(data, entry.run.target);

@@ -20,6 +20,8 @@ export interface SetupData {
   runId: string;
   targets: TargetInfo[];
   warnings: string[];
+  /** Targets that failed preflight, with the whole diagnosis: the run aborts before any load. */
+  failures: Array<{ target: string; reason: string; message: string }>;
 }
 
 export interface ResolvedTarget {

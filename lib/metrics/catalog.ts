@@ -148,6 +148,13 @@ export const METRICS = {
     unit: 'requests',
     help: "Successful requests whose own e2e, TTFT and TPOT are within SLO_E2E_P99, SLO_TTFT_P99 and SLO_ITL_P99 (those set); goodput is this per second of the cell's window.",
   },
+  targetDown: {
+    name: 'llm_target_down',
+    type: 'counter',
+    time: false,
+    unit: 'VUs',
+    help: 'VUs that declared their target down in this run: nothing listened for TARGET_DOWN_AFTER, so they stopped sending to it; the report marks the run as not fully measured.',
+  },
   preflightFailed: {
     name: 'llm_preflight_failed',
     type: 'counter',

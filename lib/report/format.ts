@@ -43,3 +43,8 @@ export function table(head: string[], rows: string[][], textColumns = 2): string
   // Not '─'.repeat(w): k6's JavaScript engine returns one copy too few for non-ASCII strings.
   return [line(head), widths.map((w) => new Array(w + 1).join('─')).join('  '), ...rows.map(line)].join('\n');
 }
+
+/** The failures column: requests that failed, then attempts that found nothing listening. */
+export function fmtFailed(r: { failed: number; unreachable: number }): string {
+  return r.unreachable > 0 ? `${r.failed} +${r.unreachable} unreachable` : String(r.failed);
+}

@@ -2,7 +2,7 @@
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
 import { display } from './analysis';
-import { NOT_MEASURED, fmt, loadLabel } from './format';
+import { NOT_MEASURED, fmt, fmtFailed, loadLabel } from './format';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
 import { esc } from './svg/common';
@@ -103,8 +103,8 @@ function header(r: Report): string {
   // A failed preflight means no load was sent: say so first and loudest, before any empty chart.
   const pf = r.preflightFailures.length
     ? `<div class="box preflight"><h3>Preflight failed: no load was sent</h3><ul>${r.preflightFailures
-        .map((f) => `<li><b>${esc(display(f.target))}</b>: ${esc(f.headline)} <code>${esc(f.reason)}</code></li>`)
-        .join('')}</ul><p>The full diagnosis is in k6's "test aborted" line.</p></div>`
+        .map((f) => `<li><b>${esc(display(f.target))}</b>: ${esc(f.headline)} <code>${esc(f.reason)}</code>${f.message ? `<p>${esc(f.message)}</p>` : ''}</li>`)
+        .join('')}</ul></div>`
     : '';
   const nm = r.notMeasured.length
     ? `<div class="box notmeasured"><h3>Not measured in this run</h3><ul>${r.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
@@ -169,7 +169,7 @@ function runsTable(r: Report): string {
     { head: 'load', n: true, cell: (x) => esc(loadLabel(x.load)) },
     { head: 'variant', n: false, cell: (x) => esc(display(x.target)) },
     { head: 'requests', n: true, cell: (x) => String(x.requests.total) },
-    { head: 'failed', n: true, cell: (x) => String(x.requests.failed) },
+    { head: 'failed', n: true, cell: (x) => fmtFailed(x.requests) },
     {
       head: 'output tok/s',
       n: true,
@@ -199,7 +199,7 @@ function runsTable(r: Report): string {
   );
   const rows = r.runs.map((x, i) => {
     const cls = [i > 0 && r.runs[i - 1].cellId !== x.cellId ? 'cell-start' : '', x.requests.ok === 0 ? 'dead' : ''].filter(Boolean).join(' ');
-    const tds = cols.map((c) => `<td class="${c.n ? 'n' : ''}${c.head === 'failed' && x.requests.failed > 0 ? ' fail' : ''}">${c.cell(x)}</td>`);
+    const tds = cols.map((c) => `<td class="${c.n ? 'n' : ''}${c.head === 'failed' && x.requests.failed + x.requests.unreachable > 0 ? ' fail' : ''}">${c.cell(x)}</td>`);
     return `<tr${cls ? ` class="${cls}"` : ''} data-target="${esc(x.target)}">${tds.join('')}</tr>`;
   });
   return (

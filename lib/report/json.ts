@@ -19,6 +19,8 @@ export function runRecord(r: RunFigures) {
     requests: r.requests.total,
     requests_ok: r.requests.ok,
     requests_failed: r.requests.failed,
+    unreachable_attempts: r.requests.unreachable,
+    target_down_vus: r.targetDown,
     errors_by_class: r.requests.errors,
     window_ms: r.window === null ? null : { from: r.window.fromMs, to: r.window.toMs, method: r.window.method },
     output_throughput_tokens_per_s: r.throughput,

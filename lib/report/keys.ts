@@ -37,6 +37,7 @@ const PER_RUN: MetricKey[] = [
   'specTokens',
   'good',
   'windowLastEnd',
+  'targetDown',
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
 const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput'];

@@ -1,6 +1,6 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
 import { display } from './analysis';
-import { NOT_MEASURED, fmt, fmtCi, fmtMs, loadLabel } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, fmtMs, loadLabel } from './format';
 import type { Report } from './report';
 
 function mdTable(head: string[], rows: string[][]): string {
@@ -14,7 +14,7 @@ export function renderMarkdown(r: Report): string {
   out.push(`Generated ${r.generatedAt}, transport \`${r.transport}\`.`, '');
   out.push(mdTable(['target', 'server', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.label, t.kind, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
   if (r.preflightFailures.length) {
-    out.push('**Preflight failed, no load was sent:**', '', ...r.preflightFailures.map((f) => `- ${f.target}: ${f.headline}`), '');
+    out.push('**Preflight failed, no load was sent:**', '', ...r.preflightFailures.map((f) => `- ${f.target}: ${f.headline}${f.message ? `. ${f.message}` : ''}`), '');
   }
   if (r.notMeasured.length) {
     out.push('**Not measured:**', '', ...r.notMeasured.map((n) => `- ${n}`), '');
@@ -51,7 +51,7 @@ export function renderMarkdown(r: Report): string {
           loadLabel(x.load),
           x.target,
           String(x.requests.total),
-          String(x.requests.failed),
+          fmtFailed(x.requests),
           x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,
           fmt(x.requestRate, 2),
           fmt(x.goodput, 2),

@@ -40,7 +40,13 @@ export interface RunFigures {
   isl: number;
   osl: number;
   load: Load;
-  requests: { total: number; ok: number; failed: number; errors: Partial<Record<ErrorClass, number>> };
+  /**
+   * total, ok and failed count requests that reached the server; attempts that found nothing
+   * listening are `unreachable` (also in errors), so a dead target cannot inflate the request count.
+   */
+  requests: { total: number; ok: number; failed: number; unreachable: number; errors: Partial<Record<ErrorClass, number>> };
+  /** VUs that declared the target down during this run (TARGET_DOWN_AFTER). */
+  targetDown: number;
   /** The measurement window, ms from the run's start. */
   window: { fromMs: number; toMs: number; method: 'steady-slices' | 'until-last-request' } | null;
   /** Aggregate output tokens per second over the window; its interval from slice batch means. */
@@ -92,8 +98,15 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     const n = count(m, subKey('errors', s, { error_class: cls }));
     if (n > 0) errors[cls] = n;
   }
+  const unreachable = errors.unreachable ?? 0;
+  const targetDown = count(m, subKey('targetDown', s));
   const e2e = dist(m, subKey('e2e', s));
   const notes: string[] = [];
+  if (targetDown > 0) {
+    notes.push(
+      `the target was declared down: nothing listened for TARGET_DOWN_AFTER, so ${targetDown} VU(s) stopped sending to it; this run is not fully measured and its figures cover only the time before.`,
+    );
+  }
   const good = count(m, subKey('good', s));
   const outputTokens = count(m, subKey('outputTokens', s));
 
@@ -163,7 +176,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     isl: run.cell.isl,
     osl: run.cell.osl,
     load: run.cell.load,
-    requests: { total: ok + failed, ok, failed, errors },
+    requests: { total: ok + failed - unreachable, ok, failed: failed - unreachable, unreachable, errors },
+    targetDown,
     window,
     throughput,
     throughputCi,

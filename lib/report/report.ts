@@ -36,6 +36,8 @@ export interface PreflightFailure {
   target: string;
   reason: string;
   headline: string;
+  /** The whole diagnosis, with what to change; null when setup could not hand it over. */
+  message: string | null;
 }
 
 export interface Report {
@@ -64,6 +66,7 @@ export interface SetupDataLike {
   runId?: string;
   targets?: Array<{ label: string; url: string; dialect: string; model: string; kind: string; metrics: string | null; notes: string[] }>;
   warnings?: string[];
+  failures?: Array<{ target: string; reason: string; message: string }>;
 }
 
 export interface SummaryDataLike {
@@ -98,6 +101,7 @@ export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data
   }
   if (plan.requests !== null) notMeasured.push('throughput intervals: REQUESTS mode has no time slices (use DURATION)');
   if (setup === null) notMeasured.push('everything: setup did not complete (see the message above)');
+  else if (setup.failures?.length) notMeasured.push('everything: preflight failed, no load was sent (the diagnosis is below)');
   return {
     scenario: cfg.scenario,
     kind,
@@ -126,7 +130,12 @@ export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data
     preflightFailures: cfg.targets.flatMap((t) =>
       (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
         .filter((reason) => (data.metrics[preflightKey(t.label, reason)]?.values.count ?? 0) > 0)
-        .map((reason) => ({ target: t.label, reason, headline: PREFLIGHT_REASONS[reason] })),
+        .map((reason) => ({
+          target: t.label,
+          reason,
+          headline: PREFLIGHT_REASONS[reason],
+          message: setup?.failures?.find((f) => f.target === t.label && f.reason === reason)?.message ?? null,
+        })),
     ),
     thresholds: thresholds(data.metrics),
     warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`))],

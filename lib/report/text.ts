@@ -1,6 +1,6 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
 import { display } from './analysis';
-import { NOT_MEASURED, fmt, fmtCi, fmtMs, loadLabel, table } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, fmtMs, loadLabel, table } from './format';
 import type { Report } from './report';
 
 export function renderText(r: Report, files: string[]): string {
@@ -11,7 +11,7 @@ export function renderText(r: Report, files: string[]): string {
   }
   if (r.preflightFailures.length > 0) {
     out.push('', 'PREFLIGHT FAILED, no load was sent:');
-    for (const f of r.preflightFailures) out.push(`  ✗ ${f.target}: ${f.headline} (full diagnosis in the "test aborted" line)`);
+    for (const f of r.preflightFailures) out.push(`  ✗ ${f.target}: ${f.message ?? `${f.headline} (full diagnosis in the "test aborted" line)`}`);
     if (files.length > 0) out.push('', `Reports: ${files.join(', ')}`);
     return out.join('\n') + '\n';
   }
@@ -26,7 +26,7 @@ export function renderText(r: Report, files: string[]): string {
       `${x.isl}/${x.osl} ${loadLabel(x.load)}`,
       x.target,
       String(x.requests.total),
-      String(x.requests.failed),
+      fmtFailed(x.requests),
       x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,
       fmt(x.requestRate, 2),
       fmtMs(x.e2e?.p50),
