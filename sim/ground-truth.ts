@@ -25,6 +25,8 @@ export interface RequestRecord {
   finishReason: string | null;
   status: number;
   promptTokens: number;
+  /** The output budget the request asked for; null when it was refused before being read. */
+  maxNewTokens: number | null;
   completionTokens: number;
   cachedTokens: number;
   verifySteps: number;
@@ -106,6 +108,7 @@ export class Recorder {
       finishReason: 'error',
       status,
       promptTokens: 0,
+      maxNewTokens: null,
       completionTokens: 0,
       cachedTokens: 0,
       verifySteps: 0,

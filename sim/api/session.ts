@@ -117,6 +117,7 @@ export class Session implements SessionState {
       finishReason: null,
       status: 200,
       promptTokens: req.promptIds.length,
+      maxNewTokens: req.maxNewTokens,
       completionTokens: 0,
       cachedTokens: 0,
       verifySteps: 0,
@@ -128,6 +129,8 @@ export class Session implements SessionState {
     const f = ctx.o.faults;
     this.plan = planFaults(f, new Rng(deriveSeed(ctx.o.seed, ordinal, 0xfa)), req.stream);
     if (f.stall) this.record.faults.push('stall');
+    const openaiStalled = f.stallOpenai && req.route.startsWith('/v1/');
+    if (openaiStalled) this.record.faults.push('stall_openai');
     if (f.slowFactor !== 1) this.record.faults.push(`slow_x${f.slowFactor}`);
     if (this.plan.pre) this.record.faults.push(`error_${this.plan.pre}`);
     if (this.plan.mid) this.record.faults.push(this.plan.mid);
@@ -139,6 +142,8 @@ export class Session implements SessionState {
     }
     this.sse = req.stream ? new SseWriter(res) : null;
     res.on('close', () => this.onClientClose());
+    // A hung OpenAI layer: the request never reaches the engine, and nothing comes back.
+    if (openaiStalled) return;
     this.seq = ctx.engine.submit(
       { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos },
       { onScheduled: (t, cached) => this.onScheduled(t, cached), onStep: (c) => this.onStep(c) },

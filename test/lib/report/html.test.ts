@@ -190,7 +190,8 @@ test('setup failed entirely / no runs / one run: no charts, each absence explain
   assert.ok(failed.indexOf('box preflight') < failed.indexOf('box notmeasured'), 'the preflight failure comes first');
   assert.match(failed, /class="na">– not evaluated \(no samples\)<\/td><td><code>llm_success/);
   assert.doesNotMatch(failed, /✓ met|✗ missed/, 'an SLO without samples is neither met nor missed');
-  assert.match(failed, /everything: setup did not complete/);
+  assert.match(failed, /everything: preflight failed, no load was sent/);
+  assert.match(failed, /<p>mtp: cannot connect to http:\/\/mtp\.gpu\.internal:30001 .*MTP_URL right\?<\/p>/, 'the whole diagnosis, not only its headline');
   assert.match(failed, /Output throughput was not measured in any run/);
   assert.match(failed, /Latency was not measured in any run/);
   const empty = rendered.empty;
