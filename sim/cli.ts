@@ -21,6 +21,9 @@ async function main(): Promise<void> {
   const sim = await startSim(opts);
   const o = sim.options;
   // vLLM only listens once its engine is up; SGLang listens at once and answers 503 until ready.
+  if (o.dialect === 'vllm' && o.startupDelayMs > 0) {
+    process.stdout.write(`sim: vllm loading the model (${o.startupDelayMs / o.timeScale} ms): connections to ${sim.url} are refused until then\n`);
+  }
   if (o.dialect === 'vllm') await sim.ready;
   process.stdout.write(`sim: ${o.dialect} (spec ${o.spec}, model ${o.model}, time-scale ${o.timeScale}) listening on ${sim.url}\n`);
   let stopping = false;

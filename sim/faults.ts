@@ -6,6 +6,12 @@ import type { Rng } from './rng';
 export interface Faults {
   /** Engine hangs: requests are accepted (stream headers sent) and never get a token. Health stays 200. */
   stall: boolean;
+  /**
+   * The OpenAI layer hangs: /v1/completions and /v1/chat/completions accept requests (stream
+   * headers sent) and never answer, while the engine and SGLang's native /generate work. On vLLM,
+   * which has no native route, every generation route hangs.
+   */
+  stallOpenai: boolean;
   /** Probabilities of an error reply before any token, by HTTP status. One uniform draw per request. */
   errorRate400: number;
   errorRate429: number;
@@ -24,6 +30,7 @@ export interface Faults {
 
 export const FAULT_SPECS: OptionSpec<keyof Faults>[] = [
   { key: 'stall', flag: 'stall', kind: 'bool', def: false, help: 'fault: engine hangs; health 200, generation never yields a token' },
+  { key: 'stallOpenai', flag: 'stall-openai', kind: 'bool', def: false, help: 'fault: the OpenAI routes (/v1/completions, /v1/chat/completions) hang; /generate answers' },
   { key: 'errorRate400', flag: 'error-rate-400', kind: 'number', min: 0, max: 1, def: 0, help: 'fault: chance of a 400 reply' },
   { key: 'errorRate429', flag: 'error-rate-429', kind: 'number', min: 0, max: 1, def: 0, help: 'fault: chance of a 429 reply' },
   { key: 'errorRate500', flag: 'error-rate-500', kind: 'number', min: 0, max: 1, def: 0, help: 'fault: chance of a 500 reply' },

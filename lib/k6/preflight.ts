@@ -1,18 +1,44 @@
 // setup(): can each target be benchmarked? Reachability, dialect, model, a one-token generation
 // under a short deadline, warm-up. Every failure becomes one diagnosis and the run stops before
-// any load, in seconds rather than after k6's default timeouts.
+// any load, in seconds rather than after k6's default timeouts. Transient failures (429, 5xx, a
+// dropped connection) are retried and only a persistent one fails the target; the decisions and
+// the messages live in lib/preflight/diagnose.ts, this file only performs the requests.
 import http from 'k6/http';
 import { sleep } from 'k6';
 import type { BenchConfig, TargetConfig } from '../config/load';
-import { createDialect, type DialectName, type GenerationResult } from '../dialects/index';
+import { createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
-import { chooseModel, contextError, identify, stalledMessage, timeoutWarning, wrongDialectMessage, type PreflightReason, type Probe, type ServerIdentity } from '../preflight/diagnose';
+import {
+  PREFLIGHT_ATTEMPTS,
+  attemptsFailedMessage,
+  backoffMs,
+  chooseModel,
+  connectFailure,
+  contextError,
+  identify,
+  isTransient,
+  longestPrompt,
+  stallDiagnosis,
+  stallProbeDialects,
+  timeoutWarning,
+  transientLabel,
+  transientWarning,
+  unreachableMessage,
+  wrongDialectMessage,
+  type PreflightReason,
+  type Probe,
+  type RouteTry,
+  type ServerIdentity,
+} from '../preflight/diagnose';
 import { detectFlavor } from '../server-metrics/window';
 import { TOKEN_ID_FLOOR } from '../config/load';
+import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
 import { requestHeaders, type TargetInfo } from './targets';
 
 const PROBE_TIMEOUT_MS = 5000;
+/** Tokens of the one-token check's prompt. */
+const PROBE_PROMPT_TOKENS = 8;
 
 export class PreflightError extends Error {
   constructor(
@@ -25,39 +51,43 @@ export class PreflightError extends Error {
 
 function get(t: TargetConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe {
   const res = http.get(t.url + path, { headers: requestHeaders(t), timeout: timeoutMs, tags: { name: `GET ${path}`, phase: 'preflight' }, responseType: 'text' });
-  return { route: `GET ${path}`, status: res.status, body: typeof res.body === 'string' ? res.body : '', error: res.error };
+  return { route: `GET ${path}`, status: res.status, body: typeof res.body === 'string' ? res.body : '', error: res.error, errorCode: res.error_code };
 }
 
-/** Waits for /health to answer 200, up to the preflight deadline. Returns the routes found healthy. */
+/**
+ * Waits for /health to answer 200, up to the preflight deadline. A refused connection counts as
+ * "not ready yet" (vLLM only listens once its model is loaded), as does 503; both share the
+ * deadline. Returns the routes found healthy.
+ */
 function awaitHealthy(t: TargetConfig, deadlineMs: number): string[] {
   const started = Date.now();
   for (;;) {
-    const h = get(t, '/health');
+    const left = deadlineMs - (Date.now() - started);
+    const h = get(t, '/health', Math.max(500, Math.min(PROBE_TIMEOUT_MS, left)));
     if (h.status === 0) {
-      throw new PreflightError('unreachable', `${t.label}: cannot connect to ${t.url} (${h.error}). Is the server running and ${t.vars.url} right?`);
+      if (connectFailure(h) === 'dns' || Date.now() - started >= deadlineMs) {
+        throw new PreflightError('unreachable', `${t.label}: ${unreachableMessage(t.url, deadlineMs, h, t.vars.url)}`);
+      }
+    } else {
+      if (h.status === 200) return ['GET /health'];
+      if (h.status === 404) return []; // no health route: the generation check decides
+      if (h.status === 401 || h.status === 403) return [];
+      if (Date.now() - started >= deadlineMs) {
+        throw new PreflightError('not_ready', `${t.label}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`);
+      }
     }
-    if (h.status === 200) return ['GET /health'];
-    if (h.status === 404) return []; // no health route: the generation check decides
-    if (h.status === 401 || h.status === 403) return [];
-    if (Date.now() - started >= deadlineMs) {
-      throw new PreflightError('not_ready', `${t.label}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`);
-    }
-    sleep(1);
+    sleep(Math.min(1, Math.max(0.05, (deadlineMs - (Date.now() - started)) / 1000)));
   }
 }
 
-function generate(t: TargetConfig, dialect: DialectName, model: string, prompt: { tokens: number; text: string }, maxTokens: number, timeoutMs: number): { result: GenerationResult; ms: number } {
-  const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model });
-  const ids: number[] = [];
-  for (let i = 0; i < prompt.tokens; i++) ids.push(TOKEN_ID_FLOOR + ((i * 7919) % 20000));
-  const wire = d.build({
-    prompt: d.acceptsTokenIds ? { kind: 'tokens', json: `[${ids.join(',')}]`, length: ids.length } : { kind: 'text', text: prompt.text },
-    maxTokens,
-    ignoreEos: true,
-    temperature: 0,
-    stream: false,
-    model: model || undefined,
-  });
+/** A prompt of exactly `length` tokens (about, for text) from the shared generators; unrelated to the run's pools. */
+function preflightPrompt(cfg: BenchConfig, d: Dialect, length: number): Prompt {
+  const spec: PromptSpec = { isl: length, poolSize: 1, seed: (cfg.seed ^ 0x5eed) >>> 0, vocabSize: cfg.vocabSize, idFloor: TOKEN_ID_FLOOR, sharedPrefix: 0, spread: 0 };
+  return d.acceptsTokenIds ? { kind: 'tokens', json: tokenPromptPool(spec)[0], length } : { kind: 'text', text: textPromptPool(spec)[0] };
+}
+
+function generate(t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): { result: GenerationResult; ms: number } {
+  const wire = d.build({ prompt, maxTokens, ignoreEos: true, temperature: 0, stream: false, model: model || undefined });
   const route = `${wire.method} ${wire.path}`;
   const start = Date.now();
   const res = http.post(t.url + wire.path, wire.body, { headers: requestHeaders(t), timeout: timeoutMs, tags: { name: route, phase: 'preflight' }, responseType: 'text' });
@@ -65,6 +95,56 @@ function generate(t: TargetConfig, dialect: DialectName, model: string, prompt: 
   if (res.status === 0) return { result: failed(0, classifyTransport(res.error_code, res.error, route, t.url, timeoutMs)), ms };
   const ct = (res.headers['Content-Type'] as string | undefined) ?? '';
   return { result: d.parseBody(res.status, typeof res.body === 'string' ? res.body : '', ct), ms };
+}
+
+/** Preflight generations sent and those that failed transiently (for the warning). */
+interface Tally {
+  sent: number;
+  failed: number;
+  labels: string[];
+}
+
+interface Attempted {
+  result: GenerationResult;
+  ms: number;
+  attempts: number;
+}
+
+/**
+ * One preflight generation, retried on transient failures with back-off (0.5 s, 1 s, 2 s) up to
+ * PREFLIGHT_ATTEMPTS; with a deadline, no attempt or pause goes past it.
+ */
+function generateRetrying(t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number, deadline: number | null, tally: Tally | null): Attempted {
+  let attempts = 0;
+  for (;;) {
+    const timeout = deadline === null ? timeoutMs : Math.min(timeoutMs, deadline - Date.now());
+    const g = generate(t, d, model, prompt, maxTokens, Math.max(100, timeout));
+    attempts++;
+    if (tally) tally.sent++;
+    if (g.result.ok || !isTransient(g.result)) return { ...g, attempts };
+    if (tally) {
+      tally.failed++;
+      tally.labels.push(transientLabel(g.result));
+    }
+    const pause = backoffMs(attempts);
+    if (attempts >= PREFLIGHT_ATTEMPTS || (deadline !== null && Date.now() + pause + 100 >= deadline)) return { ...g, attempts };
+    sleep(pause / 1000);
+  }
+}
+
+/** The one-token check timed out: try the server's other generation routes to say which layer hangs. */
+function localiseStall(cfg: BenchConfig, t: TargetConfig, primary: Dialect, model: string, id: ServerIdentity, healthy: string[]): PreflightError {
+  const others = stallProbeDialects(id.dialect, primary.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model }));
+  // Together the other routes get one more PREFLIGHT_TIMEOUT, so the whole check stays within two.
+  const share = Math.max(100, Math.floor(cfg.preflightTimeoutMs / Math.max(1, others.length)));
+  const tries: RouteTry[] = others.map((d) => {
+    const g = generateRetrying(t, d, model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, share, Date.now() + share, null);
+    const outcome = g.result.ok ? 'token' : g.result.error?.class === 'timeout' ? 'timeout' : 'error';
+    return { dialect: d.name, route: `POST ${d.path}`, outcome, detail: g.result.error?.message ?? '', timeoutMs: share };
+  });
+  const first: RouteTry = { dialect: primary.name, route: `POST ${primary.path}`, outcome: 'timeout', detail: '', timeoutMs: cfg.preflightTimeoutMs };
+  const d = stallDiagnosis(first, tries, healthy, id.dialect, t.vars.dialect);
+  return new PreflightError(d.reason, `${t.label}: ${d.message}`);
 }
 
 export interface PreflightResult {
@@ -98,35 +178,43 @@ export function preflightTarget(cfg: BenchConfig, t: TargetConfig): PreflightRes
   if (dialect !== 'sglang' && chosen.model === '') {
     throw new PreflightError('unknown_model', `${t.label}: the server lists no model at GET /v1/models; set ${t.vars.model}.`);
   }
-  const ctxErr = contextError(Math.max(...cfg.isl), Math.max(...cfg.osl), id.maxModelLen);
+  const longest = longestPrompt(cfg.isl, cfg.promptPool, cfg.islSpread);
+  const maxOsl = Math.max(...cfg.osl);
+  const ctxErr = contextError(longest, maxOsl, id.maxModelLen);
   if (ctxErr) throw new PreflightError('context_length', `${t.label}: ${ctxErr}`);
 
   // The check that a health probe cannot make: does a real generation produce a token?
-  const probe = generate(t, dialect, chosen.model, { tokens: 8, text: 'Say hi.' }, 1, cfg.preflightTimeoutMs);
+  const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model: chosen.model });
+  const tally: Tally = { sent: 0, failed: 0, labels: [] };
+  const probe = generateRetrying(t, d, chosen.model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, cfg.preflightTimeoutMs, Date.now() + cfg.preflightTimeoutMs, tally);
   if (!probe.result.ok) {
     const err = probe.result.error;
-    if (err?.class === 'timeout') throw new PreflightError('stalled', `${t.label}: ${stalledMessage(healthy, cfg.preflightTimeoutMs)}`);
+    if (err?.class === 'timeout') throw localiseStall(cfg, t, d, chosen.model, id, healthy);
     if (err?.class === 'wrong_dialect') {
-      const route = dialect === 'sglang' ? 'POST /generate' : dialect === 'openai' ? 'POST /v1/completions' : 'POST /v1/chat/completions';
-      throw new PreflightError('wrong_dialect', `${t.label}: ${wrongDialectMessage(route, probe.result.status, id, t.vars.dialect)}`);
+      throw new PreflightError('wrong_dialect', `${t.label}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect)}`);
     }
-    throw new PreflightError('generation_failed', `${t.label}: the one-token test generation failed: ${err?.message ?? 'unknown error'}`);
+    throw new PreflightError('generation_failed', `${t.label}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`);
   }
   if (probe.result.completionTokens === null) {
     warnings.push(`${t.label}: the server reports no token counts; throughput and tokens are not measured for it.`);
   }
 
-  // Warm-up at the largest input, which also proves the longest prompt fits.
-  const maxIsl = Math.max(...cfg.isl);
+  // Warm-up with the longest prompt any cell sends (ISL_SPREAD included), which also proves it fits.
+  const warmPrompt = preflightPrompt(cfg, d, longest.length);
   const warm: number[] = [];
   for (let i = 0; i < cfg.warmupRequests; i++) {
     const n = i === 0 ? 1 : 16;
-    const w = generate(t, dialect, chosen.model, { tokens: maxIsl, text: 'Hello '.repeat(maxIsl).trim() }, n, cfg.requestTimeoutMs);
-    if (!w.result.ok) throw new PreflightError('warmup_failed', `${t.label}: warm-up request ${i + 1} (ISL ${maxIsl}) failed: ${w.result.error?.message ?? 'unknown error'}`);
+    const w = generateRetrying(t, d, chosen.model, warmPrompt, n, cfg.requestTimeoutMs, null, tally);
+    if (!w.result.ok) {
+      const what = `warm-up request ${i + 1} (ISL ${longest.isl}${longest.length !== longest.isl ? `, longest prompt ${longest.length} tokens` : ''})`;
+      throw new PreflightError('warmup_failed', `${t.label}: ${attemptsFailedMessage(what, w.attempts, w.result.error?.message ?? 'unknown error')}`);
+    }
     warm.push(w.ms);
   }
+  const flaky = transientWarning(tally.failed, tally.sent, tally.labels);
+  if (flaky) warnings.push(`${t.label}: ${flaky}`);
   if (warm.length >= 2) {
-    const w = timeoutWarning(warm[0], warm[1], 16, Math.max(...cfg.osl), cfg.requestTimeoutMs);
+    const w = timeoutWarning(warm[0], warm[1], 16, maxOsl, cfg.requestTimeoutMs);
     if (w) warnings.push(`${t.label}: ${w}`);
   }
 

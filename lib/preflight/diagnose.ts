@@ -1,6 +1,8 @@
 // Pure decisions of the preflight: what a server is, from the answers of its routes, and the one
 // message that explains a failure. The k6 layer (lib/k6/preflight.ts) only performs the requests.
-import type { DialectName } from '../dialects/types';
+import type { ClassifiedError, DialectName } from '../dialects/types';
+import { formatSeconds } from '../dialects/errors';
+import { poolLengths } from '../workload/prompts';
 
 /** Why a target failed preflight: a low-cardinality tag, and the headline the report shows. */
 export const PREFLIGHT_REASONS = {
@@ -11,6 +13,7 @@ export const PREFLIGHT_REASONS = {
   unknown_model: 'the model is not served there',
   context_length: 'the matrix exceeds the model context length',
   stalled: 'healthy but hung: no token within PREFLIGHT_TIMEOUT',
+  stalled_layer: 'the generation route in use hangs, another route answers: an API layer is stuck, not the engine',
   wrong_dialect: 'wrong dialect: the server speaks another API',
   generation_failed: 'the one-token test generation failed',
   warmup_failed: 'a warm-up request failed',
@@ -26,6 +29,8 @@ export interface Probe {
   body: string;
   /** Transport error text when status is 0. */
   error: string;
+  /** k6 error_code when status is 0 (11xx DNS, 121x dial), if known. */
+  errorCode?: number;
 }
 
 export interface ServerIdentity {
@@ -95,15 +100,27 @@ export function wrongDialectMessage(route: string, status: number, id: ServerIde
   return `${route} → ${status}: this server is ${id.kind} (${id.evidence}); set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
 }
 
-export function stalledMessage(healthRoutes: string[], preflightMs: number): string {
+/** Healthy but no token in time; `finding` is what trying the other routes showed, if anything. */
+export function stalledMessage(healthRoutes: string[], preflightMs: number, finding = ''): string {
   const healthy = healthRoutes.length > 0 ? `${healthRoutes.join(' and ')} → 200 but` : 'The server accepts connections but';
-  return `${healthy} no token within ${preflightMs / 1000} s: the engine is stalled (it accepts requests and generates nothing). Restart the server and check its logs; PREFLIGHT_TIMEOUT sets this deadline.`;
+  return (
+    `${healthy} no token within ${formatSeconds(preflightMs)}: the engine is stalled (it accepts requests and generates nothing).` +
+    `${finding ? ` ${finding}` : ''} Restart the server and check its logs; PREFLIGHT_TIMEOUT sets this deadline.`
+  );
 }
 
-/** Picks the model to send: the configured one if served, else the only or first served. */
+/**
+ * Picks the model to send: the configured one if served, else the only or first served. SGLang
+ * serves the one model it loaded whatever a request names, so a configured name it does not serve
+ * is replaced by the served one (with a note): the report must name the model that answered.
+ */
 export function chooseModel(configured: string, id: ServerIdentity, modelVar: string): { model: string; note: string | null; error: string | null } {
   if (configured !== '') {
-    if (id.models.length > 0 && id.dialect !== 'sglang' && !id.models.includes(configured)) {
+    if (id.models.length > 0 && !id.models.includes(configured)) {
+      if (id.dialect === 'sglang') {
+        const served = id.models[0];
+        return { model: served, note: `${modelVar}='${configured}' is not what this SGLang serves ('${served}'); SGLang ignores the model name: the report names '${served}'.`, error: null };
+      }
       return { model: configured, note: null, error: `${modelVar}='${configured}' is not served here; the server serves: ${id.models.join(', ')}.` };
     }
     return { model: configured, note: null, error: null };
@@ -113,10 +130,38 @@ export function chooseModel(configured: string, id: ServerIdentity, modelVar: st
   return { model: id.models[0], note, error: null };
 }
 
-/** Checks the matrix against the context length the server states, before any load. */
-export function contextError(maxIsl: number, maxOsl: number, maxModelLen: number | null): string | null {
-  if (maxModelLen === null || maxIsl + maxOsl <= maxModelLen) return null;
-  return `ISL ${maxIsl} + OSL ${maxOsl} = ${maxIsl + maxOsl} tokens exceeds the model's context length of ${maxModelLen}: lower ISL or OSL.`;
+/** The longest prompt any cell sends: which ISL it belongs to, its length, and the spread. */
+export interface LongestPrompt {
+  isl: number;
+  /** Tokens: ISL·(1+ISL_SPREAD) rounded, by the pool's own length rule (lib/workload/prompts). */
+  length: number;
+  spread: number;
+}
+
+/**
+ * The longest prompt of the pools, by the same rule that builds them (poolLengths). SHARED_PREFIX
+ * does not change lengths (the prefix replaces the start of each prompt), so it is not an input.
+ */
+export function longestPrompt(isl: readonly number[], poolSize: number, spread: number): LongestPrompt {
+  let best: LongestPrompt = { isl: isl[0], length: 0, spread };
+  for (const i of isl) {
+    const len = Math.max(...poolLengths({ isl: i, poolSize, spread, seed: 0, vocabSize: 0, idFloor: 0, sharedPrefix: 0 }));
+    if (len > best.length) best = { isl: i, length: len, spread };
+  }
+  return best;
+}
+
+/** Checks the matrix (longest prompt + longest output) against the context length the server states. */
+export function contextError(longest: LongestPrompt, maxOsl: number, maxModelLen: number | null): string | null {
+  const total = longest.length + maxOsl;
+  if (maxModelLen === null || total <= maxModelLen) return null;
+  if (longest.length === longest.isl) {
+    return `ISL ${longest.isl} + OSL ${maxOsl} = ${total} tokens exceeds the model's context length of ${maxModelLen}: lower ISL or OSL.`;
+  }
+  return (
+    `the longest prompt (ISL ${longest.isl} with ISL_SPREAD=${longest.spread}: ${longest.length} tokens) + OSL ${maxOsl} = ${total} tokens ` +
+    `exceeds the model's context length of ${maxModelLen}: lower ISL, ISL_SPREAD or OSL.`
+  );
 }
 
 /**
@@ -130,4 +175,141 @@ export function timeoutWarning(oneTokenMs: number, nTokensMs: number, n: number,
   const estimate = oneTokenMs + perToken * (maxOsl - 1);
   if (estimate <= timeoutMs * 0.8) return null;
   return `at ≈${perToken.toFixed(1)} ms per token (warm-up, one request at a time) OSL=${maxOsl} needs ≈${Math.round(estimate / 1000)} s, close to or over REQUEST_TIMEOUT=${timeoutMs / 1000} s; under load it is slower: raise REQUEST_TIMEOUT.`;
+}
+
+// ---- Connection: a server that refuses connections may still be loading --------------------
+
+/** How a failed connection reads: a name that does not resolve will not start resolving by waiting. */
+export function connectFailure(p: Pick<Probe, 'error' | 'errorCode'>): 'dns' | 'refused' | 'no_answer' | 'other' {
+  const code = p.errorCode ?? 0;
+  if ((code >= 1100 && code < 1200) || /no such host|lookup|name resolution/i.test(p.error)) return 'dns';
+  if (code === 1212 || /refused/i.test(p.error)) return 'refused';
+  if (code === 1050 || /request timeout/i.test(p.error)) return 'no_answer';
+  return 'other';
+}
+
+/** The unreachable message once the preflight deadline has passed without a connection. */
+export function unreachableMessage(url: string, waitedMs: number, p: Pick<Probe, 'error' | 'errorCode'>, urlVar: string): string {
+  const kind = connectFailure(p);
+  if (kind === 'dns') return `cannot connect to ${url} (${p.error}): the host name does not resolve; is ${urlVar} right?`;
+  if (kind === 'refused') {
+    return (
+      `cannot connect to ${url} for ${formatSeconds(waitedMs)} (connection refused): nothing listens there — is the server running ` +
+      `(a vLLM still loading its model does not listen yet: raise PREFLIGHT_TIMEOUT) and is ${urlVar} right?`
+    );
+  }
+  if (kind === 'no_answer') {
+    return `GET /health at ${url} got no answer for ${formatSeconds(waitedMs)} (${p.error}): something accepts connections there but does not answer; is it the server, is it hung, and is ${urlVar} right?`;
+  }
+  return `cannot connect to ${url} for ${formatSeconds(waitedMs)} (${p.error || 'no answer'}): is the server running and reachable from here, and is ${urlVar} right?`;
+}
+
+// ---- Transient failures: retried, counted, and reported only when they persist ---------------
+
+/** Attempts per preflight generation (the one-token check, each warm-up request). */
+export const PREFLIGHT_ATTEMPTS = 4;
+
+/** Pause before retry number `attempt` (1-based: after the first failure 0.5 s, then 1 s, then 2 s). */
+export function backoffMs(attempt: number): number {
+  return 500 * 2 ** Math.max(0, attempt - 1);
+}
+
+const TRANSIENT_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/** A failure that may pass by itself: 429, 5xx overload or error, a dropped connection. */
+export function isTransient(r: { status: number; error: ClassifiedError | null }): boolean {
+  if (r.error === null) return false;
+  if (r.status === 0) return r.error.class === 'connection_lost';
+  return TRANSIENT_STATUSES.has(r.status);
+}
+
+/** A short label of a transient failure for counts: "500", "429", "connection lost". */
+export function transientLabel(r: { status: number }): string {
+  return r.status === 0 ? 'connection lost' : String(r.status);
+}
+
+/** A preflight request that failed every attempt: how many, and with what (the last error). */
+export function attemptsFailedMessage(what: string, attempts: number, lastError: string): string {
+  return attempts <= 1 ? `${what} failed: ${lastError}` : `${what} failed on ${attempts} of ${attempts} attempts: ${lastError}`;
+}
+
+/** A warning when some preflight requests failed and a retry succeeded; null when none failed. */
+export function transientWarning(failed: number, total: number, labels: readonly string[]): string | null {
+  if (failed === 0) return null;
+  return `${failed} of ${total} preflight requests failed transiently (${[...new Set(labels)].join(', ')}) and succeeded when retried: expect such errors under load.`;
+}
+
+// ---- Stall localisation: which layer hangs ---------------------------------------------------
+
+/**
+ * The other generation dialects worth trying when `primary` produced no token in time: SGLang has
+ * its native /generate and the OpenAI chat route, vLLM and other OpenAI servers completions and
+ * chat. An unidentified server: none (no guess at routes it may not have).
+ */
+export function stallProbeDialects(server: DialectName | null, primary: DialectName): DialectName[] {
+  const offered: DialectName[] = server === 'sglang' ? ['sglang', 'openai-chat'] : server === 'openai' ? ['openai', 'openai-chat'] : [];
+  return offered.filter((d) => d !== primary);
+}
+
+/** One generation route tried under a short deadline. */
+export interface RouteTry {
+  dialect: DialectName;
+  /** e.g. "POST /generate" */
+  route: string;
+  outcome: 'token' | 'timeout' | 'error';
+  /** The error message when outcome is 'error'. */
+  detail: string;
+  timeoutMs: number;
+}
+
+function listRoutes(routes: string[], last = 'and'): string {
+  return routes.length <= 1 ? (routes[0] ?? '') : `${routes.slice(0, -1).join(', ')} ${last} ${routes[routes.length - 1]}`;
+}
+
+function deadlines(tries: RouteTry[]): string {
+  const all = [...new Set(tries.map((x) => x.timeoutMs))];
+  return all.length === 1 ? `in ${formatSeconds(all[0])}` : `in ${tries.map((x) => formatSeconds(x.timeoutMs)).join(', ')} respectively`;
+}
+
+/**
+ * The diagnosis of a one-token check that timed out on `primary`, from what the other routes did:
+ * all hang too → the engine is stuck; another answers → only the layer in front of it is, and the
+ * dialect that answers works around it; otherwise the plain stalled message.
+ */
+export function stallDiagnosis(
+  primary: RouteTry,
+  others: RouteTry[],
+  healthRoutes: string[],
+  server: DialectName | null,
+  dialectVar: string,
+): { reason: 'stalled' | 'stalled_layer'; message: string } {
+  const working = others.filter((o) => o.outcome === 'token');
+  if (working.length > 0) {
+    const hung = [primary, ...others.filter((o) => o.outcome === 'timeout')];
+    const health = healthRoutes.length > 0 ? `${healthRoutes.join(' and ')} → 200, but ` : '';
+    const openaiOnly = hung.every((h) => h.dialect !== 'sglang');
+    const layer =
+      server === 'sglang' && openaiOnly && working.some((w) => w.dialect === 'sglang')
+        ? 'the OpenAI layer (tokenizer manager, chat template) is stuck, not the engine'
+        : hung.every((h) => h.dialect === 'openai-chat')
+          ? 'the chat layer (chat template) is stuck, not the engine'
+          : `the layer behind ${listRoutes(hung.map((h) => h.route))} is stuck, not the engine`;
+    return {
+      reason: 'stalled_layer',
+      message:
+        `${health}only ${listRoutes(hung.map((h) => h.route))} ${hung.length > 1 ? 'hang' : 'hangs'} (no token ${deadlines(hung)}); ` +
+        `${listRoutes(working.map((w) => w.route))} ${working.length > 1 ? 'answer' : 'answers'}: ${layer}; ` +
+        `${dialectVar}=${working[0].dialect} works around it. Restart the server and check its logs.`,
+    };
+  }
+  const hung = [primary, ...others.filter((o) => o.outcome === 'timeout')];
+  const failed = others.filter((o) => o.outcome === 'error');
+  if (failed.length === 0 && hung.length > 1) {
+    const routes = hung.map((h) => h.route);
+    const which = hung.length === 2 ? `Both ${routes[0]} and ${routes[1]} produced no token` : `None of ${listRoutes(routes, 'or')} produced a token`;
+    const not = server === 'sglang' ? 'not the OpenAI layer' : 'not one route';
+    return { reason: 'stalled', message: stalledMessage(healthRoutes, primary.timeoutMs, `${which} ${deadlines(hung)}: the engine itself is stuck, ${not}.`) };
+  }
+  const finding = failed.map((f) => `${f.route} could not tell (${f.detail}).`).join(' ');
+  return { reason: 'stalled', message: stalledMessage(healthRoutes, primary.timeoutMs, finding) };
 }

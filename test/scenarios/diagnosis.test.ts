@@ -16,11 +16,17 @@ for (const runner of RUNNERS) {
       try {
         const health = await fetch(`${sim.url}/health`);
         assert.equal(health.status, 200, 'the stalled server still passes its health check');
-        const run = await runner.run('smoke', { TARGET_URL: sim.url, PREFLIGHT_TIMEOUT: '5s', REQUEST_TIMEOUT: '60s' }, 60_000);
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, PREFLIGHT_TIMEOUT: '3s', REQUEST_TIMEOUT: '60s' }, 60_000);
         assert.equal(run.result.exitCode, 108, explain(run));
+        // The one-token check (3 s), then the other route under the same deadline (3 s).
         assert.ok(run.wallMs < 15_000, `took ${run.wallMs} ms`);
-        assert.match(run.result.stderr + run.result.stdout, /GET \/health and GET \/v1\/models → 200 but no token within 5 s: the engine is stalled/);
-        assert.deepEqual(run.summary?.preflight_failures, [{ target: 'target', reason: 'stalled', headline: 'healthy but hung: no token within PREFLIGHT_TIMEOUT' }]);
+        const out = run.result.stderr + run.result.stdout;
+        assert.match(out, /GET \/health and GET \/v1\/models → 200 but no token within 3 s: the engine is stalled/);
+        assert.match(out, /Both POST \/v1\/completions and POST \/v1\/chat\/completions produced no token in 3 s: the engine itself is stuck/);
+        assert.deepEqual(
+          run.summary?.preflight_failures.map((f) => ({ target: f.target, reason: f.reason, headline: f.headline })),
+          [{ target: 'target', reason: 'stalled', headline: 'healthy but hung: no token within PREFLIGHT_TIMEOUT' }],
+        );
         assert.equal((await sim.requests()).filter((r) => r.completionTokens > 0).length, 0, 'no load reached the server');
       } finally {
         await sim.stop();
@@ -89,13 +95,110 @@ for (const runner of RUNNERS) {
       }
     });
 
-    test('nothing listening: unreachable, with the variable to check', async () => {
+    test('nothing listening: waited for until PREFLIGHT_TIMEOUT, then unreachable, with the variable to check', async () => {
       const sim = await spawnSim({ dialect: 'vllm' });
       const url = sim.url;
       await sim.stop();
-      const run = await runner.run('smoke', { TARGET_URL: url }, 60_000);
+      const run = await runner.run('smoke', { TARGET_URL: url, PREFLIGHT_TIMEOUT: '2s' }, 60_000);
       assert.equal(run.result.exitCode, 108, explain(run));
-      assert.match(run.result.stderr + run.result.stdout, /cannot connect to http:\/\/127\.0\.0\.1:\d+ .*TARGET_URL right\?/);
+      assert.ok(run.wallMs >= 2000, `gave up after ${run.wallMs} ms`);
+      assert.match(run.result.stderr + run.result.stdout, /cannot connect to http:\/\/127\.0\.0\.1:\d+ for 2 s \(connection refused\): nothing listens there .*raise PREFLIGHT_TIMEOUT\) and is TARGET_URL right\?/);
+      assert.equal(run.summary?.preflight_failures[0]?.reason, 'unreachable');
+    });
+
+    test('a vLLM still loading its model (refusing connections) is waited for and passes preflight', async () => {
+      // 30 model s at time-scale 10: connections are refused for 3 s.
+      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10, startupDelayMs: 30_000 }, true);
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '32', OSL: '8', PREFLIGHT_TIMEOUT: '10s' }, 60_000);
+        assert.equal(run.result.exitCode, 0, explain(run));
+        assert.ok(run.wallMs >= 2500, `did not wait: ${run.wallMs} ms`);
+        assert.equal(run.summary?.records[0].requests_ok, 3);
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('transient 500s in preflight are retried: preflight passes, and the warning counts them', async () => {
+      let warned = 0;
+      for (const seed of [1, 2, 3]) {
+        const sim = await spawnSim({ dialect: 'sglang', timeScale: 10, 'error-rate-500': 0.3, seed });
+        try {
+          const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '32', OSL: '8', WARMUP_REQUESTS: '2' }, 60_000);
+          assert.ok(run.result.exitCode === 0 || run.result.exitCode === 99, explain(run));
+          assert.deepEqual(run.summary?.preflight_failures, [], explain(run));
+          // Preflight's generations come first (the one-token check, the warm-ups, retries included);
+          // they end with the second warm-up, the only request with 16 output tokens.
+          const reqs = (await sim.requests()).sort((a, b) => a.arrivalMs - b.arrivalMs);
+          const end = reqs.findIndex((r) => r.completionTokens === 16);
+          assert.ok(end > 0, 'the second warm-up succeeded');
+          const failedInPreflight = reqs.slice(0, end).filter((r) => r.errorClass === 'fault_500').length;
+          const warning = (run.summary?.warnings ?? []).find((w) => /failed transiently/.test(w));
+          if (failedInPreflight > 0) {
+            warned++;
+            assert.match(warning ?? '', new RegExp(`^target: ${failedInPreflight} of \\d+ preflight requests failed transiently \\(500\\)`), explain(run));
+          } else assert.equal(warning, undefined);
+        } finally {
+          await sim.stop();
+        }
+      }
+      assert.ok(warned > 0, 'no seed had a transient failure in preflight: pick other seeds');
+    });
+
+    test('the OpenAI layer hangs, the native API answers: said so, with the dialect that works around it', async () => {
+      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10, stallOpenai: true });
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' }, 60_000);
+        assert.equal(run.result.exitCode, 108, explain(run));
+        assert.match(
+          run.result.stderr + run.result.stdout,
+          /only POST \/v1\/chat\/completions hangs \(no token in 2 s\); POST \/generate answers: the OpenAI layer \(tokenizer manager, chat template\) is stuck, not the engine; DIALECT=sglang works around it/,
+        );
+        assert.equal(run.summary?.preflight_failures[0]?.reason, 'stalled_layer');
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('the engine hangs: both the OpenAI and the native route are tried, and the engine is named', async () => {
+      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10, stall: true });
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' }, 60_000);
+        assert.equal(run.result.exitCode, 108, explain(run));
+        assert.match(run.result.stderr + run.result.stdout, /Both POST \/v1\/chat\/completions and POST \/generate produced no token in 2 s: the engine itself is stuck, not the OpenAI layer/);
+        assert.equal(run.summary?.preflight_failures[0]?.reason, 'stalled');
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('ISL_SPREAD counts in the context check: the longest prompt, with the figures', async () => {
+      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10, maxModelLen: 1024 });
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '960', ISL_SPREAD: '0.2', OSL: '32' }, 60_000);
+        assert.equal(run.result.exitCode, 108, explain(run));
+        assert.match(
+          run.result.stderr + run.result.stdout,
+          /the longest prompt \(ISL 960 with ISL_SPREAD=0\.2: 1152 tokens\) \+ OSL 32 = 1184 tokens exceeds the model's context length of 1024: lower ISL, ISL_SPREAD or OSL/,
+        );
+        assert.equal(run.summary?.preflight_failures[0]?.reason, 'context_length');
+        assert.equal((await sim.requests()).length, 0, 'nothing was sent');
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('SGLang with a MODEL it does not serve: a warning, and the report names the served model', async () => {
+      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10 });
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '32', OSL: '8', MODEL: 'llama-wrong' }, 60_000);
+        assert.equal(run.result.exitCode, 0, explain(run));
+        const w = "target: MODEL='llama-wrong' is not what this SGLang serves ('qwen3-32b-sim'); SGLang ignores the model name: the report names 'qwen3-32b-sim'.";
+        assert.ok(run.summary?.warnings.includes(w), explain(run));
+        assert.equal(run.summary?.targets[0].model, 'qwen3-32b-sim');
+      } finally {
+        await sim.stop();
+      }
     });
 
     test('a bad variable stops the run at init, naming variable, value and what is allowed', async () => {

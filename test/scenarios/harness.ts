@@ -42,8 +42,10 @@ export interface SummaryJson {
     window_ms: { from: number; to: number } | null;
   }>;
   comparisons: Array<{ cell: string; throughput_ratio_a_over_b: number | null; throughput_ratio_ci95: [number, number] | null; verdict: string }>;
-  preflight_failures: Array<{ target: string; reason: string }>;
+  preflight_failures: Array<{ target: string; reason: string; headline?: string }>;
   errors_by_class: Record<string, number>;
+  targets: Array<{ label: string; model: string; dialect: string }>;
+  warnings: string[];
 }
 
 function runner(name: string, skip: string | null, sseSkip: string | null, exec: typeof runK6): Runner {

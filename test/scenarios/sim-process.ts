@@ -15,8 +15,12 @@ export interface RemoteSim {
   stop(): Promise<void>;
 }
 
-/** Starts `sim/cli.ts` with the given options (camelCase keys become --kebab-case flags). */
-export async function spawnSim(options: Record<string, string | number | boolean>): Promise<RemoteSim> {
+/**
+ * Starts `sim/cli.ts` with the given options (camelCase keys become --kebab-case flags). Resolves
+ * once it listens; with `loading`, a vLLM with a startup delay resolves at once, while it still
+ * refuses connections.
+ */
+export async function spawnSim(options: Record<string, string | number | boolean>, loading = false): Promise<RemoteSim> {
   const args = ['--import', 'tsx', join(ROOT, 'sim', 'cli.ts'), '--port', '0'];
   for (const [k, v] of Object.entries(options)) args.push(`--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}=${v}`);
   const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -26,7 +30,7 @@ export async function spawnSim(options: Record<string, string | number | boolean
     const timer = setTimeout(() => reject(new Error(`simulator did not start in 20 s: ${err}`)), 20_000);
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = (loading ? /(?:listening on|connections to) (http:\/\/\S+)/ : /listening on (http:\/\/\S+)/).exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);

@@ -26,6 +26,38 @@ test('stall: health and /v1/models answer 200, a stream gets headers and never a
   assert.equal(json<{ output_ids: number[] }>(await request(s.url, '/generate', { body: genBody(5) })).output_ids.length, 5);
 });
 
+test('stallOpenai: the OpenAI routes hang while SGLang /generate answers; on vLLM every generation route hangs', async () => {
+  const s = await sim({ faults: { stallOpenai: true } });
+  assert.equal((await request(s.url, '/health')).status, 200);
+  assert.equal((await request(s.url, '/v1/models')).status, 200);
+  assert.equal(json<{ output_ids: number[] }>(await request(s.url, '/generate', { body: genBody(3) })).output_ids.length, 3, 'the native route answers');
+  const chat = await request(s.url, '/v1/chat/completions', { body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }, timeoutMs: 200 });
+  assert.equal(chat.status, 0, 'no reply at all');
+  assert.equal(chat.error?.code, 'ETIMEDOUT');
+  const comp = await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 2, stream: true }, timeoutMs: 200 });
+  assert.equal(comp.status, 200, 'stream headers were sent');
+  assert.equal(comp.events.length, 0);
+  await sleep(20);
+  const recs = s.groundTruth().requests;
+  assert.deepEqual(
+    recs.map((r) => [r.route, r.faults, r.finishReason]),
+    [
+      ['/generate', [], 'length'],
+      ['/v1/chat/completions', ['stall_openai'], 'disconnect'],
+      ['/v1/completions', ['stall_openai'], 'disconnect'],
+    ],
+  );
+  // Switched off at run time (POST /sim/faults), the OpenAI routes answer again.
+  assert.equal((await request(s.url, '/sim/faults', { body: { stallOpenai: false } })).status, 200);
+  assert.equal((await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 2 } })).status, 200);
+
+  const v = await sim({ dialect: 'vllm' });
+  assert.equal((await request(v.url, '/sim/faults', { body: { stallOpenai: true } })).status, 200);
+  assert.equal((await request(v.url, '/health')).status, 200);
+  assert.equal((await request(v.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 2 }, timeoutMs: 200 })).error?.code, 'ETIMEDOUT');
+  assert.equal((await request(v.url, '/generate', { body: genBody(2) })).status, 404, 'vLLM has no native route');
+});
+
 test('runtime admin route flips faults and rejects bad values with the option message', async () => {
   const s = await sim({ dialect: 'vllm' });
   const set = await request(s.url, '/sim/faults', { body: { stall: true, slowFactor: 2 } });

@@ -1,6 +1,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseModel, contextError, identify, stalledMessage, timeoutWarning, wrongDialectMessage, type Probe } from '../../../lib/preflight/diagnose';
+import {
+  attemptsFailedMessage,
+  backoffMs,
+  chooseModel,
+  connectFailure,
+  contextError,
+  identify,
+  isTransient,
+  longestPrompt,
+  stallDiagnosis,
+  stallProbeDialects,
+  stalledMessage,
+  timeoutWarning,
+  transientWarning,
+  unreachableMessage,
+  wrongDialectMessage,
+  type Probe,
+  type RouteTry,
+} from '../../../lib/preflight/diagnose';
+import { poolLengths } from '../../../lib/workload/prompts';
 
 const p = (route: string, status: number, body = ''): Probe => ({ route, status, body, error: status ? '' : 'dial: connection refused' });
 const vllmModels = p('GET /v1/models', 200, '{"object":"list","data":[{"id":"Qwen/Qwen3-32B","object":"model","owned_by":"vllm","max_model_len":32768}]}');
@@ -42,10 +61,109 @@ test('model choice', () => {
 });
 
 test('context check and timeout warning', () => {
-  assert.equal(contextError(1024, 256, 32768), null);
-  assert.match(contextError(32768, 256, 32768) ?? '', /33024 tokens exceeds the model's context length of 32768/);
-  assert.equal(contextError(1e6, 1, null), null);
+  const exact = (isl: number) => ({ isl, length: isl, spread: 0 });
+  assert.equal(contextError(exact(1024), 256, 32768), null);
+  assert.equal(contextError(exact(32768), 256, 32768), "ISL 32768 + OSL 256 = 33024 tokens exceeds the model's context length of 32768: lower ISL or OSL.");
+  assert.equal(contextError(exact(1e6), 1, null), null);
   // 1 token in 200 ms, 16 tokens in 500 ms → 20 ms/token → OSL 2048 ≈ 41 s
   assert.match(timeoutWarning(200, 500, 16, 2048, 30_000) ?? '', /OSL=2048 needs ≈41 s/);
   assert.equal(timeoutWarning(200, 500, 16, 256, 30_000), null);
+});
+
+test('SGLang serving another model than MODEL: a warning, and the served model is the one reported', () => {
+  const sglang = identify(p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","is_generation":true}'), p('GET /v1/models', 200, '{"data":[{"id":"Qwen/Qwen3-32B"}]}'), null);
+  const c = chooseModel('llama', sglang, 'MODEL');
+  assert.equal(c.error, null);
+  assert.equal(c.model, 'Qwen/Qwen3-32B');
+  assert.equal(c.note, "MODEL='llama' is not what this SGLang serves ('Qwen/Qwen3-32B'); SGLang ignores the model name: the report names 'Qwen/Qwen3-32B'.");
+  assert.deepEqual(chooseModel('Qwen/Qwen3-32B', sglang, 'MODEL'), { model: 'Qwen/Qwen3-32B', note: null, error: null });
+});
+
+test('ISL_SPREAD: the longest prompt follows the pool length rule, and the message gives the figures', () => {
+  const longest = longestPrompt([512, 960], 64, 0.2);
+  assert.deepEqual(longest, { isl: 960, length: 1152, spread: 0.2 });
+  // The same rule the pools are built with, whatever the seed or SHARED_PREFIX.
+  const spec = { isl: 960, poolSize: 64, spread: 0.2, seed: 7, vocabSize: 1000, idFloor: 10, sharedPrefix: 100 };
+  assert.equal(Math.max(...poolLengths(spec)), longest.length);
+  // A pool of one prompt has exactly ISL tokens.
+  assert.deepEqual(longestPrompt([960], 1, 0.2), { isl: 960, length: 960, spread: 0.2 });
+  assert.equal(contextError(longest, 32, 1184), null);
+  assert.equal(
+    contextError(longest, 32, 1024),
+    "the longest prompt (ISL 960 with ISL_SPREAD=0.2: 1152 tokens) + OSL 32 = 1184 tokens exceeds the model's context length of 1024: lower ISL, ISL_SPREAD or OSL.",
+  );
+  assert.equal(contextError(longestPrompt([960], 64, 0), 32, 1024), null);
+});
+
+test('transient failures: which are retried, the back-off, the messages', () => {
+  const r = (status: number, cls: string) => ({ status, error: { class: cls as never, message: '' } });
+  assert.ok(isTransient(r(429, 'rate_limited')));
+  assert.ok(isTransient(r(500, 'server_error')));
+  assert.ok(isTransient(r(503, 'overloaded')));
+  assert.ok(isTransient(r(0, 'connection_lost')));
+  assert.ok(!isTransient(r(0, 'timeout')), 'a timeout is a stall, not retried');
+  assert.ok(!isTransient(r(404, 'wrong_dialect')));
+  assert.ok(!isTransient(r(400, 'context_length')));
+  assert.ok(!isTransient({ status: 200, error: null }));
+  assert.deepEqual([1, 2, 3].map(backoffMs), [500, 1000, 2000]);
+  assert.equal(
+    attemptsFailedMessage('the one-token test generation', 4, "POST /generate → 500: 'boom'. The server failed: check its logs."),
+    "the one-token test generation failed on 4 of 4 attempts: POST /generate → 500: 'boom'. The server failed: check its logs.",
+  );
+  assert.equal(attemptsFailedMessage('x', 1, 'e'), 'x failed: e');
+  assert.equal(transientWarning(0, 3, []), null);
+  assert.equal(transientWarning(2, 5, ['500', '500']), '2 of 5 preflight requests failed transiently (500) and succeeded when retried: expect such errors under load.');
+  assert.match(transientWarning(2, 5, ['429', '500']) ?? '', /\(429, 500\)/);
+});
+
+test('a refused connection reads as "nothing listens (yet)"; DNS is told apart', () => {
+  const refused = { error: 'dial: connection refused', errorCode: 1212 };
+  assert.equal(connectFailure(refused), 'refused');
+  assert.equal(connectFailure({ error: 'lookup: no such host', errorCode: 1101 }), 'dns');
+  assert.equal(connectFailure({ error: 'request timeout', errorCode: 1050 }), 'no_answer');
+  assert.equal(
+    unreachableMessage('http://127.0.0.1:8000', 10_000, refused, 'TARGET_URL'),
+    'cannot connect to http://127.0.0.1:8000 for 10 s (connection refused): nothing listens there — is the server running (a vLLM still loading its model does not listen yet: raise PREFLIGHT_TIMEOUT) and is TARGET_URL right?',
+  );
+  assert.match(unreachableMessage('http://x:1', 10_000, { error: 'lookup: no such host', errorCode: 1101 }, 'MTP_URL'), /does not resolve; is MTP_URL right\?/);
+});
+
+test('stall localisation: which routes to try', () => {
+  assert.deepEqual(stallProbeDialects('sglang', 'openai-chat'), ['sglang']);
+  assert.deepEqual(stallProbeDialects('sglang', 'sglang'), ['openai-chat']);
+  assert.deepEqual(stallProbeDialects('sglang', 'openai'), ['sglang', 'openai-chat']);
+  assert.deepEqual(stallProbeDialects('openai', 'openai'), ['openai-chat']);
+  assert.deepEqual(stallProbeDialects('openai', 'openai-chat'), ['openai']);
+  assert.deepEqual(stallProbeDialects(null, 'openai'), []);
+});
+
+test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, inconclusive', () => {
+  const tr = (dialect: RouteTry['dialect'], route: string, outcome: RouteTry['outcome'], timeoutMs = 10_000, detail = ''): RouteTry => ({ dialect, route, outcome, detail, timeoutMs });
+  const health = ['GET /health', 'GET /v1/models'];
+  const chat = tr('openai-chat', 'POST /v1/chat/completions', 'timeout');
+  const engine = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'timeout')], health, 'sglang', 'DIALECT');
+  assert.equal(engine.reason, 'stalled');
+  assert.equal(
+    engine.message,
+    'GET /health and GET /v1/models → 200 but no token within 10 s: the engine is stalled (it accepts requests and generates nothing). ' +
+      'Both POST /v1/chat/completions and POST /generate produced no token in 10 s: the engine itself is stuck, not the OpenAI layer. ' +
+      'Restart the server and check its logs; PREFLIGHT_TIMEOUT sets this deadline.',
+  );
+  const layer = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'token')], health, 'sglang', 'DIALECT');
+  assert.equal(layer.reason, 'stalled_layer');
+  assert.equal(
+    layer.message,
+    'GET /health and GET /v1/models → 200, but only POST /v1/chat/completions hangs (no token in 10 s); POST /generate answers: ' +
+      'the OpenAI layer (tokenizer manager, chat template) is stuck, not the engine; DIALECT=sglang works around it. Restart the server and check its logs.',
+  );
+  const vllmChat = stallDiagnosis(chat, [tr('openai', 'POST /v1/completions', 'token')], health, 'openai', 'MTP_DIALECT');
+  assert.match(vllmChat.message, /only POST \/v1\/chat\/completions hangs .*the chat layer \(chat template\) is stuck, not the engine; MTP_DIALECT=openai works around it/);
+  const vllmAll = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [chat], health, 'openai', 'DIALECT');
+  assert.match(vllmAll.message, /Both POST \/v1\/completions and POST \/v1\/chat\/completions produced no token in 10 s: the engine itself is stuck, not one route\./);
+  const three = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [tr('sglang', 'POST /generate', 'timeout', 5000), tr('openai-chat', 'POST /v1/chat/completions', 'timeout', 5000)], [], 'sglang', 'DIALECT');
+  assert.match(three.message, /None of POST \/v1\/completions, POST \/generate or POST \/v1\/chat\/completions produced a token in 10 s, 5 s, 5 s respectively/);
+  const unclear = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'error', 10_000, 'POST /generate → 500.')], health, 'sglang', 'DIALECT');
+  assert.equal(unclear.reason, 'stalled');
+  assert.match(unclear.message, /the engine is stalled .* POST \/generate could not tell \(POST \/generate → 500\.\)\. Restart/);
+  assert.equal(stallDiagnosis(chat, [], health, null, 'DIALECT').message, stalledMessage(health, 10_000));
 });
