@@ -17,7 +17,7 @@ const SINGLE = ['concurrency-ramp', 'context-matrix', 'arrival-rate', 'smoke'] a
 export const VARIABLES: readonly VariableDef[] = [
   { name: 'CONFIG', default: '', help: 'Path of a JSON file whose keys are these variable names (absolute, or relative to the bundle in dist/ as k6 reads it); variables set in the environment win over it.' },
   { name: 'TARGET_URL', default: '', help: 'Base URL of the server under test, e.g. http://127.0.0.1:30000 (required).', scenarios: SINGLE },
-  { name: 'DIALECT', default: 'auto', help: 'API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions) or auto (probe the server in setup).', scenarios: SINGLE },
+  { name: 'DIALECT', default: 'auto', help: 'API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (llama.cpp\'s POST /completion) or auto (probe the server in setup).', scenarios: SINGLE },
   { name: 'MODEL', default: '', help: 'Model name sent to OpenAI routes; empty means ask the server (/v1/models or /get_model_info).', scenarios: SINGLE },
   { name: 'API_KEY', default: '', help: 'Bearer token sent in Authorization to the target(s) only; never printed or tagged.', secret: true },
   { name: 'DFLASH_URL', default: '', help: 'Base URL of deployment A, labelled dflash (required).', scenarios: AB },

@@ -23,6 +23,9 @@ export interface ChunkUpdate {
   abortMessage?: string;
   specVerifySteps?: number;
   acceptanceLength?: number;
+  /** Draft tokens proposed and accepted for the request so far (llama.cpp timings). */
+  draftTokens?: number;
+  draftAccepted?: number;
   /** An error object inside the stream. */
   error?: string;
 }
@@ -49,6 +52,8 @@ export class Accumulator implements StreamReader {
   private abortMessage: string | null = null;
   private verify: number | null = null;
   private accept: number | null = null;
+  private drafted: number | null = null;
+  private draftAccepted: number | null = null;
   private events = 0;
   private tokenEvents = 0;
   private done = false;
@@ -98,7 +103,9 @@ export class Accumulator implements StreamReader {
     if (u.textDelta) this.parts.push(u.textDelta);
     let tokens: number | null = null;
     if (u.completionTokens !== undefined) {
-      tokens = u.completionTokens - (this.completion ?? 0);
+      // A count that first appears after token-carrying events that had none is the request's
+      // total (the last chunk of llama.cpp's OpenAI routes), not tokens this chunk added.
+      if (this.completion !== null || this.tokenEvents === 0) tokens = u.completionTokens - (this.completion ?? 0);
       this.completion = u.completionTokens;
     }
     if (u.promptTokens !== undefined) this.prompt = u.promptTokens;
@@ -107,6 +114,8 @@ export class Accumulator implements StreamReader {
     if (u.abortMessage !== undefined) this.abortMessage = u.abortMessage;
     if (u.specVerifySteps !== undefined) this.verify = u.specVerifySteps;
     if (u.acceptanceLength !== undefined) this.accept = u.acceptanceLength;
+    if (u.draftTokens !== undefined) this.drafted = u.draftTokens;
+    if (u.draftAccepted !== undefined) this.draftAccepted = u.draftAccepted;
     // A token count that rises without visible text still means tokens arrived (a token that
     // decodes to nothing yet), except in a chunk that cannot hold content at all.
     const carries = u.carriesToken || (!u.noContent && tokens !== null && tokens > 0);
@@ -146,6 +155,7 @@ export class Accumulator implements StreamReader {
       acceptanceLength: derivedAcceptance(this.completion, this.verify) ?? this.accept,
       error: null,
     };
+    if (this.drafted !== null) result.draft = { drafted: this.drafted, accepted: this.draftAccepted ?? 0 };
     const reader = this.reader;
     if (reader.text) {
       // The reader kept the text aside unparsed: parse it only if someone reads it.

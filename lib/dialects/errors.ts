@@ -46,6 +46,8 @@ function clip(s: string, max = 300): string {
   return one.length > max ? one.slice(0, max) + '…' : one;
 }
 
+/** A prompt token id the model does not have: llama.cpp, vLLM, SGLang and the simulator's wording. */
+const VOCAB_RE = /invalid tokens?\b|out of vocab|vocab(ulary)?[ _]size|token ids? .*out of range/i;
 const CONTEXT_RE = /context length|maximum context|longer than the model|too long|max_model_len|exceeds/i;
 const MODEL_RE = /model/i;
 
@@ -83,6 +85,12 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
     return classified('wrong_dialect', `${head}. The route exists but not for POST: set ${ctx.dialectVar}=auto to detect the API.`);
   }
   if (status === 400 || status === 413 || status === 422) {
+    if (msg && VOCAB_RE.test(msg)) {
+      return classified(
+        'bad_request',
+        `${head}. A prompt token id is outside the model's vocabulary (token-id prompts are drawn below VOCAB_SIZE): set VOCAB_SIZE to the model's vocabulary size or less.`,
+      );
+    }
     if (msg && CONTEXT_RE.test(msg)) {
       return classified('context_length', `${head}. Prompt plus output exceed the model's context: lower ISL or OSL.`);
     }

@@ -1,5 +1,6 @@
 // The dialect registry: one name → one module. `auto` is resolved by probing (see lib/k6/preflight).
 import type { RequestContext } from './errors';
+import { llamacppDialect } from './llamacpp';
 import { openaiChatDialect, openaiDialect } from './openai';
 import { sglangDialect } from './sglang';
 import type { Dialect, DialectName } from './types';
@@ -9,12 +10,13 @@ export { ERROR_CLASSES } from './types';
 export { classifyStatus, classifyTransport, serverMessage, type RequestContext } from './errors';
 export { splitSseEvents } from './sse';
 
-export const DIALECT_NAMES: readonly DialectName[] = ['sglang', 'openai', 'openai-chat'];
+export const DIALECT_NAMES: readonly DialectName[] = ['sglang', 'openai', 'openai-chat', 'llamacpp'];
 
 const FACTORIES: Record<DialectName, (ctx: Omit<RequestContext, 'route'>) => Dialect> = {
   sglang: sglangDialect,
   openai: openaiDialect,
   'openai-chat': openaiChatDialect,
+  llamacpp: llamacppDialect,
 };
 
 export function isDialectName(s: string): s is DialectName {

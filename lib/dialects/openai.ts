@@ -101,9 +101,19 @@ export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => st
       const details = obj(usage.prompt_tokens_details);
       if (details) u.cachedTokens = num(details.cached_tokens);
     }
+    const timings = obj(chunk.timings);
+    if (timings) readDraftTimings(timings, u);
     return u;
   };
   return { read };
+}
+
+/** llama.cpp's per-request speculative counts, in `timings` of its last chunk or whole reply. */
+export function readDraftTimings(timings: Record<string, unknown>, u: ChunkUpdate): void {
+  const drafted = num(timings.draft_n);
+  if (drafted === undefined) return;
+  u.draftTokens = drafted;
+  u.draftAccepted = num(timings.draft_n_accepted) ?? 0;
 }
 
 export const openaiDialect = (ctx: Omit<RequestContext, 'route'>) => makeDialect(completions, ctx);

@@ -1,7 +1,7 @@
 // The one normalised shape every dialect reads a reply into, and the request it is built from.
 
 /** Names a user can put in DIALECT. `auto` is resolved by probing in setup(). */
-export type DialectName = 'sglang' | 'openai' | 'openai-chat';
+export type DialectName = 'sglang' | 'openai' | 'openai-chat' | 'llamacpp';
 
 /** Low-cardinality error classes, used as the `error_class` tag. */
 export type ErrorClass =
@@ -78,6 +78,11 @@ export interface EventInfo {
   done: boolean;
 }
 
+export interface DraftCounts {
+  drafted: number;
+  accepted: number;
+}
+
 export interface GenerationResult {
   ok: boolean;
   /** HTTP status; 0 when no response arrived. */
@@ -94,6 +99,11 @@ export interface GenerationResult {
   specVerifySteps: number | null;
   /** Tokens committed per verify step, bonus token included; null when not reported. */
   acceptanceLength: number | null;
+  /**
+   * Draft tokens proposed and accepted for this request (llama.cpp timings draft_n and
+   * draft_n_accepted); absent or null when the server does not report them.
+   */
+  draft?: DraftCounts | null;
   error: ClassifiedError | null;
 }
 

@@ -231,7 +231,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       return;
     }
     const f = windowFigures(first, last);
-    const add = (key: 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput', v: number | null) => {
+    const add = (key: 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput' | 'serverTimePerToken', v: number | null) => {
       if (v !== null && Number.isFinite(v)) metrics[key].add(v);
     };
     add('serverTtft', f.ttftMeanMs);
@@ -240,6 +240,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     add('serverQueue', f.queueMeanMs);
     add('serverAcceptance', f.acceptanceLength);
     add('serverThroughput', f.outputTokensPerSecond);
+    add('serverTimePerToken', f.timePerTokenMs);
   }
 
   function handleSummary(data: SummaryDataLike): Record<string, string> {

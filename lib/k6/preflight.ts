@@ -31,6 +31,7 @@ import {
   type RouteTry,
   type ServerIdentity,
 } from '../preflight/diagnose';
+import { isLlamaCppModels } from '../preflight/engines';
 import { detectFlavor } from '../server-metrics/window';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
@@ -160,7 +161,12 @@ export function preflightTarget(cfg: BenchConfig, t: TargetConfig): PreflightRes
   if (modelsProbe.status === 401 || modelsProbe.status === 403) {
     throw new PreflightError('auth', `${t.label}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`);
   }
-  const id: ServerIdentity = identify(get(t, '/get_model_info'), modelsProbe, modelsProbe.status === 200 ? get(t, '/version') : null);
+  const id: ServerIdentity = identify(
+    get(t, '/get_model_info'),
+    modelsProbe,
+    modelsProbe.status === 200 ? get(t, '/version') : null,
+    isLlamaCppModels(modelsProbe) ? get(t, '/props') : null,
+  );
   if (modelsProbe.status === 200) healthy.push('GET /v1/models');
   let dialect: DialectName;
   if (t.dialect === 'auto') {
@@ -223,7 +229,7 @@ export function preflightTarget(cfg: BenchConfig, t: TargetConfig): PreflightRes
     const m = get(t, '/metrics');
     metrics = m.status === 200 ? detectFlavor(m.body) : null;
     if (metrics === null && cfg.serverMetrics === 'on') {
-      warnings.push(`${t.label}: GET /metrics → ${m.status || m.error}: server-side figures are not measured (SGLang needs --enable-metrics).`);
+      warnings.push(`${t.label}: GET /metrics → ${m.status || m.error}: server-side figures are not measured (SGLang needs --enable-metrics, llama.cpp --metrics).`);
     }
   }
   return { info: { label: t.label, url: t.url, dialect, model: chosen.model, kind: id.kind, metrics, notes }, warnings };

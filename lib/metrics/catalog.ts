@@ -39,7 +39,23 @@ export const METRICS = {
     type: 'trend',
     time: true,
     unit: 'ms',
-    help: 'Inter-token latency, one sample per token after the first event: the gap between consecutive token-carrying events divided by the tokens the later event carries (server-reported counts).',
+    help: "Inter-token latency, one sample per token after the first event: the gap between consecutive token-carrying events divided by the tokens the later event carries, when that is known: from the server's per-event counts (itl_rule server-counts), or one token per event when the final completion count equals the number of token-carrying events (one-token-per-event).",
+    sseOnly: true,
+  },
+  itlPerChunk: {
+    name: 'llm_itl_per_chunk',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'Gap between consecutive token-carrying events, one sample per event after the first, for requests whose tokens per event are unknown (no per-event counts and a final count that differs from the number of events: itl_rule per-chunk). Not per token: an event may carry several tokens. Never mixed into llm_itl.',
+    sseOnly: true,
+  },
+  itlRule: {
+    name: 'llm_itl_rule',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'Successful requests with at least two token-carrying events, tagged itl_rule: how their inter-token latency was measured (server-counts, one-token-per-event: llm_itl; per-chunk: llm_itl_per_chunk).',
     sseOnly: true,
   },
   tpot: {
@@ -112,6 +128,20 @@ export const METRICS = {
     time: false,
     unit: 'tokens',
     help: 'Output tokens of requests that reported verify steps; a cell acceptance length is llm_spec_output_tokens / llm_spec_verify_steps.',
+  },
+  draftTokens: {
+    name: 'llm_spec_draft_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: 'Draft tokens proposed for successful requests, as the server reports them per request (llama.cpp timings.draft_n).',
+  },
+  draftAccepted: {
+    name: 'llm_spec_accepted_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: "Draft tokens the target model accepted (llama.cpp timings.draft_n_accepted); a cell's draft acceptance rate is llm_spec_accepted_tokens / llm_spec_draft_tokens (not an acceptance length: the server does not report verify steps per request).",
   },
   windowTokens: {
     name: 'llm_window_output_tokens',
@@ -195,14 +225,21 @@ export const METRICS = {
     type: 'trend',
     time: false,
     unit: 'tokens/step',
-    help: "Acceptance length over the steady window from the server's counters: vLLM 1 + Δaccepted / Δdrafts.",
+    help: "Acceptance length over the steady window from the server's counters: 1 + Δaccepted / Δdrafts (vLLM and llama.cpp spec_decode_num_accepted_tokens and spec_decode_num_drafts, a draft being one verify step).",
   },
   serverThroughput: {
     name: 'llm_server_output_throughput',
     type: 'trend',
     time: false,
     unit: 'tokens/s',
-    help: "Generated tokens per second over the steady window from the server's generation_tokens counter.",
+    help: "Generated tokens per second over the steady window from the server's counter of generated tokens (vLLM and SGLang generation_tokens, updated as tokens are generated; llama.cpp tokens_predicted, updated when each request finishes).",
+  },
+  serverTimePerToken: {
+    name: 'llm_server_time_per_token',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: "llama.cpp: generation time per generated token over the steady window, Δtokens_predicted_seconds / Δtokens_predicted (requests that finished in the window). Each request's generation time runs from its first token to its last while its first token is counted, so this is (n−1)/n of the mean gap after the first token for n-token outputs.",
   },
 } as const satisfies Record<string, MetricDef>;
 
@@ -216,9 +253,10 @@ export const TAGS = {
   osl: 'Output length of the cell, tokens.',
   concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
   rate: 'Arrival rate of the cell, requests per second (arrival-rate scenario).',
-  dialect: 'API dialect used: sglang, openai or openai-chat.',
+  dialect: 'API dialect used: sglang, openai, openai-chat or llamacpp.',
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
+  itl_rule: 'How a request\'s ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).',
   reason: 'Why a target failed preflight (llm_preflight_failed only).',
 } as const;
 

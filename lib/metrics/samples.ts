@@ -43,6 +43,8 @@ const SLICE_TAGS: Array<Record<string, string>> = [];
 const sliceTags = (k: number) => (SLICE_TAGS[k] ??= { slice: String(k) });
 const ERROR_TAGS: Record<string, Record<string, string>> = {};
 const errorTags = (cls: string) => (ERROR_TAGS[cls] ??= { error_class: cls });
+const RULE_TAGS: Record<string, Record<string, string>> = {};
+const ruleTags = (rule: string) => (RULE_TAGS[rule] ??= { itl_rule: rule });
 
 /** Receives each sample of a request; the k6 layer passes the metrics' add(), tests collect. */
 export type AddSample = (metric: MetricKey, value: number, tags?: Record<string, string>) => void;
@@ -68,6 +70,8 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   add('e2e', t.e2eMs);
   if (t.ttftMs !== null) add('ttft', t.ttftMs);
   if (t.itlMs !== null) for (const v of t.itlMs) add('itl', v);
+  if (t.itlPerChunkMs !== null) for (const v of t.itlPerChunkMs) add('itlPerChunk', v);
+  if (t.itlRule !== null) add('itlRule', 1, ruleTags(t.itlRule));
   if (t.tpotMs !== null) add('tpot', t.tpotMs);
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
@@ -84,6 +88,10 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     add('specTokens', tokens);
   }
   if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
+  if (r.draft && r.draft.drafted > 0) {
+    add('draftTokens', r.draft.drafted);
+    add('draftAccepted', r.draft.accepted);
+  }
   const endSlice = sliceOf(o.endMs, w.cellStartMs, w.sliceMs, w.slices);
   if (endSlice >= 0) {
     const tags = sliceTags(endSlice);

@@ -3,6 +3,7 @@
 import type { ClassifiedError, DialectName } from '../dialects/types';
 import { formatSeconds } from '../dialects/errors';
 import { poolLengths } from '../workload/prompts';
+import { llamaCppFacts } from './engines';
 
 /** Why a target failed preflight: a low-cardinality tag, and the headline the report shows. */
 export const PREFLIGHT_REASONS = {
@@ -55,8 +56,8 @@ function json(body: string): Record<string, unknown> | null {
   }
 }
 
-/** Identifies the server from GET /get_model_info, GET /v1/models and GET /version. */
-export function identify(modelInfo: Probe, models: Probe, version: Probe | null): ServerIdentity {
+/** Identifies the server from GET /get_model_info, GET /v1/models, GET /version and (llama.cpp) GET /props. */
+export function identify(modelInfo: Probe, models: Probe, version: Probe | null, props: Probe | null = null): ServerIdentity {
   const info = modelInfo.status === 200 ? json(modelInfo.body) : null;
   const list = models.status === 200 ? json(models.body) : null;
   const ids: string[] = [];
@@ -79,6 +80,8 @@ export function identify(modelInfo: Probe, models: Probe, version: Probe | null)
     };
   }
   if (list && Array.isArray(list.data)) {
+    const llama = llamaCppFacts(list, props);
+    if (llama) return { dialect: 'openai', kind: llama.kind, models: ids, maxModelLen: maxLen ?? llama.maxModelLen, evidence: `${models.route} → 200 (${llama.evidence})` };
     const v = version && version.status === 200 ? json(version.body) : null;
     const kind = v && typeof v.version === 'string' ? `vLLM ${v.version}` : 'an OpenAI-compatible server (like vLLM)';
     return { dialect: 'openai', kind, models: ids, maxModelLen: maxLen, evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}` };

@@ -1,4 +1,6 @@
 // Number formatting shared by the text, markdown and html renderers.
+import type { ItlRule } from '../metrics/timing';
+import type { RunFigures } from './model';
 
 export const NOT_MEASURED = 'not measured';
 
@@ -47,4 +49,55 @@ export function table(head: string[], rows: string[][], textColumns = 2): string
 /** The failures column: requests that failed, then attempts that found nothing listening. */
 export function fmtFailed(r: { failed: number; unreachable: number }): string {
   return r.unreachable > 0 ? `${r.failed} +${r.unreachable} unreachable` : String(r.failed);
+}
+
+const ITL_RULE_TEXT: Record<ItlRule, string> = {
+  'server-counts': "per token, from the server's per-event token counts",
+  'one-token-per-event': 'per token, one token per event (the final token count equals the token-carrying events)',
+  'per-chunk': 'per chunk only (tokens per event unknown): gaps between events in llm_itl_per_chunk (marked †), not per token',
+};
+
+/** One line per target saying how its ITL was measured (the rule of lib/metrics/timing); none without events. */
+export function itlRuleLines(runs: readonly RunFigures[]): string[] {
+  const byTarget = new Map<string, Partial<Record<ItlRule, number>>>();
+  for (const x of runs) {
+    const acc = byTarget.get(x.target) ?? {};
+    for (const [rule, n] of Object.entries(x.itlRule.requests) as Array<[ItlRule, number]>) acc[rule] = (acc[rule] ?? 0) + n;
+    byTarget.set(x.target, acc);
+  }
+  const out: string[] = [];
+  for (const [target, counts] of byTarget) {
+    const rules = Object.keys(counts) as ItlRule[];
+    if (rules.length === 1) out.push(`${target}: ITL ${ITL_RULE_TEXT[rules[0]]}`);
+    else if (rules.length > 1) out.push(`${target}: ITL by request — ${rules.map((r) => `${counts[r]} ${r}`).join(', ')} (per-chunk gaps are in llm_itl_per_chunk, not in ITL)`);
+  }
+  return out;
+}
+
+/** An ITL percentile: per token when measured, else the per-chunk gap marked †. */
+export function itlValue(x: RunFigures, p: 'p50' | 'p99'): { value: number | null; perChunk: boolean } {
+  if (x.itl) return { value: x.itl[p], perChunk: false };
+  if (x.itlPerChunk) return { value: x.itlPerChunk[p], perChunk: true };
+  return { value: null, perChunk: false };
+}
+
+export function fmtItl(x: RunFigures, p: 'p50' | 'p99'): string {
+  const v = itlValue(x, p);
+  return v.value === null ? '–' : `${fmtMs(v.value)}${v.perChunk ? '†' : ''}`;
+}
+
+/** Per target: draft tokens accepted ÷ drafted over all its runs (llama.cpp timings); none when not reported. */
+export function draftLines(runs: readonly RunFigures[]): string[] {
+  const byTarget = new Map<string, { drafted: number; accepted: number }>();
+  for (const x of runs) {
+    if (!x.draftAcceptance) continue;
+    const acc = byTarget.get(x.target) ?? { drafted: 0, accepted: 0 };
+    acc.drafted += x.draftAcceptance.drafted;
+    acc.accepted += x.draftAcceptance.accepted;
+    byTarget.set(x.target, acc);
+  }
+  return [...byTarget].map(
+    ([target, d]) =>
+      `${target}: ${((d.accepted / d.drafted) * 100).toFixed(1)}% of draft tokens accepted (${d.accepted} of ${d.drafted}, the server's per-request counts; per cell in summary.json; not an acceptance length)`,
+  );
 }

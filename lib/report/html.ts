@@ -2,7 +2,7 @@
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
 import { display } from './analysis';
-import { NOT_MEASURED, fmt, fmtFailed, loadLabel } from './format';
+import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
 import { esc } from './svg/common';
@@ -161,7 +161,12 @@ function runsTable(r: Report): string {
   const e2eU = unitFor(r.runs.flatMap((x) => [x.e2e?.p99]));
   // Client-side TTFT/ITL only count with sse: with http they are not shown, so must not pick units.
   const ttftU = unitFor(r.runs.flatMap((x) => [sse ? x.ttft?.p99 : null, x.server?.ttftMeanMs]));
-  const itlU = unitFor(r.runs.flatMap((x) => [sse ? x.itl?.p99 : null, sse ? x.tpot?.p50 : null, x.server?.itlMeanMs]));
+  const itlU = unitFor(r.runs.flatMap((x) => [sse ? itlValue(x, 'p99').value : null, sse ? x.tpot?.p50 : null, x.server?.itlMeanMs]));
+  const itlCell = (p: 'p50' | 'p99', u: { unit: string; k: number }) => (x: RunFigures) => {
+    const v = itlValue(x, p);
+    return v.value === null ? dash : `${inUnit(v.value, u)}${v.perChunk ? '<span class="ci">per chunk †</span>' : ''}`;
+  };
+  const itlNotes = sse ? [...itlRuleLines(r.runs), ...draftLines(r.runs)] : draftLines(r.runs);
   const pct = (d: (x: RunFigures) => Dist | null, p: 'p50' | 'p90' | 'p99', u: { unit: string; k: number }) => (x: RunFigures) => inUnit(d(x)?.[p], u);
   const cols: Col[] = [
     { head: 'ISL', n: true, cell: (x) => String(x.isl) },
@@ -187,8 +192,8 @@ function runsTable(r: Report): string {
     cols.push(
       { head: `TTFT p50 (${ttftU.unit})`, n: true, cell: pct((x) => x.ttft, 'p50', ttftU) },
       { head: `TTFT p99 (${ttftU.unit})`, n: true, cell: pct((x) => x.ttft, 'p99', ttftU) },
-      { head: `ITL p50 (${itlU.unit})`, n: true, cell: pct((x) => x.itl, 'p50', itlU) },
-      { head: `ITL p99 (${itlU.unit})`, n: true, cell: pct((x) => x.itl, 'p99', itlU) },
+      { head: `ITL p50 (${itlU.unit})`, n: true, cell: itlCell('p50', itlU) },
+      { head: `ITL p99 (${itlU.unit})`, n: true, cell: itlCell('p99', itlU) },
       { head: `TPOT p50 (${itlU.unit})`, n: true, cell: pct((x) => x.tpot, 'p50', itlU) },
     );
   }
@@ -205,7 +210,8 @@ function runsTable(r: Report): string {
   return (
     `<div class="scroll"><table class="runs"><thead><tr>${cols.map((c) => `<th class="${c.n ? 'n' : ''}">${esc(c.head)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
     `<p class="legend-note">– not measured (no successful requests, or not reported). Output tok/s: aggregate over the steady window, 95% interval below it. ` +
-    `Greyed rows had no successful request.${sse ? '' : ' TTFT, ITL and TPOT columns are absent: the http transport cannot measure them.'}</p>`
+    `Greyed rows had no successful request.${sse ? '' : ' TTFT, ITL and TPOT columns are absent: the http transport cannot measure them.'}</p>` +
+    (itlNotes.length ? `<ul class="legend-note">${itlNotes.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : '')
   );
 }
 

@@ -4,6 +4,7 @@
 import type { BenchConfig } from '../config/load';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
+import { ITL_RULES } from '../metrics/timing';
 import { probeScenario, type Plan } from '../plan/matrix';
 import { PREFLIGHT_REASONS } from '../preflight/diagnose';
 
@@ -25,6 +26,7 @@ const PER_RUN: MetricKey[] = [
   'e2e',
   'ttft',
   'itl',
+  'itlPerChunk',
   'tpot',
   'requestTps',
   'acceptance',
@@ -35,12 +37,14 @@ const PER_RUN: MetricKey[] = [
   'errors',
   'specVerifySteps',
   'specTokens',
+  'draftTokens',
+  'draftAccepted',
   'good',
   'windowLastEnd',
   'targetDown',
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
-const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput'];
+const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput', 'serverTimePerToken'];
 
 export function preflightKey(target: string, reason: string): string {
   return `${METRICS.preflightFailed.name}{variant:${target},reason:${reason}}`;
@@ -53,6 +57,7 @@ export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'se
   for (const run of plan.runs) {
     for (const m of PER_RUN) keep(subKey(m, run.scenario), m);
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
+    for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');
     for (let s = 0; s < plan.slices; s++) for (const m of PER_SLICE) keep(subKey(m, run.scenario, { slice: String(s) }), m);
     th[subKey('dropped_iterations', run.scenario)] = ['count>=0'];
     if (withProbes) for (const m of PER_PROBE) keep(subKey(m, probeScenario(run)), m);

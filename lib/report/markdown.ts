@@ -1,6 +1,6 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
 import { display } from './analysis';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, fmtMs, loadLabel } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel } from './format';
 import type { Report } from './report';
 
 function mdTable(head: string[], rows: string[][]): string {
@@ -59,13 +59,17 @@ export function renderMarkdown(r: Report): string {
           fmtMs(x.e2e?.p90),
           fmtMs(x.e2e?.p99),
         ];
-        if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtMs(x.itl?.p50), fmtMs(x.itl?.p99), fmtMs(x.tpot?.p50));
+        if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtItl(x, 'p50'), fmtItl(x, 'p99'), fmtMs(x.tpot?.p50));
         row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)} (${x.acceptance.source})` : '–', fmtMs(x.server?.ttftMeanMs), fmtMs(x.server?.itlMeanMs));
         return row;
       }),
     ),
     '',
   );
+  const rules = itlRuleLines(r.runs);
+  if (rules.length) out.push('**How ITL was measured:**', '', ...rules.map((l) => `- ${l}`), '');
+  const drafts = draftLines(r.runs);
+  if (drafts.length) out.push('**Speculative drafts:**', '', ...drafts.map((l) => `- ${l}`), '');
   const errs = Object.entries(r.errorsByClass);
   if (errs.length) out.push('## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), '');
   if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');

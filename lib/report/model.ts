@@ -5,6 +5,7 @@ import { ERROR_CLASSES } from '../dialects/types';
 import type { Load, Plan, Run } from '../plan/matrix';
 import { probeScenario, steadyWindow } from '../plan/matrix';
 import { bootstrapMean, type Interval } from '../stats/bootstrap';
+import { ITL_RULES, type ItlRule } from '../metrics/timing';
 import { subKey } from './keys';
 
 export interface SummaryMetric {
@@ -31,6 +32,8 @@ export interface ServerFigures {
   queueMeanMs: number | null;
   acceptanceLength: number | null;
   outputTokensPerSec: number | null;
+  /** llama.cpp: generation time per generated token over the window (llm_server_time_per_token). */
+  timePerTokenMs: number | null;
 }
 
 export interface RunFigures {
@@ -59,9 +62,18 @@ export interface RunFigures {
   e2e: Dist | null;
   ttft: Dist | null;
   itl: Dist | null;
+  /** Gaps between events when tokens per event were unknown (itl rule per-chunk); never per token. */
+  itlPerChunk: Dist | null;
+  /**
+   * How ITL was measured: the rule all requests followed, 'mixed' when they differed (see
+   * `requests`), null when no request had two token-carrying events (http, or one event each).
+   */
+  itlRule: { rule: ItlRule | 'mixed' | null; requests: Partial<Record<ItlRule, number>> };
   tpot: Dist | null;
   requestTps: Dist | null;
   acceptance: { value: number; source: 'meta_info' | 'server-metrics' } | null;
+  /** Accepted ÷ drafted tokens summed over the run's requests (llama.cpp timings); not an acceptance length. */
+  draftAcceptance: { rate: number; drafted: number; accepted: number } | null;
   tokens: { output: number; input: number; cached: number };
   server: ServerFigures | null;
   dropped: number;
@@ -160,6 +172,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     queueMeanMs: single(m, subKey('serverQueue', p)),
     acceptanceLength: single(m, subKey('serverAcceptance', p)),
     outputTokensPerSec: single(m, subKey('serverThroughput', p)),
+    timePerTokenMs: single(m, subKey('serverTimePerToken', p)),
   };
   const anyServer = Object.values(server).some((v) => v !== null);
 
@@ -168,6 +181,14 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   let acceptance: RunFigures['acceptance'] = null;
   if (verify > 0) acceptance = { value: specTokens / verify, source: 'meta_info' };
   else if (server.acceptanceLength !== null) acceptance = { value: server.acceptanceLength, source: 'server-metrics' };
+  const drafted = count(m, subKey('draftTokens', s));
+  const accepted = count(m, subKey('draftAccepted', s));
+  const itlRequests: Partial<Record<ItlRule, number>> = {};
+  for (const rule of ITL_RULES) {
+    const n = count(m, subKey('itlRule', s, { itl_rule: rule }));
+    if (n > 0) itlRequests[rule] = n;
+  }
+  const rules = Object.keys(itlRequests) as ItlRule[];
 
   return {
     scenario: s,
@@ -187,9 +208,12 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     e2e,
     ttft: dist(m, subKey('ttft', s)),
     itl: dist(m, subKey('itl', s)),
+    itlPerChunk: dist(m, subKey('itlPerChunk', s)),
+    itlRule: { rule: rules.length === 0 ? null : rules.length === 1 ? rules[0] : 'mixed', requests: itlRequests },
     tpot: dist(m, subKey('tpot', s)),
     requestTps: dist(m, subKey('requestTps', s)),
     acceptance,
+    draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
     server: anyServer ? server : null,
     dropped: count(m, subKey('dropped_iterations', s)),

@@ -1,6 +1,6 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
 import { display } from './analysis';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, fmtMs, loadLabel, table } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
 import type { Report } from './report';
 
 export function renderText(r: Report, files: string[]): string {
@@ -32,12 +32,13 @@ export function renderText(r: Report, files: string[]): string {
       fmtMs(x.e2e?.p50),
       fmtMs(x.e2e?.p99),
     ];
-    if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtMs(x.itl?.p50), fmtMs(x.tpot?.p50));
+    if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtItl(x, 'p50'), fmtMs(x.tpot?.p50));
     row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)}${x.acceptance.source === 'server-metrics' ? '*' : ''}` : '–');
     return row;
   });
   out.push(table(head, rows));
   if (r.runs.some((x) => x.acceptance?.source === 'server-metrics')) out.push('  * acceptance length from the server\'s /metrics counters over the steady window');
+  for (const line of [...itlRuleLines(r.runs), ...draftLines(r.runs)]) out.push(`  ${line}`);
   if (r.comparisons.length > 0) {
     out.push('', `${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)} (output throughput, 95% bootstrap interval):`);
     for (const c of r.comparisons) out.push(`  ${c.verdict}`);

@@ -3,16 +3,18 @@
 // decoding counters the window's acceptance length (not the server's lifetime average).
 import { parsePromText, total, type PromSample } from './promtext';
 
-export type Flavor = 'vllm' | 'sglang';
+export type Flavor = 'vllm' | 'sglang' | 'llamacpp';
 
 interface Names {
-  ttft: string;
+  ttft: string | null;
   itl: string[];
-  e2e: string;
+  e2e: string | null;
   queue: string | null;
   generationTokens: string;
   specDrafts: string | null;
   specAccepted: string | null;
+  /** Counter of seconds spent generating the tokens of generationTokens (llama.cpp). */
+  generationSeconds: string | null;
 }
 
 // vLLM renamed time_per_output_token_seconds to inter_token_latency_seconds; accept either.
@@ -25,6 +27,7 @@ const NAMES: Record<Flavor, Names> = {
     generationTokens: 'vllm:generation_tokens_total',
     specDrafts: 'vllm:spec_decode_num_drafts_total',
     specAccepted: 'vllm:spec_decode_num_accepted_tokens_total',
+    generationSeconds: null,
   },
   sglang: {
     ttft: 'sglang:time_to_first_token_seconds',
@@ -34,6 +37,20 @@ const NAMES: Record<Flavor, Names> = {
     generationTokens: 'sglang:generation_tokens_total',
     specDrafts: null,
     specAccepted: null,
+    generationSeconds: null,
+  },
+  // llama.cpp (--metrics) has no latency histograms. Its token counters are added to when each
+  // request finishes; spec_decode_num_drafts counts verify steps that had a draft, and
+  // spec_decode_num_accepted_tokens the draft tokens those steps accepted.
+  llamacpp: {
+    ttft: null,
+    itl: [],
+    e2e: null,
+    queue: null,
+    generationTokens: 'llamacpp:tokens_predicted_total',
+    specDrafts: 'llamacpp:spec_decode_num_drafts_total',
+    specAccepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
+    generationSeconds: 'llamacpp:tokens_predicted_seconds_total',
   },
 };
 
@@ -41,6 +58,7 @@ const NAMES: Record<Flavor, Names> = {
 export function detectFlavor(text: string): Flavor | null {
   if (text.includes('vllm:')) return 'vllm';
   if (text.includes('sglang:')) return 'sglang';
+  if (text.includes('llamacpp:')) return 'llamacpp';
   return null;
 }
 
@@ -62,6 +80,8 @@ export interface WindowFigures {
   queueMeanMs: number | null;
   acceptanceLength: number | null;
   outputTokensPerSecond: number | null;
+  /** llama.cpp: Δ generation seconds / Δ generated tokens, in ms (see llm_server_time_per_token). */
+  timePerTokenMs: number | null;
 }
 
 function delta(a: Snapshot, b: Snapshot, name: string): number | null {
@@ -71,7 +91,8 @@ function delta(a: Snapshot, b: Snapshot, name: string): number | null {
 }
 
 /** Mean of a histogram over the window: Δsum / Δcount, in ms; null without observations. */
-function histMeanMs(a: Snapshot, b: Snapshot, base: string): number | null {
+function histMeanMs(a: Snapshot, b: Snapshot, base: string | null): number | null {
+  if (base === null) return null;
   const dSum = delta(a, b, `${base}_sum`);
   const dCount = delta(a, b, `${base}_count`);
   if (dSum === null || dCount === null || dCount <= 0) return null;
@@ -84,6 +105,7 @@ function histMeanMs(a: Snapshot, b: Snapshot, base: string): number | null {
  * step, however many tokens it carried; SGLang one per token), so count is not used.
  */
 function itlPerTokenMs(a: Snapshot, b: Snapshot, n: Names): number | null {
+  if (n.ttft === null) return null;
   const tokens = delta(a, b, n.generationTokens);
   const firsts = delta(a, b, `${n.ttft}_count`);
   if (tokens === null || firsts === null || tokens - firsts <= 0) return null;
@@ -106,6 +128,7 @@ export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
   }
   const tokens = delta(a, b, n.generationTokens);
   const seconds = (b.atMs - a.atMs) / 1000;
+  const genSeconds = n.generationSeconds ? delta(a, b, n.generationSeconds) : null;
   return {
     ttftMeanMs: histMeanMs(a, b, n.ttft),
     itlMeanMs: itl,
@@ -113,5 +136,6 @@ export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
     queueMeanMs: n.queue ? histMeanMs(a, b, n.queue) : null,
     acceptanceLength,
     outputTokensPerSecond: tokens !== null && seconds > 0 ? tokens / seconds : null,
+    timePerTokenMs: genSeconds !== null && tokens !== null && tokens > 0 ? (genSeconds / tokens) * 1000 : null,
   };
 }

@@ -20,7 +20,7 @@ import type { GenerationResult } from '../../../lib/dialects/types';
 
 describe('requestTiming', () => {
   test('http transport: only e2e, TTFT/ITL/TPOT are null (not measured)', () => {
-    assert.deepEqual(requestTiming(1000, 3000, null, 100), { e2eMs: 2000, ttftMs: null, itlMs: null, tpotMs: null });
+    assert.deepEqual(requestTiming(1000, 3000, null, 100), { e2eMs: 2000, ttftMs: null, itlMs: null, itlPerChunkMs: null, itlRule: null, tpotMs: null });
   });
   test('multi-token events: ITL is the gap divided by the tokens, once per token', () => {
     // first event at +100 ms with 1 token, then +40 ms with 4 tokens, then +30 ms with 1 token
@@ -29,9 +29,10 @@ describe('requestTiming', () => {
     assert.deepEqual(t.itlMs, [10, 10, 10, 10, 30]);
     assert.equal(t.tpotMs, (200 - 100) / 5);
   });
-  test('one event with an unknown count makes ITL unknown, TTFT and TPOT stay', () => {
+  test('unknown counts and a final count other than the events: per-token ITL unknown, TTFT and TPOT stay', () => {
     const t = requestTiming(0, 200, [{ t: 50, tokens: null }, { t: 90, tokens: null }], 3);
     assert.equal(t.itlMs, null);
+    assert.deepEqual(t.itlPerChunkMs, [40]);
     assert.equal(t.ttftMs, 50);
     assert.equal(t.tpotMs, 75);
   });

@@ -1,0 +1,64 @@
+// llama.cpp's native API: POST /completion, {prompt (text or token ids), n_predict, ignore_eos,
+// stream}. Each streamed event carries one token with the cumulative `tokens_predicted`; the
+// last event (stop: true) has the totals and `timings`, with the speculative draft counts
+// `draft_n` / `draft_n_accepted` when the server drafts. The stream ends without [DONE].
+import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
+import type { RequestContext } from './errors';
+import { jsonWithRaw } from './json-body';
+import { readDraftTimings } from './openai';
+import { parseReply } from './reply';
+import type { Dialect, GenerationRequest, WireRequest } from './types';
+
+const PATH = '/completion';
+
+export function llamacppDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
+  const route = `POST ${PATH}`;
+  const rctx: RequestContext = { ...ctx, route };
+  return {
+    name: 'llamacpp',
+    path: PATH,
+    acceptsTokenIds: true,
+    build(req: GenerationRequest): WireRequest {
+      const fields: Record<string, unknown> = {};
+      if (req.model) fields.model = req.model;
+      Object.assign(fields, { n_predict: req.maxTokens, temperature: req.temperature, ignore_eos: req.ignoreEos, stream: req.stream });
+      if (req.prompt.kind === 'text') return { method: 'POST', path: PATH, body: JSON.stringify({ prompt: req.prompt.text, ...fields }) };
+      return { method: 'POST', path: PATH, body: jsonWithRaw(fields, 'prompt', req.prompt.json) };
+    },
+    parseBody: (status, body, contentType) => parseReply(llamacppChunkReader(), rctx, status, body, contentType),
+    streamReader: () => new Accumulator(llamacppChunkReader(), route),
+  };
+}
+
+/** stop_type: limit (n_predict reached), eos, word (a stop string), none. */
+function finishReason(stopType: unknown): string {
+  if (stopType === 'limit') return 'length';
+  if (stopType === 'eos' || stopType === 'word' || typeof stopType !== 'string') return 'stop';
+  return stopType;
+}
+
+function read(chunk: Record<string, unknown>): ChunkUpdate {
+  const u: ChunkUpdate = { carriesToken: false };
+  const content = chunk.content;
+  if (typeof content === 'string' && content !== '') {
+    u.textDelta = content;
+    u.carriesToken = true;
+  }
+  // Cumulative counts in every event: a token that decodes to no text yet still raises them.
+  u.completionTokens = num(chunk.tokens_predicted);
+  u.promptTokens = num(chunk.tokens_evaluated);
+  if (chunk.stop === true) {
+    u.finishReason = finishReason(chunk.stop_type);
+    const timings = obj(chunk.timings);
+    if (timings) {
+      // cache_n: prompt tokens reused from the cache (tokens_cached is the slot's whole cache).
+      u.cachedTokens = num(timings.cache_n);
+      readDraftTimings(timings, u);
+    }
+  }
+  return u;
+}
+
+export function llamacppChunkReader(): ChunkReader {
+  return { read };
+}
