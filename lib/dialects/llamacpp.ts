@@ -59,6 +59,26 @@ function read(chunk: Record<string, unknown>): ChunkUpdate {
   return u;
 }
 
+/**
+ * The last event (and a non-streamed reply) repeats the request's settings and its whole prompt as
+ * text, the bulk of the bytes for a long prompt; no figure needs them. Parsed without that middle
+ * part when it sits where llama.cpp puts it (between generation_settings and has_new_line; a key
+ * cannot occur unescaped inside a string), else parsed whole.
+ */
+function withoutEcho(data: string): Record<string, unknown> | undefined {
+  if (data.length < 2048) return undefined;
+  const i = data.indexOf(',"generation_settings":');
+  const j = data.lastIndexOf(',"has_new_line":');
+  if (i === -1 || j <= i) return undefined;
+  try {
+    return JSON.parse(data.slice(0, i) + data.slice(j)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+const READER: ChunkReader = { read, fastParse: withoutEcho, fastParseWhole: withoutEcho };
+
 export function llamacppChunkReader(): ChunkReader {
-  return { read };
+  return READER;
 }

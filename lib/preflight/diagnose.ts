@@ -35,7 +35,7 @@ export interface Probe {
 }
 
 export interface ServerIdentity {
-  /** The dialect auto picks: sglang for SGLang (its native API reports acceptance), openai otherwise. */
+  /** The dialect auto picks: sglang for SGLang (its native API reports acceptance), llamacpp for llama.cpp (its native stream counts tokens per event), openai otherwise. */
   dialect: DialectName | null;
   /** A human description such as "SGLang" or "vLLM 0.20.1" or "an OpenAI-compatible server". */
   kind: string;
@@ -81,7 +81,7 @@ export function identify(modelInfo: Probe, models: Probe, version: Probe | null,
   }
   if (list && Array.isArray(list.data)) {
     const llama = llamaCppFacts(list, props);
-    if (llama) return { dialect: 'openai', kind: llama.kind, models: ids, maxModelLen: maxLen ?? llama.maxModelLen, evidence: `${models.route} → 200 (${llama.evidence})` };
+    if (llama) return { dialect: 'llamacpp', kind: llama.kind, models: ids, maxModelLen: maxLen ?? llama.maxModelLen, evidence: `${models.route} → 200 (${llama.evidence})` };
     const v = version && version.status === 200 ? json(version.body) : null;
     const kind = v && typeof v.version === 'string' ? `vLLM ${v.version}` : 'an OpenAI-compatible server (like vLLM)';
     return { dialect: 'openai', kind, models: ids, maxModelLen: maxLen, evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}` };

@@ -64,6 +64,19 @@ describe('the llamacpp dialect (POST /completion)', () => {
     assert.equal(r.finishReason, 'length');
     assert.deepEqual(r.draft, { drafted: 13, accepted: 8 });
   });
+  test('a long prompt echoed in the last event is skipped, with the same result', () => {
+    const body = reply('llamacpp-native-stream.txt');
+    const long = 'word "quoted" ,\\"has_new_line\\": '.repeat(400);
+    const echoed = body.replace(/"prompt":"[^"]*"/, `"prompt":${JSON.stringify(long)}`);
+    assert.ok(echoed.length > body.length + 10000);
+    assert.deepEqual(d('llamacpp').parseBody(200, echoed, SSE), d('llamacpp').parseBody(200, body, SSE));
+    const whole = reply('llamacpp-native-nonstream.json').replace(/"prompt":"[^"]*"/, `"prompt":${JSON.stringify(long)}`);
+    const r = d('llamacpp').parseBody(200, whole, JSON_CT);
+    assert.equal(r.ok, true);
+    assert.equal(r.completionTokens, 12);
+    assert.deepEqual(r.draft, { drafted: 13, accepted: 8 });
+    assert.equal(r.text, 'babobatepibalukubafazi coga wumobakecube cehemabo romiba bidube gike');
+  });
   test('stop types: eos and stop words are stop', () => {
     const r = d('llamacpp').parseBody(200, JSON.stringify({ content: 'x', stop: true, stop_type: 'eos', tokens_predicted: 1, tokens_evaluated: 2 }), JSON_CT);
     assert.equal(r.finishReason, 'stop');

@@ -129,6 +129,21 @@ describe('real llama-server streams (b11669)', () => {
     assert.equal(events.length, 8);
     assert.equal(itlRule(events, result.completionTokens), 'one-token-per-event');
   });
+  test('a byte token withheld until the next one completes its UTF-8: /v1/completions merges two tokens into one chunk without saying so → per chunk', () => {
+    const { events, result } = stream('openai', reply('llamacpp-completions-stream-merged.txt'));
+    assert.equal(result.completionTokens, 24);
+    assert.equal(events.length, 23);
+    assert.equal(itlRule(events, result.completionTokens), 'per-chunk');
+  });
+  test('the same reply from native /completion: its counts say the merged event carried 2 tokens → per token', () => {
+    const { events, result } = stream('llamacpp', reply('llamacpp-native-stream-merged.txt'));
+    assert.equal(result.completionTokens, 24);
+    assert.equal(events.length, 23);
+    assert.deepEqual(events.map((e) => e.tokens).filter((n) => n !== 1), [2]);
+    assert.equal(itlRule(events, result.completionTokens), 'server-counts');
+    const t = requestTiming(0, 1000, events, result.completionTokens);
+    assert.equal(t.itlMs?.length, 23, 'one sample per token after the first');
+  });
   test('native /completion: tokens_predicted in every event gives server counts', () => {
     const { events, result } = stream('llamacpp', reply('llamacpp-native-stream.txt'));
     assert.equal(result.ok, true);

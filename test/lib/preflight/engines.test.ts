@@ -10,10 +10,12 @@ const models = probe('GET /v1/models', 200, reply('llamacpp-v1-models.json'));
 const props = probe('GET /props', 200, reply('llamacpp-props.json'));
 const notFound = (route: string) => probe(route, 404, reply('llamacpp-404.json'));
 
-test('llama.cpp: named with its build, context length per slot, openai chosen by auto', () => {
+test('llama.cpp: named with its build, context length per slot, its native dialect chosen by auto', () => {
   const id = identify(notFound('GET /get_model_info'), models, notFound('GET /version'), props);
   assert.equal(id.kind, 'llama.cpp b11669');
-  assert.equal(id.dialect, 'openai');
+  // /completion counts tokens in every streamed event; /v1/completions merges a withheld partial
+  // UTF-8 token into the next chunk without saying so (see test/lib/dialects/llamacpp.test.ts).
+  assert.equal(id.dialect, 'llamacpp');
   assert.deepEqual(id.models, ['/models/target.gguf']);
   assert.equal(id.maxModelLen, 4096);
   assert.match(id.evidence, /GET \/v1\/models → 200 \(owned_by llamacpp, GET \/props → build b11669-Debian\)/);
