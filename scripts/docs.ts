@@ -1,12 +1,14 @@
-// Generates the README's reference tables (scenarios, variables, metrics) from the definitions
-// the code runs, between <!-- NAME:start --> and <!-- NAME:end --> markers.
-//   npx tsx scripts/docs.ts          rewrite README.md
-//   npx tsx scripts/docs.ts --check  exit 1 if README.md is out of date
+// Generates the reference tables of README.md (scenarios, variables, metrics) and docs/faults.md
+// (the fault matrix) from the definitions the code and tests run, between <!-- NAME:start --> and
+// <!-- NAME:end --> markers.
+//   npx tsx scripts/docs.ts          rewrite the files
+//   npx tsx scripts/docs.ts --check  exit 1 if one is out of date
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VARIABLES } from '../lib/config/variables';
 import { METRICS, TAGS, promName, type MetricDef } from '../lib/metrics/catalog';
 import { SCENARIOS } from '../lib/scenarios';
+import { faultTable } from '../test/scenarios/fault-matrix';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -49,32 +51,41 @@ export function metricsTable(): string {
   ].join('\n');
 }
 
-const SECTIONS: Record<string, () => string> = { scenarios: scenariosTable, variables: variablesTable, metrics: metricsTable };
+type Sections = Record<string, () => string>;
 
-export function render(readme: string): string {
-  let out = readme;
-  for (const [name, make] of Object.entries(SECTIONS)) {
+/** Each generated file and its sections. */
+export const FILES: Record<string, Sections> = {
+  'README.md': { scenarios: scenariosTable, variables: variablesTable, metrics: metricsTable },
+  'docs/faults.md': { faults: faultTable },
+};
+
+export function render(text: string, sections: Sections = FILES['README.md'], file = 'README.md'): string {
+  let out = text;
+  for (const [name, make] of Object.entries(sections)) {
     const start = `<!-- ${name}:start -->`;
     const end = `<!-- ${name}:end -->`;
     const i = out.indexOf(start);
     const j = out.indexOf(end);
-    if (i === -1 || j === -1 || j < i) throw new Error(`README.md lacks the ${start} … ${end} markers`);
+    if (i === -1 || j === -1 || j < i) throw new Error(`${file} lacks the ${start} … ${end} markers`);
     out = out.slice(0, i + start.length) + '\n' + make() + '\n' + out.slice(j);
   }
   return out;
 }
 
 if (require.main === module) {
-  const path = join(__dirname, '..', 'README.md');
-  const current = readFileSync(path, 'utf8');
-  const next = render(current);
-  if (process.argv.includes('--check')) {
-    if (next !== current) {
-      console.error('README.md tables are out of date: run `npm run docs`.');
-      process.exit(1);
+  let stale = false;
+  for (const [file, sections] of Object.entries(FILES)) {
+    const path = join(__dirname, '..', file);
+    const current = readFileSync(path, 'utf8');
+    const next = render(current, sections, file);
+    if (next === current) continue;
+    if (process.argv.includes('--check')) {
+      console.error(`${file} tables are out of date: run \`npm run docs\`.`);
+      stale = true;
+    } else {
+      writeFileSync(path, next);
+      console.log(`${file} tables updated.`);
     }
-  } else if (next !== current) {
-    writeFileSync(path, next);
-    console.log('README.md tables updated.');
   }
+  if (stale) process.exit(1);
 }

@@ -65,8 +65,9 @@ function checkResultsDir(dir: string): void {
   if (state === 'file') throw new ConfigError(`RESULTS_DIR=${quote(dir)} is a file, not a folder (${path}).`);
 }
 
+/** Preflight's worst case: health wait, one-token check and the stall localisation (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries. */
 function setupTimeoutMs(cfg: BenchConfig): number {
-  const perTarget = cfg.preflightTimeoutMs * 2 + 30_000 + cfg.warmupRequests * cfg.requestTimeoutMs;
+  const perTarget = cfg.preflightTimeoutMs * 3 + 30_000 + cfg.warmupRequests * (4 * cfg.requestTimeoutMs + 3_500);
   return perTarget * cfg.targets.length + 30_000;
 }
 

@@ -15,8 +15,11 @@ export function subKey(metric: MetricKey | string, scenario: string, extra?: Rec
   return `${name}{${sel}}`;
 }
 
+/** The threshold that fails a run in which a VU declared its target down. */
+export const TARGET_UP = 'count==0';
+
 /** Always true for the non-negative values these metrics hold; only there to make k6 keep them. */
-const KEEP: Record<MetricType, string> = {
+export const KEEP: Record<MetricType, string> = {
   counter: 'count>=0',
   rate: 'rate>=0',
   trend: 'min>=0',
@@ -67,6 +70,9 @@ export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'se
   // The SLOs: real thresholds, whose breach makes k6 exit 99.
   const slo = cfg.slo;
   th[METRICS.success.name] = [`rate>=${round(1 - slo.errorRate)}`];
+  // Per target too: one deployment failing must not hide behind the other's successes.
+  if (targets.length > 1) for (const target of targets) th[`${METRICS.success.name}{variant:${target}}`] = [`rate>=${round(1 - slo.errorRate)}`];
+  th[METRICS.targetDown.name] = [TARGET_UP];
   if (slo.e2eP99Ms !== null) th[METRICS.e2e.name] = [`p(99)<=${slo.e2eP99Ms}`];
   if (slo.ttftP99Ms !== null) th[METRICS.ttft.name] = [`p(99)<=${slo.ttftP99Ms}`];
   if (slo.itlP99Ms !== null) th[METRICS.itl.name] = [`p(99)<=${slo.itlP99Ms}`];

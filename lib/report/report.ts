@@ -6,7 +6,7 @@ import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS } from '../metrics/catalog';
 import type { Plan } from '../plan/matrix';
-import { preflightKey } from './keys';
+import { KEEP, preflightKey, TARGET_UP } from './keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
@@ -168,14 +168,19 @@ function settings(cfg: BenchConfig, plan: Plan): Report['settings'] {
   };
 }
 
-/** The real thresholds (SLOs): sub-metric declarations are left out. */
+/** The real thresholds (SLOs): the always-true declarations that keep sub-metrics are left out. */
 function thresholds(m: SummaryMetrics): Threshold[] {
+  const keep = new Set<string>(Object.values(KEEP));
   const out: Threshold[] = [];
   for (const [name, metric] of Object.entries(m)) {
-    if (name.includes('{') || !metric.thresholds) continue;
+    if (!metric.thresholds) continue;
     const v = metric.values;
     const samples = (v.count ?? 0) + (v.passes ?? 0) + (v.fails ?? 0);
-    for (const [expression, t] of Object.entries(metric.thresholds)) out.push({ metric: name, expression, ok: samples > 0 ? t.ok : null });
+    for (const [expression, t] of Object.entries(metric.thresholds)) {
+      if (keep.has(expression)) continue;
+      // "No target went down" holds without a sample: that is its point.
+      out.push({ metric: name, expression, ok: samples > 0 || expression === TARGET_UP ? t.ok : null });
+    }
   }
   return out;
 }

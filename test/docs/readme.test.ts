@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { render } from '../../scripts/docs';
+import { FILES, render } from '../../scripts/docs';
 import { VARIABLES } from '../../lib/config/variables';
 import { METRICS } from '../../lib/metrics/catalog';
 
@@ -27,4 +27,10 @@ test('the README names the setup-and-run command and the test command, and both 
 
 test('every scenario file has a bundle row', () => {
   for (const f of ['dflash-vs-mtp', 'concurrency-ramp', 'context-matrix', 'arrival-rate', 'smoke']) assert.ok(readme.includes(`dist/${f}.js`), f);
+});
+
+test('docs/faults.md holds the fault matrix the tests run (npm run docs regenerates it)', () => {
+  const file = 'docs/faults.md';
+  const text = readFileSync(join(root, file), 'utf8');
+  assert.equal(render(text, FILES[file], file), text, `${file} is out of date: run \`npm run docs\``);
 });

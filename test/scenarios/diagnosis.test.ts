@@ -224,7 +224,7 @@ for (const runner of RUNNERS) {
         assert.ok(m.requests_failed > 0);
         const classes = Object.keys(m.errors_by_class);
         assert.ok(classes.every((c) => c === 'unreachable' || c === 'connection_lost'), classes.join(','));
-        assert.match(run.result.stdout, /✗ llm_success rate>=0.95/);
+        assert.match(run.result.stdout, /✗ llm_success{variant:mtp} rate>=0.95/);
       } finally {
         clearTimeout(crash);
         await Promise.all([dflash.stop(), mtp.stop()]);
