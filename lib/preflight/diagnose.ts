@@ -250,9 +250,19 @@ export function transientWarning(failed: number, total: number, labels: readonly
  * chat. An unidentified server: none (no guess at routes it may not have).
  */
 export function stallProbeDialects(server: DialectName | null, primary: DialectName): DialectName[] {
-  const offered: DialectName[] = server === 'sglang' ? ['sglang', 'openai-chat'] : server === 'openai' ? ['openai', 'openai-chat'] : [];
+  const offered = server === null ? [] : (STALL_ROUTES[server]?.offered ?? []);
   return offered.filter((d) => d !== primary);
 }
+
+/**
+ * Per kind of server (named by the dialect auto picks for it): the generation routes worth trying
+ * when one hangs, and its native route with the name of the OpenAI layer in front of its engine.
+ */
+const STALL_ROUTES: Partial<Record<DialectName, { offered: DialectName[]; native: { dialect: DialectName; openaiLayer: string } | null }>> = {
+  sglang: { offered: ['sglang', 'openai-chat'], native: { dialect: 'sglang', openaiLayer: 'the OpenAI layer (tokenizer manager, chat template)' } },
+  llamacpp: { offered: ['llamacpp', 'openai-chat'], native: { dialect: 'llamacpp', openaiLayer: 'the OpenAI-compatible layer (chat template)' } },
+  openai: { offered: ['openai', 'openai-chat'], native: null },
+};
 
 /** One generation route tried under a short deadline. */
 export interface RouteTry {
@@ -290,10 +300,10 @@ export function stallDiagnosis(
   if (working.length > 0) {
     const hung = [primary, ...others.filter((o) => o.outcome === 'timeout')];
     const health = healthRoutes.length > 0 ? `${healthRoutes.join(' and ')} → 200, but ` : '';
-    const openaiOnly = hung.every((h) => h.dialect !== 'sglang');
+    const native = server === null ? null : (STALL_ROUTES[server]?.native ?? null);
     const layer =
-      server === 'sglang' && openaiOnly && working.some((w) => w.dialect === 'sglang')
-        ? 'the OpenAI layer (tokenizer manager, chat template) is stuck, not the engine'
+      native && hung.every((h) => h.dialect !== native.dialect) && working.some((w) => w.dialect === native.dialect)
+        ? `${native.openaiLayer} is stuck, not the engine`
         : hung.every((h) => h.dialect === 'openai-chat')
           ? 'the chat layer (chat template) is stuck, not the engine'
           : `the layer behind ${listRoutes(hung.map((h) => h.route))} is stuck, not the engine`;
@@ -310,7 +320,7 @@ export function stallDiagnosis(
   if (failed.length === 0 && hung.length > 1) {
     const routes = hung.map((h) => h.route);
     const which = hung.length === 2 ? `Both ${routes[0]} and ${routes[1]} produced no token` : `None of ${listRoutes(routes, 'or')} produced a token`;
-    const not = server === 'sglang' ? 'not the OpenAI layer' : 'not one route';
+    const not = server !== null && STALL_ROUTES[server]?.native ? 'not the OpenAI layer' : 'not one route';
     return { reason: 'stalled', message: stalledMessage(healthRoutes, primary.timeoutMs, `${which} ${deadlines(hung)}: the engine itself is stuck, ${not}.`) };
   }
   const finding = failed.map((f) => `${f.route} could not tell (${f.detail}).`).join(' ');

@@ -135,6 +135,7 @@ test('stall localisation: which routes to try', () => {
   assert.deepEqual(stallProbeDialects('openai', 'openai'), ['openai-chat']);
   assert.deepEqual(stallProbeDialects('openai', 'openai-chat'), ['openai']);
   assert.deepEqual(stallProbeDialects(null, 'openai'), []);
+  assert.deepEqual(stallProbeDialects('llamacpp', 'openai'), ['llamacpp', 'openai-chat'], 'llama.cpp: its native /completion and the chat route');
 });
 
 test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, inconclusive', () => {
@@ -166,4 +167,6 @@ test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, in
   assert.equal(unclear.reason, 'stalled');
   assert.match(unclear.message, /the engine is stalled .* POST \/generate could not tell \(POST \/generate → 500\.\)\. Restart/);
   assert.equal(stallDiagnosis(chat, [], health, null, 'DIALECT').message, stalledMessage(health, 10_000));
+  const llama = stallDiagnosis(chat, [tr('llamacpp', 'POST /completion', 'token')], health, 'llamacpp', 'DIALECT');
+  assert.match(llama.message, /POST \/completion answers: the OpenAI-compatible layer \(chat template\) is stuck, not the engine; DIALECT=llamacpp works around it/);
 });
