@@ -22,7 +22,7 @@ import { steadyWindow, probeScenario } from '../plan/matrix';
 import { adder, createMetrics } from './metrics';
 import { PreflightError, preflightTarget } from './preflight';
 import { createPromptPools, neededKinds } from './prompts';
-import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from './targets';
+import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
 import { loadSse, sendHttp, sendSse } from './transport';
 import { BACKOFF, Reachability } from '../vu/reachability';
 

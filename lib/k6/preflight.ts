@@ -35,7 +35,7 @@ import { isLlamaCppModels } from '../preflight/engines';
 import { detectFlavor } from '../server-metrics/window';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
-import { requestHeaders, type TargetInfo } from './targets';
+import { requestHeaders, type TargetInfo } from '../targets';
 
 const PROBE_TIMEOUT_MS = 5000;
 /** Tokens of the one-token check's prompt. */

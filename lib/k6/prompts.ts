@@ -7,9 +7,8 @@
 import { SharedArray } from 'k6/data';
 import { TOKEN_ID_FLOOR, type BenchConfig } from '../config/load';
 import type { Prompt } from '../dialects/types';
-import { poolLengths, textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
+import { poolLengths, textPromptPool, tokenPromptPool, type PromptKind, type PromptSpec } from '../workload/prompts';
 
-export type PromptKind = 'tokens' | 'text';
 
 export interface PromptPools {
   prompt(isl: number, kind: PromptKind, index: number): Prompt;

@@ -6,7 +6,7 @@ import { failed } from '../dialects/reply';
 import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
 import type { TimedEvent } from '../metrics/timing';
-import type { ResolvedTarget } from './targets';
+import type { ResolvedTarget } from '../targets';
 
 export type Send = (target: ResolvedTarget, wire: WireRequest, timeoutMs: number) => Outcome;
 

@@ -1,7 +1,7 @@
 // The k6 `options` for a plan: one scenario per run (plus a server-metrics probe per run), the
 // sub-metric declarations the report reads, and the SLO thresholds. Pure data, no k6 import.
 import type { BenchConfig } from '../config/load';
-import { summaryThresholds, TREND_STATS } from '../report/keys';
+import { summaryThresholds, TREND_STATS } from './summary-keys';
 import { probeScenario, steadyWindow, type Plan, type Run } from './matrix';
 
 const PROBE_SLACK_MS = 20_000;

@@ -6,7 +6,7 @@ import type { Load, Plan, Run } from '../plan/matrix';
 import { probeScenario, steadyWindow } from '../plan/matrix';
 import { bootstrapMean, type Interval } from '../stats/bootstrap';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
-import { subKey } from './keys';
+import { subKey } from '../plan/summary-keys';
 
 export interface SummaryMetric {
   type: string;

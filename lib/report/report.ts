@@ -6,11 +6,12 @@ import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS } from '../metrics/catalog';
 import type { Plan } from '../plan/matrix';
-import { KEEP, preflightKey, TARGET_UP } from './keys';
+import { KEEP, preflightKey, TARGET_UP } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
 import { sloSet } from '../metrics/samples';
+import type { SetupData } from '../targets';
 
 /** What a scenario concludes, besides the per-run table. */
 export type ReportKind = 'ab' | 'ramp' | 'context' | 'arrival' | 'smoke';
@@ -62,16 +63,10 @@ export interface Report {
   testRunDurationMs: number | null;
 }
 
-export interface SetupDataLike {
-  runId?: string;
-  targets?: Array<{ label: string; url: string; dialect: string; model: string; kind: string; metrics: string | null; notes: string[] }>;
-  warnings?: string[];
-  failures?: Array<{ target: string; reason: string; message: string }>;
-}
-
 export interface SummaryDataLike {
   metrics: SummaryMetrics;
-  setup_data?: SetupDataLike | null;
+  /** What setup() returned (lib/targets.ts), as k6 hands it back; absent when setup did not complete. */
+  setup_data?: Partial<SetupData> | null;
   state?: { testRunDurationMs?: number };
 }
 

@@ -2,6 +2,9 @@
 // `length` input tokens. Text prompts (for chat) are approximate: see textPrompt.
 import { randInt, rngFor, type Rng } from './rng';
 
+/** Token ids for the dialects that accept them, text for the rest (chat). */
+export type PromptKind = 'tokens' | 'text';
+
 export interface PromptSpec {
   /** Mean input length in tokens. */
   isl: number;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { buildCells, buildPlan, steadyWindow, RUN_GAP_MS } from '../../../lib/plan/matrix';
 import { arrivalRate, k6Options } from '../../../lib/plan/k6-options';
 import { loadConfig } from '../../../lib/config/load';
-import { subKey } from '../../../lib/report/keys';
+import { subKey } from '../../../lib/plan/summary-keys';
 
 const NOW = new Date('2026-11-29T20:15:00Z');
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../../lib/config/load';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
-import { subKey, summaryThresholds } from '../../../lib/report/keys';
+import { subKey, summaryThresholds } from '../../../lib/plan/summary-keys';
 import { runFigures, type SummaryMetrics } from '../../../lib/report/model';
 import { renderText } from '../../../lib/report/text';
 import { renderMarkdown } from '../../../lib/report/markdown';

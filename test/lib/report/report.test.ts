@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../../lib/config/load';
 import { buildCells, buildPlan, type Plan } from '../../../lib/plan/matrix';
-import { subKey } from '../../../lib/report/keys';
+import { subKey } from '../../../lib/plan/summary-keys';
 import type { SummaryMetrics } from '../../../lib/report/model';
 import { buildReport } from '../../../lib/report/report';
 import { renderText } from '../../../lib/report/text';

@@ -5,7 +5,7 @@ import type { BenchConfig } from '../config/load';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
-import { probeScenario, type Plan } from '../plan/matrix';
+import { probeScenario, type Plan } from './matrix';
 import { PREFLIGHT_REASONS } from '../preflight/diagnose';
 
 export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {

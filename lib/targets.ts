@@ -1,9 +1,10 @@
-// A target as a VU uses it: resolved dialect object, model and request headers. Built lazily in
-// each VU from the configuration (which holds the API key) and setup's findings (which do not).
-import type { BenchConfig, TargetConfig } from '../config/load';
-import { createDialect, type Dialect, type DialectName } from '../dialects/index';
-import type { Flavor } from '../server-metrics/window';
-import type { PromptKind } from './prompts';
+// A target as setup() finds it (TargetInfo, part of the setup data every report reads) and as a VU
+// uses it: resolved dialect object, model and request headers, built lazily in each VU from the
+// configuration (which holds the API key) and setup's findings (which do not). Pure.
+import type { BenchConfig, TargetConfig } from './config/load';
+import { createDialect, type Dialect, type DialectName } from './dialects/index';
+import type { Flavor } from './server-metrics/window';
+import type { PromptKind } from './workload/prompts';
 
 /** What setup() learned about a target. Serialised into setup data: never holds the API key. */
 export interface TargetInfo {
