@@ -1,28 +1,5 @@
-// Finds the k6 binary (K6_BIN, else `k6` on PATH) and says how to get one when there is none.
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
-
-export function findK6(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.K6_BIN) {
-    try {
-      accessSync(env.K6_BIN, constants.X_OK);
-      return env.K6_BIN;
-    } catch {
-      return null;
-    }
-  }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, 'k6');
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      // keep looking
-    }
-  }
-  return null;
-}
+// What to tell a user who has no k6. The binary itself (K6_BIN, else `k6` on PATH) is found by
+// findK6 from k6-double/, the project's only k6 finder.
 
 export const INSTALL_K6 = [
   'k6 is not installed (looked at K6_BIN and PATH). Install it, then run this again:',

@@ -11,7 +11,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
-import { findK6, INSTALL_K6 } from './k6-binary';
+import { findK6 } from '../k6-double';
+import { INSTALL_K6 } from './k6-binary';
 
 const ROOT = join(__dirname, '..');
 

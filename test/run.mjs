@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under test/ with Node's own test runner, TypeScript loaded through tsx.
+// Runs every *.test.ts under test/ and k6-double/test/ with Node's own test runner, TypeScript loaded through tsx.
 // Node 20's --test does not expand globs itself, hence this small finder.
 // Usage: node test/run.mjs [substring filter ...]
 import { readdirSync, statSync } from 'node:fs';
@@ -20,7 +20,8 @@ function find(dir) {
   return out;
 }
 
-const files = find(join(root, 'test'))
+const files = ['test', join('k6-double', 'test')]
+  .flatMap((dir) => find(join(root, dir)))
   .map((f) => relative(root, f))
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();

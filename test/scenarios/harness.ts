@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findK6, runK6, runRealK6, type K6RunResult } from '../k6-double/index';
+import { findK6, runK6, runRealK6, type K6RunResult } from '../../k6-double';
 
 export const ROOT = join(__dirname, '..', '..');
 
