@@ -5,6 +5,7 @@ import type { BenchConfig, TargetConfig } from './config/load';
 import { createDialect, type Dialect, type DialectName } from './dialects/index';
 import type { Flavor } from './server-metrics/window';
 import type { PromptKind } from './workload/prompts';
+import { TRANSPORTS } from './transports';
 
 /** What setup() learned about a target. Serialised into setup data: never holds the API key. */
 export interface TargetInfo {
@@ -50,7 +51,7 @@ export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, R
     const info = data.targets.find((t) => t.label === tc.label);
     if (!info) throw new Error(`setup data has no target ${tc.label}`);
     const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model });
-    const headers = requestHeaders(tc, cfg.transport === 'sse' ? 'text/event-stream' : undefined);
+    const headers = requestHeaders(tc, TRANSPORTS[cfg.transport].accept ?? undefined);
     out.set(tc.label, {
       label: tc.label,
       url: tc.url,

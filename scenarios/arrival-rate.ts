@@ -1,6 +1,6 @@
-// Scenario arrival-rate: see SCENARIOS['arrival-rate'] in lib/scenarios.ts for the question it answers and its defaults.
+// Benchmark arrival-rate: see BENCHMARKS['arrival-rate'] in lib/benchmarks.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
-import { SCENARIOS } from '../lib/scenarios';
+import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(SCENARIOS['arrival-rate']);
+export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['arrival-rate']);
 export default measure;

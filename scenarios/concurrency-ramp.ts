@@ -1,6 +1,6 @@
-// Scenario concurrency-ramp: see SCENARIOS['concurrency-ramp'] in lib/scenarios.ts for the question it answers and its defaults.
+// Benchmark concurrency-ramp: see BENCHMARKS['concurrency-ramp'] in lib/benchmarks.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
-import { SCENARIOS } from '../lib/scenarios';
+import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(SCENARIOS['concurrency-ramp']);
+export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['concurrency-ramp']);
 export default measure;

@@ -1,6 +1,6 @@
-// Scenario context-matrix: see SCENARIOS['context-matrix'] in lib/scenarios.ts for the question it answers and its defaults.
+// Benchmark context-matrix: see BENCHMARKS['context-matrix'] in lib/benchmarks.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
-import { SCENARIOS } from '../lib/scenarios';
+import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(SCENARIOS['context-matrix']);
+export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['context-matrix']);
 export default measure;

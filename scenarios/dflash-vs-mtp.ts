@@ -1,6 +1,6 @@
-// Scenario dflash-vs-mtp: see SCENARIOS['dflash-vs-mtp'] in lib/scenarios.ts for the question it answers and its defaults.
+// Benchmark dflash-vs-mtp: see BENCHMARKS['dflash-vs-mtp'] in lib/benchmarks.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
-import { SCENARIOS } from '../lib/scenarios';
+import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(SCENARIOS['dflash-vs-mtp']);
+export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['dflash-vs-mtp']);
 export default measure;

@@ -1,6 +1,6 @@
-// Scenario smoke: see SCENARIOS['smoke'] in lib/scenarios.ts for the question it answers and its defaults.
+// Benchmark smoke: see BENCHMARKS['smoke'] in lib/benchmarks.ts for the question it answers and its defaults.
 import { defineBenchmark } from '../lib/k6/benchmark';
-import { SCENARIOS } from '../lib/scenarios';
+import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(SCENARIOS['smoke']);
+export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['smoke']);
 export default measure;

@@ -7,26 +7,26 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VARIABLES } from '../lib/config/variables';
 import { METRICS, TAGS, promName, type MetricDef } from '../lib/metrics/catalog';
-import { SCENARIOS } from '../lib/scenarios';
+import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from '../test/scenarios/fault-matrix';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function scenariosTable(): string {
-  const rows = Object.values(SCENARIOS).map((s) => `| \`dist/${s.name}.js\` | ${cell(s.question)} |`);
+  const rows = Object.values(BENCHMARKS).map((s) => `| \`dist/${s.name}.js\` | ${cell(s.question)} |`);
   return ['| bundle | answers |', '|---|---|', ...rows].join('\n');
 }
 
 export function variablesTable(): string {
   const rows = VARIABLES.map((v) => {
-    const per = Object.values(SCENARIOS)
+    const per = Object.values(BENCHMARKS)
       .filter((s) => s.defaults && v.name in s.defaults)
       .map((s) => `${s.name}: \`${s.defaults?.[v.name]}\``);
     const def = v.default === '' ? '(unset)' : `\`${v.default}\``;
-    const scope = v.scenarios ? v.scenarios.join(', ') : 'all';
+    const scope = v.benchmarks ? v.benchmarks.join(', ') : 'all';
     return `| \`${v.name}\` | ${def}${per.length ? ` (${per.join('; ')})` : ''} | ${scope} | ${cell(v.help)} |`;
   });
-  return ['| variable | default | scenarios | meaning |', '|---|---|---|---|', ...rows].join('\n');
+  return ['| variable | default | benchmarks | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 function series(d: MetricDef): string {

@@ -4,9 +4,11 @@ import { DIALECT_NAMES } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
 import { VARIABLES } from './variables';
+import type { BenchmarkSpec, TargetSlot } from '../benchmarks';
 
 export type Env = Record<string, string | undefined>;
-export type Transport = 'http' | 'sse';
+export type { TransportName as Transport } from '../transports';
+import { TRANSPORTS, TRANSPORT_NAMES, type TransportName } from '../transports';
 
 export interface TargetConfig {
   /** Tag value and report label, e.g. dflash. */
@@ -28,7 +30,8 @@ export interface Slo {
 }
 
 export interface BenchConfig {
-  scenario: string;
+  /** The benchmark's name (scenarios/<name>.ts). */
+  benchmark: string;
   runId: string;
   resultsDir: string;
   targets: TargetConfig[];
@@ -39,7 +42,7 @@ export interface BenchConfig {
   maxVus: number;
   durationMs: number;
   requests: number | null;
-  transport: Transport;
+  transport: TransportName;
   stream: boolean;
   seed: number;
   requestTimeoutMs: number;
@@ -99,7 +102,8 @@ function dialectOf(name: string, raw: string): DialectName | 'auto' {
   throw p.invalid(name, raw, `one of auto, ${DIALECT_NAMES.join(', ')}`);
 }
 
-function target(env: Env, label: string, prefix: string): TargetConfig {
+function target(env: Env, slot: TargetSlot): TargetConfig {
+  const { variant: label, prefix } = slot;
   const vars = prefix
     ? { url: `${prefix}_URL`, dialect: `${prefix}_DIALECT`, model: `${prefix}_MODEL`, apiKey: `${prefix}_API_KEY` }
     : { url: 'TARGET_URL', dialect: 'DIALECT', model: 'MODEL', apiKey: 'API_KEY' };
@@ -124,10 +128,12 @@ export function stamp(d: Date): string {
   return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
-export function loadConfig(scenario: string, env: Env, now: Date): BenchConfig {
-  const targets = scenario === 'dflash-vs-mtp' ? [target(env, 'dflash', 'DFLASH'), target(env, 'mtp', 'MTP')] : [target(env, 'target', '')];
-  if (targets.length === 2 && targets[0].url === targets[1].url) {
-    throw new ConfigError(`DFLASH_URL and MTP_URL are the same (${targets[0].url}): an A/B comparison needs two deployments.`);
+export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets'>, env: Env, now: Date): BenchConfig {
+  const scenario = spec.name;
+  const targets = spec.targets.map((slot) => target(env, slot));
+  for (let i = 1; i < targets.length; i++) {
+    const same = targets.slice(0, i).find((t) => t.url === targets[i].url);
+    if (same) throw new ConfigError(`${same.vars.url} and ${targets[i].vars.url} are the same (${same.url}): a comparison needs distinct deployments.`);
   }
   const requestTimeoutMs = p.duration('REQUEST_TIMEOUT', get(env, 'REQUEST_TIMEOUT'), { minMs: 100, maxMs: 3_600_000 });
   const graceRaw = get(env, 'GRACEFUL_STOP');
@@ -140,7 +146,7 @@ export function loadConfig(scenario: string, env: Env, now: Date): BenchConfig {
   const requestsRaw = get(env, 'REQUESTS');
   const runIdRaw = get(env, 'RUN_ID');
   const cfg: BenchConfig = {
-    scenario,
+    benchmark: scenario,
     runId: runIdRaw === '' ? `${scenario}-${stamp(now)}` : p.label('RUN_ID', runIdRaw),
     resultsDir: get(env, 'RESULTS_DIR').replace(/\/+$/, '') || '.',
     targets,
@@ -151,7 +157,7 @@ export function loadConfig(scenario: string, env: Env, now: Date): BenchConfig {
     maxVus: p.positiveInt('MAX_VUS', get(env, 'MAX_VUS'), { min: 1, max: 100_000 }),
     durationMs: p.duration('DURATION', get(env, 'DURATION'), { minMs: 1000 }),
     requests: requestsRaw === '' ? null : p.positiveInt('REQUESTS', requestsRaw),
-    transport: p.oneOf('TRANSPORT', get(env, 'TRANSPORT'), ['http', 'sse'] as const),
+    transport: p.oneOf('TRANSPORT', get(env, 'TRANSPORT'), TRANSPORT_NAMES),
     stream: p.bool('STREAM', get(env, 'STREAM')),
     seed: p.positiveInt('SEED', get(env, 'SEED'), { min: 0, max: 2 ** 32 - 1 }),
     requestTimeoutMs,
@@ -174,8 +180,9 @@ export function loadConfig(scenario: string, env: Env, now: Date): BenchConfig {
       errorRate: p.number('SLO_ERROR_RATE', get(env, 'SLO_ERROR_RATE'), 0, 1),
     },
   };
-  if (cfg.transport !== 'sse' && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {
-    throw new ConfigError('SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=sse: the http transport cannot measure TTFT or ITL.');
+  if (!TRANSPORTS[cfg.transport].timesEvents && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {
+    const timing = TRANSPORT_NAMES.filter((n) => TRANSPORTS[n].timesEvents).join(' or ');
+    throw new ConfigError(`SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=${timing}: the ${cfg.transport} transport cannot measure TTFT or ITL.`);
   }
   return cfg;
 }

@@ -1,38 +1,57 @@
-// Every variable the scenarios read, with its default and meaning: the single list that
-// config loading uses and that the README's variable table is checked against.
+// Every variable the benchmarks read, with its default and meaning: the single list that config
+// loading uses and that the README's variable table is generated from. Which benchmarks read a
+// variable is derived from their definitions (target slots, load model), never listed by name.
+
+import { BENCHMARKS, type BenchmarkSpec, type TargetSlot } from '../benchmarks';
 
 export interface VariableDef {
   name: string;
   /** Default as the user would write it; '' means unset. */
   default: string;
   help: string;
-  /** Scenarios that read it; omitted means all. */
-  scenarios?: readonly string[];
+  /** Benchmarks that read it; omitted means all. Derived from the benchmarks' definitions. */
+  benchmarks?: readonly string[];
   secret?: boolean;
 }
 
-const AB = ['dflash-vs-mtp'] as const;
-const SINGLE = ['concurrency-ramp', 'context-matrix', 'arrival-rate', 'smoke'] as const;
+const ALL = Object.values(BENCHMARKS);
+const where = (pred: (b: BenchmarkSpec) => boolean) => ALL.filter(pred).map((b) => b.name);
+
+/** A target's four variables, for every variable prefix some benchmark's target slots use. */
+function targetVariables(): VariableDef[] {
+  const prefixes = [...new Set(ALL.flatMap((b) => b.targets.map((t) => t.prefix)))];
+  return prefixes.flatMap((prefix): VariableDef[] => {
+    const slot = ALL.flatMap((b) => b.targets).find((t) => t.prefix === prefix) as TargetSlot;
+    const benchmarks = where((b) => b.targets.some((t) => t.prefix === prefix));
+    if (prefix === '') {
+      return [
+        { name: 'TARGET_URL', default: '', help: `Base URL of ${slot.role}, e.g. http://127.0.0.1:30000 (required).`, benchmarks },
+        { name: 'DIALECT', default: 'auto', help: DIALECT_HELP, benchmarks },
+        { name: 'MODEL', default: '', help: 'Model name sent to OpenAI routes; empty means ask the server (/v1/models or /get_model_info).', benchmarks },
+      ];
+    }
+    return [
+      { name: `${prefix}_URL`, default: '', help: `Base URL of ${slot.role}, labelled ${slot.variant} (required).`, benchmarks },
+      { name: `${prefix}_DIALECT`, default: 'auto', help: `DIALECT for the ${slot.variant} deployment.`, benchmarks },
+      { name: `${prefix}_MODEL`, default: '', help: `MODEL for the ${slot.variant} deployment.`, benchmarks },
+      { name: `${prefix}_API_KEY`, default: '', help: `API_KEY for the ${slot.variant} deployment only (falls back to API_KEY).`, benchmarks, secret: true },
+    ];
+  });
+}
+
+const DIALECT_HELP =
+  "API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (llama.cpp's POST /completion) or auto (probe the server in setup).";
+const OPEN_LOOP = where((b) => b.load === 'rate');
 
 export const VARIABLES: readonly VariableDef[] = [
   { name: 'CONFIG', default: '', help: 'Path of a JSON file whose keys are these variable names (absolute, or relative to the bundle in dist/ as k6 reads it); variables set in the environment win over it.' },
-  { name: 'TARGET_URL', default: '', help: 'Base URL of the server under test, e.g. http://127.0.0.1:30000 (required).', scenarios: SINGLE },
-  { name: 'DIALECT', default: 'auto', help: 'API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (llama.cpp\'s POST /completion) or auto (probe the server in setup).', scenarios: SINGLE },
-  { name: 'MODEL', default: '', help: 'Model name sent to OpenAI routes; empty means ask the server (/v1/models or /get_model_info).', scenarios: SINGLE },
   { name: 'API_KEY', default: '', help: 'Bearer token sent in Authorization to the target(s) only; never printed or tagged.', secret: true },
-  { name: 'DFLASH_URL', default: '', help: 'Base URL of deployment A, labelled dflash (required).', scenarios: AB },
-  { name: 'MTP_URL', default: '', help: 'Base URL of deployment B, labelled mtp (required).', scenarios: AB },
-  { name: 'DFLASH_DIALECT', default: 'auto', help: 'DIALECT for the dflash deployment.', scenarios: AB },
-  { name: 'MTP_DIALECT', default: 'auto', help: 'DIALECT for the mtp deployment.', scenarios: AB },
-  { name: 'DFLASH_MODEL', default: '', help: 'MODEL for the dflash deployment.', scenarios: AB },
-  { name: 'MTP_MODEL', default: '', help: 'MODEL for the mtp deployment.', scenarios: AB },
-  { name: 'DFLASH_API_KEY', default: '', help: 'API_KEY for the dflash deployment only (falls back to API_KEY).', scenarios: AB, secret: true },
-  { name: 'MTP_API_KEY', default: '', help: 'API_KEY for the mtp deployment only (falls back to API_KEY).', scenarios: AB, secret: true },
+  ...targetVariables(),
   { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
   { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },
   { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix takes one value).' },
-  { name: 'RATE', default: '1,2,4', help: 'Arrival rates in requests per second, comma-separated (open model).', scenarios: ['arrival-rate'] },
-  { name: 'MAX_VUS', default: '256', help: 'Most VUs the arrival-rate scenario may use; when all are busy, iterations are dropped and counted.', scenarios: ['arrival-rate'] },
+  { name: 'RATE', default: '1,2,4', help: 'Arrival rates in requests per second, comma-separated (open model).', benchmarks: OPEN_LOOP },
+  { name: 'MAX_VUS', default: '256', help: 'Most VUs the arrival-rate scenario may use; when all are busy, iterations are dropped and counted.', benchmarks: OPEN_LOOP },
   { name: 'DURATION', default: '30s', help: 'Load time of each cell.' },
   { name: 'REQUESTS', default: '', help: 'If set, each cell sends this many requests (shared-iterations) instead of running for DURATION; DURATION then bounds the cell.' },
   { name: 'TRANSPORT', default: 'http', help: 'http (stock k6: whole reply at once, TTFT/ITL not measured) or sse (needs the xk6-sse extension; measures TTFT, ITL, TPOT).' },

@@ -7,7 +7,7 @@ import { sleep } from 'k6';
 import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../config/load';
 import { ConfigError, quote } from '../config/parse';
 import { resultsDirProbePath, resultsDirState } from '../config/results-dir';
-import type { ScenarioSpec } from '../scenarios';
+import type { BenchmarkSpec } from '../benchmarks';
 import { promptIndex } from '../workload/prompts';
 import { recordRequest, type SloLimits, type Window } from '../metrics/samples';
 import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
@@ -23,10 +23,10 @@ import { adder, createMetrics } from './metrics';
 import { PreflightError, preflightTarget } from './preflight';
 import { createPromptPools, neededKinds } from './prompts';
 import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
-import { loadSse, sendHttp, sendSse } from './transport';
+import { SENDERS } from './transport';
+import { TRANSPORTS } from '../transports';
 import { BACKOFF, Reachability } from '../vu/reachability';
 
-export type BenchmarkSpec = ScenarioSpec;
 
 function readEnv(spec: BenchmarkSpec): Env {
   let env: Env = { ...__ENV };
@@ -74,7 +74,7 @@ function setupTimeoutMs(cfg: BenchConfig): number {
 export function defineBenchmark(spec: BenchmarkSpec) {
   let cfg: BenchConfig;
   try {
-    cfg = loadConfig(spec.name, readEnv(spec), new Date());
+    cfg = loadConfig(spec, readEnv(spec), new Date());
     spec.validate?.(cfg);
     checkResultsDir(cfg.resultsDir);
   } catch (e) {
@@ -91,11 +91,11 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   });
   const metrics = createMetrics();
   const add = adder(metrics);
-  if (cfg.transport === 'sse') loadSse();
-  const send = cfg.transport === 'sse' ? sendSse : sendHttp;
+  const transport = TRANSPORTS[cfg.transport];
+  const send = SENDERS[cfg.transport]();
   const pools = createPromptPools(cfg, neededKinds(cfg));
   const slo: SloLimits = { ttftP99Ms: cfg.slo.ttftP99Ms, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms };
-  const stream = cfg.transport === 'sse' || cfg.stream;
+  const stream = transport.streams || cfg.stream;
   const options = k6Options(plan, cfg, setupTimeoutMs(cfg));
 
   let targets: Map<string, ResolvedTarget> | null = null;
@@ -115,10 +115,9 @@ export function defineBenchmark(spec: BenchmarkSpec) {
 
   function setup(): SetupData {
     const c = redacted(cfg);
-    const measured = cfg.transport === 'sse' ? 'TTFT, ITL, TPOT measured per event' : 'TTFT/ITL not measured (http transport)';
     console.log(
       `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.targets.length} target(s) = ${plan.runs.length} run(s), ` +
-        `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${measured}.`,
+        `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${transport.measures}.`,
     );
     const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? c.runId;
     const data: SetupData = { runId: testid, targets: [], warnings: [], failures: [] };
@@ -245,7 +244,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   }
 
   function handleSummary(data: SummaryDataLike): Record<string, string> {
-    const report = buildReport(spec.report, cfg, plan, data, new Date());
+    const report = buildReport(spec, cfg, plan, data, new Date());
     const base = `${cfg.resultsDir}/${report.runId}`;
     const files: Record<string, string> = {
       [`${base}.summary.json`]: summaryJson(report),

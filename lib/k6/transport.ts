@@ -7,10 +7,11 @@ import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
 import type { TimedEvent } from '../metrics/timing';
 import type { ResolvedTarget } from '../targets';
+import type { TransportName } from '../transports';
 
 export type Send = (target: ResolvedTarget, wire: WireRequest, timeoutMs: number) => Outcome;
 
-export const sendHttp: Send = (target, wire, timeoutMs) => {
+const sendHttp: Send = (target, wire, timeoutMs) => {
   const startMs = Date.now();
   const res = http.post(target.url + wire.path, wire.body, target.params);
   const endMs = Date.now();
@@ -44,7 +45,7 @@ let sse: SseModule | null = null;
  * Loads the xk6-sse module; call in the init context. Required only when asked for, so stock k6 runs the
  * http transport without ever touching the extension.
  */
-export function loadSse(): void {
+function loadSse(): void {
   // The name is built at run time: k6 v1.x scans a script for extension module names before running it and,
   // finding one, would try to download an extension build on every run, http transport included.
   const name = ['k6', 'x', 'sse'].join('/');
@@ -62,7 +63,7 @@ export function loadSse(): void {
 /** xk6-sse reports a line that is not SSE as an error and goes on reading; every other error ends the stream. */
 const NOT_SSE_LINE = 'unknown event';
 
-export const sendSse: Send = (target, wire, timeoutMs) => {
+const sendSse: Send = (target, wire, timeoutMs) => {
   if (sse === null) throw new Error('sse transport used before loadSse()');
   const route = `${wire.method} ${wire.path}`;
   const reader = target.dialect.streamReader();
@@ -113,4 +114,13 @@ export const sendSse: Send = (target, wire, timeoutMs) => {
     result.error = classifyTransport(0, pastDeadline ? 'deadline exceeded' : transportError, route, target.url, timeoutMs);
   }
   return { result, startMs, endMs, events: result.ok ? events : null };
+};
+
+/** Each transport's sender, loaded in the init context (the sse one requires its extension then). */
+export const SENDERS: Record<TransportName, () => Send> = {
+  http: () => sendHttp,
+  sse: () => {
+    loadSse();
+    return sendSse;
+  },
 };

@@ -1,6 +1,7 @@
 // report.html: a self-contained page (inline CSS and SVG, no scripts, fonts or external files), so
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
+import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
 import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
 import type { Dist, RunFigures } from './model';
@@ -110,7 +111,7 @@ function header(r: Report): string {
     ? `<div class="box notmeasured"><h3>Not measured in this run</h3><ul>${r.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : '';
   return (
-    `<header><h1>${esc(r.scenario)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +
+    `<header><h1>${esc(r.benchmark)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +
     `<div class="scroll"><table class="targets"><thead><tr><th>target</th><th>server</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table></div>${pf}${nm}</header>`
   );
@@ -157,7 +158,7 @@ interface Col {
 /** The per-run table: the markdown report's columns, units in the headers, intervals in small type. */
 function runsTable(r: Report): string {
   if (r.runs.length === 0) return '<p class="na">No runs.</p>';
-  const sse = r.transport === 'sse';
+  const sse = TRANSPORTS[r.transport].timesEvents;
   const e2eU = unitFor(r.runs.flatMap((x) => [x.e2e?.p99]));
   // Client-side TTFT/ITL only count with sse: with http they are not shown, so must not pick units.
   const ttftU = unitFor(r.runs.flatMap((x) => [sse ? x.ttft?.p99 : null, x.server?.ttftMeanMs]));
@@ -258,11 +259,11 @@ export function renderHtml(r: Report): string {
     sloSection(r),
     r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '',
     settingsSection(r),
-    `<footer>k6-llm-bench · ${esc(r.scenario)} · ${esc(r.runId)}</footer>`,
+    `<footer>k6-llm-bench · ${esc(r.benchmark)} · ${esc(r.runId)}</footer>`,
   ];
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<meta name="color-scheme" content="light dark"><title>${esc(r.scenario)} — ${esc(r.runId)}</title><style>${CSS}</style></head>\n` +
+    `<meta name="color-scheme" content="light dark"><title>${esc(r.benchmark)} — ${esc(r.runId)}</title><style>${CSS}</style></head>\n` +
     `<body><main>\n${body.filter(Boolean).join('\n')}\n</main></body></html>\n`
   );
 }

@@ -57,7 +57,7 @@ export function runRecord(r: RunFigures) {
 export function summaryJson(report: Report): string {
   return JSON.stringify(
     {
-      scenario: report.scenario,
+      benchmark: report.benchmark,
       run_id: report.runId,
       generated_at: report.generatedAt,
       transport: report.transport,

@@ -1,4 +1,5 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
+import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
 import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel } from './format';
 import type { Report } from './report';
@@ -10,7 +11,7 @@ function mdTable(head: string[], rows: string[][]): string {
 
 export function renderMarkdown(r: Report): string {
   const out: string[] = [];
-  out.push(`# ${r.scenario} — ${r.runId}`, '');
+  out.push(`# ${r.benchmark} — ${r.runId}`, '');
   out.push(`Generated ${r.generatedAt}, transport \`${r.transport}\`.`, '');
   out.push(mdTable(['target', 'server', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.label, t.kind, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
   if (r.preflightFailures.length) {
@@ -37,7 +38,7 @@ export function renderMarkdown(r: Report): string {
   if (r.knee) out.push(`**Concurrency knee:** ${r.knee.text}`, '');
   if (r.fallBehind) out.push(`**Arrival rate:** ${r.fallBehind.text}`, '');
   out.push('## Per cell and variant', '');
-  const sse = r.transport === 'sse';
+  const sse = TRANSPORTS[r.transport].timesEvents;
   const head = ['ISL', 'OSL', 'load', 'variant', 'requests', 'failed', 'output tok/s [95% CI]', 'req/s', 'goodput req/s', 'e2e p50', 'e2e p90', 'e2e p99'];
   if (sse) head.push('TTFT p50', 'TTFT p99', 'ITL p50', 'ITL p99', 'TPOT p50');
   head.push('accept. length', 'server TTFT mean', 'server ITL mean');

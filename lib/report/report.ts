@@ -12,6 +12,8 @@ import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, ty
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
 import { sloSet } from '../metrics/samples';
 import type { SetupData } from '../targets';
+import type { BenchmarkSpec } from '../benchmarks';
+import { TRANSPORTS, type TransportName } from '../transports';
 
 /** What a scenario concludes, besides the per-run table. */
 export type ReportKind = 'ab' | 'ramp' | 'context' | 'arrival' | 'smoke';
@@ -42,11 +44,11 @@ export interface PreflightFailure {
 }
 
 export interface Report {
-  scenario: string;
+  benchmark: string;
   kind: ReportKind;
   runId: string;
   generatedAt: string;
-  transport: 'http' | 'sse';
+  transport: TransportName;
   /** Figures this run could not measure, with the reason, e.g. TTFT with the http transport. */
   notMeasured: string[];
   settings: Record<string, string | number | boolean | null>;
@@ -70,7 +72,8 @@ export interface SummaryDataLike {
   state?: { testRunDurationMs?: number };
 }
 
-export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date): Report {
+export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date): Report {
+  const kind = spec.report;
   const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;
   // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
   const order = (r: { cell: { id: string }; target: string }) =>
@@ -91,20 +94,19 @@ export function buildReport(kind: ReportKind, cfg: BenchConfig, plan: Plan, data
     if (n > 0) errorsByClass[cls] = n;
   }
   const notMeasured: string[] = [];
-  if (cfg.transport === 'http') {
-    notMeasured.push('TTFT, ITL and TPOT: the http transport receives each reply whole (TRANSPORT=sse measures them)');
-  }
+  const missing = TRANSPORTS[cfg.transport].notMeasured;
+  if (missing) notMeasured.push(missing);
   if (plan.requests !== null) notMeasured.push('throughput intervals: REQUESTS mode has no time slices (use DURATION)');
   if (setup === null) notMeasured.push('everything: setup did not complete (see the message above)');
   else if (setup.failures?.length) notMeasured.push('everything: preflight failed, no load was sent (the diagnosis is below)');
   return {
-    scenario: cfg.scenario,
+    benchmark: cfg.benchmark,
     kind,
     runId: setup?.runId ?? cfg.runId,
     generatedAt: now.toISOString(),
     transport: cfg.transport,
     notMeasured,
-    settings: settings(cfg, plan),
+    settings: settings(cfg, plan, spec.load),
     targets: cfg.targets.map((t) => {
       const info = setup?.targets?.find((x) => x.label === t.label);
       return {
@@ -142,12 +144,12 @@ export function where(isl: number, osl: number, load: RunFigures['load']): strin
   return `ISL ${isl}, OSL ${osl}, ${load.kind === 'vus' ? `c=${load.vus}` : `${load.rate} req/s`}`;
 }
 
-function settings(cfg: BenchConfig, plan: Plan): Report['settings'] {
+function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Report['settings'] {
   return {
     ISL: cfg.isl.join(','),
     OSL: cfg.osl.join(','),
     CONCURRENCY: cfg.concurrency.join(','),
-    RATE: cfg.scenario === 'arrival-rate' ? cfg.rates.join(',') : null,
+    RATE: load === 'rate' ? cfg.rates.join(',') : null,
     DURATION_s: plan.requests === null ? cfg.durationMs / 1000 : null,
     REQUESTS: plan.requests,
     SLICES: cfg.slices,

@@ -1,11 +1,12 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
+import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
 import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
 import type { Report } from './report';
 
 export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
-  out.push(`k6-llm-bench · ${r.scenario} · run ${r.runId} · transport ${r.transport}`);
+  out.push(`k6-llm-bench · ${r.benchmark} · run ${r.runId} · transport ${r.transport}`);
   for (const t of r.targets) {
     out.push(`  ${t.label}: ${t.kind} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`);
   }
@@ -17,7 +18,7 @@ export function renderText(r: Report, files: string[]): string {
   }
   for (const n of r.notMeasured) out.push(`  ${NOT_MEASURED}: ${n}`);
   out.push('');
-  const sse = r.transport === 'sse';
+  const sse = TRANSPORTS[r.transport].timesEvents;
   const head = ['cell', 'variant', 'reqs', 'fail', 'out tok/s [95% CI]', 'req/s', 'e2e p50', 'e2e p99'];
   if (sse) head.push('TTFT p50', 'TTFT p99', 'ITL p50', 'TPOT p50');
   head.push('accept len');

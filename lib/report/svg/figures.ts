@@ -1,5 +1,6 @@
 // Turns a Report into the charts of report.html: which charts apply, their series, and — when a
 // chart does not apply — a sentence saying why, so an absent chart never looks like a bug.
+import { TRANSPORTS } from '../../transports';
 import { display, type Comparison } from '../analysis';
 import type { RunFigures } from '../model';
 import type { Report } from '../report';
@@ -195,7 +196,7 @@ export function latencyFigures(r: Report): Figure[] {
   if (r.runs.length === 0) return [{ title, svg: null, note: 'No runs in this report.' }];
   if (!r.runs.some((x) => x.e2e !== null)) return [{ title, svg: null, note: 'Latency was not measured in any run (no successful requests).' }];
   const colors = targetColors(r);
-  const ttft = r.transport === 'sse' && r.runs.some((x) => x.ttft !== null);
+  const ttft = TRANSPORTS[r.transport].timesEvents && r.runs.some((x) => x.ttft !== null);
   const byIsl = uniq(r.runs.map((x) => x.isl)).length >= 2;
   const byLoad = uniq(r.runs.map(loadX)).length >= 2;
   if (!byIsl && !byLoad) {

@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, mergeFile, redacted, stamp } from '../../../lib/config/load';
+import { BENCHMARKS } from '../../../lib/benchmarks';
 import { duration, intList } from '../../../lib/config/parse';
 
 const NOW = new Date('2026-11-29T20:15:00Z');
@@ -26,7 +27,7 @@ describe('parsers', () => {
 
 describe('loadConfig', () => {
   test('defaults', () => {
-    const c = loadConfig('smoke', base, NOW);
+    const c = loadConfig(BENCHMARKS['smoke'], base, NOW);
     assert.deepEqual(c.isl, [1024]);
     assert.deepEqual(c.concurrency, [1, 4, 16]);
     assert.equal(c.transport, 'http');
@@ -36,36 +37,36 @@ describe('loadConfig', () => {
     assert.equal(c.targets[0].dialect, 'auto');
   });
   test('a missing URL says how to set it', () => {
-    assert.throws(() => loadConfig('smoke', {}, NOW), /TARGET_URL is not set: .*TARGET_URL=http/);
-    assert.throws(() => loadConfig('dflash-vs-mtp', { DFLASH_URL: 'http://a:1' }, NOW), /MTP_URL is not set/);
+    assert.throws(() => loadConfig(BENCHMARKS['smoke'], {}, NOW), /TARGET_URL is not set: .*TARGET_URL=http/);
+    assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1' }, NOW), /MTP_URL is not set/);
   });
   test('bad values name the variable, the value and what is allowed', () => {
-    assert.throws(() => loadConfig('smoke', { ...base, TRANSPORT: 'grpc' }, NOW), /TRANSPORT='grpc' is not valid: expected one of http, sse/);
-    assert.throws(() => loadConfig('smoke', { ...base, DIALECT: 'tgi' }, NOW), /DIALECT='tgi' is not valid: expected one of auto, sglang, openai, openai-chat/);
-    assert.throws(() => loadConfig('smoke', { ...base, TARGET_URL: 'localhost:8000' }, NOW), /TARGET_URL='localhost:8000' is not valid/);
-    assert.throws(() => loadConfig('smoke', { ...base, SLO_ERROR_RATE: '5' }, NOW), /SLO_ERROR_RATE='5' is not valid: expected a number from 0 to 1/);
-    assert.throws(() => loadConfig('smoke', { ...base, SHARED_PREFIX: '2000', ISL: '1024' }, NOW), /SHARED_PREFIX=2000 is longer than the shortest ISL/);
+    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, TRANSPORT: 'grpc' }, NOW), /TRANSPORT='grpc' is not valid: expected one of http, sse/);
+    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, DIALECT: 'tgi' }, NOW), /DIALECT='tgi' is not valid: expected one of auto, sglang, openai, openai-chat/);
+    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, TARGET_URL: 'localhost:8000' }, NOW), /TARGET_URL='localhost:8000' is not valid/);
+    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, SLO_ERROR_RATE: '5' }, NOW), /SLO_ERROR_RATE='5' is not valid: expected a number from 0 to 1/);
+    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, SHARED_PREFIX: '2000', ISL: '1024' }, NOW), /SHARED_PREFIX=2000 is longer than the shortest ISL/);
   });
   test('a URL with credentials is refused without echoing them', () => {
     assert.throws(
-      () => loadConfig('smoke', { TARGET_URL: 'http://user:sekret@host:1' }, NOW),
+      () => loadConfig(BENCHMARKS['smoke'], { TARGET_URL: 'http://user:sekret@host:1' }, NOW),
       (e: Error) => /without credentials/.test(e.message) && !e.message.includes('sekret'),
     );
   });
   test('TTFT SLOs need the sse transport', () => {
-    assert.throws(() => loadConfig('smoke', { ...base, SLO_TTFT_P99: '2s' }, NOW), /need TRANSPORT=sse/);
-    assert.equal(loadConfig('smoke', { ...base, SLO_TTFT_P99: '2s', TRANSPORT: 'sse' }, NOW).slo.ttftP99Ms, 2000);
+    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, SLO_TTFT_P99: '2s' }, NOW), /need TRANSPORT=sse/);
+    assert.equal(loadConfig(BENCHMARKS['smoke'], { ...base, SLO_TTFT_P99: '2s', TRANSPORT: 'sse' }, NOW).slo.ttftP99Ms, 2000);
   });
   test('A/B: per-target keys fall back to API_KEY; two identical URLs are refused', () => {
-    const c = loadConfig('dflash-vs-mtp', { DFLASH_URL: 'http://a:1/', MTP_URL: 'http://b:2', API_KEY: 'k', MTP_API_KEY: 'm' }, NOW);
+    const c = loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1/', MTP_URL: 'http://b:2', API_KEY: 'k', MTP_API_KEY: 'm' }, NOW);
     assert.equal(c.targets[0].url, 'http://a:1');
     assert.equal(c.targets[0].apiKey, 'k');
     assert.equal(c.targets[1].apiKey, 'm');
     assert.deepEqual(c.targets.map((t) => t.label), ['dflash', 'mtp']);
-    assert.throws(() => loadConfig('dflash-vs-mtp', { DFLASH_URL: 'http://a:1', MTP_URL: 'http://a:1' }, NOW), /are the same/);
+    assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://a:1' }, NOW), /are the same/);
   });
   test('redacted hides keys', () => {
-    const c = loadConfig('smoke', { ...base, API_KEY: 'sk-secret' }, NOW);
+    const c = loadConfig(BENCHMARKS['smoke'], { ...base, API_KEY: 'sk-secret' }, NOW);
     assert.equal(JSON.stringify(redacted(c)).includes('sk-secret'), false);
     assert.equal(redacted(c).targets[0].apiKey, '<set>');
   });

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../../lib/config/load';
+import { BENCHMARKS } from '../../../lib/benchmarks';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { subKey, summaryThresholds } from '../../../lib/plan/summary-keys';
 import { runFigures, type SummaryMetrics } from '../../../lib/report/model';
@@ -16,7 +17,7 @@ const NOW = new Date('2026-12-01T10:00:00Z');
 const counter = (count: number) => ({ type: 'counter', values: { count, rate: 0 } });
 
 function plan() {
-  const cfg = loadConfig('context-matrix', { TARGET_URL: 'http://a:1', ISL: '128', OSL: '16', CONCURRENCY: '2', DURATION: '30s', TRANSPORT: 'sse' }, NOW);
+  const cfg = loadConfig(BENCHMARKS['context-matrix'], { TARGET_URL: 'http://a:1', ISL: '128', OSL: '16', CONCURRENCY: '2', DURATION: '30s', TRANSPORT: 'sse' }, NOW);
   return { cfg, plan: buildPlan(cfg, buildCells(cfg.isl, cfg.osl, [{ kind: 'vus' as const, vus: 2 }]), ['target']) };
 }
 

@@ -1,35 +1,62 @@
-// What each scenario is: its report, its load model and the defaults that differ from the shared
-// ones. Pure, so the README's tables and the tests read the same definitions k6 runs.
+// What each benchmark is: the question it answers, its report, its load model, the targets it
+// measures and the defaults that differ from the shared ones. Everything that differs between
+// benchmarks is here as data; the configuration, the variables table, the report and `npm start`
+// derive from it. Pure, so the README's tables and the tests read the same definitions k6 runs.
+// (A benchmark is what scenarios/<name>.ts runs; each of its runs is one k6 scenario.)
 import type { BenchConfig } from './config/load';
 import { ConfigError } from './config/parse';
 import type { ReportKind } from './report/report';
 
-export interface ScenarioSpec {
+/** A target a benchmark measures, and how its variables are named. */
+export interface TargetSlot {
+  /** The variant: tag value and report label, e.g. dflash. */
+  variant: string;
+  /** Prefix of its variables: DFLASH gives DFLASH_URL, DFLASH_DIALECT …; '' gives TARGET_URL, DIALECT, MODEL, API_KEY. */
+  prefix: string;
+  /** How the variables table names it, e.g. "deployment A". */
+  role: string;
+  /** The simulated server `npm start` runs for it. */
+  sim: { engine: 'sglang' | 'vllm'; spec: 'none' | 'mtp' | 'dflash' | 'ddtree' };
+}
+
+export interface BenchmarkSpec {
   /** The file name in scenarios/ and dist/. */
   name: string;
-  /** The question the scenario answers, for the README. */
+  /** The question the benchmark answers, for the README. */
   question: string;
   report: ReportKind;
   /** Closed loop over CONCURRENCY (vus) or open loop over RATE. */
   load: 'vus' | 'rate';
-  /** Defaults that differ from the shared ones for this scenario (variable → value). */
+  targets: readonly TargetSlot[];
+  /** Defaults that differ from the shared ones for this benchmark (variable → value). */
   defaults?: Record<string, string>;
   /** Extra checks of the configuration, throwing ConfigError. */
   validate?: (cfg: BenchConfig) => void;
 }
 
-export const SCENARIOS: Record<string, ScenarioSpec> = {
+/** The one server under test of the single-target benchmarks. */
+const SINGLE: readonly TargetSlot[] = [{ variant: 'target', prefix: '', role: 'the server under test', sim: { engine: 'sglang', spec: 'dflash' } }];
+
+/** The A/B: two deployments, each its own engine and speculative method. */
+const AB: readonly TargetSlot[] = [
+  { variant: 'dflash', prefix: 'DFLASH', role: 'deployment A', sim: { engine: 'sglang', spec: 'dflash' } },
+  { variant: 'mtp', prefix: 'MTP', role: 'deployment B', sim: { engine: 'vllm', spec: 'mtp' } },
+];
+
+export const BENCHMARKS: Record<string, BenchmarkSpec> = {
   'dflash-vs-mtp': {
     name: 'dflash-vs-mtp',
     question: 'Is deployment A (DFLASH_URL) faster than deployment B (MTP_URL), by how much, and at which context length and concurrency?',
     report: 'ab',
     load: 'vus',
+    targets: AB,
   },
   'concurrency-ramp': {
     name: 'concurrency-ramp',
     question: 'Where is the knee: the concurrency after which throughput stops growing while latency climbs?',
     report: 'ramp',
     load: 'vus',
+    targets: SINGLE,
     defaults: { CONCURRENCY: '1,2,4,8,16,32,64' },
     validate(cfg) {
       if (cfg.concurrency.length < 2) throw new ConfigError('CONCURRENCY needs at least two levels for a ramp, e.g. CONCURRENCY=1,4,16,64.');
@@ -40,6 +67,7 @@ export const SCENARIOS: Record<string, ScenarioSpec> = {
     question: 'How do latency and throughput move with input and output length at a fixed concurrency?',
     report: 'context',
     load: 'vus',
+    targets: SINGLE,
     defaults: { ISL: '128,1024,4096', OSL: '128,512', CONCURRENCY: '4' },
     validate(cfg) {
       if (cfg.concurrency.length !== 1) {
@@ -54,12 +82,16 @@ export const SCENARIOS: Record<string, ScenarioSpec> = {
     question: 'At which request rate does the server fall behind (open model: dropped iterations, completions below the offered rate, queueing)?',
     report: 'arrival',
     load: 'rate',
+    targets: SINGLE,
   },
   smoke: {
     name: 'smoke',
     question: 'Can this server be benchmarked at all? A 30-second preflight: reachable, which API, which model, does a generation return a token, then three requests.',
     report: 'smoke',
     load: 'vus',
+    targets: SINGLE,
     defaults: { ISL: '128', OSL: '16', CONCURRENCY: '1', REQUESTS: '3', DURATION: '20s', WARMUP_REQUESTS: '1' },
   },
 };
+
+export const BENCHMARK_NAMES = Object.keys(BENCHMARKS);
