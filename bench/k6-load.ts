@@ -112,7 +112,7 @@ async function main() {
 
   // 1. Many VUs: does one k6 process hold them, and what does a VU cost in memory?
   {
-    const sim = await startSim({ dialect: 'sglang', spec: 'dflash', port: 0, maxRunning: 4096, kvCapacity: 100_000_000, timeScale: 1, recordLimit: 1000 });
+    const sim = await startSim({ engine: 'sglang', spec: 'dflash', port: 0, maxRunning: 4096, kvCapacity: 100_000_000, timeScale: 1, recordLimit: 1000 });
     console.log(`\n1. ${VUS} concurrent VUs for ${DURATION} against one simulated SGLang (real time), ISL ${ISL}, OSL ${OSL}; 2 cores shared by k6 and the simulator.`);
     const bare = await runK6(k6, ['run', '-q', bareScript(dir, sim.url, VUS, DURATION)], env, bareCount);
     const ours = await suite(sim.url, VUS, DURATION, 'many');
@@ -127,7 +127,7 @@ async function main() {
   // cancel out: (CPU(long) − CPU(short)) / (requests(long) − requests(short)).
   {
     const vus = 32;
-    const sim = await startSim({ dialect: 'sglang', spec: 'dflash', port: 0, timeScale: 20, recordLimit: 1000 });
+    const sim = await startSim({ engine: 'sglang', spec: 'dflash', port: 0, timeScale: 20, recordLimit: 1000 });
     console.log(`\n2. Marginal CPU per request: ${vus} VUs, 10 s and 30 s runs, simulator 20× faster than real time.`);
     const b1 = await runK6(k6, ['run', '-q', bareScript(dir, sim.url, vus, '10s')], env, bareCount);
     const b2 = await runK6(k6, ['run', '-q', bareScript(dir, sim.url, vus, '30s')], env, bareCount);

@@ -1,7 +1,7 @@
 # The simulated SGLang / vLLM server (sim/) as a container image. Build from the repository root:
 #   docker build -f deploy/sim.Dockerfile -t k6-llm-bench-sim .
-#   docker run --rm -p 30000:30000 k6-llm-bench-sim                      # SGLang dialect, DFlash profile
-#   docker run --rm -p 8000:8000 k6-llm-bench-sim --dialect vllm --spec mtp --port 8000
+#   docker run --rm -p 30000:30000 k6-llm-bench-sim                      # SGLang engine, DFlash profile
+#   docker run --rm -p 8000:8000 k6-llm-bench-sim --engine vllm --spec mtp --port 8000
 # Arguments after the image name are the simulator's flags (npm run sim -- --help lists them).
 #
 # tsx, which runs the TypeScript in development, is a dev dependency; rather than ship the dev
@@ -23,9 +23,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /out/sim/ sim/
 USER node
-# The CLI's default ports: 30000 for --dialect sglang, 8000 for --dialect vllm.
+# The CLI's default ports: 30000 for --engine sglang, 8000 for --engine vllm.
 EXPOSE 30000 8000
 # The simulator listens on loopback by default, which other containers cannot reach; a later
 # --host in the arguments still wins.
 ENTRYPOINT ["node", "sim/cli.js", "--host", "0.0.0.0"]
-CMD ["--dialect", "sglang", "--spec", "dflash", "--port", "30000"]
+CMD ["--engine", "sglang", "--spec", "dflash", "--port", "30000"]

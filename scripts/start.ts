@@ -90,18 +90,18 @@ async function main(): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (args.sim) {
     if (args.scenario === 'dflash-vs-mtp') {
-      const dflash = await startSim({ dialect: 'sglang', spec: 'dflash', port: 0 });
+      const dflash = await startSim({ engine: 'sglang', spec: 'dflash', port: 0 });
       sims.push(dflash);
-      const mtp = await startSim({ dialect: 'vllm', spec: 'mtp', port: 0 });
+      const mtp = await startSim({ engine: 'vllm', spec: 'mtp', port: 0 });
       sims.push(mtp);
       env.DFLASH_URL = dflash.url;
       env.MTP_URL = mtp.url;
-      console.log(`simulators: DFlash (SGLang dialect) at ${dflash.url}, MTP (vLLM dialect) at ${mtp.url}`);
+      console.log(`simulators: DFlash (SGLang engine) at ${dflash.url}, MTP (vLLM engine) at ${mtp.url}`);
     } else {
-      const sim = await startSim({ dialect: 'sglang', spec: 'dflash', port: 0 });
+      const sim = await startSim({ engine: 'sglang', spec: 'dflash', port: 0 });
       sims.push(sim);
       env.TARGET_URL = sim.url;
-      console.log(`simulator: SGLang dialect, DFlash profile, at ${sim.url}`);
+      console.log(`simulator: SGLang engine, DFlash profile, at ${sim.url}`);
     }
     for (const [k, v] of Object.entries(SIM_DEFAULTS)) if (!env[k]) env[k] = v;
   }

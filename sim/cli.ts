@@ -1,12 +1,13 @@
-// Command line: npm run sim -- --dialect vllm --spec dflash --port 8000 ...
+// Command line: npm run sim -- --engine vllm --spec dflash --port 8000 ...
 // Bad options fail before anything starts, with one message and exit code 2.
+import { ENGINES } from './engines';
 import { OptionError, helpText, parseArgs } from './options';
 import { startSim } from './server';
 
 async function main(): Promise<void> {
   let opts;
   try {
-    opts = parseArgs(process.argv.slice(2));
+    opts = parseArgs(process.argv.slice(2), (m) => process.stderr.write(`sim: ${m}\n`));
   } catch (e) {
     if (e instanceof OptionError) {
       process.stderr.write(`sim: ${e.message}\n`);
@@ -20,12 +21,13 @@ async function main(): Promise<void> {
   }
   const sim = await startSim(opts);
   const o = sim.options;
+  const refusesUntilReady = ENGINES[o.engine].readiness === 'listen-when-ready';
   // vLLM only listens once its engine is up; SGLang listens at once and answers 503 until ready.
-  if (o.dialect === 'vllm' && o.startupDelayMs > 0) {
-    process.stdout.write(`sim: vllm loading the model (${o.startupDelayMs / o.timeScale} ms): connections to ${sim.url} are refused until then\n`);
+  if (refusesUntilReady && o.startupDelayMs > 0) {
+    process.stdout.write(`sim: ${o.engine} loading the model (${o.startupDelayMs / o.timeScale} ms): connections to ${sim.url} are refused until then\n`);
   }
-  if (o.dialect === 'vllm') await sim.ready;
-  process.stdout.write(`sim: ${o.dialect} (spec ${o.spec}, model ${o.model}, time-scale ${o.timeScale}) listening on ${sim.url}\n`);
+  if (refusesUntilReady) await sim.ready;
+  process.stdout.write(`sim: ${o.engine} (spec ${o.spec}, model ${o.model}, time-scale ${o.timeScale}) listening on ${sim.url}\n`);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

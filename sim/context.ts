@@ -1,5 +1,6 @@
 // What every route handler needs from the running simulator.
 import type { Engine } from './engine/scheduler';
+import type { EngineProfile } from './engines';
 import type { Recorder } from './ground-truth';
 import type { Metrics } from './metrics';
 import type { SimOptions } from './options';
@@ -9,6 +10,8 @@ import type { Tokenizer } from './tokenizer';
 export interface SimContext {
   /** Current options; `o.faults` changes at run time through setFaults and POST /sim/faults. */
   readonly o: SimOptions;
+  /** The imitated server's profile (ENGINES[o.engine]). */
+  readonly profile: EngineProfile;
   readonly engine: Engine;
   readonly tokenizer: Tokenizer;
   readonly recorder: Recorder;

@@ -2,8 +2,8 @@
 // Histograms observe server-side wall seconds. As on the real servers, the inter-token histogram
 // gets one observation per engine step that produced output (not per token), so under speculative
 // decoding it over-states per-token latency: that is the server's behaviour, kept on purpose.
-import type { Dialect } from './options';
 import type { Engine, StepRecord } from './engine/scheduler';
+import type { MetricsProfile } from './engines';
 
 class Histogram {
   readonly counts: number[];
@@ -33,60 +33,10 @@ function num(v: number): string {
   return String(v);
 }
 
-interface Names {
-  prefix: string;
-  ttft: string;
-  itl: string;
-  e2e: string;
-  queue: string;
-  running: string;
-  waiting: string;
-  kvUsage: string;
-  extraLabels: string;
-  ttftBuckets: number[];
-  itlBuckets: number[];
-  e2eBuckets: number[];
-}
-
-const VLLM_E2E = [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680];
-const SGLANG_E2E = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 800];
-
-const NAMES: Record<Dialect, Names> = {
-  vllm: {
-    prefix: 'vllm:',
-    ttft: 'time_to_first_token_seconds',
-    itl: 'inter_token_latency_seconds',
-    e2e: 'e2e_request_latency_seconds',
-    queue: 'request_queue_time_seconds',
-    running: 'num_requests_running',
-    waiting: 'num_requests_waiting',
-    kvUsage: 'kv_cache_usage_perc',
-    extraLabels: ',engine="0"',
-    ttftBuckets: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560],
-    itlBuckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80],
-    e2eBuckets: VLLM_E2E,
-  },
-  sglang: {
-    prefix: 'sglang:',
-    ttft: 'time_to_first_token_seconds',
-    itl: 'inter_token_latency_seconds',
-    e2e: 'e2e_request_latency_seconds',
-    queue: 'queue_time_seconds',
-    running: 'num_running_reqs',
-    waiting: 'num_queue_reqs',
-    kvUsage: 'token_usage',
-    extraLabels: '',
-    ttftBuckets: [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400],
-    itlBuckets: [0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.06, 0.08, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8],
-    e2eBuckets: SGLANG_E2E,
-  },
-};
-
 /** Rolling window for the throughput and acceptance gauges, as the servers' periodic stats logger. */
 const WINDOW_MS = 5000;
 
 export class Metrics {
-  private readonly n: Names;
   private readonly labels: string;
   private readonly ttft: Histogram;
   private readonly itl: Histogram;
@@ -96,11 +46,10 @@ export class Metrics {
   private readonly recent: { t: number; tokens: number; verifySteps: number; verifyTokens: number }[] = [];
 
   constructor(
-    private readonly dialect: Dialect,
+    private readonly n: MetricsProfile,
     model: string,
     private readonly engine: Engine,
   ) {
-    this.n = NAMES[dialect];
     this.labels = `model_name="${model.replace(/["\\\n]/g, '_')}"${this.n.extraLabels}`;
     this.ttft = new Histogram(this.n.ttftBuckets);
     this.itl = new Histogram(this.n.itlBuckets);
@@ -116,7 +65,7 @@ export class Metrics {
    * step; SGLang spreads it over the step's tokens (count += tokens, sum += gap, bucket gap/tokens).
    */
   observeItl(s: number, tokens: number): void {
-    if (this.dialect === 'sglang') this.itl.observeMany(s / tokens, s, tokens);
+    if (this.n.itlObservation === 'per-token') this.itl.observeMany(s / tokens, s, tokens);
     else this.itl.observe(s);
   }
   observeE2e(s: number): void {
@@ -179,22 +128,24 @@ export class Metrics {
     hist(this.n.itl, 'Histogram of inter-token latency in seconds.', this.itl);
     hist(this.n.e2e, 'Histogram of end-to-end request latency in seconds.', this.e2e);
     hist(this.n.queue, 'Histogram of time spent waiting in the queue in seconds.', this.queue);
-    if (this.dialect === 'sglang') {
+    if (this.n.windowGauges) {
       gauge('gen_throughput', 'The generation throughput (token/s).', rates.throughput);
       gauge('spec_accept_length', 'The average acceptance length of speculative decoding.', rates.acceptLength);
+    }
+    if (this.n.finishedCounter === 'num_requests') {
       let total = 0;
       for (const v of this.finishedByReason.values()) total += v;
       counter('num_requests', 'Number of requests processed.', total);
     } else {
       head('request_success', 'counter', 'Count of successfully processed requests.');
       for (const [reason, v] of this.finishedByReason) out.push(`${p}request_success_total{${L},finished_reason="${reason}"} ${num(v)}`);
-      if (c.acceptedPerPos.length > 0) {
-        counter('spec_decode_num_drafts', 'Number of spec decoding drafts.', c.verifySteps);
-        counter('spec_decode_num_draft_tokens', 'Number of draft tokens.', c.draftTokens);
-        counter('spec_decode_num_accepted_tokens', 'Number of accepted tokens.', c.acceptedTokens);
-        head('spec_decode_num_accepted_tokens_per_pos', 'counter', 'Accepted tokens per draft position.');
-        c.acceptedPerPos.forEach((v, i) => out.push(`${p}spec_decode_num_accepted_tokens_per_pos_total{${L},position="${i}"} ${num(v)}`));
-      }
+    }
+    if (this.n.specDecodeCounters && c.acceptedPerPos.length > 0) {
+      counter('spec_decode_num_drafts', 'Number of spec decoding drafts.', c.verifySteps);
+      counter('spec_decode_num_draft_tokens', 'Number of draft tokens.', c.draftTokens);
+      counter('spec_decode_num_accepted_tokens', 'Number of accepted tokens.', c.acceptedTokens);
+      head('spec_decode_num_accepted_tokens_per_pos', 'counter', 'Accepted tokens per draft position.');
+      c.acceptedPerPos.forEach((v, i) => out.push(`${p}spec_decode_num_accepted_tokens_per_pos_total{${L},position="${i}"} ${num(v)}`));
     }
     return out.join('\n') + '\n';
   }

@@ -1,17 +1,19 @@
 // One table of options, parsed and validated by one mechanism for the CLI (argv), for startSim()
 // (a partial object) and for the runtime fault route (a partial JSON body).
+import { ENGINES, ENGINE_NAMES, type EngineName } from './engines';
 import { FAULT_SPECS, type Faults } from './faults';
 import { type OptionSpec, OptionError, validateValue, fromArgText, describeAllowed } from './option-spec';
 
 export { OptionError } from './option-spec';
 
-export type Dialect = 'sglang' | 'vllm';
+export type { EngineName } from './engines';
 export type SpecMode = 'none' | 'mtp' | 'dflash' | 'ddtree';
 
 export interface SimOptions {
-  dialect: Dialect;
+  /** Which server to imitate (its profile in ENGINES). */
+  engine: EngineName;
   host: string;
-  /** 0 = an ephemeral port; the CLI uses the dialect's own default (30000 / 8000). */
+  /** 0 = an ephemeral port; the CLI uses the engine's own default (30000 / 8000). */
   port: number;
   model: string;
   maxModelLen: number;
@@ -65,7 +67,7 @@ export const SPEC_DEFAULTS: Record<Exclude<SpecMode, 'none'>, { al: number; draf
 type Scalar = string | number | boolean;
 
 const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
-  { key: 'dialect', flag: 'dialect', kind: 'enum', values: ['sglang', 'vllm'], def: 'sglang', help: 'which server to imitate' },
+  { key: 'engine', flag: 'engine', kind: 'enum', values: ENGINE_NAMES, def: 'sglang', help: 'which server to imitate' },
   { key: 'host', flag: 'host', kind: 'string', def: '127.0.0.1', help: 'listen address (loopback by default)' },
   { key: 'port', flag: 'port', kind: 'int', min: 0, max: 65535, def: 0, help: 'listen port; CLI default 30000 (sglang) / 8000 (vllm), startSim default 0 = ephemeral' },
   { key: 'model', flag: 'model', kind: 'string', def: 'qwen3-32b-sim', help: 'served model name' },
@@ -103,6 +105,12 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
 
 export const OPTION_SPECS: readonly OptionSpec<string>[] = [...SIM_SPECS, ...FAULT_SPECS];
 
+/** Old flag names still accepted on the command line, with a one-line notice on stderr. */
+export const DEPRECATED_FLAGS: Readonly<Record<string, string>> = {
+  // "dialect" means the wire API everywhere else in the project; the server type is the engine.
+  dialect: 'engine',
+};
+
 function defaults(): SimOptions {
   const o: Record<string, Scalar | Faults> = {};
   for (const s of SIM_SPECS) o[s.key] = s.def;
@@ -126,6 +134,7 @@ export function resolveOptions(partial: SimOptionsInput = {}): SimOptions {
       continue;
     }
     const spec = SIM_SPECS.find((s) => s.key === key) ?? FAULT_SPECS.find((s) => s.key === key);
+    if (!spec && key === 'dialect') throw new OptionError(`option dialect: renamed to engine (engine: 'sglang' | 'vllm')`);
     if (!spec) throw new OptionError(`option ${key}: unknown option; known options: ${SIM_SPECS.map((s) => s.key).join(', ')}, faults`);
     const v = validateValue(spec, value, `option ${key}`);
     if (FAULT_SPECS.includes(spec as (typeof FAULT_SPECS)[number])) (out.faults as unknown as Record<string, unknown>)[key] = v;
@@ -145,8 +154,11 @@ export function applyFaults(current: Faults, update: Record<string, unknown>): F
   return next as unknown as Faults;
 }
 
-/** Parses argv (after the script name). `--help` returns 'help'. */
-export function parseArgs(argv: readonly string[]): SimOptions | 'help' {
+/**
+ * Parses argv (after the script name). `--help` returns 'help'. A deprecated flag name (see
+ * DEPRECATED_FLAGS) works as its new name and calls `notice` once with a one-line message.
+ */
+export function parseArgs(argv: readonly string[], notice: (message: string) => void = () => undefined): SimOptions | 'help' {
   const out = defaults() as unknown as Record<string, unknown>;
   const faults = out.faults as Record<string, unknown>;
   let portGiven = false;
@@ -161,6 +173,12 @@ export function parseArgs(argv: readonly string[]): SimOptions | 'help' {
       text = name.slice(eq + 1);
       name = name.slice(0, eq);
     }
+    const label = `--${name}`;
+    const renamed = DEPRECATED_FLAGS[name];
+    if (renamed !== undefined) {
+      notice(`--${name} is deprecated; use --${renamed} (same values)`);
+      name = renamed;
+    }
     let negated = false;
     let spec = OPTION_SPECS.find((s) => s.flag === name);
     if (!spec && name.startsWith('no-')) {
@@ -173,17 +191,17 @@ export function parseArgs(argv: readonly string[]): SimOptions | 'help' {
       text ??= negated ? 'false' : 'true';
     } else if (text === undefined) {
       const next = argv[i + 1];
-      if (next === undefined) throw new OptionError(`--${spec.flag}: missing value; expected ${describeAllowed(spec)}`);
+      if (next === undefined) throw new OptionError(`${label}: missing value; expected ${describeAllowed(spec)}`);
       text = next;
       i++;
     }
-    const value = fromArgText(spec, text, `--${spec.flag}`);
+    const value = fromArgText(spec, text, negated ? `--${spec.flag}` : label);
     if (FAULT_SPECS.includes(spec as (typeof FAULT_SPECS)[number])) faults[spec.key] = value;
     else out[spec.key] = value;
     if (spec.key === 'port') portGiven = true;
   }
   const opts = out as unknown as SimOptions;
-  if (!portGiven) opts.port = opts.dialect === 'vllm' ? 8000 : 30000;
+  if (!portGiven) opts.port = ENGINES[opts.engine].defaultPort;
   return finish(opts);
 }
 
@@ -215,9 +233,10 @@ export function helpText(): string {
     '',
   ];
   for (const s of OPTION_SPECS) {
-    const def = s.key === 'port' ? '30000 (sglang) / 8000 (vllm)' : JSON.stringify(s.def);
+    const def = s.key === 'port' ? ENGINE_NAMES.map((e) => `${ENGINES[e].defaultPort} (${e})`).join(' / ') : JSON.stringify(s.def);
     lines.push(`  --${s.flag.padEnd(30)} ${s.help}`);
     lines.push(`  ${''.padEnd(32)} (${describeAllowed(s)}; default ${def})`);
   }
+  for (const [old, now] of Object.entries(DEPRECATED_FLAGS)) lines.push(`  --${old.padEnd(30)} deprecated name of --${now}`);
   return lines.join('\n');
 }

@@ -8,6 +8,7 @@ import { addSglangRoutes } from './api/sglang';
 import type { SimContext } from './context';
 import { nowMs } from './engine/clock';
 import { Engine } from './engine/scheduler';
+import { ENGINES, type EngineProfile, authGuards } from './engines';
 import type { Faults } from './faults';
 import { Recorder } from './ground-truth';
 import { Metrics } from './metrics';
@@ -31,10 +32,10 @@ export interface SimHandle {
   stop(): Promise<void>;
 }
 
-/** Which error body a path answers with, in this dialect. */
-function styleFor(path: string, o: SimOptions): ErrorStyle {
-  if (path.startsWith('/v1/')) return o.dialect === 'vllm' ? 'openai' : 'openai-flat';
-  if (path === '/generate') return 'sglang';
+/** Which error body a path answers with, on this engine. */
+function styleFor(path: string, p: EngineProfile): ErrorStyle {
+  if (path.startsWith('/v1/')) return p.errors.openai;
+  if (path === '/generate') return p.errors.native;
   return 'detail';
 }
 
@@ -43,19 +44,19 @@ const GENERATION_ROUTES = new Set(['/generate', '/v1/completions', '/v1/chat/com
 /** Routes that answer during startup and while the engine is hung (static or health routes). */
 const ALWAYS_OPEN = new Set(['/health', '/health_generate', '/metrics', '/v1/models', '/version', '/get_model_info', '/get_server_info']);
 
-function authorized(path: string, header: string | undefined, o: SimOptions): boolean {
+function authorized(path: string, header: string | undefined, o: SimOptions, p: EngineProfile): boolean {
   if (!o.apiKey || path === '/metrics') return true;
   // vLLM guards /v1/* only; SGLang guards everything but its health routes.
-  const guarded = o.dialect === 'vllm' ? path.startsWith('/v1') : !path.startsWith('/health');
-  return !guarded || header === `Bearer ${o.apiKey}`;
+  return !authGuards(p, path) || header === `Bearer ${o.apiKey}`;
 }
 
 export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle> {
   const o = resolveOptions(partial);
+  const profile = ENGINES[o.engine];
   const tokenizer = new Tokenizer(o.vocabSize);
   const engine = new Engine(o, tokenizer);
   const recorder = new Recorder(o.recordLimit);
-  const metrics = new Metrics(o.dialect, o.model, engine);
+  const metrics = new Metrics(profile.metrics, o.model, engine);
   engine.onStepRecord = (r) => {
     recorder.addStep(r);
     metrics.onStep(r);
@@ -63,7 +64,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const startedAt = nowMs();
   const readyAt = startedAt + o.startupDelayMs / o.timeScale;
   let ordinal = 0;
-  const ctx: SimContext = { o, engine, tokenizer, recorder, metrics, ready: () => nowMs() >= readyAt, nextOrdinal: () => ordinal++ };
+  const ctx: SimContext = { o, profile, engine, tokenizer, recorder, metrics, ready: () => nowMs() >= readyAt, nextOrdinal: () => ordinal++ };
 
   const sockets = new Set<Socket>();
   let crashed = false;
@@ -92,7 +93,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   addAdminRoutes(admin, ctx, { setFaults, crash });
   const api = new Router();
   addOpenAiRoutes(api, ctx);
-  if (o.dialect === 'sglang') addSglangRoutes(api, ctx);
+  if (profile.routes.native) addSglangRoutes(api, ctx);
   // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
   else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
   api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
@@ -103,9 +104,9 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
     sendJson(res, status, body);
   };
   const onError = (path: string) => (c: { res: http.ServerResponse; arrivalMs: number }, e: unknown): void => {
-    if (e instanceof HttpError) return reject(path, c.arrivalMs, c.res, e.status, errorBody(styleFor(path, o), e.status, e.message, e.param), e.errorClass);
+    if (e instanceof HttpError) return reject(path, c.arrivalMs, c.res, e.status, errorBody(styleFor(path, profile), e.status, e.message, e.param), e.errorClass);
     console.error('sim: unexpected error', e);
-    reject(path, c.arrivalMs, c.res, 500, errorBody(styleFor(path, o), 500, `Internal error: ${(e as Error).message}`), 'internal');
+    reject(path, c.arrivalMs, c.res, 500, errorBody(styleFor(path, profile), 500, `Internal error: ${(e as Error).message}`), 'internal');
   };
 
   server.on('request', (req, res) => {
@@ -114,9 +115,9 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
     const path = url.pathname;
     const rc = { req, res, url, arrivalMs };
     if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
-    if (!authorized(path, req.headers.authorization, o)) return reject(path, arrivalMs, res, 401, { error: 'Unauthorized' }, 'unauthorized');
+    if (!authorized(path, req.headers.authorization, o, profile)) return reject(path, arrivalMs, res, 401, { error: 'Unauthorized' }, 'unauthorized');
     if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
-      return reject(path, arrivalMs, res, 503, errorBody(styleFor(path, o), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
+      return reject(path, arrivalMs, res, 503, errorBody(styleFor(path, profile), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
     }
     void api.handle(rc, onError(path));
   });
@@ -140,7 +141,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   o.port = port;
 
   let ready: Promise<void> = Promise.resolve();
-  if (o.startupDelayMs > 0 && o.dialect === 'vllm') {
+  if (o.startupDelayMs > 0 && profile.readiness === 'listen-when-ready') {
     // vLLM binds its port before loading the model but only listens once the engine is up:
     // connections are refused until then.
     await new Promise<void>((r) => server.close(() => r()));

@@ -1,17 +1,14 @@
-// The OpenAI-compatible routes, served by both dialects: /v1/completions, /v1/chat/completions,
-// /v1/models (and vLLM's /version). The dialect picks the byte details: vLLM dumps stream chunks
+// The OpenAI-compatible routes, served by both engines: /v1/completions, /v1/chat/completions,
+// /v1/models (and vLLM's /version). The engine profile picks the byte details: vLLM dumps stream chunks
 // of completions with every field and chat chunks with only the fields it set, and nests errors
 // under "error"; SGLang dumps every field (with its extra "matched_stop") and uses flat errors.
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
 import { applyChatTemplate, type ChatMessage } from '../tokenizer';
-import { type ErrorStyle, HttpError, type Json, type RouteContext, type Router, errorBody, readJsonObject, sendJson } from './common';
+import { HttpError, type Json, type RouteContext, type Router, errorBody, readJsonObject, sendJson } from './common';
 import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
 import type { Delta, Finish, Formatter, SessionState } from './session';
 import { Session } from './session';
-import { sglangContextCheck } from './sglang';
-
-export const VLLM_VERSION = '0.11.0';
 
 type Kind = 'completion' | 'chat';
 
@@ -20,24 +17,10 @@ interface StreamOpts {
   continuousUsage: boolean;
 }
 
-function vllmContextCheck(ctx: SimContext, promptLen: number, maxNew: number | undefined): void {
-  const c = ctx.o.maxModelLen;
-  if (maxNew === undefined && promptLen >= c) {
-    throw new HttpError(
-      400,
-      `This model's maximum context length is ${c} tokens. However, you requested ${promptLen} tokens in the messages, Please reduce the length of the messages.`,
-      null,
-      'context_length',
-    );
-  }
-  if (maxNew !== undefined && promptLen + maxNew > c) {
-    throw new HttpError(
-      400,
-      `This model's maximum context length is ${c} tokens. However, you requested ${promptLen + maxNew} tokens (${promptLen} in the messages, ${maxNew} in the completion). Please reduce the length of the messages or completion.`,
-      null,
-      'context_length',
-    );
-  }
+/** The engine's context-length refusal, if the prompt and the output limit do not fit. */
+export function contextCheck(ctx: SimContext, promptLen: number, maxNew: number | undefined): void {
+  const message = ctx.profile.contextLengthError(ctx.o.maxModelLen, promptLen, maxNew);
+  if (message !== null) throw new HttpError(400, message, null, 'context_length');
 }
 
 function usage(s: SessionState): Json {
@@ -54,18 +37,20 @@ function finishFields(f: Finish | null): { finish_reason: string | null; stop: s
 }
 
 function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
-  const vllm = ctx.o.dialect === 'vllm';
+  const p = ctx.profile.openai;
+  // 'set' (vLLM): chat chunks carry only the fields that are set; 'all' (SGLang): every field.
+  const sparse = p.chatChunkFields === 'set';
   const model = ctx.o.model;
-  const rField = ctx.o.reasoningField;
+  const rField = sparse ? ctx.o.reasoningField : 'reasoning_content';
   const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   const head = (s: SessionState): Json => ({ id: s.req.id, object, created: s.created, model });
   // vLLM reports the matched stop as "stop_reason", SGLang as "matched_stop".
-  const stopKey = vllm ? 'stop_reason' : 'matched_stop';
+  const stopKey = p.stopKey;
 
   const choice = (s: SessionState, d: Delta): Json => {
     const { finish_reason, stop } = finishFields(s.finish);
     if (kind === 'completion') return { index: 0, text: d.content, logprobs: null, finish_reason, [stopKey]: stop };
-    if (vllm) {
+    if (sparse) {
       const delta: Json = {};
       if (d.reasoning) delta[rField] = d.reasoning;
       if (d.content || !d.reasoning) delta.content = d.content;
@@ -84,20 +69,20 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
 
   // The head ({"id",…,"model") is the same in every chunk of a request: serialise it once.
   let headJson: string | null = null;
-  const nullUsage = !vllm || kind === 'completion' ? ',"usage":null' : '';
+  const nullUsage = !sparse || kind === 'completion' ? ',"usage":null' : '';
   const chunk = (s: SessionState, choices: Json[], withUsage: Json | null): string => {
     headJson ??= JSON.stringify(head(s)).slice(0, -1);
     return `${headJson},"choices":${JSON.stringify(choices)}${withUsage ? `,"usage":${JSON.stringify(withUsage)}` : nullUsage}}`;
   };
 
   const roleChunk = (s: SessionState): string => {
-    const delta = vllm ? { role: 'assistant', content: '' } : { role: 'assistant', content: '', reasoning_content: null, tool_calls: null };
-    const c: Json = { index: 0, delta, logprobs: null, finish_reason: null, ...(vllm ? {} : { matched_stop: null }) };
+    const delta = sparse ? { role: 'assistant', content: '' } : { role: 'assistant', content: '', reasoning_content: null, tool_calls: null };
+    const c: Json = { index: 0, delta, logprobs: null, finish_reason: null, ...(sparse ? {} : { [stopKey]: null }) };
     const u = so.continuousUsage ? { prompt_tokens: s.req.promptIds.length, total_tokens: s.req.promptIds.length, completion_tokens: 0 } : null;
     return chunk(s, [c], u);
   };
 
-  const errorStyle: ErrorStyle = vllm ? 'openai' : 'openai-flat';
+  const errorStyle = ctx.profile.errors.openai;
   return {
     errorStyle,
     event(s, d, first) {
@@ -112,10 +97,10 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
       const { finish_reason, stop } = finishFields(s.finish);
       const u = { ...usage(s), prompt_tokens_details: null };
       if (kind === 'completion') {
-        const c = { index: 0, text: s.content, logprobs: null, finish_reason, [stopKey]: stop, ...(vllm ? { prompt_logprobs: null } : {}) };
+        const c = { index: 0, text: s.content, logprobs: null, finish_reason, [stopKey]: stop, ...(p.promptLogprobs ? { prompt_logprobs: null } : {}) };
         return { id: s.req.id, object: 'text_completion', created: s.created, model, choices: [c], usage: u };
       }
-      const message: Json = { role: 'assistant', content: s.content, [vllm ? rField : 'reasoning_content']: s.reasoning || null, tool_calls: [] };
+      const message: Json = { role: 'assistant', content: s.content, [rField]: s.reasoning || null, tool_calls: [] };
       const c = { index: 0, message, logprobs: null, finish_reason, [stopKey]: stop };
       return { id: s.req.id, object: 'chat.completion', created: s.created, model, choices: [c], usage: u };
     },
@@ -127,7 +112,7 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
 function checkModel(ctx: SimContext, body: Json): void {
   const model = optString(body, 'model');
   // vLLM rejects other model names; SGLang serves whatever is loaded.
-  if (ctx.o.dialect === 'vllm' && model !== undefined && model !== ctx.o.model) {
+  if (ctx.profile.openai.checksModel && model !== undefined && model !== ctx.o.model) {
     throw new HttpError(404, `The model \`${model}\` does not exist.`, 'model', 'unknown_model');
   }
 }
@@ -175,13 +160,12 @@ async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs }: Rout
   if (n !== undefined && n !== 1) throw new HttpError(400, 'Only n=1 is supported by the simulator.', 'n');
   let maxNew = kind === 'chat' ? (optInt(body, 'max_completion_tokens') ?? optInt(body, 'max_tokens')) : (optInt(body, 'max_tokens') ?? 16);
   if (maxNew !== undefined && maxNew < 1) throw new HttpError(400, `max_tokens must be at least 1, got ${maxNew}.`, 'max_tokens');
-  if (ctx.o.dialect === 'vllm') vllmContextCheck(ctx, promptIds.length, maxNew);
-  else sglangContextCheck(ctx, promptIds.length, maxNew ?? 1);
+  contextCheck(ctx, promptIds.length, maxNew);
   // With no limit, a chat request may use the rest of the context, as both servers allow.
   maxNew ??= ctx.o.maxModelLen - promptIds.length;
   const ordinal = ctx.nextOrdinal();
   const hex = requestHex(ctx.o.seed, ordinal);
-  const id = ctx.o.dialect === 'vllm' ? `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${hex}` : hex;
+  const id = `${ctx.profile.idPrefix[kind]}${hex}`;
   new Session(
     ctx,
     res,
@@ -203,34 +187,28 @@ async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs }: Rout
 
 function models(ctx: SimContext): Json {
   const created = Math.floor(Date.now() / 1000);
-  const card: Json =
-    ctx.o.dialect === 'vllm'
-      ? {
-          id: ctx.o.model,
-          object: 'model',
-          created,
-          owned_by: 'vllm',
-          root: ctx.o.model,
-          parent: null,
-          max_model_len: ctx.o.maxModelLen,
-          permission: [
-            {
-              id: `modelperm-${requestHex(ctx.o.seed, -1)}`,
-              object: 'model_permission',
-              created,
-              allow_create_engine: false,
-              allow_sampling: true,
-              allow_logprobs: true,
-              allow_search_indices: false,
-              allow_view: true,
-              allow_fine_tuning: false,
-              organization: '*',
-              group: null,
-              is_blocking: false,
-            },
-          ],
-        }
-      : { id: ctx.o.model, object: 'model', created, owned_by: 'sglang', root: ctx.o.model, max_model_len: ctx.o.maxModelLen };
+  const p = ctx.profile.openai;
+  const card: Json = { id: ctx.o.model, object: 'model', created, owned_by: p.modelOwner, root: ctx.o.model };
+  if (p.modelPermission) card.parent = null;
+  card.max_model_len = ctx.o.maxModelLen;
+  if (p.modelPermission) {
+    card.permission = [
+      {
+        id: `modelperm-${requestHex(ctx.o.seed, -1)}`,
+        object: 'model_permission',
+        created,
+        allow_create_engine: false,
+        allow_sampling: true,
+        allow_logprobs: true,
+        allow_search_indices: false,
+        allow_view: true,
+        allow_fine_tuning: false,
+        organization: '*',
+        group: null,
+        is_blocking: false,
+      },
+    ];
+  }
   return { object: 'list', data: [card] };
 }
 
@@ -240,5 +218,5 @@ export function addOpenAiRoutes(router: Router, ctx: SimContext): void {
     .add('POST', '/v1/chat/completions', (rc) => handle(ctx, 'chat', rc))
     // Served from static configuration: stays 200 while the engine is hung.
     .add('GET', '/v1/models', ({ res }) => sendJson(res, 200, models(ctx)));
-  if (ctx.o.dialect === 'vllm') router.add('GET', '/version', ({ res }) => sendJson(res, 200, { version: VLLM_VERSION }));
+  if (ctx.profile.routes.version) router.add('GET', '/version', ({ res }) => sendJson(res, 200, { version: ctx.profile.version }));
 }

@@ -1,5 +1,5 @@
 // One generation request from arrival to its last byte, for every generation route of both
-// dialects: it applies faults, submits to the engine, turns committed tokens into text (stop
+// engines: it applies faults, submits to the engine, turns committed tokens into text (stop
 // strings, reasoning split, stream interval), writes SSE events or the final JSON through the
 // route's Formatter, and keeps the ground-truth record and the server metrics. Routes differ only
 // in how they parse the request and in their Formatter.

@@ -5,26 +5,9 @@ import { requestHex } from '../context';
 import { nowMs } from '../engine/clock';
 import { deriveSeed } from '../rng';
 import { HttpError, type Json, type RouteContext, type Router, readJsonObject, sendEmpty, sendJson } from './common';
+import { contextCheck } from './openai';
 import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
 import { type Finish, type Formatter, Session, type SessionState } from './session';
-
-export const SGLANG_VERSION = '0.5.5';
-
-/** SGLang's two context-length errors (prompt alone too long; prompt + output too long). */
-export function sglangContextCheck(ctx: SimContext, promptLen: number, maxNew: number): void {
-  const c = ctx.o.maxModelLen;
-  if (promptLen >= c) {
-    throw new HttpError(400, `The input (${promptLen} tokens) is longer than the model's context length (${c} tokens).`, null, 'context_length');
-  }
-  if (promptLen + maxNew > c) {
-    throw new HttpError(
-      400,
-      `Requested token count exceeds the model's maximum context length of ${c} tokens. You requested a total of ${promptLen + maxNew} tokens: ${promptLen} tokens from the input messages and ${maxNew} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`,
-      null,
-      'context_length',
-    );
-  }
-}
 
 function finishReason(f: Finish | null, completionTokens: number): unknown {
   if (!f) return null;
@@ -62,7 +45,7 @@ function generateFormatter(ctx: SimContext): Formatter {
   const incremental = ctx.o.incrementalStreamingOutput;
   const out = (s: SessionState, text: string, ids: readonly number[]): string => JSON.stringify({ text, output_ids: ids, meta_info: metaInfo(ctx, s) });
   return {
-    errorStyle: 'sglang',
+    errorStyle: ctx.profile.errors.native,
     // As newer SGLang: stream events carry only the new output_ids, while text is cumulative unless
     // --incremental-streaming-output (meta_info.completion_tokens is the reliable running count).
     event: (s, d) => [out(s, incremental ? d.content : s.content, d.ids)],
@@ -90,7 +73,7 @@ async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext):
   if (promptIds.length === 0) missing('text');
   const maxNew = optInt(sp, 'max_new_tokens') ?? 128;
   if (maxNew < 1) throw new HttpError(400, `max_new_tokens must be at least 1, got ${maxNew}.`, 'max_new_tokens');
-  sglangContextCheck(ctx, promptIds.length, maxNew);
+  contextCheck(ctx, promptIds.length, maxNew);
   const ordinal = ctx.nextOrdinal();
   new Session(
     ctx,
@@ -199,7 +182,7 @@ export function addSglangRoutes(router: Router, ctx: SimContext): void {
             last_gen_throughput: ctx.metrics.windowRates().throughput,
           },
         ],
-        version: SGLANG_VERSION,
+        version: ctx.profile.version,
       });
     });
 }

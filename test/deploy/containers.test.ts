@@ -231,7 +231,7 @@ describe('simulator, Prometheus and k6 in containers', () => {
       .withNetwork(network)
       .withNetworkAliases('sim')
       // The image's own CMD, ten times faster so the smoke test's requests take milliseconds.
-      .withCommand(['--dialect', 'sglang', '--spec', 'dflash', '--port', String(SIM_PORT), '--time-scale', '10'])
+      .withCommand(['--engine', 'sglang', '--spec', 'dflash', '--port', String(SIM_PORT), '--time-scale', '10'])
       .withExposedPorts(SIM_PORT)
       .withWaitStrategy(tc.Wait.forHttp('/health', SIM_PORT))
       .start();

@@ -173,19 +173,19 @@ describe('dashboard definition', () => {
     }
   });
 
-  test('server panels use names the servers expose (the simulator /metrics of both dialects, after a request)', async () => {
+  test('server panels use names the servers expose (the simulator /metrics of both engines, after a request)', async () => {
     const used = [...new Set(allTargets.flatMap(({ target }) => metricNames(target.expr)).filter((n) => n.includes(':')))];
     assert.ok(used.length >= 4, `server names used: ${used.join(', ')}`);
-    for (const [dialect, spec, prefix] of [['sglang', 'dflash', 'sglang:'], ['vllm', 'mtp', 'vllm:']] as const) {
-      const sim = await startSim({ dialect, spec, port: 0, timeScale: 100 });
+    for (const [engine, spec, prefix] of [['sglang', 'dflash', 'sglang:'], ['vllm', 'mtp', 'vllm:']] as const) {
+      const sim = await startSim({ engine, spec, port: 0, timeScale: 100 });
       try {
-        const body = dialect === 'sglang' ? { text: 'hello', sampling_params: { max_new_tokens: 16, ignore_eos: true } } : { model: sim.options.model, prompt: 'hello', max_tokens: 16, ignore_eos: true };
-        const r = await fetch(`${sim.url}${dialect === 'sglang' ? '/generate' : '/v1/completions'}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const body = engine === 'sglang' ? { text: 'hello', sampling_params: { max_new_tokens: 16, ignore_eos: true } } : { model: sim.options.model, prompt: 'hello', max_tokens: 16, ignore_eos: true };
+        const r = await fetch(`${sim.url}${engine === 'sglang' ? '/generate' : '/v1/completions'}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         assert.equal(r.status, 200);
         await r.arrayBuffer();
         const text = await (await fetch(`${sim.url}/metrics`)).text();
         const exposed = new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => /^[A-Za-z_:][A-Za-z0-9_:]*/.exec(l)?.[0]));
-        for (const name of used.filter((n) => n.startsWith(prefix))) assert.ok(exposed.has(name), `${name} is not exposed by the ${dialect} simulator`);
+        for (const name of used.filter((n) => n.startsWith(prefix))) assert.ok(exposed.has(name), `${name} is not exposed by the ${engine} simulator`);
       } finally {
         await sim.stop();
       }

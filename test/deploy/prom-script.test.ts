@@ -145,7 +145,7 @@ describe('prom.ts with a real Prometheus', { skip }, () => {
   });
 
   test('starts, receives remote write, scrapes a --scrape target with its variant, stops on SIGINT', async () => {
-    const sim = await startSim({ dialect: 'vllm', spec: 'mtp', port: 0, timeScale: 100 });
+    const sim = await startSim({ engine: 'vllm', spec: 'mtp', port: 0, timeScale: 100 });
     const port = await freePort();
     const data = join(tmp, 'live');
     const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, '--port', String(port), '--data', data, '--scrape', `mtp=${sim.url}`], { cwd: ROOT });

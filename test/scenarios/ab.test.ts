@@ -23,8 +23,8 @@ for (const runner of RUNNERS) {
   describe(`dflash-vs-mtp on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     test('speedup and acceptance lengths agree with the simulators within 5%', async () => {
       const [dflash, mtp] = await Promise.all([
-        spawnSim({ dialect: 'sglang', spec: 'dflash', timeScale: 4, seed: 11 }),
-        spawnSim({ dialect: 'vllm', spec: 'mtp', timeScale: 4, seed: 12 }),
+        spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: 11 }),
+        spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4, seed: 12 }),
       ]);
       try {
         const run = await runner.run(

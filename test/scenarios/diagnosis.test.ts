@@ -12,7 +12,7 @@ const QUICK = { ISL: '64', OSL: '16', CONCURRENCY: '1', DURATION: '4s', SLICES: 
 for (const runner of RUNNERS) {
   describe(`diagnosis on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     test('healthy but hung: diagnosed in under 15 s, no load sent, exit 108, reason in the report', async () => {
-      const sim = await spawnSim({ dialect: 'vllm', spec: 'mtp', timeScale: 1, stall: true });
+      const sim = await spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 1, stall: true });
       try {
         const health = await fetch(`${sim.url}/health`);
         assert.equal(health.status, 200, 'the stalled server still passes its health check');
@@ -34,7 +34,7 @@ for (const runner of RUNNERS) {
     });
 
     test('the seed failure: DIALECT=sglang against vLLM says what the server is and what to set', async () => {
-      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10 });
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 10 });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'sglang' }, 60_000);
         assert.equal(run.result.exitCode, 108, explain(run));
@@ -46,7 +46,7 @@ for (const runner of RUNNERS) {
     });
 
     test('DIALECT=auto picks the native API of each server and runs', async () => {
-      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10 });
+      const sim = await spawnSim({ engine: 'sglang', timeScale: 10 });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url }, 60_000);
         assert.equal(run.result.exitCode, 0, explain(run));
@@ -59,7 +59,7 @@ for (const runner of RUNNERS) {
 
     test('API keys reach the target only: never in the output, the reports or the tags', async () => {
       const key = 'sk-test-4f1c9e27b3';
-      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10, apiKey: key });
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 10, apiKey: key });
       try {
         const wrong = await runner.run('smoke', { TARGET_URL: sim.url, API_KEY: 'sk-wrong-key-0000' }, 60_000);
         assert.equal(wrong.result.exitCode, 108, explain(wrong));
@@ -77,7 +77,7 @@ for (const runner of RUNNERS) {
     });
 
     test('a CONFIG file stands in for the variables; the environment wins over it; a bad key is named', async () => {
-      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10 });
+      const sim = await spawnSim({ engine: 'sglang', timeScale: 10 });
       const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
       try {
         const file = join(dir, 'bench.json');
@@ -96,7 +96,7 @@ for (const runner of RUNNERS) {
     });
 
     test('nothing listening: waited for until PREFLIGHT_TIMEOUT, then unreachable, with the variable to check', async () => {
-      const sim = await spawnSim({ dialect: 'vllm' });
+      const sim = await spawnSim({ engine: 'vllm' });
       const url = sim.url;
       await sim.stop();
       const run = await runner.run('smoke', { TARGET_URL: url, PREFLIGHT_TIMEOUT: '2s' }, 60_000);
@@ -108,7 +108,7 @@ for (const runner of RUNNERS) {
 
     test('a vLLM still loading its model (refusing connections) is waited for and passes preflight', async () => {
       // 30 model s at time-scale 10: connections are refused for 3 s.
-      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10, startupDelayMs: 30_000 }, true);
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 10, startupDelayMs: 30_000 }, true);
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '32', OSL: '8', PREFLIGHT_TIMEOUT: '10s' }, 60_000);
         assert.equal(run.result.exitCode, 0, explain(run));
@@ -122,7 +122,7 @@ for (const runner of RUNNERS) {
     test('transient 500s in preflight are retried: preflight passes, and the warning counts them', async () => {
       let warned = 0;
       for (const seed of [1, 2, 3]) {
-        const sim = await spawnSim({ dialect: 'sglang', timeScale: 10, 'error-rate-500': 0.3, seed });
+        const sim = await spawnSim({ engine: 'sglang', timeScale: 10, 'error-rate-500': 0.3, seed });
         try {
           const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '32', OSL: '8', WARMUP_REQUESTS: '2' }, 60_000);
           assert.ok(run.result.exitCode === 0 || run.result.exitCode === 99, explain(run));
@@ -146,7 +146,7 @@ for (const runner of RUNNERS) {
     });
 
     test('the OpenAI layer hangs, the native API answers: said so, with the dialect that works around it', async () => {
-      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10, stallOpenai: true });
+      const sim = await spawnSim({ engine: 'sglang', timeScale: 10, stallOpenai: true });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' }, 60_000);
         assert.equal(run.result.exitCode, 108, explain(run));
@@ -161,7 +161,7 @@ for (const runner of RUNNERS) {
     });
 
     test('the engine hangs: both the OpenAI and the native route are tried, and the engine is named', async () => {
-      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10, stall: true });
+      const sim = await spawnSim({ engine: 'sglang', timeScale: 10, stall: true });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' }, 60_000);
         assert.equal(run.result.exitCode, 108, explain(run));
@@ -173,7 +173,7 @@ for (const runner of RUNNERS) {
     });
 
     test('ISL_SPREAD counts in the context check: the longest prompt, with the figures', async () => {
-      const sim = await spawnSim({ dialect: 'vllm', timeScale: 10, maxModelLen: 1024 });
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 10, maxModelLen: 1024 });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '960', ISL_SPREAD: '0.2', OSL: '32' }, 60_000);
         assert.equal(run.result.exitCode, 108, explain(run));
@@ -189,7 +189,7 @@ for (const runner of RUNNERS) {
     });
 
     test('SGLang with a MODEL it does not serve: a warning, and the report names the served model', async () => {
-      const sim = await spawnSim({ dialect: 'sglang', timeScale: 10 });
+      const sim = await spawnSim({ engine: 'sglang', timeScale: 10 });
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '32', OSL: '8', MODEL: 'llama-wrong' }, 60_000);
         assert.equal(run.result.exitCode, 0, explain(run));
@@ -209,7 +209,7 @@ for (const runner of RUNNERS) {
     });
 
     test('the target dies mid-run: the run goes on to its end, errors classified, reports written, exit 99', async () => {
-      const [dflash, mtp] = await Promise.all([spawnSim({ dialect: 'sglang', spec: 'dflash', timeScale: 4 }), spawnSim({ dialect: 'vllm', spec: 'mtp', timeScale: 4 })]);
+      const [dflash, mtp] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4 }), spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4 })]);
       // Crash MTP during its run: after setup (~1 s) and the first run (DURATION + GRACEFUL_STOP + gap).
       const crash = setTimeout(() => void mtp.crash(), 1000 + 4000 + 1000 + 1000 + 2000);
       try {

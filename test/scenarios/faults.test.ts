@@ -29,7 +29,7 @@ interface Extended extends SummaryJson {
 
 async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport: string, dialect: string): Promise<void> {
   const server = c.server ?? (dialect === 'sglang' ? 'sglang' : 'vllm');
-  const sim = await spawnSim({ dialect: server, timeScale: 4, seed: 11 });
+  const sim = await spawnSim({ engine: server, timeScale: 4, seed: 11 });
   if (c.when === 'start') await sim.setFaults(c.faults);
   let switched: Promise<void> = Promise.resolve();
   let seenBeforeCrash = -1;

@@ -20,7 +20,7 @@ for (const runner of RUNNERS) {
   describe(`single-target scenarios on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     test('concurrency-ramp finds the knee where the server runs out of batch slots', async () => {
       // At most 4 sequences decode at once: beyond c=4 requests queue and throughput stops growing.
-      const sim = await spawnSim({ dialect: 'vllm', timeScale: 8, maxRunning: 4, seed: 3 });
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 8, maxRunning: 4, seed: 3 });
       try {
         const run = await runner.run(
           'concurrency-ramp',
@@ -39,7 +39,7 @@ for (const runner of RUNNERS) {
 
     test('arrival-rate reports the offered rate the server cannot keep up with', async () => {
       // One sequence at a time, 32 tokens at ~27 ms per step / 8: about 9 requests per second at most.
-      const sim = await spawnSim({ dialect: 'sglang', timeScale: 8, maxRunning: 1, seed: 4 });
+      const sim = await spawnSim({ engine: 'sglang', timeScale: 8, maxRunning: 1, seed: 4 });
       try {
         const run = await runner.run(
           'arrival-rate',
@@ -57,7 +57,7 @@ for (const runner of RUNNERS) {
     });
 
     test('context-matrix: one run per ISL × OSL, latency grows with both', async () => {
-      const sim = await spawnSim({ dialect: 'vllm', timeScale: 8, seed: 5 });
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 8, seed: 5 });
       try {
         const run = await runner.run(
           'context-matrix',

@@ -9,7 +9,7 @@ const OSL = 64;
 for (const runner of RUNNERS) {
   describe(`sse transport on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
     test('TTFT and per-token ITL agree with the server-side truth; multi-token events are spread per token', async () => {
-      const sim = await spawnSim({ dialect: 'sglang', spec: 'dflash', timeScale: 1, seed: 5 });
+      const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 1, seed: 5 });
       try {
         const run = await runner.run(
           'context-matrix',

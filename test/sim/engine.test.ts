@@ -56,7 +56,7 @@ test('KV capacity: requests wait until reserved prompt + output tokens fit', asy
 });
 
 test('queue full: vLLM answers 503; SGLang streams an abort finish_reason with status_code 503', async () => {
-  const v = await sim({ dialect: 'vllm', timeScale: 20, maxRunning: 1, maxQueue: 1 });
+  const v = await sim({ engine: 'vllm', timeScale: 20, maxRunning: 1, maxQueue: 1 });
   const rs = await Promise.all(Array.from({ length: 4 }, () => request(v.url, '/v1/completions', { body: { prompt: [1], max_tokens: 30 } })));
   const statuses = rs.map((r) => r.status).sort();
   assert.deepEqual(statuses, [200, 200, 503, 503]);

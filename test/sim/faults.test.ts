@@ -51,7 +51,7 @@ test('stallOpenai: the OpenAI routes hang while SGLang /generate answers; on vLL
   assert.equal((await request(s.url, '/sim/faults', { body: { stallOpenai: false } })).status, 200);
   assert.equal((await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 2 } })).status, 200);
 
-  const v = await sim({ dialect: 'vllm' });
+  const v = await sim({ engine: 'vllm' });
   assert.equal((await request(v.url, '/sim/faults', { body: { stallOpenai: true } })).status, 200);
   assert.equal((await request(v.url, '/health')).status, 200);
   assert.equal((await request(v.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 2 }, timeoutMs: 200 })).error?.code, 'ETIMEDOUT');
@@ -59,7 +59,7 @@ test('stallOpenai: the OpenAI routes hang while SGLang /generate answers; on vLL
 });
 
 test('runtime admin route flips faults and rejects bad values with the option message', async () => {
-  const s = await sim({ dialect: 'vllm' });
+  const s = await sim({ engine: 'vllm' });
   const set = await request(s.url, '/sim/faults', { body: { stall: true, slowFactor: 2 } });
   assert.equal(set.status, 200);
   assert.equal(json<{ stall: boolean }>(await request(s.url, '/sim/faults')).stall, true);
@@ -80,9 +80,9 @@ test('error rates: each class answers in the server shape and is recorded', asyn
     ['sglang', 'errorRate503', 503, { error: { message: 'Simulated service unavailable.' } }],
     ['sglang', 'errorRate400', 400, { error: { message: 'Simulated bad request.' } }],
   ] as const;
-  for (const [dialect, key, status, body] of cases) {
-    const s = await sim({ dialect, faults: { [key]: 1 } });
-    const r = dialect === 'vllm' ? await request(s.url, '/v1/completions', { body: { prompt: 'x', stream: true } }) : await request(s.url, '/generate', { body: genBody(3, true) });
+  for (const [engine, key, status, body] of cases) {
+    const s = await sim({ engine, faults: { [key]: 1 } });
+    const r = engine === 'vllm' ? await request(s.url, '/v1/completions', { body: { prompt: 'x', stream: true } }) : await request(s.url, '/generate', { body: genBody(3, true) });
     assert.equal(r.status, status);
     assert.deepEqual(json(r), body);
     assert.equal(s.groundTruth().requests[0]?.errorClass, `fault_${status}`);
@@ -96,7 +96,7 @@ test('error rates: each class answers in the server shape and is recorded', asyn
 });
 
 test('abort mid-stream: the connection is reset after --fault-after-tokens', async () => {
-  const s = await sim({ dialect: 'vllm', timeScale: 2, faults: { abortRate: 1, faultAfterTokens: 3 } });
+  const s = await sim({ engine: 'vllm', timeScale: 2, faults: { abortRate: 1, faultAfterTokens: 3 } });
   const r = await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 20, stream: true } });
   assert.equal(r.status, 200);
   // A reset discards what the client had not read yet, so at most the first 3 events arrive.
@@ -117,7 +117,7 @@ test('in-stream error under HTTP 200: SGLang and vLLM shapes, then [DONE]', asyn
   assert.equal(ev.length, 4);
   assert.deepEqual(JSON.parse(ev[2] as string), { error: { message: 'Simulated engine error during generation.' } });
   assert.equal(ev[3], '[DONE]');
-  const v = await sim({ dialect: 'vllm', faults: { streamErrorRate: 1, faultAfterTokens: 1 } });
+  const v = await sim({ engine: 'vllm', faults: { streamErrorRate: 1, faultAfterTokens: 1 } });
   const rv = await request(v.url, '/v1/chat/completions', { body: { messages: [{ role: 'user', content: 'x' }], max_tokens: 10, stream: true } });
   const evs = rv.events.map((e) => e.data);
   assert.deepEqual(JSON.parse(evs.at(-2) as string), { error: { message: 'Simulated engine error during generation.', type: 'InternalServerError', param: null, code: 500 } });
@@ -160,7 +160,7 @@ test('startup delay: SGLang answers 503 until ready; vLLM refuses connections un
   await g.ready;
   assert.equal((await request(g.url, '/health')).status, 200);
 
-  const v = await sim({ dialect: 'vllm', startupDelayMs: 10000 });
+  const v = await sim({ engine: 'vllm', startupDelayMs: 10000 });
   const early = await request(v.url, '/health');
   assert.equal(early.error?.code, 'ECONNREFUSED');
   await v.ready;
@@ -168,7 +168,7 @@ test('startup delay: SGLang answers 503 until ready; vLLM refuses connections un
 });
 
 test('crash: the admin action resets open streams and later connections are refused', async () => {
-  const s = await sim({ dialect: 'vllm', timeScale: 5 });
+  const s = await sim({ engine: 'vllm', timeScale: 5 });
   const inflight = request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 200, stream: true } });
   while ((s.groundTruth().requests[0]?.events.length ?? 0) < 2) await sleep(5);
   const c = await request(s.url, '/sim/faults', { body: { crash: true } });

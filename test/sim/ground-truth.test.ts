@@ -87,8 +87,8 @@ test('summary: tokens by event time in the window, per-token ITL, TTFT/TPOT/e2e,
   assert.equal(empty.ttftMs.p50, null);
 });
 
-test('metrics: each dialect exposes its names; counters match the ground truth', async () => {
-  const v = await sim({ dialect: 'vllm' });
+test('metrics: each engine exposes its names; counters match the ground truth', async () => {
+  const v = await sim({ engine: 'vllm' });
   await request(v.url, '/v1/completions', { body: { prompt: [1, 2, 3], max_tokens: 7, stream: true } });
   const vm = (await request(v.url, '/metrics')).body;
   for (const n of [
@@ -122,7 +122,7 @@ test('--record-limit keeps the newest records only', async () => {
 });
 
 test('refused generation requests are recorded with their status and error class', async () => {
-  const s = await sim({ dialect: 'vllm', maxModelLen: 20, apiKey: 'k' });
+  const s = await sim({ engine: 'vllm', maxModelLen: 20, apiKey: 'k' });
   const auth = { authorization: 'Bearer k' };
   await request(s.url, '/v1/completions', { body: { prompt: [1, 2, 3], max_tokens: 50 }, headers: auth });
   await request(s.url, '/v1/completions', { body: { model: 'other', prompt: 'x' }, headers: auth });

@@ -9,10 +9,11 @@ const parse = (...argv: string[]) => {
   return o as Exclude<typeof o, 'help'>;
 };
 
-test('CLI defaults: port follows the dialect, spec defaults fill in', () => {
+test('CLI defaults: port follows the engine, spec defaults fill in', () => {
   assert.equal(parse().port, 30000);
-  assert.equal(parse('--dialect', 'vllm').port, 8000);
-  assert.equal(parse('--dialect=vllm', '--port', '0').port, 0);
+  assert.equal(parse().engine, 'sglang');
+  assert.equal(parse('--engine', 'vllm').port, 8000);
+  assert.equal(parse('--engine=vllm', '--port', '0').port, 0);
   const d = parse('--spec', 'dflash');
   assert.equal(d.specAcceptLength, 6);
   assert.equal(d.specDraftTokens, 15);
@@ -29,6 +30,7 @@ test('bad options name the option, the value and what is allowed', () => {
     [['--port', 'abc'], /--port: invalid value 'abc'; allowed: an integer from 0 to 65535/],
     [['--port', '70000'], /--port: invalid value 70000; allowed: an integer from 0 to 65535/],
     [['--time-scale', '0'], /--time-scale: invalid value 0; allowed: a number from 0.01 to 1000/],
+    [['--engine', 'tgi'], /--engine: invalid value 'tgi'; allowed: one of sglang, vllm/],
     [['--dialect', 'tgi'], /--dialect: invalid value 'tgi'; allowed: one of sglang, vllm/],
     [['--spec', 'eagle'], /--spec: invalid value 'eagle'; allowed: one of none, mtp, dflash, ddtree/],
     [['--max-running', '1.5'], /--max-running: invalid value 1.5; allowed: an integer/],
@@ -45,6 +47,20 @@ test('startSim options go through the same validation', () => {
   assert.throws(() => resolveOptions({ nope: 1 } as never), /option nope: unknown option/);
   assert.throws(() => resolveOptions({ faults: { slowFactor: 'x' } } as never), /fault slowFactor: invalid value 'x'/);
   assert.equal(resolveOptions({}).port, 0);
+  assert.equal(resolveOptions({ engine: 'vllm' }).engine, 'vllm');
+  assert.throws(() => resolveOptions({ dialect: 'vllm' } as never), /option dialect: renamed to engine/);
+});
+
+test('--dialect still works as a deprecated name of --engine, with one notice', () => {
+  const notices: string[] = [];
+  const o = parseArgs(['--dialect', 'vllm', '--port=0'], (m) => notices.push(m));
+  assert.notEqual(o, 'help');
+  assert.equal((o as Exclude<typeof o, 'help'>).engine, 'vllm');
+  assert.deepEqual(notices, ['--dialect is deprecated; use --engine (same values)']);
+  assert.equal(parse('--dialect=vllm').port, 8000);
+  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'sim/cli.ts', '--dialect', 'tgi'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr, "sim: --dialect is deprecated; use --engine (same values)\nsim: --dialect: invalid value 'tgi'; allowed: one of sglang, vllm\n");
 });
 
 test('the CLI exits 2 with one clear line on a bad option, and --help lists every option', () => {
@@ -59,7 +75,7 @@ test('the CLI exits 2 with one clear line on a bad option, and --help lists ever
 
 test('the CLI prints its URL when listening and stops on SIGTERM', async () => {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sim/cli.ts', '--dialect', 'vllm', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'sim/cli.ts', '--engine', 'vllm', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const line = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
   assert.match(line, /listening on http:\/\/127\.0\.0\.1:\d+\n$/);
   const url = /http:\/\/\S+/.exec(line)?.[0] as string;

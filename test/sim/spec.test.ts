@@ -76,7 +76,7 @@ test('speedup over plain decoding is large at batch 1 and small at batch 64', as
 });
 
 test('vLLM speculative counters: drafts, draft tokens, accepted, accepted per position', async () => {
-  const s = await sim({ dialect: 'vllm', spec: 'mtp', timeScale: 50 });
+  const s = await sim({ engine: 'vllm', spec: 'mtp', timeScale: 50 });
   await request(s.url, '/v1/completions', { body: { prompt: [1, 2], max_tokens: 800, ignore_eos: true } });
   const text = (await request(s.url, '/metrics')).body;
   const val = (name: string): number => Number(new RegExp(`^${name}\\{[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1]);

@@ -17,7 +17,7 @@ interface Chunk {
 }
 
 test('vllm POST /generate is 404 {"detail":"Not Found"} (the seed failure)', async () => {
-  const s = await sim({ dialect: 'vllm' });
+  const s = await sim({ engine: 'vllm' });
   const r = await request(s.url, '/generate', { body: { text: 'hi', sampling_params: { max_new_tokens: 4 } } });
   assert.equal(r.status, 404);
   assert.equal(r.body, '{"detail":"Not Found"}');
@@ -28,7 +28,7 @@ test('vllm POST /generate is 404 {"detail":"Not Found"} (the seed failure)', asy
 });
 
 test('vllm /v1/completions stream: delta text per step, usage only where asked', async () => {
-  const s = await sim({ dialect: 'vllm' });
+  const s = await sim({ engine: 'vllm' });
   const plain = await request(s.url, '/v1/completions', { body: { model: 'qwen3-32b-sim', prompt: 'Once upon', max_tokens: 5, stream: true } });
   const ev = events<Chunk>(plain);
   assert.equal(ev.length, 5);
@@ -54,7 +54,7 @@ test('vllm /v1/completions stream: delta text per step, usage only where asked',
 });
 
 test('vllm /v1/completions non-stream, stop strings, token-id prompts, batch prompts rejected', async () => {
-  const s = await sim({ dialect: 'vllm' });
+  const s = await sim({ engine: 'vllm' });
   const r = await request(s.url, '/v1/completions', { body: { prompt: [[7, 8, 9]], max_tokens: 6 } });
   const o = json<Chunk & { usage: Usage }>(r);
   assert.equal(o.usage.prompt_tokens, 3);
@@ -67,7 +67,7 @@ test('vllm /v1/completions non-stream, stop strings, token-id prompts, batch pro
   assert.equal(json<{ error: { type: string; code: number } }>(batch).error.code, 400);
   const text = o.choices[0]?.text ?? '';
   // Replay at the same arrival order on a fresh server to stop on a known substring.
-  const s2 = await sim({ dialect: 'vllm' });
+  const s2 = await sim({ engine: 'vllm' });
   const stop = text.slice(4, 7);
   const st = json<Chunk>(await request(s2.url, '/v1/completions', { body: { prompt: [[7, 8, 9]], max_tokens: 6, stop } }));
   assert.equal(st.choices[0]?.finish_reason, 'stop');
@@ -76,7 +76,7 @@ test('vllm /v1/completions non-stream, stop strings, token-id prompts, batch pro
 });
 
 test('vllm chat stream: role-only first chunk, then content; usage chunk with choices []', async () => {
-  const s = await sim({ dialect: 'vllm' });
+  const s = await sim({ engine: 'vllm' });
   const r = await request(s.url, '/v1/chat/completions', {
     body: { messages: [{ role: 'user', content: 'hi' }], max_completion_tokens: 3, stream: true, stream_options: { include_usage: true } },
   });
@@ -94,7 +94,7 @@ test('vllm chat stream: role-only first chunk, then content; usage chunk with ch
 });
 
 test('vllm chat with --reasoning-fraction streams reasoning_content before content; both count', async () => {
-  const s = await sim({ dialect: 'vllm', reasoningFraction: 0.5 });
+  const s = await sim({ engine: 'vllm', reasoningFraction: 0.5 });
   const r = await request(s.url, '/v1/chat/completions', {
     body: { messages: [{ role: 'user', content: 'think' }], max_tokens: 8, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } },
   });
@@ -114,7 +114,7 @@ test('vllm chat with --reasoning-fraction streams reasoning_content before conte
 });
 
 test('vllm errors: unknown model 404, context length 400, stream_options without stream, bad JSON', async () => {
-  const s = await sim({ dialect: 'vllm', maxModelLen: 50 });
+  const s = await sim({ engine: 'vllm', maxModelLen: 50 });
   const m = await request(s.url, '/v1/completions', { body: { model: 'gpt-4', prompt: 'x' } });
   assert.equal(m.status, 404);
   assert.deepEqual(json(m), { error: { message: 'The model `gpt-4` does not exist.', type: 'NotFoundError', param: 'model', code: 404 } });
@@ -135,7 +135,7 @@ test('vllm errors: unknown model 404, context length 400, stream_options without
 });
 
 test('vllm /health empty 200, /v1/models with max_model_len, /version', async () => {
-  const s = await sim({ dialect: 'vllm' });
+  const s = await sim({ engine: 'vllm' });
   const h = await request(s.url, '/health');
   assert.equal(h.status, 200);
   assert.equal(h.body, '');
@@ -146,7 +146,7 @@ test('vllm /health empty 200, /v1/models with max_model_len, /version', async ()
 });
 
 test('--api-key: /v1 needs the bearer token (401 {"error":"Unauthorized"}), health stays open', async () => {
-  const s = await sim({ dialect: 'vllm', apiKey: 'sekret' });
+  const s = await sim({ engine: 'vllm', apiKey: 'sekret' });
   const no = await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 1 } });
   assert.equal(no.status, 401);
   assert.equal(no.body, '{"error":"Unauthorized"}');
@@ -154,7 +154,7 @@ test('--api-key: /v1 needs the bearer token (401 {"error":"Unauthorized"}), heal
   assert.equal((await request(s.url, '/health')).status, 200);
   const ok = await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 1 }, headers: { authorization: 'Bearer sekret' } });
   assert.equal(ok.status, 200);
-  const sg = await sim({ dialect: 'sglang', apiKey: 'k' });
+  const sg = await sim({ engine: 'sglang', apiKey: 'k' });
   assert.equal((await request(sg.url, '/generate', { body: { text: 'x' } })).status, 401);
   assert.equal((await request(sg.url, '/health_generate')).status, 200);
 });

@@ -7,12 +7,12 @@ import { request, sim } from './helpers';
 
 const prompt = { kind: 'tokens' as const, json: '[1000,1500,31999]', length: 3 };
 
-for (const [dialect, name] of [
+for (const [engine, name] of [
   ['sglang', 'sglang'],
   ['vllm', 'openai'],
 ] as Array<['sglang' | 'vllm', DialectName]>) {
-  test(`${dialect} simulator with a 2000-token vocabulary: 400 classified with VOCAB_SIZE advice`, async () => {
-    const s = await sim({ dialect, vocabSize: 2000 });
+  test(`${engine} simulator with a 2000-token vocabulary: 400 classified with VOCAB_SIZE advice`, async () => {
+    const s = await sim({ engine, vocabSize: 2000 });
     const d = createDialect(name, { dialectVar: 'DIALECT', modelVar: 'MODEL' });
     const w = d.build({ prompt, maxTokens: 2, ignoreEos: true, temperature: 0, stream: false, model: 'qwen3-32b-sim' });
     const r = await request(s.url, w.path, { body: w.body });
