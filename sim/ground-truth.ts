@@ -27,6 +27,8 @@ export interface RequestRecord {
   promptTokens: number;
   /** The output budget the request asked for; null when it was refused before being read. */
   maxNewTokens: number | null;
+  /** The prompt's `[domain: NAME]` marker (it picks the acceptance length); null: none, or token ids. */
+  domain: string | null;
   completionTokens: number;
   cachedTokens: number;
   verifySteps: number;
@@ -58,6 +60,8 @@ export interface Summary {
   e2eMs: Stats;
   queueMs: Stats;
   acceptLength: number | null;
+  /** acceptLength per prompt domain, over the finished requests that have one. */
+  acceptLengthByDomain: Record<string, number>;
   verifySteps: number;
   steps: number;
   stepLatenessMs: Stats;
@@ -109,6 +113,7 @@ export class Recorder {
       status,
       promptTokens: 0,
       maxNewTokens: null,
+      domain: null,
       completionTokens: 0,
       cachedTokens: 0,
       verifySteps: 0,
@@ -152,6 +157,7 @@ export class Recorder {
     const tpot: number[] = [];
     const e2e: number[] = [];
     const queue: number[] = [];
+    const byDomain = new Map<string, { steps: number; tokens: number }>();
     for (const r of this.requests) {
       if (inWin(r.arrivalMs)) arrived++;
       for (const e of r.events) if (inWin(e.timeMs)) outputTokens += e.tokens;
@@ -163,6 +169,12 @@ export class Recorder {
       finished++;
       verifySteps += r.verifySteps;
       verifyTokens += r.verifyTokens;
+      if (r.domain !== null && r.verifySteps > 0) {
+        const d = byDomain.get(r.domain) ?? { steps: 0, tokens: 0 };
+        d.steps += r.verifySteps;
+        d.tokens += r.verifyTokens;
+        byDomain.set(r.domain, d);
+      }
       e2e.push(r.finishMs - r.arrivalMs);
       if (r.queueExitMs !== null) queue.push(r.queueExitMs - r.arrivalMs);
       if (r.firstTokenMs !== null) ttft.push(r.firstTokenMs - r.arrivalMs);
@@ -191,6 +203,7 @@ export class Recorder {
       e2eMs: stats(e2e),
       queueMs: stats(queue),
       acceptLength: verifySteps ? verifyTokens / verifySteps : null,
+      acceptLengthByDomain: Object.fromEntries([...byDomain].map(([d, v]) => [d, v.tokens / v.steps])),
       verifySteps,
       steps: lateness.length,
       stepLatenessMs: stats(lateness),

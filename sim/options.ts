@@ -3,6 +3,7 @@
 import { ENGINES, ENGINE_NAMES, type EngineName } from './engines';
 import { FAULT_SPECS, type Faults } from './faults';
 import { type OptionSpec, OptionError, validateValue, fromArgText, describeAllowed } from './option-spec';
+import { parseAcceptByDomain } from './engine/speculative';
 
 export { OptionError } from './option-spec';
 
@@ -45,6 +46,8 @@ export interface SimOptions {
   specVerifyTokens: number;
   specDraftMs: number;
   specVerifyTokenMs: number;
+  /** `code=6,chat=2`: mean acceptance length per prompt domain (the `[domain: NAME]` marker); '' = none. */
+  specAcceptByDomain: string;
   // Server behaviour.
   apiKey: string;
   healthGenerateTimeoutMs: number;
@@ -96,6 +99,13 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
   { key: 'specVerifyTokens', flag: 'spec-verify-tokens', kind: 'int', min: 0, max: 10_000, def: 0, help: 'tokens verified per sequence per step; 0 = mode default (4 / 16 / 32)' },
   { key: 'specDraftMs', flag: 'spec-draft-ms', kind: 'number', min: 0, max: 10_000, def: 0, help: 'drafter cost per step, model ms; 0 = mode default (2.4 / 5 / 6)' },
   { key: 'specVerifyTokenMs', flag: 'spec-verify-token-ms', kind: 'number', min: 0, max: 100, def: 0.096, help: 'cost per verified token per sequence, model ms' },
+  {
+    key: 'specAcceptByDomain',
+    flag: 'spec-accept-by-domain',
+    kind: 'string',
+    def: '',
+    help: "mean acceptance length per prompt domain, e.g. code=6,math=5,chat=2 (a prompt's domain is its first '[domain: NAME]' marker); other prompts use --spec-accept-length",
+  },
   { key: 'apiKey', flag: 'api-key', kind: 'string', def: '', help: 'require Authorization: Bearer KEY (health stays open); empty = no key' },
   { key: 'healthGenerateTimeoutMs', flag: 'health-generate-timeout-ms', kind: 'number', min: 1, max: 3_600_000, def: 20_000, help: 'sglang /health_generate deadline, model ms' },
   { key: 'startupDelayMs', flag: 'startup-delay-ms', kind: 'number', min: 0, max: 3_600_000, def: 0, help: 'not ready for this long after start, model ms' },
@@ -217,6 +227,20 @@ function finish(o: SimOptions): SimOptions {
       throw new OptionError(
         `--spec-accept-length: value ${o.specAcceptLength} is out of range for --spec ${o.spec} with ${o.specDraftTokens} draft tokens; allowed: 1 to ${o.specDraftTokens + 1}`,
       );
+    }
+  }
+  if (o.specAcceptByDomain.trim() !== '') {
+    let perDomain: Map<string, number>;
+    try {
+      perDomain = parseAcceptByDomain(o.specAcceptByDomain);
+    } catch (e) {
+      throw new OptionError(`--spec-accept-by-domain: invalid value '${o.specAcceptByDomain}': ${(e as Error).message}`);
+    }
+    if (o.spec === 'none') throw new OptionError('--spec-accept-by-domain: needs speculative decoding (--spec mtp, dflash or ddtree)');
+    for (const [d, al] of perDomain) {
+      if (al < 1 || al > o.specDraftTokens + 1) {
+        throw new OptionError(`--spec-accept-by-domain: ${d}=${al} is out of range for --spec ${o.spec} with ${o.specDraftTokens} draft tokens; allowed: 1 to ${o.specDraftTokens + 1}`);
+      }
     }
   }
   if (o.maxModelLen > o.kvCapacity) {

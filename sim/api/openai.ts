@@ -4,6 +4,7 @@
 // under "error"; SGLang dumps every field (with its extra "matched_stop") and uses flat errors.
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
+import { domainOf } from '../engine/speculative';
 import { applyChatTemplate, type ChatMessage } from '../tokenizer';
 import { HttpError, type Json, type RouteContext, type Router, errorBody, readJsonObject, sendJson } from './common';
 import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
@@ -126,7 +127,13 @@ function streamOptions(body: Json, stream: boolean): StreamOpts {
   return { includeUsage, continuousUsage: includeUsage && so !== undefined && (optBool(so, 'continuous_usage_stats') ?? false) };
 }
 
-function completionPrompt(ctx: SimContext, body: Json): number[] {
+/** A prompt's token ids and its domain marker (a text prompt's; token ids have none). */
+interface PromptIn {
+  ids: number[];
+  domain: string | null;
+}
+
+function completionPrompt(ctx: SimContext, body: Json): PromptIn {
   let p = body.prompt;
   if (p === undefined || p === null) missing('prompt');
   if (Array.isArray(p) && (typeof p[0] === 'string' || Array.isArray(p[0]))) {
@@ -136,24 +143,26 @@ function completionPrompt(ctx: SimContext, body: Json): number[] {
   if (typeof p === 'string') {
     const ids = ctx.tokenizer.encode(p);
     if (ids.length === 0) throw new HttpError(400, 'The prompt cannot be empty.', 'prompt');
-    return ids;
+    return { ids, domain: domainOf(p) };
   }
-  return tokenIds(p, 'prompt', ctx);
+  return { ids: tokenIds(p, 'prompt', ctx), domain: null };
 }
 
-function chatPrompt(ctx: SimContext, body: Json): number[] {
+function chatPrompt(ctx: SimContext, body: Json): PromptIn {
   const msgs = body.messages;
   if (msgs === undefined || msgs === null) missing('messages');
   if (!Array.isArray(msgs) || msgs.some((m) => !m || typeof m !== 'object' || typeof (m as Json).role !== 'string')) {
     throw new HttpError(400, "[{'type': 'list_type', 'loc': ('body', 'messages'), 'msg': 'Input should be a valid list of messages with a role'}]", 'messages');
   }
-  return ctx.tokenizer.encode(applyChatTemplate(msgs as ChatMessage[]));
+  const text = applyChatTemplate(msgs as ChatMessage[]);
+  return { ids: ctx.tokenizer.encode(text), domain: domainOf(text) };
 }
 
 async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs }: RouteContext): Promise<void> {
   const body = await readJsonObject(req);
   checkModel(ctx, body);
-  const promptIds = kind === 'chat' ? chatPrompt(ctx, body) : completionPrompt(ctx, body);
+  const prompt = kind === 'chat' ? chatPrompt(ctx, body) : completionPrompt(ctx, body);
+  const promptIds = prompt.ids;
   const stream = optBool(body, 'stream') ?? false;
   const so = streamOptions(body, stream);
   const n = optInt(body, 'n');
@@ -175,6 +184,7 @@ async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs }: Rout
       id,
       stream,
       promptIds,
+      domain: prompt.domain,
       maxNewTokens: maxNew,
       ignoreEos: optBool(body, 'ignore_eos') ?? false,
       stop: stopList(body),

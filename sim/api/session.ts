@@ -19,6 +19,8 @@ export interface GenRequest {
   id: string;
   stream: boolean;
   promptIds: readonly number[];
+  /** The prompt text's `[domain: NAME]` marker (see engine/speculative.ts); null for token ids or no marker. */
+  domain: string | null;
   maxNewTokens: number;
   ignoreEos: boolean;
   stop: readonly string[];
@@ -118,6 +120,7 @@ export class Session implements SessionState {
       status: 200,
       promptTokens: req.promptIds.length,
       maxNewTokens: req.maxNewTokens,
+      domain: req.domain,
       completionTokens: 0,
       cachedTokens: 0,
       verifySteps: 0,
@@ -145,7 +148,7 @@ export class Session implements SessionState {
     // A hung OpenAI layer: the request never reaches the engine, and nothing comes back.
     if (openaiStalled) return;
     this.seq = ctx.engine.submit(
-      { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos },
+      { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos, domain: req.domain },
       { onScheduled: (t, cached) => this.onScheduled(t, cached), onStep: (c) => this.onStep(c) },
     );
     if (!this.seq) this.queueFull();

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
 import { nowMs } from '../engine/clock';
+import { domainOf } from '../engine/speculative';
 import { deriveSeed } from '../rng';
 import { HttpError, type Json, type RouteContext, type Router, readJsonObject, sendEmpty, sendJson } from './common';
 import { contextCheck } from './openai';
@@ -60,6 +61,7 @@ async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext):
   const body = await readJsonObject(req);
   const sp = optObject(body, 'sampling_params') ?? {};
   let promptIds: number[];
+  let domain: string | null = null;
   if (body.input_ids !== undefined && body.input_ids !== null) {
     if (Array.isArray(body.input_ids) && Array.isArray(body.input_ids[0])) throw new HttpError(400, 'Batch requests are not supported by the simulator; send one prompt per request.', 'input_ids');
     promptIds = tokenIds(body.input_ids, 'input_ids', ctx);
@@ -67,6 +69,7 @@ async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext):
     if (Array.isArray(body.text)) throw new HttpError(400, 'Batch requests are not supported by the simulator; send one prompt per request.', 'text');
     const text = optString(body, 'text') as string;
     promptIds = ctx.tokenizer.encode(text);
+    domain = domainOf(text);
   } else {
     throw new HttpError(400, 'Either text, input_ids or input_embeds should be provided.', null);
   }
@@ -84,6 +87,7 @@ async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext):
       id: optString(body, 'rid') ?? requestHex(ctx.o.seed, ordinal),
       stream: optBool(body, 'stream') ?? false,
       promptIds,
+      domain,
       maxNewTokens: maxNew,
       ignoreEos: optBool(sp, 'ignore_eos') ?? false,
       stop: stopList(sp),

@@ -14,7 +14,7 @@ import { FIRST_OUTPUT_ID, type Tokenizer } from '../tokenizer';
 import { PreciseTimer, nowMs } from './clock';
 import { stepMs } from './latency';
 import { PrefixCache } from './prefix-cache';
-import { AcceptanceModel } from './speculative';
+import { DomainAcceptance, parseAcceptByDomain } from './speculative';
 
 export type EngineFinish = 'length' | 'eos' | null;
 
@@ -41,6 +41,8 @@ export interface SeqInput {
   promptIds: readonly number[];
   maxNewTokens: number;
   ignoreEos: boolean;
+  /** The prompt's domain (its `[domain: NAME]` marker): picks the acceptance length; null or absent = the default. */
+  domain?: string | null;
 }
 
 export class Seq {
@@ -97,7 +99,7 @@ export class Engine {
   private current: PlannedStep | null = null;
   private readonly timer: PreciseTimer;
   private readonly cache: PrefixCache | null;
-  private readonly acceptance: AcceptanceModel | null;
+  private readonly acceptance: DomainAcceptance | null;
   private kvReserved = 0;
   private stalled = false;
   private stopped = false;
@@ -113,7 +115,7 @@ export class Engine {
   ) {
     this.timer = new PreciseTimer(o.timerSpinMs);
     this.cache = o.prefixCaching ? new PrefixCache(o.blockSize, Math.floor(o.kvCapacity / o.blockSize)) : null;
-    this.acceptance = o.spec === 'none' ? null : new AcceptanceModel(o.specAcceptLength, o.specDraftTokens);
+    this.acceptance = o.spec === 'none' ? null : new DomainAcceptance(o.specAcceptLength, o.specDraftTokens, parseAcceptByDomain(o.specAcceptByDomain));
     this.counters = {
       promptTokens: 0,
       generationTokens: 0,
@@ -286,7 +288,7 @@ export class Engine {
     for (const s of step.decode) {
       if (s.cancelled || s.done) continue;
       if (this.acceptance) {
-        const accepted = this.acceptance.drawAccepted(s.rng);
+        const accepted = this.acceptance.forDomain(s.input.domain ?? null).drawAccepted(s.rng);
         const n = this.emit(s, accepted + 1, true, accepted, step, actual);
         tokens += n;
         c.verifySteps++;

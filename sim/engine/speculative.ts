@@ -45,3 +45,50 @@ export class AcceptanceModel {
     return a;
   }
 }
+
+// ---- Acceptance per prompt domain -----------------------------------------------------------------
+// Real acceptance depends on the text: code and math accept long drafts, open chat short ones. The
+// simulator sees only the prompt text, so it takes the domain from a marker line the benchmark adds
+// on request: the first `[domain: NAME]` anywhere in the prompt (for chat, in any message). No
+// marker, or a token-id prompt, gives no domain and the configured --spec-accept-length.
+
+const DOMAIN_MARKER_RE = /\[domain: ?([A-Za-z][A-Za-z0-9_-]{0,31})\]/;
+
+/** The domain a prompt text declares with `[domain: NAME]`, or null. */
+export function domainOf(text: string): string | null {
+  if (text.indexOf('[domain:') < 0) return null;
+  const m = DOMAIN_MARKER_RE.exec(text);
+  return m ? (m[1] as string) : null;
+}
+
+/**
+ * Parses `code=6,math=5,chat=2` into mean acceptance lengths per domain. Throws an Error whose
+ * message says what is wrong (the option layer names the option).
+ */
+export function parseAcceptByDomain(raw: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const part of raw.split(',')) {
+    const p = part.trim();
+    if (p === '') continue;
+    const m = /^([A-Za-z][A-Za-z0-9_-]{0,31})\s*=\s*(\d+(?:\.\d+)?)$/.exec(p);
+    if (!m) throw new Error(`'${p}' is not DOMAIN=LENGTH (e.g. code=6,chat=2)`);
+    if (out.has(m[1] as string)) throw new Error(`domain ${m[1]} is given twice`);
+    out.set(m[1] as string, Number(m[2]));
+  }
+  return out;
+}
+
+/** One acceptance model per configured domain, and the default one for every other prompt. */
+export class DomainAcceptance {
+  private readonly byDomain = new Map<string, AcceptanceModel>();
+  readonly fallback: AcceptanceModel;
+
+  constructor(meanAl: number, draftTokens: number, perDomain: ReadonlyMap<string, number> = new Map()) {
+    this.fallback = new AcceptanceModel(meanAl, draftTokens);
+    for (const [d, al] of perDomain) this.byDomain.set(d, new AcceptanceModel(al, draftTokens));
+  }
+
+  forDomain(domain: string | null): AcceptanceModel {
+    return (domain !== null ? this.byDomain.get(domain) : undefined) ?? this.fallback;
+  }
+}

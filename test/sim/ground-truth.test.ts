@@ -17,12 +17,13 @@ test('records carry every field; /sim routes are not recorded; since filter; res
   assert.equal(recs.length, 2);
   const r = recs[0] as RequestRecord;
   assert.deepEqual(Object.keys(r).sort(), [
-    'arrivalMs', 'cachedTokens', 'completionTokens', 'errorClass', 'events', 'faults', 'finishMs', 'finishReason', 'firstTokenMs', 'id', 'maxNewTokens', 'ordinal',
+    'arrivalMs', 'cachedTokens', 'completionTokens', 'domain', 'errorClass', 'events', 'faults', 'finishMs', 'finishReason', 'firstTokenMs', 'id', 'maxNewTokens', 'ordinal',
     'promptTokens', 'queueExitMs', 'route', 'status', 'stream', 'verifySteps', 'verifyTokens',
   ]);
   assert.equal(r.route, '/generate');
   assert.equal(r.stream, true);
   assert.equal(typeof r.maxNewTokens, 'number', 'the output budget the request asked for');
+  assert.equal(r.domain, null, 'a token-id prompt has no domain');
   assert.equal(r.promptTokens, 4);
   assert.equal(r.completionTokens, 5);
   assert.equal(r.finishReason, 'length');
