@@ -1,8 +1,19 @@
-// One bundle per scenarios/*.ts → dist/<name>.js, in the shape k6 loads on every version from v0.49:
+// One bundle per scenarios/*.ts, built twice, in the shape k6 loads on every version from v0.49:
 // CommonJS, ES2020 syntax, k6 modules left as require() calls, no Node polyfills, not minified
 // (so k6 stack traces stay readable).
+//
+//   dist/<name>.js       TRANSPORT defaults to http. The xk6-sse module is required by a name
+//                        built at run time, so k6's automatic extension resolution (k6 >= 1.0)
+//                        never provisions a binary for these bundles.
+//   dist/sse/<name>.js   TRANSPORT defaults to sse, and the bundle contains require("k6/x/sse")
+//                        literally: k6 >= 1.0 with automatic extension resolution provisions a
+//                        binary with xk6-sse itself. TRANSPORT=http still works there.
+//
+// The same sources; the constant __SSE_BUNDLE__ (DefinePlugin) tells them apart, and webpack drops
+// the branch the constant rules out, so each bundle holds only its own way of loading the module.
 const fs = require('node:fs');
 const path = require('node:path');
+const { DefinePlugin } = require('webpack');
 
 const scenarioDir = path.resolve(__dirname, 'scenarios');
 const entry = Object.fromEntries(
@@ -12,35 +23,44 @@ const entry = Object.fromEntries(
     .map((f) => [path.basename(f, '.ts'), path.join(scenarioDir, f)]),
 );
 
-module.exports = {
-  mode: 'production',
-  context: __dirname,
-  entry,
-  target: ['web', 'es2020'],
-  devtool: false,
-  output: {
-    path: path.resolve(__dirname, 'dist'),
-    filename: '[name].js',
-    library: { type: 'commonjs' },
-    clean: true,
-  },
-  resolve: {
-    extensions: ['.ts', '.js'],
-    fallback: {},
-  },
-  module: {
-    rules: [
-      {
-        test: /\.ts$/,
-        loader: 'ts-loader',
-        exclude: /node_modules/,
-        options: { configFile: path.resolve(__dirname, 'tsconfig.json') },
-      },
-    ],
-  },
-  externals: [/^k6(\/.*)?$/],
-  externalsType: 'commonjs',
-  optimization: { minimize: false },
-  performance: { hints: false },
-  stats: 'errors-warnings',
-};
+function bundles({ sse }) {
+  return {
+    name: sse ? 'sse' : 'http',
+    mode: 'production',
+    context: __dirname,
+    entry,
+    target: ['web', 'es2020'],
+    devtool: false,
+    output: {
+      path: path.resolve(__dirname, 'dist', ...(sse ? ['sse'] : [])),
+      filename: '[name].js',
+      library: { type: 'commonjs' },
+      // dist/sse/ belongs to the other build.
+      clean: sse ? true : { keep: /^sse[\\/]/ },
+    },
+    resolve: {
+      extensions: ['.ts', '.js'],
+      fallback: {},
+    },
+    module: {
+      rules: [
+        {
+          test: /\.ts$/,
+          loader: 'ts-loader',
+          exclude: /node_modules/,
+          // The http build type-checks these very sources; the sse build only transpiles them
+          // (isolatedModules: the same output).
+          options: { configFile: path.resolve(__dirname, 'tsconfig.json'), transpileOnly: sse },
+        },
+      ],
+    },
+    plugins: [new DefinePlugin({ __SSE_BUNDLE__: JSON.stringify(sse) })],
+    externals: [/^k6(\/.*)?$/],
+    externalsType: 'commonjs',
+    optimization: { minimize: false },
+    performance: { hints: false },
+    stats: 'errors-warnings',
+  };
+}
+
+module.exports = [bundles({ sse: false }), bundles({ sse: true })];

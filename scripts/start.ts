@@ -7,6 +7,7 @@
 //   npm start -- --no-sim                   use DFLASH_URL / MTP_URL / TARGET_URL from the environment
 //   npm start -- --prometheus               stream to Prometheus (k6 -o experimental-prometheus-rw)
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
+//   TRANSPORT=sse npm start                 runs dist/sse/<scenario>.js (TTFT, ITL; needs xk6-sse)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,10 +116,12 @@ async function main(): Promise<number> {
     env.K6_PROMETHEUS_RW_TREND_STATS = env.K6_PROMETHEUS_RW_TREND_STATS || 'p(50),p(90),p(99),avg,max,count';
     console.log(`streaming to ${env.K6_PROMETHEUS_RW_SERVER_URL || 'http://localhost:9090/api/v1/write'} (K6_PROMETHEUS_RW_SERVER_URL)`);
   }
-  k6Args.push(...args.k6Args, join('dist', `${args.scenario}.js`));
-  if (!existsSync(join(ROOT, 'dist', `${args.scenario}.js`))) {
+  // TRANSPORT=sse runs the sse bundle, which names xk6-sse so that k6 (v1.0 or newer) provisions it.
+  const bundle = env.TRANSPORT === 'sse' ? `dist/sse/${args.scenario}.js` : `dist/${args.scenario}.js`;
+  k6Args.push(...args.k6Args, bundle);
+  if (!existsSync(join(ROOT, bundle))) {
     await stopSims();
-    console.error(`npm start: dist/${args.scenario}.js was not built.`);
+    console.error(`npm start: ${bundle} was not built.`);
     return 1;
   }
 

@@ -47,6 +47,8 @@ function readEnv(spec: BenchmarkSpec): Env {
     env = mergeFile(env, parsed, path);
   }
   for (const [k, v] of Object.entries(spec.defaults ?? {})) if (env[k] === undefined || env[k] === '') env[k] = v;
+  // The sse bundles (dist/sse/*.js, see bundle.d.ts) measure TTFT by default; TRANSPORT=http still works there.
+  if (__SSE_BUNDLE__ && (env.TRANSPORT === undefined || env.TRANSPORT === '')) env.TRANSPORT = 'sse';
   return env;
 }
 

@@ -46,15 +46,21 @@ let sse: SseModule | null = null;
  * http transport without ever touching the extension.
  */
 function loadSse(): void {
-  // The name is built at run time: k6 v1.x scans a script for extension module names before running it and,
-  // finding one, would try to download an extension build on every run, http transport included.
-  const name = ['k6', 'x', 'sse'].join('/');
   try {
-    sse = __non_webpack_require__(name) as SseModule;
+    // k6 >= 1.0 scans a script for literal require() calls of extension modules before running it and, with
+    // automatic extension resolution on (its default), provisions a k6 build with those extensions. The sse bundles
+    // (dist/sse/) name the extension literally for that; the others build the name at run time, so that http runs
+    // never trigger a download. Webpack keeps only the branch of the bundle being built.
+    sse = (__SSE_BUNDLE__ ? __non_webpack_require__("k6/x/sse") : __non_webpack_require__(['k6', 'x', 'sse'].join('/'))) as SseModule;
   } catch (e) {
     throw new Error(
       'TRANSPORT=sse needs a k6 binary with the xk6-sse extension. Build one with ' +
-        '`xk6 build --with github.com/phymbert/xk6-sse` and set K6_BIN to it, or use TRANSPORT=http. ' +
+        '`xk6 build --with github.com/phymbert/xk6-sse` and set K6_BIN to it, ' +
+        (__SSE_BUNDLE__
+          ? 'or let k6 (v1.0 or newer) provision one for this bundle by itself: run it with automatic extension resolution on ' +
+            '(K6_AUTO_EXTENSION_RESOLUTION unset or true, the default; it needs network access). '
+          : 'run the bundle of the same name in dist/sse/ (k6 v1.0 or newer provisions the extension for it by itself), ' +
+            'or use TRANSPORT=http. ') +
         `(k6 said: ${String(e)})`,
     );
   }

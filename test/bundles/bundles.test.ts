@@ -1,6 +1,7 @@
-// Static checks of every dist/*.js: each must load on every k6 from v0.49 to v2.x, in both the
-// default and --compatibility-mode=base: an ES2020 CommonJS script that requires only k6 modules
-// and touches no global k6 lacks.
+// Static checks of every dist/*.js and dist/sse/*.js: each must load on every k6 from v0.49 to
+// v2.x, in both the default and --compatibility-mode=base: an ES2020 CommonJS script that requires
+// only k6 modules and touches no global k6 lacks. And what k6's automatic extension resolution
+// (k6 >= 1.0) finds in them: nothing in dist/*.js, exactly xk6-sse in dist/sse/*.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -17,6 +18,28 @@ const scenarios = readdirSync(join(root, 'scenarios'))
 const MISSING_IN_K6 = ['process', 'Buffer', 'TextEncoder', 'TextDecoder', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'performance', 'Intl', 'window', 'document', 'navigator', 'globalThis', 'queueMicrotask', 'URL', 'AbortController'];
 
 type Node = acorn.Node & Record<string, unknown>;
+
+/**
+ * The extension modules k6's automatic extension resolution finds in a script. k6 v1.3
+ * (grafana/k6deps v0.4.0) re-bundles the script with esbuild, which drops its comments and prints
+ * strings in double quotes, then matches the regular expressions below (dependencies.go: srcName
+ * restricted to k6/x/ names, srcRequire, srcImport) against the result. Here acorn finds the
+ * comments; both quote styles count.
+ */
+function extensionsK6Finds(src: string): string[] {
+  const comments: Array<[number, number]> = [];
+  acorn.parse(src, { ecmaVersion: 'latest', sourceType: 'module', allowReturnOutsideFunction: true, onComment: (_block, _text, start, end) => comments.push([start, end]) });
+  let code = '';
+  let at = 0;
+  for (const [start, end] of comments) {
+    code += src.slice(at, start);
+    at = end;
+  }
+  code += src.slice(at);
+  const name = 'k6/x/[/0-9a-zA-Z_-]+';
+  const re = new RegExp(`require\\(\\s*["'](${name})["']\\s*\\)|import (?:.* from )?["'](${name})["'](?:;|$)`, 'gm');
+  return [...code.matchAll(re)].map((m) => m[1] ?? m[2] ?? '');
+}
 
 function walk(node: unknown, visit: (n: Node, parent: Node | null) => void, parent: Node | null = null): void {
   if (!node || typeof node !== 'object') return;
@@ -54,10 +77,15 @@ function declaredNames(ast: acorn.Node): Set<string> {
   return names;
 }
 
-for (const name of scenarios) {
-  test(`dist/${name}.js loads on every supported k6`, () => {
-    const file = join(dist, `${name}.js`);
-    assert.ok(existsSync(file), `dist/${name}.js is missing: run npm run build`);
+const BUNDLES = scenarios.flatMap((name) => [
+  { file: `${name}.js`, sse: false },
+  { file: `sse/${name}.js`, sse: true },
+]);
+
+for (const { file: bundle, sse } of BUNDLES) {
+  test(`dist/${bundle} loads on every supported k6`, () => {
+    const file = join(dist, bundle);
+    assert.ok(existsSync(file), `dist/${bundle} is missing: run npm run build`);
     const src = readFileSync(file, 'utf8');
     // ES2020 as a script: no import/export statements, no syntax newer than k6's parser knows.
     const ast = acorn.parse(src, { ecmaVersion: 2020, sourceType: 'script' });
@@ -81,10 +109,19 @@ for (const name of scenarios) {
     assert.ok(required.length > 0);
     for (const r of required) assert.match(r, /^k6(\/.*)?$/, `requires ${r}, which k6 cannot load`);
     assert.ok(required.includes('k6/http') && required.includes('k6/metrics'));
-    // One computed require: the sse extension, loaded only for TRANSPORT=sse.
-    assert.equal(dynamic, 1, 'only the sse extension may be required by a computed name');
-    // k6 v1.x scans scripts for extension names and tries to download a build for any it finds.
-    assert.doesNotMatch(src, /k6\/x\//, 'the bundle names a k6/x/ extension literally');
+    if (sse) {
+      // The extension by its literal name, once, and nothing computed: k6 >= 1.0 provisions it.
+      assert.equal(dynamic, 0, 'no require by a computed name');
+      assert.deepEqual(required.filter((r) => r.startsWith('k6/x/')), ['k6/x/sse']);
+      assert.deepEqual(extensionsK6Finds(src), ['k6/x/sse'], 'k6 finds exactly the sse extension');
+      assert.equal(src.match(/require\("k6\/x\/sse"\)/g)?.length, 1);
+    } else {
+      // One computed require: the sse extension, loaded only for TRANSPORT=sse.
+      assert.equal(dynamic, 1, 'only the sse extension may be required by a computed name');
+      // k6 v1.x scans scripts for extension names and tries to download a build for any it finds.
+      assert.deepEqual(extensionsK6Finds(src), [], 'k6 finds an extension to provision');
+      assert.doesNotMatch(src, /k6\/x\//, 'the bundle names a k6/x/ extension literally');
+    }
 
     // The k6 entry points, as CommonJS exports.
     for (const exp of ['options', 'default', 'setup', 'measure', 'probe', 'handleSummary']) {
@@ -95,8 +132,22 @@ for (const name of scenarios) {
   });
 }
 
-test('the sse extension is required only inside loadSse, by a name built at run time', () => {
+test('the http bundles require the sse extension only inside loadSse, by a name built at run time', () => {
   const src = readFileSync(join(dist, 'dflash-vs-mtp.js'), 'utf8');
   assert.match(src, /\['k6', 'x', 'sse'\]\.join\('\/'\)/);
-  assert.match(src, /function loadSse\(\) \{[^]*?require\(name\)/);
+  assert.match(src, /function loadSse\(\) \{[^]*?require\(\['k6', 'x', 'sse'\]\.join\('\/'\)\)/);
+});
+
+test('the sse bundles require it literally, also only inside loadSse (init, TRANSPORT=sse)', () => {
+  const src = readFileSync(join(dist, 'sse', 'dflash-vs-mtp.js'), 'utf8');
+  assert.match(src, /function loadSse\(\) \{[^}]*?require\("k6\/x\/sse"\)/);
+  assert.doesNotMatch(src, /\['k6', 'x', 'sse'\]/);
+});
+
+test('the k6 scan this file imitates finds what it should', () => {
+  assert.deepEqual(extensionsK6Finds('const a = require("k6/x/sse");\nimport b from "k6/x/redis";'), ['k6/x/sse', 'k6/x/redis']);
+  assert.deepEqual(extensionsK6Finds("require('k6/x/sse');"), ['k6/x/sse'], 'esbuild prints it with double quotes');
+  assert.deepEqual(extensionsK6Finds("require(['k6', 'x', 'sse'].join('/')); // require(\"k6/x/sse\")\n/* require(\"k6/x/a\") */"), []);
+  assert.deepEqual(extensionsK6Finds('const a = "/* dist/sse"; require("k6/x/sse"); // */'), ['k6/x/sse'], 'a /* in a string opens no comment');
+  assert.deepEqual(extensionsK6Finds('require("k6/http"); const s = "the xk6-sse extension (k6/x/sse)";'), []);
 });

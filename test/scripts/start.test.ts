@@ -63,3 +63,14 @@ exit 99
   const after = spawnSync(process.execPath, ['-e', `fetch(${JSON.stringify(url + '/health')}).then(() => process.exit(0), () => process.exit(3))`]);
   assert.equal(after.status, 3, 'the simulator was stopped');
 });
+
+test('TRANSPORT=sse runs the sse bundle (dist/sse/), which names xk6-sse for k6 to provision', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'start-'));
+  const out = join(dir, 'k6.out');
+  const stub = join(dir, 'k6');
+  writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
+  chmodSync(stub, 0o755);
+  const r = start(['--scenario', 'smoke', '--no-sim'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(readFileSync(out, 'utf8'), /^ARGS run dist\/sse\/smoke\.js$/m);
+});
