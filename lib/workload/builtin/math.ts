@@ -4,6 +4,9 @@
 
 type Problem = (n: number[]) => string;
 
+/** 120000 → "120,000" (no Intl in k6). */
+const big = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+
 /** [template, its sets of numbers]. */
 const WORD_PROBLEMS: Array<[Problem, number[][]]> = [
   [
@@ -22,7 +25,7 @@ const WORD_PROBLEMS: Array<[Problem, number[][]]> = [
   ],
   [
     ([principal, rate, years]) =>
-      `If I invest $${principal} at ${rate}% annual interest compounded monthly, how much will I have after ${years} years? How does that compare with simple interest at the same rate? Round to the nearest cent.`,
+      `If I invest $${big(principal)} at ${rate}% annual interest compounded monthly, how much will I have after ${years} years? How does that compare with simple interest at the same rate? Round to the nearest cent.`,
     [[1000, 5, 10], [2500, 4, 8], [5000, 3, 15], [10000, 6, 5], [750, 7, 20], [1200, 2, 30]],
   ],
   [
@@ -50,7 +53,7 @@ const WORD_PROBLEMS: Array<[Problem, number[][]]> = [
   ],
   [
     ([start, rate, goal]) =>
-      `A town of ${start} people grows by ${rate}% every year. After how many whole years will its population first exceed ${goal}? Solve it with logarithms and check the answer.`,
+      `A town of ${big(start)} people grows by ${rate}% every year. After how many whole years will its population first exceed ${big(goal)}? Solve it with logarithms and check the answer.`,
     [[20000, 3, 30000], [50000, 2, 75000], [8000, 5, 16000], [120000, 1, 150000], [3500, 4, 5000], [64000, 6, 100000]],
   ],
   [
