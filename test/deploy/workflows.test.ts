@@ -126,7 +126,7 @@ describe('.github/workflows', () => {
     }
   });
 
-  test('test.yml: push and pull_request; Node 20 with the npm cache; Prometheus from apt; npm ci; npm test', () => {
+  test('test.yml: push and pull_request; Node 20 with the npm cache; Prometheus from apt; npm ci; k6 pinned; npm test', () => {
     const on = tests.on as Record<string, unknown>;
     assert.ok('push' in on && 'pull_request' in on);
     const steps = stepsOf(tests);
@@ -135,9 +135,18 @@ describe('.github/workflows', () => {
     assert.equal(node?.with?.cache, 'npm');
     const runs = steps.map((s) => s.run ?? '').join('\n');
     assert.match(runs, /sudo apt-get update && sudo apt-get install -y prometheus/);
-    const order = ['actions/checkout@', 'actions/setup-node@', 'apt-get install -y prometheus', 'npm ci', 'npm test'].map((needle) => steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle)));
+    const order = ['actions/checkout@', 'actions/setup-node@', 'apt-get install -y prometheus', 'npm ci', 'grafana/setup-k6-action@', 'npm test'].map((needle) => steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle)));
     assert.ok(order.every((i) => i >= 0), JSON.stringify(order));
     assert.deepEqual([...order].sort((a, b) => a - b), order, 'steps in order');
+    // A real k6 before the tests, or their real-k6 halves are skipped: pinned, and on PATH (where
+    // the harness looks when K6_BIN is not set) unless K6_BIN names it.
+    const k6 = steps.find((s) => s.uses?.startsWith('grafana/setup-k6-action@'));
+    assert.match(String(k6?.with?.['k6-version']), /^\d+\.\d+\.\d+$/, 'k6 version pinned');
+    const testStep = steps.find((s) => s.run?.trim() === 'npm test');
+    assert.ok(testStep);
+    assert.equal(testStep.env?.K6_BIN, undefined, 'k6 is found on PATH');
+    assert.equal(testStep.env?.K6_AUTO_EXTENSION_RESOLUTION, 'false', 'no k6 build is downloaded during the tests');
+    assert.equal(testStep.env?.K6_NO_USAGE_REPORT, 'true');
   });
 
   test('load-test.yml: nightly schedule and manual dispatch with scenario, duration and targets', () => {
