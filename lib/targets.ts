@@ -35,6 +35,8 @@ export interface ResolvedTarget {
   headers: Record<string, string>;
   /** The generation request's k6 params, built once and kept small (k6 walks them per request). */
   params: { headers: Record<string, string>; timeout: number };
+  /** Headers of the /metrics probe (the key, no streaming Accept). */
+  probeHeaders: Record<string, string>;
   metrics: Flavor | null;
 }
 
@@ -60,6 +62,7 @@ export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, R
       promptKind: dialect.acceptsTokenIds ? 'tokens' : 'text',
       headers,
       params: { headers, timeout: cfg.requestTimeoutMs },
+      probeHeaders: requestHeaders(tc),
       metrics: info.metrics,
     });
   }

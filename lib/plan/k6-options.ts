@@ -47,7 +47,13 @@ export function probesEnabled(plan: Plan, cfg: BenchConfig): boolean {
   return cfg.serverMetrics !== 'off' && plan.requests === null;
 }
 
-export function k6Options(plan: Plan, cfg: BenchConfig, setupTimeoutMs: number): Record<string, unknown> {
+/** Preflight's worst case: health wait, one-token check and the stall localisation (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries. */
+export function setupTimeoutMs(cfg: Pick<BenchConfig, 'preflightTimeoutMs' | 'warmupRequests' | 'requestTimeoutMs' | 'targets'>): number {
+  const perTarget = cfg.preflightTimeoutMs * 3 + 30_000 + cfg.warmupRequests * (4 * cfg.requestTimeoutMs + 3_500);
+  return perTarget * cfg.targets.length + 30_000;
+}
+
+export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown> {
   const scenarios: Record<string, unknown> = {};
   const probes = probesEnabled(plan, cfg);
   const w = steadyWindow(plan);
@@ -71,7 +77,7 @@ export function k6Options(plan: Plan, cfg: BenchConfig, setupTimeoutMs: number):
     thresholds: summaryThresholds(plan, cfg, probes),
     summaryTrendStats: TREND_STATS,
     tags: { testid: cfg.runId },
-    setupTimeout: ms(setupTimeoutMs),
+    setupTimeout: ms(setupTimeoutMs(cfg)),
     teardownTimeout: '30s',
   };
 }

@@ -1,10 +1,10 @@
-// setup(): can each target be benchmarked? Reachability, dialect, model, a one-token generation
-// under a short deadline, warm-up. Every failure becomes one diagnosis and the run stops before
-// any load, in seconds rather than after k6's default timeouts. Transient failures (429, 5xx, a
-// dropped connection) are retried and only a persistent one fails the target; the decisions and
-// the messages live in lib/preflight/diagnose.ts, this file only performs the requests.
-import http from 'k6/http';
-import { sleep } from 'k6';
+// Preflight, in order: can each target be benchmarked? Reachability, dialect, model, a one-token
+// generation under a short deadline, warm-up. Every failure becomes one diagnosis and the run
+// stops before any load, in seconds rather than after k6's default timeouts. Transient failures
+// (429, 5xx, a dropped connection) are retried and only a persistent one fails the target. The
+// messages live in diagnose.ts; the requests go through an HttpPort, so this runs in Node tests
+// with a fake server as it runs in k6.
+import type { HttpPort } from '../http-port';
 import type { BenchConfig, TargetConfig } from '../config/load';
 import { createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
@@ -30,8 +30,8 @@ import {
   type Probe,
   type RouteTry,
   type ServerIdentity,
-} from '../preflight/diagnose';
-import { isLlamaCppModels } from '../preflight/engines';
+} from './diagnose';
+import { isLlamaCppModels } from './engines';
 import { detectFlavor } from '../server-metrics/window';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
@@ -50,9 +50,10 @@ export class PreflightError extends Error {
   }
 }
 
-function get(t: TargetConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe {
-  const res = http.get(t.url + path, { headers: requestHeaders(t), timeout: timeoutMs, tags: { name: `GET ${path}`, phase: 'preflight' }, responseType: 'text' });
-  return { route: `GET ${path}`, status: res.status, body: typeof res.body === 'string' ? res.body : '', error: res.error, errorCode: res.error_code };
+function get(io: HttpPort, t: TargetConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe {
+  const route = `GET ${path}`;
+  const res = io.get(t.url + path, { headers: requestHeaders(t), timeoutMs, name: route });
+  return { route, status: res.status, body: res.body, error: res.error, errorCode: res.errorCode };
 }
 
 /**
@@ -60,24 +61,24 @@ function get(t: TargetConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe
  * "not ready yet" (vLLM only listens once its model is loaded), as does 503; both share the
  * deadline. Returns the routes found healthy.
  */
-function awaitHealthy(t: TargetConfig, deadlineMs: number): string[] {
-  const started = Date.now();
+function awaitHealthy(io: HttpPort, t: TargetConfig, deadlineMs: number): string[] {
+  const started = io.now();
   for (;;) {
-    const left = deadlineMs - (Date.now() - started);
-    const h = get(t, '/health', Math.max(500, Math.min(PROBE_TIMEOUT_MS, left)));
+    const left = deadlineMs - (io.now() - started);
+    const h = get(io, t, '/health', Math.max(500, Math.min(PROBE_TIMEOUT_MS, left)));
     if (h.status === 0) {
-      if (connectFailure(h) === 'dns' || Date.now() - started >= deadlineMs) {
+      if (connectFailure(h) === 'dns' || io.now() - started >= deadlineMs) {
         throw new PreflightError('unreachable', `${t.label}: ${unreachableMessage(t.url, deadlineMs, h, t.vars.url)}`);
       }
     } else {
       if (h.status === 200) return ['GET /health'];
       if (h.status === 404) return []; // no health route: the generation check decides
       if (h.status === 401 || h.status === 403) return [];
-      if (Date.now() - started >= deadlineMs) {
+      if (io.now() - started >= deadlineMs) {
         throw new PreflightError('not_ready', `${t.label}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`);
       }
     }
-    sleep(Math.min(1, Math.max(0.05, (deadlineMs - (Date.now() - started)) / 1000)));
+    io.sleep(Math.min(1000, Math.max(50, deadlineMs - (io.now() - started))));
   }
 }
 
@@ -87,15 +88,14 @@ function preflightPrompt(cfg: BenchConfig, d: Dialect, length: number): Prompt {
   return d.acceptsTokenIds ? { kind: 'tokens', json: tokenPromptPool(spec)[0], length } : { kind: 'text', text: textPromptPool(spec)[0] };
 }
 
-function generate(t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): { result: GenerationResult; ms: number } {
+function generate(io: HttpPort, t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): { result: GenerationResult; ms: number } {
   const wire = d.build({ prompt, maxTokens, ignoreEos: true, temperature: 0, stream: false, model: model || undefined });
   const route = `${wire.method} ${wire.path}`;
-  const start = Date.now();
-  const res = http.post(t.url + wire.path, wire.body, { headers: requestHeaders(t), timeout: timeoutMs, tags: { name: route, phase: 'preflight' }, responseType: 'text' });
-  const ms = Date.now() - start;
-  if (res.status === 0) return { result: failed(0, classifyTransport(res.error_code, res.error, route, t.url, timeoutMs)), ms };
-  const ct = (res.headers['Content-Type'] as string | undefined) ?? '';
-  return { result: d.parseBody(res.status, typeof res.body === 'string' ? res.body : '', ct), ms };
+  const start = io.now();
+  const res = io.post(t.url + wire.path, wire.body, { headers: requestHeaders(t), timeoutMs, name: route });
+  const ms = io.now() - start;
+  if (res.status === 0) return { result: failed(0, classifyTransport(res.errorCode, res.error, route, t.url, timeoutMs)), ms };
+  return { result: d.parseBody(res.status, res.body, res.contentType), ms };
 }
 
 /** Preflight generations sent and those that failed transiently (for the warning). */
@@ -115,11 +115,11 @@ interface Attempted {
  * One preflight generation, retried on transient failures with back-off (0.5 s, 1 s, 2 s) up to
  * PREFLIGHT_ATTEMPTS; with a deadline, no attempt or pause goes past it.
  */
-function generateRetrying(t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number, deadline: number | null, tally: Tally | null): Attempted {
+function generateRetrying(io: HttpPort, t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number, deadline: number | null, tally: Tally | null): Attempted {
   let attempts = 0;
   for (;;) {
-    const timeout = deadline === null ? timeoutMs : Math.min(timeoutMs, deadline - Date.now());
-    const g = generate(t, d, model, prompt, maxTokens, Math.max(100, timeout));
+    const timeout = deadline === null ? timeoutMs : Math.min(timeoutMs, deadline - io.now());
+    const g = generate(io, t, d, model, prompt, maxTokens, Math.max(100, timeout));
     attempts++;
     if (tally) tally.sent++;
     if (g.result.ok || !isTransient(g.result)) return { ...g, attempts };
@@ -128,18 +128,18 @@ function generateRetrying(t: TargetConfig, d: Dialect, model: string, prompt: Pr
       tally.labels.push(transientLabel(g.result));
     }
     const pause = backoffMs(attempts);
-    if (attempts >= PREFLIGHT_ATTEMPTS || (deadline !== null && Date.now() + pause + 100 >= deadline)) return { ...g, attempts };
-    sleep(pause / 1000);
+    if (attempts >= PREFLIGHT_ATTEMPTS || (deadline !== null && io.now() + pause + 100 >= deadline)) return { ...g, attempts };
+    io.sleep(pause);
   }
 }
 
 /** The one-token check timed out: try the server's other generation routes to say which layer hangs. */
-function localiseStall(cfg: BenchConfig, t: TargetConfig, primary: Dialect, model: string, id: ServerIdentity, healthy: string[]): PreflightError {
+function localiseStall(io: HttpPort, cfg: BenchConfig, t: TargetConfig, primary: Dialect, model: string, id: ServerIdentity, healthy: string[]): PreflightError {
   const others = stallProbeDialects(id.dialect, primary.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model }));
   // Together the other routes get one more PREFLIGHT_TIMEOUT, so the whole check stays within two.
   const share = Math.max(100, Math.floor(cfg.preflightTimeoutMs / Math.max(1, others.length)));
   const tries: RouteTry[] = others.map((d) => {
-    const g = generateRetrying(t, d, model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, share, Date.now() + share, null);
+    const g = generateRetrying(io, t, d, model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, share, io.now() + share, null);
     const outcome = g.result.ok ? 'token' : g.result.error?.class === 'timeout' ? 'timeout' : 'error';
     return { dialect: d.name, route: `POST ${d.path}`, outcome, detail: g.result.error?.message ?? '', timeoutMs: share };
   });
@@ -153,19 +153,19 @@ export interface PreflightResult {
   warnings: string[];
 }
 
-export function preflightTarget(cfg: BenchConfig, t: TargetConfig): PreflightResult {
+export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig): PreflightResult {
   const notes: string[] = [];
   const warnings: string[] = [];
-  const healthy = awaitHealthy(t, cfg.preflightTimeoutMs);
-  const modelsProbe = get(t, '/v1/models');
+  const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
+  const modelsProbe = get(io, t, '/v1/models');
   if (modelsProbe.status === 401 || modelsProbe.status === 403) {
     throw new PreflightError('auth', `${t.label}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`);
   }
   const id: ServerIdentity = identify(
-    get(t, '/get_model_info'),
+    get(io, t, '/get_model_info'),
     modelsProbe,
-    modelsProbe.status === 200 ? get(t, '/version') : null,
-    isLlamaCppModels(modelsProbe) ? get(t, '/props') : null,
+    modelsProbe.status === 200 ? get(io, t, '/version') : null,
+    isLlamaCppModels(modelsProbe) ? get(io, t, '/props') : null,
   );
   if (modelsProbe.status === 200) healthy.push('GET /v1/models');
   let dialect: DialectName;
@@ -192,10 +192,10 @@ export function preflightTarget(cfg: BenchConfig, t: TargetConfig): PreflightRes
   // The check that a health probe cannot make: does a real generation produce a token?
   const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model: chosen.model });
   const tally: Tally = { sent: 0, failed: 0, labels: [] };
-  const probe = generateRetrying(t, d, chosen.model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, cfg.preflightTimeoutMs, Date.now() + cfg.preflightTimeoutMs, tally);
+  const probe = generateRetrying(io, t, d, chosen.model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, cfg.preflightTimeoutMs, io.now() + cfg.preflightTimeoutMs, tally);
   if (!probe.result.ok) {
     const err = probe.result.error;
-    if (err?.class === 'timeout') throw localiseStall(cfg, t, d, chosen.model, id, healthy);
+    if (err?.class === 'timeout') throw localiseStall(io, cfg, t, d, chosen.model, id, healthy);
     if (err?.class === 'wrong_dialect') {
       throw new PreflightError('wrong_dialect', `${t.label}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect)}`);
     }
@@ -210,7 +210,7 @@ export function preflightTarget(cfg: BenchConfig, t: TargetConfig): PreflightRes
   const warm: number[] = [];
   for (let i = 0; i < cfg.warmupRequests; i++) {
     const n = i === 0 ? 1 : 16;
-    const w = generateRetrying(t, d, chosen.model, warmPrompt, n, cfg.requestTimeoutMs, null, tally);
+    const w = generateRetrying(io, t, d, chosen.model, warmPrompt, n, cfg.requestTimeoutMs, null, tally);
     if (!w.result.ok) {
       const what = `warm-up request ${i + 1} (ISL ${longest.isl}${longest.length !== longest.isl ? `, longest prompt ${longest.length} tokens` : ''})`;
       throw new PreflightError('warmup_failed', `${t.label}: ${attemptsFailedMessage(what, w.attempts, w.result.error?.message ?? 'unknown error')}`);
@@ -226,7 +226,7 @@ export function preflightTarget(cfg: BenchConfig, t: TargetConfig): PreflightRes
 
   let metrics = null;
   if (cfg.serverMetrics !== 'off') {
-    const m = get(t, '/metrics');
+    const m = get(io, t, '/metrics');
     metrics = m.status === 200 ? detectFlavor(m.body) : null;
     if (metrics === null && cfg.serverMetrics === 'on') {
       warnings.push(`${t.label}: GET /metrics → ${m.status || m.error}: server-side figures are not measured (SGLang needs --enable-metrics, llama.cpp --metrics).`);

@@ -210,8 +210,15 @@ for (const runner of RUNNERS) {
 
     test('the target dies mid-run: the run goes on to its end, errors classified, reports written, exit 99', async () => {
       const [dflash, mtp] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4 }), spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4 })]);
-      // Crash MTP during its run: after setup (~1 s) and the first run (DURATION + GRACEFUL_STOP + gap).
-      const crash = setTimeout(() => void mtp.crash(), 1000 + 4000 + 1000 + 1000 + 2000);
+      // Crash MTP 1.5 s into its run (of 4 s), whenever that comes: once its first measured request arrives.
+      let stopped = false;
+      const crash = setTimeout(function poll() {
+        void mtp.requests().then((rs) => {
+          if (stopped) return;
+          if (rs.some((r) => r.maxNewTokens === Number(QUICK.OSL))) setTimeout(() => void mtp.crash(), 1500);
+          else setTimeout(poll, 100);
+        }, () => undefined);
+      }, 100);
       try {
         const run = await runner.run('dflash-vs-mtp', { ...QUICK, DFLASH_URL: dflash.url, MTP_URL: mtp.url }, 90_000);
         assert.equal(run.result.exitCode, 99, explain(run));
@@ -226,6 +233,7 @@ for (const runner of RUNNERS) {
         assert.ok(classes.every((c) => c === 'unreachable' || c === 'connection_lost'), classes.join(','));
         assert.match(run.result.stdout, /✗ llm_success{variant:mtp} rate>=0.95/);
       } finally {
+        stopped = true;
         clearTimeout(crash);
         await Promise.all([dflash.stop(), mtp.stop()]);
       }

@@ -31,7 +31,7 @@ test('runs are chained by startTime and alternate the target order per cell', ()
 test('k6 options: one scenario per run with its tags, probes in the steady window, declared sub-metrics and SLOs', () => {
   const cfg = loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '128', OSL: '64', CONCURRENCY: '2', DURATION: '12s', SLICES: '4', SLO_E2E_P99: '20s' }, NOW);
   const plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, [{ kind: 'vus', vus: 2 }]), ['dflash', 'mtp']);
-  const o = k6Options(plan, cfg, 60_000) as { scenarios: Record<string, Record<string, unknown>>; thresholds: Record<string, string[]>; tags: Record<string, string> };
+  const o = k6Options(plan, cfg) as { scenarios: Record<string, Record<string, unknown>>; thresholds: Record<string, string[]>; tags: Record<string, string> };
   const s = o.scenarios.dflash_i128_o64_c2;
   assert.equal(s.executor, 'constant-vus');
   assert.equal(s.vus, 2);
@@ -52,7 +52,7 @@ test('k6 options: one scenario per run with its tags, probes in the steady windo
 test('REQUESTS mode uses shared-iterations bounded by DURATION and no probes', () => {
   const cfg = loadConfig(BENCHMARKS['smoke'], { TARGET_URL: 'http://a:1', REQUESTS: '5', CONCURRENCY: '2' }, NOW);
   const plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, [{ kind: 'vus', vus: 2 }]), ['target']);
-  const o = k6Options(plan, cfg, 60_000) as { scenarios: Record<string, Record<string, unknown>> };
+  const o = k6Options(plan, cfg) as { scenarios: Record<string, Record<string, unknown>> };
   assert.deepEqual(Object.keys(o.scenarios), ['target_i1024_o256_c2']);
   assert.equal(o.scenarios.target_i1024_o256_c2.executor, 'shared-iterations');
   assert.equal(o.scenarios.target_i1024_o256_c2.iterations, 5);

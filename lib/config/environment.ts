@@ -1,0 +1,47 @@
+// Where a benchmark's variables come from, in order of precedence: the environment, a JSON file
+// named by CONFIG, the benchmark's own defaults, the bundle's default transport; and the checks
+// that can only be made on the machine (RESULTS_DIR). Pure: k6's open() comes in as a function.
+import { mergeFile, type Env } from './load';
+import { ConfigError, quote } from './parse';
+import { resultsDirProbePath, resultsDirState } from './results-dir';
+
+/** Reads a file as k6's open() does (relative to the bundle); throws when it cannot. */
+export type ReadFile = (path: string) => string;
+
+export function benchmarkEnv(system: Env, read: ReadFile, defaults: Record<string, string> | undefined, defaultTransport: string | null): Env {
+  let env: Env = { ...system };
+  const path = env.CONFIG;
+  if (path) {
+    let text: string;
+    try {
+      text = read(path);
+    } catch (e) {
+      throw new ConfigError(`CONFIG=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../my-config.json (${String(e)}).`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      throw new ConfigError(`CONFIG=${quote(path)}: not valid JSON (${String(e)}).`);
+    }
+    env = mergeFile(env, parsed, path);
+  }
+  for (const [k, v] of Object.entries(defaults ?? {})) if (env[k] === undefined || env[k] === '') env[k] = v;
+  if (defaultTransport !== null && (env.TRANSPORT === undefined || env.TRANSPORT === '')) env.TRANSPORT = defaultTransport;
+  return env;
+}
+
+/** Stops at init when RESULTS_DIR is missing or a file, rather than losing the reports after the run. */
+export function checkResultsDir(dir: string, workingDir: string | undefined, read: ReadFile): void {
+  const path = resultsDirProbePath(dir, workingDir);
+  if (path === null) return;
+  let error: string | null = null;
+  try {
+    read(path);
+  } catch (e) {
+    error = String(e);
+  }
+  const state = resultsDirState(error);
+  if (state === 'missing') throw new ConfigError(`RESULTS_DIR=${quote(dir)}: no such folder (${path}); create it (k6 cannot create folders) or point RESULTS_DIR at an existing one.`);
+  if (state === 'file') throw new ConfigError(`RESULTS_DIR=${quote(dir)} is a file, not a folder (${path}).`);
+}

@@ -1,0 +1,120 @@
+// The preflight's order and decisions, against a fake server behind the HttpPort: no k6, no
+// network, a clock that advances only when preflight waits or a request takes time.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { HttpPort, HttpReply } from '../../../lib/http-port';
+import { PreflightError, preflightTarget } from '../../../lib/preflight/run';
+import { loadConfig } from '../../../lib/config/load';
+import { BENCHMARKS } from '../../../lib/benchmarks';
+import { reply } from '../fixtures';
+
+type Handler = (method: string, path: string, body: string, timeoutMs: number) => HttpReply | { delayMs: number; reply: HttpReply };
+
+const ok = (body: string, contentType = 'application/json'): HttpReply => ({ status: 200, body, contentType, error: '', errorCode: 0 });
+const status = (s: number, body = ''): HttpReply => ({ status: s, body, contentType: 'application/json', error: '', errorCode: 0 });
+const refused: HttpReply = { status: 0, body: '', contentType: '', error: 'dial tcp 127.0.0.1:9: connect: connection refused', errorCode: 1212 };
+const timedOut: HttpReply = { status: 0, body: '', contentType: '', error: 'request timeout', errorCode: 1050 };
+
+/** A fake server with a simulated clock; records every request. */
+function fakePort(handler: Handler): HttpPort & { log: string[]; clock: number } {
+  const port = {
+    clock: 0,
+    log: [] as string[],
+    now: () => port.clock,
+    sleep: (ms: number) => void (port.clock += ms),
+    get: (url: string, r: { timeoutMs: number }) => call('GET', url, '', r.timeoutMs),
+    post: (url: string, body: string, r: { timeoutMs: number }) => call('POST', url, body, r.timeoutMs),
+  };
+  function call(method: string, url: string, body: string, timeoutMs: number): HttpReply {
+    const path = url.replace(/^https?:\/\/[^/]+/, '');
+    port.log.push(`${method} ${path}`);
+    const out = handler(method, path, body, timeoutMs);
+    if ('delayMs' in out) {
+      port.clock += Math.min(out.delayMs, timeoutMs);
+      return out.delayMs > timeoutMs ? timedOut : out.reply;
+    }
+    port.clock += 5;
+    return out;
+  }
+  return port;
+}
+
+const cfg = (env: Record<string, string> = {}) =>
+  loadConfig(BENCHMARKS.smoke, { TARGET_URL: 'http://sglang:30000', ISL: '64', OSL: '16', WARMUP_REQUESTS: '0', PREFLIGHT_TIMEOUT: '10s', ...env }, new Date(0));
+
+/** An SGLang server: native /generate and its OpenAI chat route, each answering or hanging. */
+function sglang(opts: { generate?: 'ok' | 'hang' | 500; chat?: 'ok' | 'hang'; refusedForMs?: number } = {}): Handler {
+  let fails500 = 0;
+  return (_method, path) => {
+    if (opts.refusedForMs !== undefined && port.clock < opts.refusedForMs) return refused;
+    if (path === '/health') return ok('');
+    if (path === '/get_model_info') return ok('{"model_path":"Qwen/Qwen3-8B","is_generation":true,"max_context_length":32768}');
+    if (path === '/v1/models') return ok('{"object":"list","data":[{"id":"Qwen/Qwen3-8B","object":"model","owned_by":"sglang"}]}');
+    if (path === '/generate') {
+      if (opts.generate === 'hang') return { delayMs: 1e9, reply: ok('') };
+      if (opts.generate === 500 && fails500++ < 1) return status(500, '{"error":{"message":"Internal error"}}');
+      return ok(reply('sglang-nonstream.json'));
+    }
+    if (path === '/v1/chat/completions') return opts.chat === 'hang' ? { delayMs: 1e9, reply: ok('') } : ok(reply('vllm-chat-nonstream.json'));
+    if (path === '/metrics') return ok('# no metrics\n');
+    return status(404, '{"detail":"Not Found"}');
+  };
+}
+let port: ReturnType<typeof fakePort>;
+
+test('a healthy SGLang: identified, native dialect, the served model, one generation, no warnings', () => {
+  port = fakePort(sglang());
+  const c = cfg();
+  const r = preflightTarget(port, c, c.targets[0]);
+  assert.equal(r.info.dialect, 'sglang');
+  assert.equal(r.info.model, 'Qwen/Qwen3-8B');
+  assert.match(r.info.kind, /SGLang/);
+  assert.deepEqual(r.warnings, []);
+  assert.deepEqual(port.log.slice(0, 2), ['GET /health', 'GET /v1/models'], 'health first, then what the server serves');
+  assert.equal(port.log.filter((l) => l === 'POST /generate').length, 1);
+});
+
+test('refused connections are waited for (a vLLM loading its model does not listen), then preflight goes on', () => {
+  port = fakePort(sglang({ refusedForMs: 4000 }));
+  const c = cfg();
+  const r = preflightTarget(port, c, c.targets[0]);
+  assert.equal(r.info.dialect, 'sglang');
+  assert.ok(port.log.filter((l) => l === 'GET /health').length >= 4, 'retried about once a second');
+});
+
+test('refused until PREFLIGHT_TIMEOUT: unreachable, naming the variable', () => {
+  port = fakePort(sglang({ refusedForMs: 1e9 }));
+  const c = cfg({ PREFLIGHT_TIMEOUT: '3s' });
+  assert.throws(
+    () => preflightTarget(port, c, c.targets[0]),
+    (e: unknown) => e instanceof PreflightError && e.reason === 'unreachable' && /cannot connect to http:\/\/sglang:30000 for 3 s .*TARGET_URL right\?/.test(e.message),
+  );
+  assert.ok(port.clock >= 3000 && port.clock < 5000, `gave up after ${port.clock} ms`);
+});
+
+test('one transient 500 is retried and only warned about', () => {
+  port = fakePort(sglang({ generate: 500 }));
+  const c = cfg();
+  const r = preflightTarget(port, c, c.targets[0]);
+  assert.equal(port.log.filter((l) => l === 'POST /generate').length, 2);
+  assert.match(r.warnings.join('\n'), /1 of 2 preflight requests failed transiently \(500\)/);
+});
+
+test('the chat route hangs while /generate answers: the OpenAI layer is named, and the dialect that works around it', () => {
+  port = fakePort(sglang({ chat: 'hang' }));
+  const c = cfg({ DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' });
+  assert.throws(
+    () => preflightTarget(port, c, c.targets[0]),
+    (e: unknown) => e instanceof PreflightError && e.reason === 'stalled_layer' && /only POST \/v1\/chat\/completions hangs .*the OpenAI layer .* DIALECT=sglang works around it/.test(e.message),
+  );
+  assert.ok(port.clock <= 2 * 2000 + 1000, `bounded by about two PREFLIGHT_TIMEOUTs (${port.clock} ms)`);
+});
+
+test('both routes hang: the engine itself is stuck', () => {
+  port = fakePort(sglang({ chat: 'hang', generate: 'hang' }));
+  const c = cfg({ PREFLIGHT_TIMEOUT: '2s' });
+  assert.throws(
+    () => preflightTarget(port, c, c.targets[0]),
+    (e: unknown) => e instanceof PreflightError && e.reason === 'stalled' && /the engine itself is stuck, not the OpenAI layer/.test(e.message),
+  );
+});
