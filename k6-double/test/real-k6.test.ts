@@ -90,7 +90,7 @@ describe('double vs real k6', () => {
     if (!pair) return;
     const [real, double] = pair;
     const count = (r: K6RunResult, m: string) => r.summaryData?.metrics[m]?.values.count ?? 0;
-    // The one difference left (docs/k6-double.md): an iteration due exactly at the end of the
+    // The one difference left (README.md, "Arrival-rate end"): an iteration due exactly at the end of the
     // duration, which k6 may still start and the double does not.
     const d = count(double, 'iterations') + count(double, 'dropped_iterations');
     const r = count(real, 'iterations') + count(real, 'dropped_iterations');
