@@ -3,18 +3,18 @@
 // configuration (which holds the API key) and setup's findings (which do not). Pure.
 import type { BenchConfig, TargetConfig } from './config/load';
 import { createDialect, type Dialect, type DialectName } from './dialects/index';
-import type { Flavor } from './server-metrics/window';
+import type { Engine } from './server-metrics/window';
 import type { PromptKind } from './workload/prompts';
 import { TRANSPORTS } from './transports';
 
 /** What setup() learned about a target. Serialised into setup data: never holds the API key. */
 export interface TargetInfo {
-  label: string;
+  variant: string;
   url: string;
   dialect: DialectName;
   model: string;
-  kind: string;
-  metrics: Flavor | null;
+  engine: string;
+  metrics: Engine | null;
   notes: string[];
 }
 
@@ -23,11 +23,11 @@ export interface SetupData {
   targets: TargetInfo[];
   warnings: string[];
   /** Targets that failed preflight, with the whole diagnosis: the run aborts before any load. */
-  failures: Array<{ target: string; reason: string; message: string }>;
+  failures: Array<{ variant: string; reason: string; message: string }>;
 }
 
 export interface ResolvedTarget {
-  label: string;
+  variant: string;
   url: string;
   dialect: Dialect;
   model: string;
@@ -37,7 +37,7 @@ export interface ResolvedTarget {
   params: { headers: Record<string, string>; timeout: number };
   /** Headers of the /metrics probe (the key, no streaming Accept). */
   probeHeaders: Record<string, string>;
-  metrics: Flavor | null;
+  metrics: Engine | null;
 }
 
 export function requestHeaders(t: Pick<TargetConfig, 'apiKey'>, accept?: string): Record<string, string> {
@@ -50,12 +50,12 @@ export function requestHeaders(t: Pick<TargetConfig, 'apiKey'>, accept?: string)
 export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, ResolvedTarget> {
   const out = new Map<string, ResolvedTarget>();
   for (const tc of cfg.targets) {
-    const info = data.targets.find((t) => t.label === tc.label);
-    if (!info) throw new Error(`setup data has no target ${tc.label}`);
+    const info = data.targets.find((t) => t.variant === tc.variant);
+    if (!info) throw new Error(`setup data has no target ${tc.variant}`);
     const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model });
     const headers = requestHeaders(tc, TRANSPORTS[cfg.transport].accept ?? undefined);
-    out.set(tc.label, {
-      label: tc.label,
+    out.set(tc.variant, {
+      variant: tc.variant,
       url: tc.url,
       dialect,
       model: info.model,

@@ -9,9 +9,10 @@
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
 //   TRANSPORT=sse npm start                 runs dist/sse/<scenario>.js (TTFT, ITL; needs xk6-sse)
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
+import { BENCHMARKS, BENCHMARK_NAMES } from '../lib/benchmarks';
 import { findK6 } from '../k6-double';
 import { INSTALL_K6 } from './k6-binary';
 
@@ -55,16 +56,10 @@ export function parseStartArgs(argv: string[], scenarios: string[]): StartArgs {
   return out;
 }
 
-function scenarioNames(): string[] {
-  return readdirSync(join(ROOT, 'scenarios'))
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => f.slice(0, -3));
-}
-
 async function main(): Promise<number> {
   let args: StartArgs;
   try {
-    args = parseStartArgs(process.argv.slice(2), scenarioNames());
+    args = parseStartArgs(process.argv.slice(2), BENCHMARK_NAMES);
   } catch (e) {
     const msg = (e as Error).message;
     if (msg !== 'help') console.error(`npm start: ${msg}`);
@@ -90,19 +85,12 @@ async function main(): Promise<number> {
   };
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (args.sim) {
-    if (args.scenario === 'dflash-vs-mtp') {
-      const dflash = await startSim({ engine: 'sglang', spec: 'dflash', port: 0 });
-      sims.push(dflash);
-      const mtp = await startSim({ engine: 'vllm', spec: 'mtp', port: 0 });
-      sims.push(mtp);
-      env.DFLASH_URL = dflash.url;
-      env.MTP_URL = mtp.url;
-      console.log(`simulators: DFlash (SGLang engine) at ${dflash.url}, MTP (vLLM engine) at ${mtp.url}`);
-    } else {
-      const sim = await startSim({ engine: 'sglang', spec: 'dflash', port: 0 });
+    // One simulator per target slot of the benchmark, with the engine and profile the slot names.
+    for (const slot of BENCHMARKS[args.scenario].targets) {
+      const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0 });
       sims.push(sim);
-      env.TARGET_URL = sim.url;
-      console.log(`simulator: SGLang engine, DFlash profile, at ${sim.url}`);
+      env[slot.prefix ? `${slot.prefix}_URL` : 'TARGET_URL'] = sim.url;
+      console.log(`simulator for ${slot.variant}: ${slot.sim.engine}, ${slot.sim.spec} profile, at ${sim.url}`);
     }
     for (const [k, v] of Object.entries(SIM_DEFAULTS)) if (!env[k]) env[k] = v;
   }

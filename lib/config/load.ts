@@ -12,7 +12,7 @@ import { TRANSPORTS, TRANSPORT_NAMES, type TransportName } from '../transports';
 
 export interface TargetConfig {
   /** Tag value and report label, e.g. dflash. */
-  label: string;
+  variant: string;
   url: string;
   dialect: DialectName | 'auto';
   model: string;
@@ -108,7 +108,7 @@ function target(env: Env, slot: TargetSlot): TargetConfig {
     ? { url: `${prefix}_URL`, dialect: `${prefix}_DIALECT`, model: `${prefix}_MODEL`, apiKey: `${prefix}_API_KEY` }
     : { url: 'TARGET_URL', dialect: 'DIALECT', model: 'MODEL', apiKey: 'API_KEY' };
   return {
-    label,
+    variant: label,
     url: p.baseUrl(vars.url, required(env, vars.url, `set it to the base URL of the ${prefix ? label + ' ' : ''}server, e.g. ${vars.url}=http://127.0.0.1:30000`)),
     dialect: dialectOf(vars.dialect, get(env, vars.dialect)),
     model: get(env, vars.model).trim(),

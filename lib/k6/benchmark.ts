@@ -2,11 +2,10 @@
 // measuring exec function, the server-metrics probe and the end-of-test report. A scenario is a
 // BenchmarkSpec; scenarios/*.ts only re-export what defineBenchmark returns.
 import exec from 'k6/execution';
-import http from 'k6/http';
 import { sleep } from 'k6';
-import { loadConfig, mergeFile, redacted, type BenchConfig, type Env } from '../config/load';
-import { ConfigError, quote } from '../config/parse';
-import { resultsDirProbePath, resultsDirState } from '../config/results-dir';
+import { loadConfig, redacted, type BenchConfig } from '../config/load';
+import { ConfigError } from '../config/parse';
+import { benchmarkEnv, checkResultsDir } from '../config/environment';
 import type { BenchmarkSpec } from '../benchmarks';
 import { promptIndex } from '../workload/prompts';
 import { recordRequest, type SloLimits, type Window } from '../metrics/samples';
@@ -17,75 +16,33 @@ import { summaryJson } from '../report/json';
 import { renderMarkdown } from '../report/markdown';
 import { buildReport, type SummaryDataLike } from '../report/report';
 import { renderText } from '../report/text';
-import { snapshot, windowFigures, type Snapshot } from '../server-metrics/window';
+import { probeWindow } from '../server-metrics/probe';
 import { steadyWindow, probeScenario } from '../plan/matrix';
 import { adder, createMetrics } from './metrics';
-import { PreflightError, preflightTarget } from './preflight';
+import { PreflightError, preflightTarget } from '../preflight/run';
+import { k6Port } from './http-port';
 import { createPromptPools, neededKinds } from './prompts';
-import { requestHeaders, resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
+import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
 import { SENDERS } from './transport';
 import { TRANSPORTS } from '../transports';
 import { BACKOFF, Reachability } from '../vu/reachability';
 
 
-function readEnv(spec: BenchmarkSpec): Env {
-  let env: Env = { ...__ENV };
-  const path = env.CONFIG;
-  if (path) {
-    let text: string;
-    try {
-      text = open(path);
-    } catch (e) {
-      throw new ConfigError(`CONFIG=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../my-config.json (${String(e)}).`);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      throw new ConfigError(`CONFIG=${quote(path)}: not valid JSON (${String(e)}).`);
-    }
-    env = mergeFile(env, parsed, path);
-  }
-  for (const [k, v] of Object.entries(spec.defaults ?? {})) if (env[k] === undefined || env[k] === '') env[k] = v;
-  // The sse bundles (dist/sse/*.js, see bundle.d.ts) measure TTFT by default; TRANSPORT=http still works there.
-  if (__SSE_BUNDLE__ && (env.TRANSPORT === undefined || env.TRANSPORT === '')) env.TRANSPORT = 'sse';
-  return env;
-}
-
-/** Stops at init when RESULTS_DIR is missing or a file, rather than losing the reports after the run. */
-function checkResultsDir(dir: string): void {
-  const path = resultsDirProbePath(dir, __ENV.PWD);
-  if (path === null) return;
-  let error: string | null = null;
-  try {
-    open(path);
-  } catch (e) {
-    error = String(e);
-  }
-  const state = resultsDirState(error);
-  if (state === 'missing') throw new ConfigError(`RESULTS_DIR=${quote(dir)}: no such folder (${path}); create it (k6 cannot create folders) or point RESULTS_DIR at an existing one.`);
-  if (state === 'file') throw new ConfigError(`RESULTS_DIR=${quote(dir)} is a file, not a folder (${path}).`);
-}
-
-/** Preflight's worst case: health wait, one-token check and the stall localisation (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries. */
-function setupTimeoutMs(cfg: BenchConfig): number {
-  const perTarget = cfg.preflightTimeoutMs * 3 + 30_000 + cfg.warmupRequests * (4 * cfg.requestTimeoutMs + 3_500);
-  return perTarget * cfg.targets.length + 30_000;
-}
-
 export function defineBenchmark(spec: BenchmarkSpec) {
   let cfg: BenchConfig;
   try {
-    cfg = loadConfig(spec, readEnv(spec), new Date());
+    const read = (path: string) => open(path);
+    // The sse bundles (dist/sse/*.js, see bundle.d.ts) measure TTFT by default; TRANSPORT=http still works there.
+    cfg = loadConfig(spec, benchmarkEnv(__ENV, read, spec.defaults, __SSE_BUNDLE__ ? 'sse' : null), new Date());
     spec.validate?.(cfg);
-    checkResultsDir(cfg.resultsDir);
+    checkResultsDir(cfg.resultsDir, __ENV.PWD, read);
   } catch (e) {
     // One line that names the variable: k6 prints a thrown string without a stack trace.
     if (e instanceof ConfigError) throw `k6-llm-bench ${spec.name}: ${e.message}`;
     throw e;
   }
   const loads: Load[] = spec.load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
-  const plan: Plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, loads), cfg.targets.map((t) => t.label));
+  const plan: Plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, loads), cfg.targets.map((t) => t.variant));
   const runs = new Map<string, { run: Run; index: number }>();
   plan.runs.forEach((run, index) => {
     runs.set(run.scenario, { run, index });
@@ -98,7 +55,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   const pools = createPromptPools(cfg, neededKinds(cfg));
   const slo: SloLimits = { ttftP99Ms: cfg.slo.ttftP99Ms, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms };
   const stream = transport.streams || cfg.stream;
-  const options = k6Options(plan, cfg, setupTimeoutMs(cfg));
+  const options = k6Options(plan, cfg);
 
   let targets: Map<string, ResolvedTarget> | null = null;
   const target = (data: SetupData, label: string): ResolvedTarget => {
@@ -125,14 +82,14 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     const data: SetupData = { runId: testid, targets: [], warnings: [], failures: [] };
     for (const t of cfg.targets) {
       try {
-        const r = preflightTarget(cfg, t);
+        const r = preflightTarget(k6Port('preflight'), cfg, t);
         data.targets.push(r.info);
         data.warnings.push(...r.warnings);
-        console.log(`${t.label}: ${r.info.kind} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`);
+        console.log(`${t.variant}: ${r.info.engine} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`);
       } catch (e) {
         if (!(e instanceof PreflightError)) throw e;
-        data.failures.push({ target: t.label, reason: e.reason, message: e.message });
-        metrics.preflightFailed.add(1, { variant: t.label, reason: e.reason });
+        data.failures.push({ variant: t.variant, reason: e.reason, message: e.message });
+        metrics.preflightFailed.add(1, { variant: t.variant, reason: e.reason });
       }
     }
     for (const w of data.warnings) console.warn(`warning: ${w}`);
@@ -157,11 +114,11 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     if (current === null || current.name !== name) {
       const entry = runs.get(name);
       if (!entry) throw new Error(`no run named ${name}`);
-      const t = target(data, entry.run.target);
+      const t = target(data, entry.run.variant);
       const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
-      current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.label), downNoted: false };
+      current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.variant), downNoted: false };
       exec.vu.metrics.tags.dialect = t.dialect.name;
-      if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.target} ${entry.run.cell.id}`);
+      if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}`);
     }
     const { run, target: t, window, reach: r } = current;
     if (r.downAtMs !== null) {
@@ -186,53 +143,33 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {
       logged.add(err.class);
-      console.warn(`${run.target} ${run.cell.id}: ${err.class}: ${err.message}`);
+      console.warn(`${run.variant} ${run.cell.id}: ${err.class}: ${err.message}`);
     }
     const next = r.after(err?.class === 'unreachable', outcome.endMs);
     if (next.declaredDown) {
       console.warn(
-        `${run.target}: nothing has listened at ${t.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} s (TARGET_DOWN_AFTER): ` +
+        `${run.variant}: nothing has listened at ${t.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} s (TARGET_DOWN_AFTER): ` +
           'declared down; this VU sends it nothing more and the report marks its remaining runs as not fully measured.',
       );
     }
     if (next.waitMs > 0) sleep(next.waitMs / 1000);
   }
 
-  /** One scrape of the target's /metrics, tried twice; says why when it cannot be had. */
-  function scrape(t: ResolvedTarget, run: Run, when: string): Snapshot | null {
-    if (t.metrics === null) return null;
-    const params = { headers: requestHeaders(cfgTarget(t.label)), timeout: 10_000, tags: { name: 'GET /metrics' }, responseType: 'text' as const };
-    for (let attempt = 1; ; attempt++) {
-      const res = http.get(`${t.url}/metrics`, params);
-      if (res.status === 200 && typeof res.body === 'string') return snapshot(t.metrics, res.body, Date.now());
-      if (attempt === 2) {
-        console.warn(`${run.scenario}: server-side figures not measured: GET /metrics at the ${when} of the window → ${res.status || res.error}`);
-        return null;
-      }
-      sleep(0.5);
-    }
-  }
-  const cfgTarget = (label: string) => cfg.targets.find((x) => x.label === label) as BenchConfig['targets'][number];
-
+  const probePort = k6Port('probe');
   function probe(data: SetupData): void {
     abortIfPreflightFailed(data);
     const entry = runs.get(exec.scenario.name);
     if (!entry) return;
-    const t = target(data, entry.run.target);
-    const first = scrape(t, entry.run, 'start');
-    if (first === null) return;
+    const t = target(data, entry.run.variant);
+    if (t.metrics === null) return;
     const w = steadyWindow(plan);
-    const endMs = exec.scenario.startTime + (w.toMs - w.fromMs);
-    const wait = (endMs - Date.now()) / 1000;
-    if (wait > 0) sleep(wait);
-    const last = scrape(t, entry.run, 'end');
-    if (last === null) return;
-    if (last.atMs - first.atMs < (w.toMs - w.fromMs) / 2) {
-      // The probe started late (an overloaded load generator): too short a window to stand for the run.
-      console.warn(`${entry.run.scenario}: server-side figures not measured: the probe covered ${last.atMs - first.atMs} ms of the ${w.toMs - w.fromMs} ms window`);
+    const windowMs = w.toMs - w.fromMs;
+    const out = probeWindow(probePort, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, exec.scenario.startTime + windowMs, windowMs);
+    if ('notMeasured' in out) {
+      console.warn(`${entry.run.scenario}: server-side figures not measured: ${out.notMeasured}`);
       return;
     }
-    const f = windowFigures(first, last);
+    const f = out.figures;
     const add = (key: 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput' | 'serverTimePerToken', v: number | null) => {
       if (v !== null && Number.isFinite(v)) metrics[key].add(v);
     };

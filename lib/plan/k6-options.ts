@@ -9,7 +9,7 @@ const PROBE_SLACK_MS = 20_000;
 const ms = (n: number) => `${Math.round(n)}ms`;
 
 function runTags(run: Run): Record<string, string> {
-  const tags: Record<string, string> = { variant: run.target, cell: run.cell.id, isl: String(run.cell.isl), osl: String(run.cell.osl) };
+  const tags: Record<string, string> = { variant: run.variant, cell: run.cell.id, isl: String(run.cell.isl), osl: String(run.cell.osl) };
   if (run.cell.load.kind === 'vus') tags.concurrency = String(run.cell.load.vus);
   else tags.rate = String(run.cell.load.rate);
   return tags;

@@ -19,7 +19,7 @@ export interface Run {
   /** VUs the run starts with: its concurrency, or the pre-allocated VUs of an arrival rate. */
   vus: number;
   cell: Cell;
-  target: string;
+  variant: string;
   /** Offset from the start of the test (after setup). */
   startMs: number;
   durationMs: number;
@@ -59,7 +59,7 @@ export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs'
     for (const target of order) {
       // An arrival rate pre-allocates enough VUs for ten seconds of arrivals in flight.
       const vus = cell.load.kind === 'vus' ? cell.load.vus : Math.min(cfg.maxVus, Math.max(1, Math.ceil(cell.load.rate * 10)));
-      runs.push({ scenario: `${target}_${cell.id}`, vus, cell, target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
+      runs.push({ scenario: `${target}_${cell.id}`, vus, cell, variant: target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
       t += cfg.durationMs + cfg.gracefulStopMs + RUN_GAP_MS;
     }
   });

@@ -54,7 +54,7 @@ export function preflightKey(target: string, reason: string): string {
 }
 
 export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'serverMetrics'>, withProbes: boolean): Record<string, string[]> {
-  const targets = [...new Set(plan.runs.map((r) => r.target))];
+  const targets = [...new Set(plan.runs.map((r) => r.variant))];
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
   for (const run of plan.runs) {

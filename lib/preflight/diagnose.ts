@@ -38,7 +38,7 @@ export interface ServerIdentity {
   /** The dialect auto picks: sglang for SGLang (its native API reports acceptance), llamacpp for llama.cpp (its native stream counts tokens per event), openai otherwise. */
   dialect: DialectName | null;
   /** A human description such as "SGLang" or "vLLM 0.20.1" or "an OpenAI-compatible server". */
-  kind: string;
+  engine: string;
   /** Model names the server lists (OpenAI /v1/models ids, or SGLang's model_path). */
   models: string[];
   /** Context length if the server states it (vLLM max_model_len, SGLang max_context_length). */
@@ -73,7 +73,7 @@ export function identify(modelInfo: Probe, models: Probe, version: Probe | null,
     const ctx = typeof info.max_context_length === 'number' ? info.max_context_length : null;
     return {
       dialect: 'sglang',
-      kind: 'SGLang',
+      engine: 'SGLang',
       models: ids.length > 0 ? ids : path ? [path] : [],
       maxModelLen: maxLen ?? ctx,
       evidence: `${modelInfo.route} → 200`,
@@ -81,14 +81,14 @@ export function identify(modelInfo: Probe, models: Probe, version: Probe | null,
   }
   if (list && Array.isArray(list.data)) {
     const llama = llamaCppFacts(list, props);
-    if (llama) return { dialect: 'llamacpp', kind: llama.kind, models: ids, maxModelLen: maxLen ?? llama.maxModelLen, evidence: `${models.route} → 200 (${llama.evidence})` };
+    if (llama) return { dialect: 'llamacpp', engine: llama.kind, models: ids, maxModelLen: maxLen ?? llama.maxModelLen, evidence: `${models.route} → 200 (${llama.evidence})` };
     const v = version && version.status === 200 ? json(version.body) : null;
     const kind = v && typeof v.version === 'string' ? `vLLM ${v.version}` : 'an OpenAI-compatible server (like vLLM)';
-    return { dialect: 'openai', kind, models: ids, maxModelLen: maxLen, evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}` };
+    return { dialect: 'openai', engine: kind, models: ids, maxModelLen: maxLen, evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}` };
   }
   return {
     dialect: null,
-    kind: 'an unknown server',
+    engine: 'an unknown server',
     models: [],
     maxModelLen: null,
     evidence: `${modelInfo.route} → ${modelInfo.status || modelInfo.error}, ${models.route} → ${models.status || models.error}`,
@@ -100,7 +100,7 @@ export function wrongDialectMessage(route: string, status: number, id: ServerIde
   if (id.dialect === null) {
     return `${route} → ${status}: this server answers neither SGLang's /get_model_info nor OpenAI's /v1/models (${id.evidence}). Check the URL (a path prefix?) and the server.`;
   }
-  return `${route} → ${status}: this server is ${id.kind} (${id.evidence}); set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
+  return `${route} → ${status}: this server is ${id.engine} (${id.evidence}); set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
 }
 
 /** Healthy but no token in time; `finding` is what trying the other routes showed, if anything. */

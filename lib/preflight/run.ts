@@ -32,7 +32,7 @@ import {
   type ServerIdentity,
 } from './diagnose';
 import { isLlamaCppModels } from './engines';
-import { detectFlavor } from '../server-metrics/window';
+import { detectEngine } from '../server-metrics/window';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
 import { requestHeaders, type TargetInfo } from '../targets';
@@ -68,14 +68,14 @@ function awaitHealthy(io: HttpPort, t: TargetConfig, deadlineMs: number): string
     const h = get(io, t, '/health', Math.max(500, Math.min(PROBE_TIMEOUT_MS, left)));
     if (h.status === 0) {
       if (connectFailure(h) === 'dns' || io.now() - started >= deadlineMs) {
-        throw new PreflightError('unreachable', `${t.label}: ${unreachableMessage(t.url, deadlineMs, h, t.vars.url)}`);
+        throw new PreflightError('unreachable', `${t.variant}: ${unreachableMessage(t.url, deadlineMs, h, t.vars.url)}`);
       }
     } else {
       if (h.status === 200) return ['GET /health'];
       if (h.status === 404) return []; // no health route: the generation check decides
       if (h.status === 401 || h.status === 403) return [];
       if (io.now() - started >= deadlineMs) {
-        throw new PreflightError('not_ready', `${t.label}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`);
+        throw new PreflightError('not_ready', `${t.variant}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`);
       }
     }
     io.sleep(Math.min(1000, Math.max(50, deadlineMs - (io.now() - started))));
@@ -145,7 +145,7 @@ function localiseStall(io: HttpPort, cfg: BenchConfig, t: TargetConfig, primary:
   });
   const first: RouteTry = { dialect: primary.name, route: `POST ${primary.path}`, outcome: 'timeout', detail: '', timeoutMs: cfg.preflightTimeoutMs };
   const d = stallDiagnosis(first, tries, healthy, id.dialect, t.vars.dialect);
-  return new PreflightError(d.reason, `${t.label}: ${d.message}`);
+  return new PreflightError(d.reason, `${t.variant}: ${d.message}`);
 }
 
 export interface PreflightResult {
@@ -159,7 +159,7 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
   const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
   const modelsProbe = get(io, t, '/v1/models');
   if (modelsProbe.status === 401 || modelsProbe.status === 403) {
-    throw new PreflightError('auth', `${t.label}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`);
+    throw new PreflightError('auth', `${t.variant}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`);
   }
   const id: ServerIdentity = identify(
     get(io, t, '/get_model_info'),
@@ -171,7 +171,7 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
   let dialect: DialectName;
   if (t.dialect === 'auto') {
     if (id.dialect === null) {
-      throw new PreflightError('unknown_api', `${t.label}: cannot tell which API ${t.url} speaks (${id.evidence}); set ${t.vars.dialect} to sglang, openai or openai-chat.`);
+      throw new PreflightError('unknown_api', `${t.variant}: cannot tell which API ${t.url} speaks (${id.evidence}); set ${t.vars.dialect} to sglang, openai or openai-chat.`);
     }
     dialect = id.dialect;
     notes.push(`${t.vars.dialect}=auto chose ${dialect}: ${id.evidence}`);
@@ -179,15 +179,15 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
     dialect = t.dialect;
   }
   const chosen = chooseModel(t.model, id, t.vars.model);
-  if (chosen.error) throw new PreflightError('unknown_model', `${t.label}: ${chosen.error}`);
-  if (chosen.note) warnings.push(`${t.label}: ${chosen.note}`);
+  if (chosen.error) throw new PreflightError('unknown_model', `${t.variant}: ${chosen.error}`);
+  if (chosen.note) warnings.push(`${t.variant}: ${chosen.note}`);
   if (dialect !== 'sglang' && chosen.model === '') {
-    throw new PreflightError('unknown_model', `${t.label}: the server lists no model at GET /v1/models; set ${t.vars.model}.`);
+    throw new PreflightError('unknown_model', `${t.variant}: the server lists no model at GET /v1/models; set ${t.vars.model}.`);
   }
   const longest = longestPrompt(cfg.isl, cfg.promptPool, cfg.islSpread);
   const maxOsl = Math.max(...cfg.osl);
   const ctxErr = contextError(longest, maxOsl, id.maxModelLen);
-  if (ctxErr) throw new PreflightError('context_length', `${t.label}: ${ctxErr}`);
+  if (ctxErr) throw new PreflightError('context_length', `${t.variant}: ${ctxErr}`);
 
   // The check that a health probe cannot make: does a real generation produce a token?
   const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model: chosen.model });
@@ -197,12 +197,12 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
     const err = probe.result.error;
     if (err?.class === 'timeout') throw localiseStall(io, cfg, t, d, chosen.model, id, healthy);
     if (err?.class === 'wrong_dialect') {
-      throw new PreflightError('wrong_dialect', `${t.label}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect)}`);
+      throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect)}`);
     }
-    throw new PreflightError('generation_failed', `${t.label}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`);
+    throw new PreflightError('generation_failed', `${t.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`);
   }
   if (probe.result.completionTokens === null) {
-    warnings.push(`${t.label}: the server reports no token counts; throughput and tokens are not measured for it.`);
+    warnings.push(`${t.variant}: the server reports no token counts; throughput and tokens are not measured for it.`);
   }
 
   // Warm-up with the longest prompt any cell sends (ISL_SPREAD included), which also proves it fits.
@@ -213,24 +213,24 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
     const w = generateRetrying(io, t, d, chosen.model, warmPrompt, n, cfg.requestTimeoutMs, null, tally);
     if (!w.result.ok) {
       const what = `warm-up request ${i + 1} (ISL ${longest.isl}${longest.length !== longest.isl ? `, longest prompt ${longest.length} tokens` : ''})`;
-      throw new PreflightError('warmup_failed', `${t.label}: ${attemptsFailedMessage(what, w.attempts, w.result.error?.message ?? 'unknown error')}`);
+      throw new PreflightError('warmup_failed', `${t.variant}: ${attemptsFailedMessage(what, w.attempts, w.result.error?.message ?? 'unknown error')}`);
     }
     warm.push(w.ms);
   }
   const flaky = transientWarning(tally.failed, tally.sent, tally.labels);
-  if (flaky) warnings.push(`${t.label}: ${flaky}`);
+  if (flaky) warnings.push(`${t.variant}: ${flaky}`);
   if (warm.length >= 2) {
     const w = timeoutWarning(warm[0], warm[1], 16, maxOsl, cfg.requestTimeoutMs);
-    if (w) warnings.push(`${t.label}: ${w}`);
+    if (w) warnings.push(`${t.variant}: ${w}`);
   }
 
   let metrics = null;
   if (cfg.serverMetrics !== 'off') {
     const m = get(io, t, '/metrics');
-    metrics = m.status === 200 ? detectFlavor(m.body) : null;
+    metrics = m.status === 200 ? detectEngine(m.body) : null;
     if (metrics === null && cfg.serverMetrics === 'on') {
-      warnings.push(`${t.label}: GET /metrics → ${m.status || m.error}: server-side figures are not measured (SGLang needs --enable-metrics, llama.cpp --metrics).`);
+      warnings.push(`${t.variant}: GET /metrics → ${m.status || m.error}: server-side figures are not measured (SGLang needs --enable-metrics, llama.cpp --metrics).`);
     }
   }
-  return { info: { label: t.label, url: t.url, dialect, model: chosen.model, kind: id.kind, metrics, notes }, warnings };
+  return { info: { variant: t.variant, url: t.url, dialect, model: chosen.model, engine: id.engine, metrics, notes }, warnings };
 }

@@ -48,14 +48,14 @@ export function compare(a: RunFigures, b: RunFigures, where: string): Comparison
     const ci = sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, pooledMean) : null;
     latency = { value: b.e2e.avg / a.e2e.avg, ci };
   }
-  return { cellId: a.cellId, a: a.target, b: b.target, throughput, latency, verdict: verdict(a.target, b.target, throughput, where) + caveat(a, b) };
+  return { cellId: a.cellId, a: a.variant, b: b.variant, throughput, latency, verdict: verdict(a.variant, b.variant, throughput, where) + caveat(a, b) };
 }
 
 /** A ratio over a run that lost requests compares a server with a broken one: say so beside the verdict. */
 function caveat(...runs: RunFigures[]): string {
   const hurt = runs.filter((r) => r.requests.failed + r.requests.unreachable > 0 || r.targetDown > 0);
   if (hurt.length === 0) return '';
-  const what = hurt.map((r) => `${display(r.target)} had ${r.requests.failed + r.requests.unreachable} failed attempt(s)${r.targetDown > 0 ? ' and went down' : ''}`);
+  const what = hurt.map((r) => `${display(r.variant)} had ${r.requests.failed + r.requests.unreachable} failed attempt(s)${r.targetDown > 0 ? ' and went down' : ''}`);
   return `; not a fair comparison: ${what.join(', ')}`;
 }
 

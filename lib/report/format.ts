@@ -61,9 +61,9 @@ const ITL_RULE_TEXT: Record<ItlRule, string> = {
 export function itlRuleLines(runs: readonly RunFigures[]): string[] {
   const byTarget = new Map<string, Partial<Record<ItlRule, number>>>();
   for (const x of runs) {
-    const acc = byTarget.get(x.target) ?? {};
+    const acc = byTarget.get(x.variant) ?? {};
     for (const [rule, n] of Object.entries(x.itlRule.requests) as Array<[ItlRule, number]>) acc[rule] = (acc[rule] ?? 0) + n;
-    byTarget.set(x.target, acc);
+    byTarget.set(x.variant, acc);
   }
   const out: string[] = [];
   for (const [target, counts] of byTarget) {
@@ -91,10 +91,10 @@ export function draftLines(runs: readonly RunFigures[]): string[] {
   const byTarget = new Map<string, { drafted: number; accepted: number }>();
   for (const x of runs) {
     if (!x.draftAcceptance) continue;
-    const acc = byTarget.get(x.target) ?? { drafted: 0, accepted: 0 };
+    const acc = byTarget.get(x.variant) ?? { drafted: 0, accepted: 0 };
     acc.drafted += x.draftAcceptance.drafted;
     acc.accepted += x.draftAcceptance.accepted;
-    byTarget.set(x.target, acc);
+    byTarget.set(x.variant, acc);
   }
   return [...byTarget].map(
     ([target, d]) =>

@@ -96,7 +96,7 @@ function header(r: Report): string {
   const notes = r.targets.some((t) => t.notes.length > 0);
   const rows = r.targets.map(
     (t) =>
-      `<tr><td><span class="swatch" style="background:${colors.get(t.label)}"></span><b>${esc(display(t.label))}</b></td><td>${esc(t.kind)}</td><td><code>${esc(t.url)}</code></td>` +
+      `<tr><td><span class="swatch" style="background:${colors.get(t.variant)}"></span><b>${esc(display(t.variant))}</b></td><td>${esc(t.engine)}</td><td><code>${esc(t.url)}</code></td>` +
       `<td>${esc(t.dialect)}</td><td>${t.model ? esc(t.model) : dash}</td><td>${t.serverMetrics ? esc(t.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>` +
       (notes ? `<td class="notes">${t.notes.map(esc).join('<br>')}</td>` : '') +
       '</tr>',
@@ -104,7 +104,7 @@ function header(r: Report): string {
   // A failed preflight means no load was sent: say so first and loudest, before any empty chart.
   const pf = r.preflightFailures.length
     ? `<div class="box preflight"><h3>Preflight failed: no load was sent</h3><ul>${r.preflightFailures
-        .map((f) => `<li><b>${esc(display(f.target))}</b>: ${esc(f.headline)} <code>${esc(f.reason)}</code>${f.message ? `<p>${esc(f.message)}</p>` : ''}</li>`)
+        .map((f) => `<li><b>${esc(display(f.variant))}</b>: ${esc(f.headline)} <code>${esc(f.reason)}</code>${f.message ? `<p>${esc(f.message)}</p>` : ''}</li>`)
         .join('')}</ul></div>`
     : '';
   const nm = r.notMeasured.length
@@ -173,7 +173,7 @@ function runsTable(r: Report): string {
     { head: 'ISL', n: true, cell: (x) => String(x.isl) },
     { head: 'OSL', n: true, cell: (x) => String(x.osl) },
     { head: 'load', n: true, cell: (x) => esc(loadLabel(x.load)) },
-    { head: 'variant', n: false, cell: (x) => esc(display(x.target)) },
+    { head: 'variant', n: false, cell: (x) => esc(display(x.variant)) },
     { head: 'requests', n: true, cell: (x) => String(x.requests.total) },
     { head: 'failed', n: true, cell: (x) => fmtFailed(x.requests) },
     {
@@ -206,7 +206,7 @@ function runsTable(r: Report): string {
   const rows = r.runs.map((x, i) => {
     const cls = [i > 0 && r.runs[i - 1].cellId !== x.cellId ? 'cell-start' : '', x.requests.ok === 0 ? 'dead' : ''].filter(Boolean).join(' ');
     const tds = cols.map((c) => `<td class="${c.n ? 'n' : ''}${c.head === 'failed' && x.requests.failed + x.requests.unreachable > 0 ? ' fail' : ''}">${c.cell(x)}</td>`);
-    return `<tr${cls ? ` class="${cls}"` : ''} data-target="${esc(x.target)}">${tds.join('')}</tr>`;
+    return `<tr${cls ? ` class="${cls}"` : ''} data-target="${esc(x.variant)}">${tds.join('')}</tr>`;
   });
   return (
     `<div class="scroll"><table class="runs"><thead><tr>${cols.map((c) => `<th class="${c.n ? 'n' : ''}">${esc(c.head)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
@@ -222,7 +222,7 @@ function errorsSection(r: Report): string {
   const perRun = r.runs.filter((x) => Object.keys(x.requests.errors).length > 0);
   const byRun = perRun.length
     ? `<table><thead><tr><th>variant</th><th>cell</th><th>errors</th></tr></thead><tbody>${perRun
-        .map((x) => `<tr><td>${esc(display(x.target))}</td><td>${esc(cellLabel(r, x.cellId))}</td><td>${Object.entries(x.requests.errors).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}</td></tr>`)
+        .map((x) => `<tr><td>${esc(display(x.variant))}</td><td>${esc(cellLabel(r, x.cellId))}</td><td>${Object.entries(x.requests.errors).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}</td></tr>`)
         .join('')}</tbody></table>`
     : '';
   return section(

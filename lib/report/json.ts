@@ -10,7 +10,7 @@ function ms(d: Dist | null) {
 export function runRecord(r: RunFigures) {
   return {
     cell: r.cellId,
-    variant: r.target,
+    variant: r.variant,
     scenario: r.scenario,
     isl_tokens: r.isl,
     osl_tokens: r.osl,

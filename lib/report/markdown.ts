@@ -13,9 +13,9 @@ export function renderMarkdown(r: Report): string {
   const out: string[] = [];
   out.push(`# ${r.benchmark} — ${r.runId}`, '');
   out.push(`Generated ${r.generatedAt}, transport \`${r.transport}\`.`, '');
-  out.push(mdTable(['target', 'server', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.label, t.kind, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
+  out.push(mdTable(['target', 'server', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.variant, t.engine, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
   if (r.preflightFailures.length) {
-    out.push('**Preflight failed, no load was sent:**', '', ...r.preflightFailures.map((f) => `- ${f.target}: ${f.headline}${f.message ? `. ${f.message}` : ''}`), '');
+    out.push('**Preflight failed, no load was sent:**', '', ...r.preflightFailures.map((f) => `- ${f.variant}: ${f.headline}${f.message ? `. ${f.message}` : ''}`), '');
   }
   if (r.notMeasured.length) {
     out.push('**Not measured:**', '', ...r.notMeasured.map((n) => `- ${n}`), '');
@@ -50,7 +50,7 @@ export function renderMarkdown(r: Report): string {
           String(x.isl),
           String(x.osl),
           loadLabel(x.load),
-          x.target,
+          x.variant,
           String(x.requests.total),
           fmtFailed(x.requests),
           x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,

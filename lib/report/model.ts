@@ -38,7 +38,7 @@ export interface ServerFigures {
 
 export interface RunFigures {
   scenario: string;
-  target: string;
+  variant: string;
   cellId: string;
   isl: number;
   osl: number;
@@ -192,7 +192,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
 
   return {
     scenario: s,
-    target: run.target,
+    variant: run.variant,
     cellId: run.cell.id,
     isl: run.cell.isl,
     osl: run.cell.osl,

@@ -19,11 +19,11 @@ import { TRANSPORTS, type TransportName } from '../transports';
 export type ReportKind = 'ab' | 'ramp' | 'context' | 'arrival' | 'smoke';
 
 export interface TargetSummary {
-  label: string;
+  variant: string;
   url: string;
   dialect: string;
   model: string;
-  kind: string;
+  engine: string;
   serverMetrics: string | null;
   notes: string[];
 }
@@ -36,7 +36,7 @@ export interface Threshold {
 }
 
 export interface PreflightFailure {
-  target: string;
+  variant: string;
   reason: string;
   headline: string;
   /** The whole diagnosis, with what to change; null when setup could not hand it over. */
@@ -76,15 +76,15 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
   const kind = spec.report;
   const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;
   // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
-  const order = (r: { cell: { id: string }; target: string }) =>
-    plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.label === r.target);
+  const order = (r: { cell: { id: string }; variant: string }) =>
+    plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
   const runs = [...plan.runs].sort((a, b) => order(a) - order(b)).map((r) => runFigures(data.metrics, plan, r, sloSet(cfg.slo)));
   const comparisons: Comparison[] = [];
   if (kind === 'ab' && cfg.targets.length === 2) {
-    const [a, b] = cfg.targets.map((t) => t.label);
+    const [a, b] = cfg.targets.map((t) => t.variant);
     for (const cell of plan.cells) {
-      const ra = runs.find((r) => r.cellId === cell.id && r.target === a);
-      const rb = runs.find((r) => r.cellId === cell.id && r.target === b);
+      const ra = runs.find((r) => r.cellId === cell.id && r.variant === a);
+      const rb = runs.find((r) => r.cellId === cell.id && r.variant === b);
       if (ra && rb) comparisons.push(compare(ra, rb, `at ${where(cell.isl, cell.osl, cell.load)}`));
     }
   }
@@ -108,13 +108,13 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
     notMeasured,
     settings: settings(cfg, plan, spec.load),
     targets: cfg.targets.map((t) => {
-      const info = setup?.targets?.find((x) => x.label === t.label);
+      const info = setup?.targets?.find((x) => x.variant === t.variant);
       return {
-        label: t.label,
+        variant: t.variant,
         url: t.url,
         dialect: info?.dialect ?? t.dialect,
         model: info?.model ?? t.model,
-        kind: info?.kind ?? 'unknown',
+        engine: info?.engine ?? 'unknown',
         serverMetrics: info?.metrics ?? null,
         notes: info?.notes ?? [],
       };
@@ -126,12 +126,12 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
     errorsByClass,
     preflightFailures: cfg.targets.flatMap((t) =>
       (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
-        .filter((reason) => (data.metrics[preflightKey(t.label, reason)]?.values.count ?? 0) > 0)
+        .filter((reason) => (data.metrics[preflightKey(t.variant, reason)]?.values.count ?? 0) > 0)
         .map((reason) => ({
-          target: t.label,
+          variant: t.variant,
           reason,
           headline: PREFLIGHT_REASONS[reason],
-          message: setup?.failures?.find((f) => f.target === t.label && f.reason === reason)?.message ?? null,
+          message: setup?.failures?.find((f) => f.variant === t.variant && f.reason === reason)?.message ?? null,
         })),
     ),
     thresholds: thresholds(data.metrics),

@@ -8,11 +8,11 @@ export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
   out.push(`k6-llm-bench · ${r.benchmark} · run ${r.runId} · transport ${r.transport}`);
   for (const t of r.targets) {
-    out.push(`  ${t.label}: ${t.kind} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`);
+    out.push(`  ${t.variant}: ${t.engine} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`);
   }
   if (r.preflightFailures.length > 0) {
     out.push('', 'PREFLIGHT FAILED, no load was sent:');
-    for (const f of r.preflightFailures) out.push(`  ✗ ${f.target}: ${f.message ?? `${f.headline} (full diagnosis in the "test aborted" line)`}`);
+    for (const f of r.preflightFailures) out.push(`  ✗ ${f.variant}: ${f.message ?? `${f.headline} (full diagnosis in the "test aborted" line)`}`);
     if (files.length > 0) out.push('', `Reports: ${files.join(', ')}`);
     return out.join('\n') + '\n';
   }
@@ -25,7 +25,7 @@ export function renderText(r: Report, files: string[]): string {
   const rows = r.runs.map((x) => {
     const row = [
       `${x.isl}/${x.osl} ${loadLabel(x.load)}`,
-      x.target,
+      x.variant,
       String(x.requests.total),
       fmtFailed(x.requests),
       x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,

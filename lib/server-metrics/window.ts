@@ -3,7 +3,7 @@
 // decoding counters the window's acceptance length (not the server's lifetime average).
 import { parsePromText, total, type PromSample } from './promtext';
 
-export type Flavor = 'vllm' | 'sglang' | 'llamacpp';
+export type Engine = 'vllm' | 'sglang' | 'llamacpp';
 
 interface Names {
   ttft: string | null;
@@ -18,7 +18,7 @@ interface Names {
 }
 
 // vLLM renamed time_per_output_token_seconds to inter_token_latency_seconds; accept either.
-const NAMES: Record<Flavor, Names> = {
+const NAMES: Record<Engine, Names> = {
   vllm: {
     ttft: 'vllm:time_to_first_token_seconds',
     itl: ['vllm:inter_token_latency_seconds', 'vllm:time_per_output_token_seconds'],
@@ -55,7 +55,7 @@ const NAMES: Record<Flavor, Names> = {
 };
 
 /** Which server wrote a /metrics page, from its metric prefixes. */
-export function detectFlavor(text: string): Flavor | null {
+export function detectEngine(text: string): Engine | null {
   if (text.includes('vllm:')) return 'vllm';
   if (text.includes('sglang:')) return 'sglang';
   if (text.includes('llamacpp:')) return 'llamacpp';
@@ -63,14 +63,14 @@ export function detectFlavor(text: string): Flavor | null {
 }
 
 export interface Snapshot {
-  flavor: Flavor;
+  engine: Engine;
   samples: PromSample[];
   /** Client clock when scraped. */
   atMs: number;
 }
 
-export function snapshot(flavor: Flavor, text: string, atMs: number): Snapshot {
-  return { flavor, samples: parsePromText(text), atMs };
+export function snapshot(flavor: Engine, text: string, atMs: number): Snapshot {
+  return { engine: flavor, samples: parsePromText(text), atMs };
 }
 
 export interface WindowFigures {
@@ -117,7 +117,7 @@ function itlPerTokenMs(a: Snapshot, b: Snapshot, n: Names): number | null {
 }
 
 export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
-  const n = NAMES[a.flavor];
+  const n = NAMES[a.engine];
   const itl = itlPerTokenMs(a, b, n);
   let acceptanceLength: number | null = null;
   if (n.specDrafts && n.specAccepted) {

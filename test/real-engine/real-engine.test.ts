@@ -240,7 +240,7 @@ interface RecordJson {
   server_output_throughput_tokens_per_s: number | null;
 }
 interface Summary {
-  targets: Array<{ label: string; dialect: string; kind: string; serverMetrics: string | null }>;
+  targets: Array<{ variant: string; dialect: string; engine: string; serverMetrics: string | null }>;
   records: RecordJson[];
   comparisons: Array<{ a: string; b: string; throughput_ratio_a_over_b: number | null; verdict: string }>;
   warnings: string[];
@@ -436,10 +436,10 @@ describe('real llama.cpp servers', async () => {
         noPreflightRetry(s);
         // Both identified as llama.cpp, with the dialects expected and the llamacpp /metrics flavour.
         for (const t of s.targets) {
-          assert.match(t.kind, /^llama\.cpp b\d+$/, `${t.label} kind`);
-          assert.equal(t.serverMetrics, 'llamacpp', `${t.label} /metrics flavour`);
+          assert.match(t.engine, /^llama\.cpp b\d+$/, `${t.variant} engine`);
+          assert.equal(t.serverMetrics, 'llamacpp', `${t.variant} /metrics flavour`);
         }
-        assert.deepEqual(s.targets.map((t) => [t.label, t.dialect]), [['dflash', 'llamacpp'], ['mtp', 'openai']]);
+        assert.deepEqual(s.targets.map((t) => [t.variant, t.dialect]), [['dflash', 'llamacpp'], ['mtp', 'openai']]);
         const a = s.records.find((r) => r.variant === 'dflash') as RecordJson;
         const b = s.records.find((r) => r.variant === 'mtp') as RecordJson;
         accountingChecks('spec', a, os, 0);
@@ -494,7 +494,7 @@ describe('real llama.cpp servers', async () => {
         const s = summaryOf(run);
         const o = await observe(spec, b0);
         noPreflightRetry(s);
-        assert.match(s.targets[0].kind, /^llama\.cpp b\d+$/);
+        assert.match(s.targets[0].engine, /^llama\.cpp b\d+$/);
         const rec = s.records[0];
         accountingChecks('spec', rec, o, 1);
         const notes = [acceptanceChecks('spec', rec, o), windowChecks('spec', rec, o, true)];

@@ -24,8 +24,8 @@ for (const runner of RUNNERS) {
         assert.match(out, /GET \/health and GET \/v1\/models → 200 but no token within 3 s: the engine is stalled/);
         assert.match(out, /Both POST \/v1\/completions and POST \/v1\/chat\/completions produced no token in 3 s: the engine itself is stuck/);
         assert.deepEqual(
-          run.summary?.preflight_failures.map((f) => ({ target: f.target, reason: f.reason, headline: f.headline })),
-          [{ target: 'target', reason: 'stalled', headline: 'healthy but hung: no token within PREFLIGHT_TIMEOUT' }],
+          run.summary?.preflight_failures.map((f) => ({ variant: f.variant, reason: f.reason, headline: f.headline })),
+          [{ variant: 'target', reason: 'stalled', headline: 'healthy but hung: no token within PREFLIGHT_TIMEOUT' }],
         );
         assert.equal((await sim.requests()).filter((r) => r.completionTokens > 0).length, 0, 'no load reached the server');
       } finally {

@@ -24,7 +24,7 @@ async function loadStarted(sim: RemoteSim, limitMs: number): Promise<void> {
 interface Extended extends SummaryJson {
   test_run_duration_ms: number | null;
   records: Array<SummaryJson['records'][number] & { unreachable_attempts: number; target_down_vus: number }>;
-  preflight_failures: Array<{ target: string; reason: string; message: string | null }>;
+  preflight_failures: Array<{ variant: string; reason: string; message: string | null }>;
 }
 
 async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport: string, dialect: string): Promise<void> {

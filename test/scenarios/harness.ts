@@ -42,9 +42,9 @@ export interface SummaryJson {
     window_ms: { from: number; to: number } | null;
   }>;
   comparisons: Array<{ cell: string; throughput_ratio_a_over_b: number | null; throughput_ratio_ci95: [number, number] | null; verdict: string }>;
-  preflight_failures: Array<{ target: string; reason: string; headline?: string }>;
+  preflight_failures: Array<{ variant: string; reason: string; headline?: string }>;
   errors_by_class: Record<string, number>;
-  targets: Array<{ label: string; model: string; dialect: string }>;
+  targets: Array<{ variant: string; model: string; dialect: string }>;
   warnings: string[];
 }
 

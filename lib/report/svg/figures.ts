@@ -21,7 +21,7 @@ const MAX_PANELS = 8;
 /** One colour per target, in the order the targets were configured (runs' order as a fallback). */
 export function targetColors(r: Report): Map<string, string> {
   const m = new Map<string, string>();
-  for (const label of [...r.targets.map((t) => t.label), ...r.runs.map((x) => x.target)]) {
+  for (const label of [...r.targets.map((t) => t.variant), ...r.runs.map((x) => x.variant)]) {
     if (!m.has(label)) m.set(label, PALETTE[m.size % PALETTE.length]);
   }
   return m;
@@ -106,7 +106,7 @@ function marks(r: Report): Array<{ x: number; label: string }> {
 }
 
 function deadTargets(runs: RunFigures[], has: (x: RunFigures) => boolean): string[] {
-  return groupBy(runs, (x) => x.target)
+  return groupBy(runs, (x) => x.variant)
     .filter(([, xs]) => !xs.some(has))
     .map(([t, xs]) => `${display(t)}: not plotted, ${xs.every((x) => x.requests.ok === 0) ? 'no successful requests' : 'not measured'}.`);
 }
@@ -134,7 +134,7 @@ export function throughputFigures(r: Report): Figure[] {
       out.push({ title: title + panel, svg: null, note: `Only one ${what} level for ${key}.` });
       continue;
     }
-    const perTarget = groupBy(runs, (x) => x.target);
+    const perTarget = groupBy(runs, (x) => x.variant);
     const line = (t: string, points: Series['points']): Series => ({ name: display(t), color: colors.get(t) ?? PALETTE[0], points });
     const series = perTarget.map(([t, xs]) => line(t, xs.map((x) => ({ x: loadX(x), y: x.throughput, lo: x.throughputCi?.lo ?? null, hi: x.throughputCi?.hi ?? null }))));
     const notes = deadTargets(runs, (x) => x.throughput !== null);
@@ -178,7 +178,7 @@ function latencySeries(runs: RunFigures[], key: DistKey, x: (r: RunFigures) => n
     return d === null ? null : d[p] / k;
   };
   const series: Series[] = [];
-  for (const [t, xs] of groupBy(runs, (r) => r.target)) {
+  for (const [t, xs] of groupBy(runs, (r) => r.variant)) {
     const color = colors.get(t) ?? PALETTE[0];
     series.push({ name: `${display(t)} p50`, color, points: xs.map((r) => ({ x: x(r), y: pct(r, 'p50') })) });
     series.push({ name: `${display(t)} p99`, color, dash: 'dash', hollow: true, points: xs.map((r) => ({ x: x(r), y: pct(r, 'p99') })) });

@@ -62,7 +62,7 @@ describe('loadConfig', () => {
     assert.equal(c.targets[0].url, 'http://a:1');
     assert.equal(c.targets[0].apiKey, 'k');
     assert.equal(c.targets[1].apiKey, 'm');
-    assert.deepEqual(c.targets.map((t) => t.label), ['dflash', 'mtp']);
+    assert.deepEqual(c.targets.map((t) => t.variant), ['dflash', 'mtp']);
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://a:1' }, NOW), /are the same/);
   });
   test('redacted hides keys', () => {

@@ -12,7 +12,7 @@ const notFound = (route: string) => probe(route, 404, reply('llamacpp-404.json')
 
 test('llama.cpp: named with its build, context length per slot, its native dialect chosen by auto', () => {
   const id = identify(notFound('GET /get_model_info'), models, notFound('GET /version'), props);
-  assert.equal(id.kind, 'llama.cpp b11669');
+  assert.equal(id.engine, 'llama.cpp b11669');
   // /completion counts tokens in every streamed event; /v1/completions merges a withheld partial
   // UTF-8 token into the next chunk without saying so (see test/lib/dialects/llamacpp.test.ts).
   assert.equal(id.dialect, 'llamacpp');
@@ -22,8 +22,8 @@ test('llama.cpp: named with its build, context length per slot, its native diale
 });
 
 test('without /props (not asked, or refused) it is still llama.cpp', () => {
-  assert.equal(identify(notFound('GET /get_model_info'), models, null, null).kind, 'llama.cpp');
-  assert.equal(identify(notFound('GET /get_model_info'), models, null, probe('GET /props', 401, '')).kind, 'llama.cpp');
+  assert.equal(identify(notFound('GET /get_model_info'), models, null, null).engine, 'llama.cpp');
+  assert.equal(identify(notFound('GET /get_model_info'), models, null, probe('GET /props', 401, '')).engine, 'llama.cpp');
 });
 
 test('GET /props is asked only of a llama.cpp model list', () => {
@@ -40,6 +40,6 @@ test('vocabulary size from the model list', () => {
 test('vLLM and other OpenAI servers are unchanged', () => {
   const vllm = probe('GET /v1/models', 200, '{"object":"list","data":[{"id":"Qwen/Qwen3-32B","owned_by":"vllm","max_model_len":32768}]}');
   const id = identify(probe('GET /get_model_info', 404, '{"detail":"Not Found"}'), vllm, probe('GET /version', 200, '{"version":"0.20.1"}'));
-  assert.equal(id.kind, 'vLLM 0.20.1');
+  assert.equal(id.engine, 'vLLM 0.20.1');
   assert.equal(id.maxModelLen, 32768);
 });

@@ -68,7 +68,7 @@ test('a healthy SGLang: identified, native dialect, the served model, one genera
   const r = preflightTarget(port, c, c.targets[0]);
   assert.equal(r.info.dialect, 'sglang');
   assert.equal(r.info.model, 'Qwen/Qwen3-8B');
-  assert.match(r.info.kind, /SGLang/);
+  assert.match(r.info.engine, /SGLang/);
   assert.deepEqual(r.warnings, []);
   assert.deepEqual(port.log.slice(0, 2), ['GET /health', 'GET /v1/models'], 'health first, then what the server serves');
   assert.equal(port.log.filter((l) => l === 'POST /generate').length, 1);

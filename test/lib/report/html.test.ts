@@ -36,7 +36,7 @@ test('every fixture renders balanced main tags, with no scripts or external reso
 test('every target label and every verdict appears, with a badge class from the ratio interval', () => {
   const r = abReport();
   const html = renderHtml(r);
-  for (const t of r.targets) assert.ok(html.includes(esc(display(t.label))), t.label);
+  for (const t of r.targets) assert.ok(html.includes(esc(display(t.variant))), t.variant);
   for (const c of r.comparisons) assert.ok(html.includes(esc(c.verdict)), c.verdict);
   // 1.5 [1.41, 1.6] and 1.2 [1.1, 1.3]: A; 1.02 [0.95, 1.09]: no difference; 0.8 [0.74, 0.86]: B.
   const classes = [...html.matchAll(/<li data-verdict="([a-z-]+)">/g)].map((m) => m[1]);
@@ -114,7 +114,7 @@ test('strings from the report are escaped: a malicious model name stays text', (
   r.targets[1].model = '<script>alert("x")</script>';
   r.targets[1].url = 'http://evil/"><img src=x onerror=alert(1)>';
   r.warnings.push('</li></ul><script>bad()</script>');
-  r.runs[0].target = 'd<b>flash';
+  r.runs[0].variant = 'd<b>flash';
   const html = renderHtml(r);
   assert.doesNotMatch(html, /<script|<img|<b>flash/);
   assert.ok(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;'));

@@ -54,10 +54,10 @@ test('the run figures read the rule, the per-chunk gaps and the draft counts bac
 
 function mixedReport() {
   const r = sseReport();
-  r.targets.push({ ...r.targets[0], label: 'llama', kind: 'llama.cpp b11669', dialect: 'openai' });
+  r.targets.push({ ...r.targets[0], variant: 'llama', engine: 'llama.cpp b11669', dialect: 'openai' });
   const perToken = r.runs.slice(0, 4).map((x) => ({ ...x, itlRule: { rule: 'one-token-per-event' as const, requests: { 'one-token-per-event': 40 } }, draftAcceptance: { rate: 0.5, drafted: 100, accepted: 50 } }));
-  const perChunk = r.runs.slice(0, 4).map((x) => ({ ...x, target: 'sim', itl: null, itlPerChunk: dist(33), itlRule: { rule: 'per-chunk' as const, requests: { 'per-chunk': 40 } } }));
-  r.runs = [...perToken.map((x) => ({ ...x, target: 'llama', scenario: `llama_${x.cellId}` })), ...perChunk];
+  const perChunk = r.runs.slice(0, 4).map((x) => ({ ...x, variant: 'sim', itl: null, itlPerChunk: dist(33), itlRule: { rule: 'per-chunk' as const, requests: { 'per-chunk': 40 } } }));
+  r.runs = [...perToken.map((x) => ({ ...x, variant: 'llama', scenario: `llama_${x.cellId}` })), ...perChunk];
   return r;
 }
 

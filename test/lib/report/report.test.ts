@@ -25,7 +25,7 @@ function fakeRun(plan: Plan, rate: Record<string, number>, e2eMs: Record<string,
   const m: SummaryMetrics = {};
   const sliceSec = plan.sliceMs / 1000;
   for (const run of plan.runs) {
-    const r = rate[run.target];
+    const r = rate[run.variant];
     let reqs = 0;
     let tokens = 0;
     for (let s = 0; s < plan.slices; s++) {
@@ -35,13 +35,13 @@ function fakeRun(plan: Plan, rate: Record<string, number>, e2eMs: Record<string,
       const q = Math.max(1, Math.round(n / 100));
       m[subKey('windowTokens', run.scenario, { slice: String(s) })] = counter(n);
       m[subKey('windowRequests', run.scenario, { slice: String(s) })] = counter(q);
-      m[subKey('windowE2e', run.scenario, { slice: String(s) })] = counter(q * e2eMs[run.target]);
+      m[subKey('windowE2e', run.scenario, { slice: String(s) })] = counter(q * e2eMs[run.variant]);
       tokens += n;
       reqs += q;
     }
     m[subKey('outputTokens', run.scenario)] = counter(tokens);
     m[subKey('success', run.scenario)] = { type: 'rate', values: { rate: 1, passes: reqs, fails: 0 } };
-    m[subKey('e2e', run.scenario)] = trend(new Array(reqs).fill(e2eMs[run.target]));
+    m[subKey('e2e', run.scenario)] = trend(new Array(reqs).fill(e2eMs[run.variant]));
     m[subKey('ttft', run.scenario)] = trend([]);
   }
   m.llm_success = { type: 'rate', values: { rate: 1, passes: 1, fails: 0 }, thresholds: { 'rate>=0.95': { ok: true } } };

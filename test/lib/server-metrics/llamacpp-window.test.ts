@@ -3,15 +3,15 @@
 // timings draft_n 13, 13, 18, 13, 13 and draft_n_accepted 8, 8, 3, 8, 8).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectFlavor, snapshot, windowFigures } from '../../../lib/server-metrics/window';
+import { detectEngine, snapshot, windowFigures } from '../../../lib/server-metrics/window';
 import { reply } from '../fixtures';
 
 const start = reply('llamacpp-metrics-start.txt');
 const end = reply('llamacpp-metrics-end.txt');
 
 test('a llamacpp: page is the llamacpp flavour', () => {
-  assert.equal(detectFlavor(start), 'llamacpp');
-  assert.equal(detectFlavor(end), 'llamacpp');
+  assert.equal(detectEngine(start), 'llamacpp');
+  assert.equal(detectEngine(end), 'llamacpp');
 });
 
 test('window figures: throughput, acceptance length per verify step, generation time per token; no histograms', () => {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePromText, total } from '../../../lib/server-metrics/promtext';
-import { detectFlavor, snapshot, windowFigures } from '../../../lib/server-metrics/window';
+import { detectEngine, snapshot, windowFigures } from '../../../lib/server-metrics/window';
 
 const page = (ttftSum: number, ttftCount: number, drafts: number, accepted: number, gen: number) => `# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.
 # TYPE vllm:time_to_first_token_seconds histogram
@@ -41,9 +41,9 @@ test('no observations in the window: means are null', () => {
 });
 
 test('flavor detection', () => {
-  assert.equal(detectFlavor(page(1, 1, 1, 1, 1)), 'vllm');
-  assert.equal(detectFlavor('sglang:num_running_reqs 0'), 'sglang');
-  assert.equal(detectFlavor('go_goroutines 3'), null);
+  assert.equal(detectEngine(page(1, 1, 1, 1, 1)), 'vllm');
+  assert.equal(detectEngine('sglang:num_running_reqs 0'), 'sglang');
+  assert.equal(detectEngine('go_goroutines 3'), null);
 });
 
 test('server ITL is per token, whether the server observes per step (vLLM) or per token (SGLang)', () => {
