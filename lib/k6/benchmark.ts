@@ -106,7 +106,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
 
   // What a VU needs for the scenario it is running, resolved on its first iteration there: k6's
   // execution fields are calls into the runtime, so per-request work reads only two of them.
-  let current: { name: string; run: Run; index: number; target: ResolvedTarget; window: Window; slot: number; sent: number; reach: Reachability; downNoted: boolean } | null = null;
+  let current: { name: string; run: Run; index: number; target: ResolvedTarget; window: Window; slot: number; sent: number; reach: Reachability; downNoted: boolean; lastEndMs: number | null } | null = null;
 
   function measure(data: SetupData): void {
     abortIfPreflightFailed(data);
@@ -116,7 +116,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       if (!entry) throw new Error(`no run named ${name}`);
       const t = target(data, entry.run.variant);
       const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
-      current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.variant), downNoted: false };
+      current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.variant), downNoted: false, lastEndMs: null };
       exec.vu.metrics.tags.dialect = t.dialect.name;
       if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}`);
     }
@@ -139,6 +139,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       model: t.model || undefined,
     });
     const outcome = send(t, wire, cfg.requestTimeoutMs);
+    // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
+    if (current.lastEndMs !== null) add('clientGap', outcome.startMs - current.lastEndMs);
     recordRequest(outcome, window, slo, add);
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {
@@ -153,6 +155,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       );
     }
     if (next.waitMs > 0) sleep(next.waitMs / 1000);
+    current.lastEndMs = next.waitMs > 0 || run.cell.load.kind === 'rate' ? null : outcome.endMs;
   }
 
   const probePort = k6Port('probe');

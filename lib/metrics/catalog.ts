@@ -178,6 +178,13 @@ export const METRICS = {
     unit: 'requests',
     help: "Successful requests whose own e2e, TTFT and TPOT are within SLO_E2E_P99, SLO_TTFT_P99 and SLO_ITL_P99 (those set); goodput is this per second of the cell's window.",
   },
+  clientGap: {
+    name: 'llm_client_gap',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: "Time a closed-loop VU spent between the end of one request and sending the next (its own parsing, metrics and k6's scheduling); when it is large against the request latency, the load generator, not the server, limits the load.",
+  },
   targetDown: {
     name: 'llm_target_down',
     type: 'counter',

@@ -45,6 +45,7 @@ const PER_RUN: MetricKey[] = [
   'good',
   'windowLastEnd',
   'targetDown',
+  'clientGap',
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
 const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput', 'serverTimePerToken'];

@@ -3,7 +3,7 @@
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
 import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
-import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
+import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel, CLIENT_HEAD, clientLines, clientRows } from './format';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
 import { esc } from './svg/common';
@@ -23,7 +23,7 @@ th,td{padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;white-space:nowrap}
 td.n,th.n{text-align:right;white-space:nowrap}
 .runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.targets td{white-space:nowrap}.targets td.notes{white-space:normal;min-width:220px}.runs tr.cell-start td{border-top:2px solid var(--line)}
-.runs tr.dead td{color:var(--muted)}.runs td.fail{color:var(--bad);font-weight:600}
+.runs tr.dead td{color:var(--muted)}.client tr.limited td{color:var(--bad);font-weight:600}.runs td.fail{color:var(--bad);font-weight:600}
 .ci{display:block;font-size:11px;color:var(--muted)}
 .na{color:var(--muted)}
 .scroll{overflow-x:auto}
@@ -216,6 +216,20 @@ function runsTable(r: Report): string {
   );
 }
 
+function clientSection(r: Report): string {
+  if (r.runs.length === 0) return '';
+  const rows = clientRows(r.runs).map(
+    (row, i) => `<tr class="${r.runs[i].client.limited.length ? 'limited' : ''}">${row.map((c, j) => `<td class="${j >= 2 && j <= 5 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
+  );
+  const lines = clientLines(r.runs);
+  return section(
+    'Client self-check',
+    `<p class="legend-note">Client mean minus the server's own over the steady window (client + network overhead), and the time each VU spends between requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, not the server, set its numbers.</p>` +
+      `<div class="scroll"><table class="client"><thead><tr>${CLIENT_HEAD.map((h, j) => `<th class="${j >= 2 && j <= 5 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+      (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
+  );
+}
+
 function errorsSection(r: Report): string {
   const total = Object.entries(r.errorsByClass);
   if (total.length === 0) return '';
@@ -255,6 +269,7 @@ export function renderHtml(r: Report): string {
     section('Latency', figures(latencyFigures(r))),
     conclusions(r),
     section('Per cell and variant', runsTable(r)),
+    clientSection(r),
     errorsSection(r),
     sloSection(r),
     r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '',

@@ -50,6 +50,14 @@ export function runRecord(r: RunFigures) {
     server_output_throughput_tokens_per_s: r.server?.outputTokensPerSec ?? null,
     server_time_per_token_ms: r.server?.timePerTokenMs ?? null,
     dropped_iterations: r.dropped,
+    client_check: {
+      e2e_overhead_ms: r.client.e2eOverheadMs,
+      ttft_overhead_ms: r.client.ttftOverheadMs,
+      vu_gap_ms: r.client.gap === null ? null : { avg: r.client.gap.avg, p50: r.client.gap.p50, p99: r.client.gap.p99, count: r.client.gap.count },
+      itl_quantised: r.client.itlQuantised,
+      client_limited: r.client.limited.length > 0,
+      reasons: r.client.limited,
+    },
     notes: r.notes,
   };
 }

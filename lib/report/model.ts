@@ -7,6 +7,7 @@ import { probeScenario, steadyWindow } from '../plan/matrix';
 import { bootstrapMean, type Interval } from '../stats/bootstrap';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
 import { subKey } from '../plan/summary-keys';
+import { clientCheck, type ClientCheck } from './client-check';
 
 export interface SummaryMetric {
   type: string;
@@ -77,6 +78,8 @@ export interface RunFigures {
   tokens: { output: number; input: number; cached: number };
   server: ServerFigures | null;
   dropped: number;
+  /** Whether the load generator, not the server, set this run's numbers. */
+  client: ClientCheck;
   notes: string[];
 }
 
@@ -126,6 +129,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   let throughput: number | null = null;
   let throughputCi: Interval | null = null;
   let requestRate: number | null = null;
+  let windowE2eMs: number | null = null;
   const slices: Array<[number, number, number]> = [];
   if (plan.requests === null) {
     const w = steadyWindow(plan);
@@ -134,6 +138,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     const sliceSec = plan.sliceMs / 1000;
     let tokens = 0;
     let reqs = 0;
+    let e2eSum = 0;
     for (let k = first; k < plan.slices; k++) {
       const tk = count(m, subKey('windowTokens', s, { slice: String(k) }));
       const e = count(m, subKey('windowE2e', s, { slice: String(k) }));
@@ -141,7 +146,9 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
       slices.push([tk / sliceSec, e, r]);
       tokens += tk;
       reqs += r;
+      e2eSum += e;
     }
+    if (reqs > 0) windowE2eMs = e2eSum / reqs;
     const seconds = (w.toMs - w.fromMs) / 1000;
     if (outputTokens > 0) {
       throughput = tokens / seconds;
@@ -164,6 +171,9 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   }
   if (outputTokens === 0 && ok > 0) notes.push('the server reported no token counts: throughput is not measured.');
 
+  const ttft = dist(m, subKey('ttft', s));
+  const itl = dist(m, subKey('itl', s));
+  const dropped = count(m, subKey('dropped_iterations', s));
   const p = probeScenario(run);
   const server: ServerFigures = {
     ttftMeanMs: single(m, subKey('serverTtft', p)),
@@ -206,8 +216,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     requestRate,
     goodput: requestRate !== null && ok > 0 ? (sloSet ? requestRate * (good / ok) : requestRate) : null,
     e2e,
-    ttft: dist(m, subKey('ttft', s)),
-    itl: dist(m, subKey('itl', s)),
+    ttft,
+    itl,
     itlPerChunk: dist(m, subKey('itlPerChunk', s)),
     itlRule: { rule: rules.length === 0 ? null : rules.length === 1 ? rules[0] : 'mixed', requests: itlRequests },
     tpot: dist(m, subKey('tpot', s)),
@@ -216,7 +226,18 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
     server: anyServer ? server : null,
-    dropped: count(m, subKey('dropped_iterations', s)),
+    dropped,
+    client: clientCheck({
+      clientWindowE2eMs: windowE2eMs,
+      clientTtftMeanMs: ttft?.avg ?? null,
+      serverE2eMeanMs: server.e2eMeanMs,
+      serverTtftMeanMs: server.ttftMeanMs,
+      clientE2eMeanMs: e2e?.avg ?? null,
+      gap: dist(m, subKey('clientGap', s)),
+      itl,
+      dropped,
+      openLoop: run.cell.load.kind === 'rate',
+    }),
     notes,
   };
 }

@@ -1,7 +1,7 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
 import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, clientLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
 import type { Report } from './report';
 
 export function renderText(r: Report, files: string[]): string {
@@ -40,6 +40,8 @@ export function renderText(r: Report, files: string[]): string {
   out.push(table(head, rows));
   if (r.runs.some((x) => x.acceptance?.source === 'server-metrics')) out.push('  * acceptance length from the server\'s /metrics counters over the steady window');
   for (const line of [...itlRuleLines(r.runs), ...draftLines(r.runs)]) out.push(`  ${line}`);
+  const client = clientLines(r.runs);
+  if (client.length > 0) out.push('', 'Client self-check:', ...client.map((l) => `  ${l}`));
   if (r.comparisons.length > 0) {
     out.push('', `${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)} (output throughput, 95% bootstrap interval):`);
     for (const c of r.comparisons) out.push(`  ${c.verdict}`);

@@ -1,0 +1,73 @@
+// Is the load generator, not the server, setting the numbers? Per run, from what both sides
+// measured: the client's mean latencies minus the server's own over the same window (client +
+// network overhead), the time each VU spends between one request's end and its next send, and
+// dropped iterations; plus whether ITL percentiles fall under the clock's resolution. A run whose
+// overhead or gap passes the stated rule is "client-limited", in every report.
+
+import type { Dist } from './model';
+
+/** Overhead above this is the client's: max(5 ms, 2 % of the server's own figure). */
+export const LIMIT_ABS_MS = 5;
+export const LIMIT_REL = 0.02;
+/** k6's clock (Date.now()) ticks in whole milliseconds. */
+export const CLOCK_RESOLUTION_MS = 1;
+
+export interface ClientCheck {
+  /** Client mean e2e minus the server's over the steady window; null when the server gave none. */
+  e2eOverheadMs: number | null;
+  /** Client mean TTFT minus the server's; null when either is not measured. */
+  ttftOverheadMs: number | null;
+  /** Time between a VU's request end and its next send (closed loop only). */
+  gap: Dist | null;
+  dropped: number;
+  /** ITL percentiles within two clock ticks: they are quantised (the mean stays exact). */
+  itlQuantised: boolean;
+  /** Why the run is client-limited; empty when it is not. */
+  limited: string[];
+}
+
+export function limitMs(serverMs: number): number {
+  return Math.max(LIMIT_ABS_MS, LIMIT_REL * serverMs);
+}
+
+export interface ClientCheckInput {
+  /** Client mean e2e over the steady window (requests completing in it), ms. */
+  clientWindowE2eMs: number | null;
+  clientTtftMeanMs: number | null;
+  serverE2eMeanMs: number | null;
+  serverTtftMeanMs: number | null;
+  clientE2eMeanMs: number | null;
+  gap: Dist | null;
+  itl: Dist | null;
+  dropped: number;
+  /** Open loop: dropped iterations mean the VU pool, not the CPU, ran out. */
+  openLoop: boolean;
+}
+
+export function clientCheck(i: ClientCheckInput): ClientCheck {
+  const e2eOverheadMs = i.clientWindowE2eMs !== null && i.serverE2eMeanMs !== null ? i.clientWindowE2eMs - i.serverE2eMeanMs : null;
+  const ttftOverheadMs = i.clientTtftMeanMs !== null && i.serverTtftMeanMs !== null ? i.clientTtftMeanMs - i.serverTtftMeanMs : null;
+  const limited: string[] = [];
+  if (e2eOverheadMs !== null && e2eOverheadMs > limitMs(i.serverE2eMeanMs as number)) {
+    limited.push(`client e2e exceeds the server's by ${e2eOverheadMs.toFixed(1)} ms (rule: > max(${LIMIT_ABS_MS} ms, ${LIMIT_REL * 100} %))`);
+  }
+  if (ttftOverheadMs !== null && ttftOverheadMs > limitMs(i.serverTtftMeanMs as number)) {
+    limited.push(`client TTFT exceeds the server's by ${ttftOverheadMs.toFixed(1)} ms`);
+  }
+  if (i.gap !== null && i.clientE2eMeanMs !== null && i.gap.avg > limitMs(i.clientE2eMeanMs)) {
+    limited.push(`VUs spend ${i.gap.avg.toFixed(1)} ms between requests (mean) against ${i.clientE2eMeanMs.toFixed(0)} ms per request`);
+  }
+  if (i.openLoop && i.dropped > 0) limited.push(`${i.dropped} iterations dropped: no free VU (raise MAX_VUS)`);
+  return {
+    e2eOverheadMs,
+    ttftOverheadMs,
+    gap: i.gap,
+    dropped: i.dropped,
+    itlQuantised: i.itl !== null && i.itl.p50 < 2 * CLOCK_RESOLUTION_MS,
+    limited,
+  };
+}
+
+/** What the terminal says when any run is client-limited. */
+export const CLIENT_LIMITED_ADVICE =
+  'the load generator limited these runs, not the server: run fewer VUs per k6 instance and more instances (k6 --execution-segment), or give k6 a machine of its own.';

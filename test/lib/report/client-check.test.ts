@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { clientCheck, limitMs } from '../../../lib/report/client-check';
+import { renderMarkdown } from '../../../lib/report/markdown';
+import { renderText } from '../../../lib/report/text';
+import { renderHtml } from '../../../lib/report/html';
+import { summaryJson } from '../../../lib/report/json';
+import { abReport, dist } from '../../fixtures/report/reports';
+
+const base = { clientWindowE2eMs: 1003, clientTtftMeanMs: 52, serverE2eMeanMs: 1000, serverTtftMeanMs: 50, clientE2eMeanMs: 1003, gap: dist(0.5, 2, 100), itl: dist(11), dropped: 0, openLoop: false };
+
+test('the rule: overhead above max(5 ms, 2 %) of the server figure makes a run client-limited', () => {
+  assert.equal(limitMs(100), 5);
+  assert.equal(limitMs(1000), 20);
+  const ok = clientCheck(base);
+  assert.equal(ok.e2eOverheadMs, 3);
+  assert.equal(ok.ttftOverheadMs, 2);
+  assert.deepEqual(ok.limited, []);
+  const slowE2e = clientCheck({ ...base, clientWindowE2eMs: 1025 });
+  assert.match(slowE2e.limited.join(), /client e2e exceeds the server's by 25\.0 ms/);
+  const slowTtft = clientCheck({ ...base, clientTtftMeanMs: 60 });
+  assert.match(slowTtft.limited.join(), /client TTFT exceeds the server's by 10\.0 ms/);
+  const gap = clientCheck({ ...base, gap: dist(40, 2, 100) });
+  assert.match(gap.limited.join(), /VUs spend 42\.0 ms between requests/);
+  assert.match(clientCheck({ ...base, openLoop: true, dropped: 7 }).limited.join(), /7 iterations dropped/);
+  assert.deepEqual(clientCheck({ ...base, openLoop: false, dropped: 7 }).limited, [], 'closed loop: dropped iterations are the executor\'s, not a fault');
+});
+
+test('without the server\'s own figures there is no overhead, never a made-up one', () => {
+  const c = clientCheck({ ...base, serverE2eMeanMs: null, serverTtftMeanMs: null });
+  assert.equal(c.e2eOverheadMs, null);
+  assert.equal(c.ttftOverheadMs, null);
+  assert.deepEqual(c.limited, []);
+});
+
+test('ITL percentiles within two clock ticks are flagged as quantised', () => {
+  assert.equal(clientCheck({ ...base, itl: dist(0.4) }).itlQuantised, true);
+  assert.equal(clientCheck({ ...base, itl: dist(11) }).itlQuantised, false);
+  assert.equal(clientCheck({ ...base, itl: null }).itlQuantised, false);
+});
+
+test('a client-limited run is marked in every report, with how to fix it', () => {
+  const r = abReport();
+  r.runs[1].client.limited = ['client e2e exceeds the server\'s by 31.0 ms (rule: > max(5 ms, 2 %))'];
+  const text = renderText(r, []);
+  assert.match(text, /Client self-check:\n {2}mtp i1024_o256_c1: client-limited: client e2e exceeds the server's by 31\.0 ms/);
+  assert.match(text, /How to fix: the load generator limited these runs, not the server: run fewer VUs per k6 instance and more instances/);
+  assert.match(renderMarkdown(r), /## Client self-check[^]*\| client-limited: client e2e exceeds/);
+  assert.match(renderHtml(r), /<tr class="limited">[^]*client-limited: client e2e exceeds/);
+  const j = JSON.parse(summaryJson(r));
+  assert.equal(j.records[1].client_check.client_limited, true);
+  assert.equal(j.records[0].client_check.client_limited, false);
+});
