@@ -5,6 +5,7 @@ import type { BenchConfig, TargetConfig } from './config/load';
 import { createDialect, type Dialect, type DialectName } from './dialects/index';
 import type { Engine } from './server-metrics/window';
 import type { PromptKind } from './workload/prompts';
+import type { DatasetPlan } from './workload/dataset-plan';
 import { TRANSPORTS } from './transports';
 
 /** What setup() learned about a target. Serialised into setup data: never holds the API key. */
@@ -22,8 +23,13 @@ export interface SetupData {
   runId: string;
   targets: TargetInfo[];
   warnings: string[];
+  /** k6's --execution-segment of this instance and its sequence; null for a whole run. */
+  segment: string | null;
+  sequence: string | null;
   /** Targets that failed preflight, with the whole diagnosis: the run aborts before any load. */
   failures: Array<{ variant: string; reason: string; message: string }>;
+  /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/workload/dataset-plan.ts). */
+  dataset?: DatasetPlan;
 }
 
 export interface ResolvedTarget {

@@ -4,6 +4,7 @@
 import { mergeFile, type Env } from './load';
 import { ConfigError, quote } from './parse';
 import { resultsDirProbePath, resultsDirState } from './results-dir';
+import { VARIABLES } from './variables';
 
 /** Reads a file as k6's open() does (relative to the bundle); throws when it cannot. */
 export type ReadFile = (path: string) => string;
@@ -44,4 +45,14 @@ export function checkResultsDir(dir: string, workingDir: string | undefined, rea
   const state = resultsDirState(error);
   if (state === 'missing') throw new ConfigError(`RESULTS_DIR=${quote(dir)}: no such folder (${path}); create it (k6 cannot create folders) or point RESULTS_DIR at an existing one.`);
   if (state === 'file') throw new ConfigError(`RESULTS_DIR=${quote(dir)} is a file, not a folder (${path}).`);
+}
+
+/** The settings a run used, as a partial result records them: every known variable set, secrets left out. */
+export function recordedVariables(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of VARIABLES) {
+    const value = env[v.name];
+    if (!v.secret && value !== undefined && value !== '') out[v.name] = value;
+  }
+  return out;
 }

@@ -5,6 +5,7 @@ import * as p from './parse';
 import { ConfigError, quote } from './parse';
 import { VARIABLES } from './variables';
 import type { BenchmarkSpec, TargetSlot } from '../benchmarks';
+import { datasetConfig, type DatasetConfig } from './dataset';
 
 export type Env = Record<string, string | undefined>;
 export type { TransportName as Transport } from '../transports';
@@ -58,7 +59,11 @@ export interface BenchConfig {
   ignoreEos: boolean;
   slices: number;
   serverMetrics: 'auto' | 'on' | 'off';
+  /** Write a partial result for merging with other instances (PARTIAL). */
+  partial: boolean;
   slo: Slo;
+  /** DATASET and its variables; null: seeded random token-id prompts (the default). */
+  dataset: DatasetConfig | null;
 }
 
 /** Token ids below this are avoided: vocabularies keep special and control tokens low. */
@@ -173,12 +178,17 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets'>, env: E
     ignoreEos: p.bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
     slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
     serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
+    partial: p.bool('PARTIAL', get(env, 'PARTIAL')),
     slo: {
       ttftP99Ms: optionalDuration(env, 'SLO_TTFT_P99'),
       itlP99Ms: optionalDuration(env, 'SLO_ITL_P99'),
       e2eP99Ms: optionalDuration(env, 'SLO_E2E_P99'),
       errorRate: p.number('SLO_ERROR_RATE', get(env, 'SLO_ERROR_RATE'), 0, 1),
     },
+    dataset: datasetConfig(
+      (name) => get(env, name),
+      (name) => env[name] !== undefined && env[name]?.trim() !== '',
+    ),
   };
   if (!TRANSPORTS[cfg.transport].timesEvents && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {
     const timing = TRANSPORT_NAMES.filter((n) => TRANSPORTS[n].timesEvents).join(' or ');

@@ -3,19 +3,20 @@
 // BenchmarkSpec; scenarios/*.ts only re-export what defineBenchmark returns.
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { loadConfig, redacted, type BenchConfig } from '../config/load';
+import { loadConfig, redacted, type BenchConfig, type Env } from '../config/load';
 import { ConfigError } from '../config/parse';
-import { benchmarkEnv, checkResultsDir } from '../config/environment';
+import { benchmarkEnv, checkResultsDir, recordedVariables } from '../config/environment';
 import type { BenchmarkSpec } from '../benchmarks';
 import { promptIndex } from '../workload/prompts';
 import { recordRequest, type SloLimits, type Window } from '../metrics/samples';
-import { buildCells, buildPlan, formatDuration, type Load, type Plan, type Run } from '../plan/matrix';
-import { k6Options } from '../plan/k6-options';
+import { formatDuration, planOf, type Plan, type Run } from '../plan/matrix';
+import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { renderHtml } from '../report/html';
 import { summaryJson } from '../report/json';
 import { renderMarkdown } from '../report/markdown';
 import { buildReport, type SummaryDataLike } from '../report/report';
 import { renderText } from '../report/text';
+import { PARTIAL_FORMAT, reportMetrics, type PartialResult } from '../report/partial';
 import { probeWindow } from '../server-metrics/probe';
 import { steadyWindow, probeScenario } from '../plan/matrix';
 import { adder, createMetrics } from './metrics';
@@ -26,23 +27,31 @@ import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets'
 import { SENDERS } from './transport';
 import { TRANSPORTS } from '../transports';
 import { BACKOFF, Reachability } from '../vu/reachability';
+import { DatasetVu, openDataset, setupDataset, type SharedDataset } from './dataset';
+import { recordDatasetRequest } from '../metrics/dataset-samples';
+import { datasetThresholds } from '../plan/dataset-keys';
+import { TOKENIZE_BUDGET_MS } from '../workload/dataset-plan';
 
 
 export function defineBenchmark(spec: BenchmarkSpec) {
+  let env: Env;
   let cfg: BenchConfig;
+  let dataset: SharedDataset | null;
   try {
     const read = (path: string) => open(path);
     // The sse bundles (dist/sse/*.js, see bundle.d.ts) measure TTFT by default; TRANSPORT=http still works there.
-    cfg = loadConfig(spec, benchmarkEnv(__ENV, read, spec.defaults, __SSE_BUNDLE__ ? 'sse' : null), new Date());
+    env = benchmarkEnv(__ENV, read, spec.defaults, __SSE_BUNDLE__ ? 'sse' : null);
+    cfg = loadConfig(spec, env, new Date());
     spec.validate?.(cfg);
     checkResultsDir(cfg.resultsDir, __ENV.PWD, read);
+    // DATASET: read and parsed once per test (SharedArray); a bad file stops here with one line.
+    dataset = openDataset(cfg, read);
   } catch (e) {
     // One line that names the variable: k6 prints a thrown string without a stack trace.
     if (e instanceof ConfigError) throw `k6-llm-bench ${spec.name}: ${e.message}`;
     throw e;
   }
-  const loads: Load[] = spec.load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
-  const plan: Plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, loads), cfg.targets.map((t) => t.variant));
+  const plan: Plan = planOf(spec.load, cfg);
   const runs = new Map<string, { run: Run; index: number }>();
   plan.runs.forEach((run, index) => {
     runs.set(run.scenario, { run, index });
@@ -52,10 +61,16 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   const add = adder(metrics);
   const transport = TRANSPORTS[cfg.transport];
   const send = SENDERS[cfg.transport]();
-  const pools = createPromptPools(cfg, neededKinds(cfg));
+  const pools = dataset === null ? createPromptPools(cfg, neededKinds(cfg)) : null;
+  const datasetVu = dataset === null ? null : new DatasetVu(cfg, dataset);
   const slo: SloLimits = { ttftP99Ms: cfg.slo.ttftP99Ms, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms };
   const stream = transport.streams || cfg.stream;
   const options = k6Options(plan, cfg);
+  if (dataset !== null) {
+    // Per-domain and per-turn figures reach the summary only as declared sub-metrics; setup also counts the prompts' tokens.
+    Object.assign(options.thresholds as Record<string, string[]>, datasetThresholds(plan, dataset.shape));
+    options.setupTimeout = `${setupTimeoutMs(cfg) + TOKENIZE_BUDGET_MS + 10_000}ms`;
+  }
 
   let targets: Map<string, ResolvedTarget> | null = null;
   const target = (data: SetupData, label: string): ResolvedTarget => {
@@ -79,7 +94,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
         `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${transport.measures}.`,
     );
     const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? c.runId;
-    const data: SetupData = { runId: testid, targets: [], warnings: [], failures: [] };
+    const o = exec.test.options as { executionSegment?: string | null; executionSegmentSequence?: string | null };
+    const data: SetupData = { runId: testid, targets: [], warnings: [], failures: [], segment: o.executionSegment || null, sequence: o.executionSegmentSequence || null };
     for (const t of cfg.targets) {
       try {
         const r = preflightTarget(k6Port('preflight'), cfg, t);
@@ -92,6 +108,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
         metrics.preflightFailed.add(1, { variant: t.variant, reason: e.reason });
       }
     }
+    if (dataset !== null && data.failures.length === 0) data.dataset = setupDataset(k6Port('dataset'), cfg, dataset, data.targets, spec.name);
     for (const w of data.warnings) console.warn(`warning: ${w}`);
     // setup() returns even when preflight failed, so that the reports receive the diagnosis in the
     // setup data; the first iteration then aborts the run before sending anything.
@@ -118,6 +135,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
       current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.variant), downNoted: false, lastEndMs: null };
       exec.vu.metrics.tags.dialect = t.dialect.name;
+      if (datasetVu !== null && data.dataset) datasetVu.start(data.dataset, t, entry.run.cell.isl, current.slot, entry.run.vus);
+      add('runVus', 1);
       if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}`);
     }
     const { run, target: t, window, reach: r } = current;
@@ -130,9 +149,15 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       if (run.cell.load.kind === 'vus') sleep(1);
       return;
     }
+    const item = datasetVu === null ? null : datasetVu.next(run.cell.osl);
+    if (item !== null && item.turn > 1 && cfg.dataset !== null && cfg.dataset.thinkTimeMs > 0) {
+      // A user reading the reply and typing the next turn: the VU's own pause, not a client gap.
+      sleep(cfg.dataset.thinkTimeMs / 1000);
+      current.lastEndMs = null;
+    }
     const wire = t.dialect.build({
-      prompt: pools.prompt(run.cell.isl, t.promptKind, promptIndex(current.slot, current.sent++, run.vus, cfg.promptPool)),
-      maxTokens: run.cell.osl,
+      prompt: item !== null ? item.prompt : (pools as NonNullable<typeof pools>).prompt(run.cell.isl, t.promptKind, promptIndex(current.slot, current.sent++, run.vus, cfg.promptPool)),
+      maxTokens: item !== null ? item.maxTokens : run.cell.osl,
       ignoreEos: cfg.ignoreEos,
       temperature: cfg.temperature,
       stream,
@@ -142,6 +167,10 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
     if (current.lastEndMs !== null) add('clientGap', outcome.startMs - current.lastEndMs);
     recordRequest(outcome, window, slo, add);
+    if (item !== null) {
+      recordDatasetRequest(outcome.result, item.intended, add);
+      (datasetVu as DatasetVu).done(outcome.result);
+    }
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {
       logged.add(err.class);
@@ -161,6 +190,7 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   const probePort = k6Port('probe');
   function probe(data: SetupData): void {
     abortIfPreflightFailed(data);
+    datasetVu?.clearTags();
     const entry = runs.get(exec.scenario.name);
     if (!entry) return;
     const t = target(data, entry.run.variant);
@@ -193,6 +223,21 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       [`${base}.report.md`]: renderMarkdown(report),
       [`${base}.report.html`]: renderHtml(report),
     };
+    if (cfg.partial) {
+      const setup = data.setup_data ?? null;
+      const partial: PartialResult = {
+        format: PARTIAL_FORMAT,
+        benchmark: spec.name,
+        runId: report.runId,
+        segment: setup?.segment ?? null,
+        sequence: setup?.sequence ?? null,
+        variables: recordedVariables(env),
+        setup,
+        metrics: reportMetrics(data.metrics),
+        testRunDurationMs: data.state?.testRunDurationMs ?? null,
+      };
+      files[`${base}.partial.json`] = JSON.stringify(partial);
+    }
     return { stdout: renderText(report, Object.keys(files)), ...files };
   }
 

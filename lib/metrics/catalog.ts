@@ -178,12 +178,40 @@ export const METRICS = {
     unit: 'requests',
     help: "Successful requests whose own e2e, TTFT and TPOT are within SLO_E2E_P99, SLO_TTFT_P99 and SLO_ITL_P99 (those set); goodput is this per second of the cell's window.",
   },
+  runVus: {
+    name: 'llm_run_vus',
+    type: 'counter',
+    time: false,
+    unit: 'VUs',
+    help: 'VUs that sent requests in the run (one sample per VU and run): with k6 --execution-segment, the share of the run this instance carried.',
+  },
   clientGap: {
     name: 'llm_client_gap',
     type: 'trend',
     time: true,
     unit: 'ms',
     help: "Time a closed-loop VU spent between the end of one request and sending the next (its own parsing, metrics and k6's scheduling); when it is large against the request latency, the load generator, not the server, limits the load.",
+  },
+  promptLength: {
+    name: 'llm_request_prompt_tokens',
+    type: 'trend',
+    time: false,
+    unit: 'tokens',
+    help: "DATASET runs: prompt tokens of each successful request as the server counted them (prompt_tokens): the distribution of prompt lengths actually sent.",
+  },
+  outputLength: {
+    name: 'llm_request_output_tokens',
+    type: 'trend',
+    time: false,
+    unit: 'tokens',
+    help: 'DATASET runs: output tokens of each successful request as the server counted them.',
+  },
+  lengthRatio: {
+    name: 'llm_prompt_length_ratio',
+    type: 'trend',
+    time: false,
+    unit: 'ratio',
+    help: "DATASET runs: the server's prompt_tokens ÷ the length the benchmark intended (setup's count: the server's tokenize route, or characters ÷ 4), per first-turn request; far from 1 means the prompts are not the lengths the ISL axis says.",
   },
   targetDown: {
     name: 'llm_target_down',
@@ -265,6 +293,8 @@ export const TAGS = {
   slice: "Time slice of the cell's load window (llm_window_* only).",
   itl_rule: 'How a request\'s ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).',
   reason: 'Why a target failed preflight (llm_preflight_failed only).',
+  domain: "DATASET runs: the prompt's domain (the dataset's `domain` field, `none` for items without one; at most 32 values); absent when the dataset has no domains.",
+  turn: 'MULTI_TURN runs: the user turn of the conversation the request sends: 1 … 7, or 8+.',
 } as const;
 
 /** The Prometheus series name k6's remote-write output gives a metric (stat for trends). */

@@ -2,6 +2,7 @@
 // sub-metric declarations the report reads, and the SLO thresholds. Pure data, no k6 import.
 import type { BenchConfig } from '../config/load';
 import { summaryThresholds, TREND_STATS } from './summary-keys';
+import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, steadyWindow, type Plan, type Run } from './matrix';
 
 const PROBE_SLACK_MS = 20_000;
@@ -75,7 +76,8 @@ export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown>
   return {
     scenarios,
     thresholds: summaryThresholds(plan, cfg, probes),
-    summaryTrendStats: TREND_STATS,
+    // A partial result carries each trend's quantile grid, so instances' percentiles can be merged.
+    summaryTrendStats: cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS,
     tags: { testid: cfg.runId },
     setupTimeout: ms(setupTimeoutMs(cfg)),
     teardownTimeout: '30s',

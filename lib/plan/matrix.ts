@@ -83,3 +83,9 @@ export function formatDuration(ms: number): string {
   const m = Math.floor(s / 60);
   return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
 }
+
+/** The plan of a benchmark under a configuration: its load axis, cells and runs. */
+export function planOf(load: 'vus' | 'rate', cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'targets'>): Plan {
+  const loads: Load[] = load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
+  return buildPlan(cfg, buildCells(cfg.isl, cfg.osl, loads), cfg.targets.map((t) => t.variant));
+}

@@ -46,6 +46,7 @@ const PER_RUN: MetricKey[] = [
   'windowLastEnd',
   'targetDown',
   'clientGap',
+  'runVus',
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
 const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput', 'serverTimePerToken'];

@@ -78,6 +78,8 @@ export interface RunFigures {
   tokens: { output: number; input: number; cached: number };
   server: ServerFigures | null;
   dropped: number;
+  /** VUs that sent requests in this run (on this instance, with an execution segment). */
+  vusRan: number;
   /** Whether the load generator, not the server, set this run's numbers. */
   client: ClientCheck;
   notes: string[];
@@ -227,6 +229,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
     server: anyServer ? server : null,
     dropped,
+    vusRan: count(m, subKey('runVus', s)),
     client: clientCheck({
       clientWindowE2eMs: windowE2eMs,
       clientTtftMeanMs: ttft?.avg ?? null,

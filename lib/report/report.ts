@@ -79,6 +79,13 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
   const order = (r: { cell: { id: string }; variant: string }) =>
     plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
   const runs = [...plan.runs].sort((a, b) => order(a) - order(b)).map((r) => runFigures(data.metrics, plan, r, sloSet(cfg.slo)));
+  // One instance of several (k6 --execution-segment): its figures are its share of each run.
+  if (setup?.segment) {
+    for (const r of runs) {
+      const planned = plan.runs.find((x) => x.scenario === r.scenario)?.vus ?? 0;
+      r.notes.push(`this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`);
+    }
+  }
   const comparisons: Comparison[] = [];
   if (kind === 'ab' && cfg.targets.length === 2) {
     const [a, b] = cfg.targets.map((t) => t.variant);
