@@ -37,7 +37,7 @@ const chat: Shape = {
     // max_tokens too, for servers that predate max_completion_tokens; both name the same budget.
     return {
       fields: {
-        messages: [{ role: 'user', content: req.prompt.text }],
+        messages: req.prompt.messages ?? [{ role: 'user', content: req.prompt.text }],
         max_completion_tokens: req.maxTokens,
         max_tokens: req.maxTokens,
       },

@@ -45,8 +45,12 @@ export interface ClassifiedError {
   message: string;
 }
 
-/** A prompt: exact token ids (serialised once, as a JSON array string) or text. */
-export type Prompt = { kind: 'tokens'; json: string; length: number } | { kind: 'text'; text: string };
+/**
+ * A prompt: exact token ids (serialised once, as a JSON array string) or text. A text prompt may
+ * carry the chat messages it stands for (a dataset conversation): the chat dialect sends those,
+ * the others send `text` (the turns joined).
+ */
+export type Prompt = { kind: 'tokens'; json: string; length: number } | { kind: 'text'; text: string; messages?: ReadonlyArray<{ role: string; content: string }> };
 
 export interface GenerationRequest {
   prompt: Prompt;

@@ -1,0 +1,190 @@
+// DATASET in k6: the file is read and parsed once per test inside SharedArray callbacks (k6 runs
+// init once per VU; only the first VU runs the callbacks, the others get the shared copy), setup
+// counts the prompts' tokens and fills the ISL buckets, and each VU keeps only the items it sends.
+import exec from 'k6/execution';
+import { SharedArray } from 'k6/data';
+import type { BenchConfig } from '../config/load';
+import { ConfigError } from '../config/parse';
+import type { HttpPort } from '../http-port';
+import { requestHeaders, type ResolvedTarget, type TargetInfo } from '../targets';
+import type { DatasetItem } from '../workload/dataset';
+import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../workload/dataset-plan';
+import { DatasetPlayer, firstRequest, turnTag, turnTags, type NextRequest } from '../workload/dataset-player';
+import { buildStore, readDataset, storedItem, type DatasetMeta, type DatasetStore, type StoredItem } from '../workload/dataset-store';
+import type { DatasetShape } from '../plan/dataset-keys';
+import { describeLengths } from '../workload/lengths';
+
+/** The dataset as every VU sees it: the header, and items read on demand from the shared copy. */
+export interface SharedDataset {
+  meta: DatasetMeta;
+  count: number;
+  item(index: number): DatasetItem;
+  estimate(index: number): number;
+  shape: DatasetShape;
+}
+
+// The first VU builds the store once and hands it to the three SharedArray callbacks.
+let built: DatasetStore | { error: string } | null = null;
+
+/** Reads DATASET at init; null when unset. Throws ConfigError (one line naming file, line and field). */
+export function openDataset(cfg: BenchConfig, read: (path: string) => string): SharedDataset | null {
+  const d = cfg.dataset;
+  if (d === null) return null;
+  const key = `dataset:${d.spec}:${d.domains?.join(',') ?? '*'}:${cfg.seed}:${d.domainMarker}`;
+  const build = (): DatasetStore | { error: string } => {
+    if (built === null) {
+      try {
+        built = buildStore(readDataset(d, read), cfg.seed, d.domainMarker);
+      } catch (e) {
+        // Returned, not thrown, through k6's SharedArray: the error surfaces below as the one-line ConfigError.
+        if (!(e instanceof ConfigError)) throw e;
+        built = { error: e.message };
+      }
+    }
+    return built;
+  };
+  const head = new SharedArray(`${key}:meta`, () => {
+    const b = build();
+    return ['error' in b ? { error: b.error } : b.meta];
+  }) as unknown as ArrayLike<DatasetMeta & { error?: string }>;
+  const meta = head[0];
+  if (meta.error !== undefined) throw new ConfigError(meta.error);
+  const items = new SharedArray(`${key}:items`, () => {
+    const b = build();
+    return 'error' in b ? [] : b.items;
+  }) as unknown as ArrayLike<StoredItem>;
+  const estimates = new SharedArray(`${key}:estimates`, () => {
+    const b = build();
+    built = null; // the last callback: the parsed copy can go
+    return 'error' in b ? [] : b.estimates;
+  }) as unknown as ArrayLike<number>;
+  // Each VU parses only the items it reads, and keeps them.
+  const cache = new Map<number, DatasetItem>();
+  return {
+    meta,
+    count: items.length,
+    item(index) {
+      let it = cache.get(index);
+      if (it === undefined) {
+        it = storedItem(items[index], meta);
+        cache.set(index, it);
+      }
+      return it;
+    },
+    estimate: (index) => estimates[index],
+    shape: { domains: meta.domains, turns: d.multiTurn && meta.maxTurns >= 2 ? turnTags(meta.maxTurns) : [] },
+  };
+}
+
+/** Setup's part: count the prompts' tokens (a target's tokenize route, else the estimate) and fill the buckets. */
+export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly TargetInfo[]): DatasetPlan {
+  const d = cfg.dataset as NonNullable<BenchConfig['dataset']>;
+  const counting = cfg.targets.flatMap((tc) => {
+    const info = infos.find((x) => x.variant === tc.variant);
+    if (!info) return [];
+    return [{ variant: tc.variant, url: tc.url, engine: tokenizeEngine(info.metrics, info.engine), model: info.model, headers: requestHeaders(tc), chat: info.dialect === 'openai-chat' }];
+  });
+  const first = (index: number, chat: boolean) => firstRequest(ds.item(index), chat, d.domainMarker);
+  const counter = serverCounter(io, counting, first) ?? estimateCounter((i) => ds.estimate(i));
+  const started = io.now();
+  const plan = planDataset({
+    source: ds.meta.source,
+    total: ds.count,
+    shape: ds.shape,
+    format: ds.meta.format,
+    withOutputTokens: ds.meta.withOutputTokens,
+    skipped: ds.meta.skipped.count,
+    isl: cfg.isl,
+    pool: cfg.promptPool,
+    filter: { minTokens: d.minTokens, maxTokens: d.maxTokens },
+    counter,
+    maxCalls: MAX_TOKENIZE_CALLS,
+    expired: () => io.now() - started > TOKENIZE_BUDGET_MS,
+  });
+  return plan;
+}
+
+/**
+ * A VU's dataset requests: one player per prompt form (chat messages or text), the run's bucket,
+ * and the domain and turn tags set on the VU only when they change (each set is a call into k6).
+ */
+export class DatasetVu {
+  private readonly players = new Map<boolean, DatasetPlayer>();
+  private player: DatasetPlayer | null = null;
+  private domain: string | null = null;
+  private turn: string | null = null;
+
+  constructor(
+    private readonly cfg: BenchConfig,
+    private readonly ds: SharedDataset,
+  ) {}
+
+  /** On a new run: the target's prompt form, the cell's ISL and this VU's slot. */
+  start(plan: DatasetPlan, t: ResolvedTarget, isl: number, slot: number, vus: number): void {
+    const chat = t.dialect.name === 'openai-chat';
+    let p = this.players.get(chat);
+    if (!p) {
+      const d = this.cfg.dataset as NonNullable<BenchConfig['dataset']>;
+      p = new DatasetPlayer({ plan, item: (i) => this.ds.item(i), chat, marker: d.domainMarker, multiTurn: d.multiTurn, history: d.history });
+      this.players.set(chat, p);
+    }
+    p.start(isl, slot, vus);
+    this.player = p;
+  }
+
+  next(osl: number): NextRequest {
+    const r = (this.player as DatasetPlayer).next(osl);
+    const tags = exec.vu.metrics.tags as Record<string, string>;
+    if (this.ds.shape.domains.length > 0 && r.domain !== null && r.domain !== this.domain) tags.domain = this.domain = r.domain;
+    if (this.ds.shape.turns.length > 0) {
+      const tt = turnTag(r.turn);
+      if (tt !== this.turn) tags.turn = this.turn = tt;
+    }
+    return r;
+  }
+
+  done(result: Parameters<DatasetPlayer['done']>[0]): void {
+    this.player?.done(result);
+  }
+
+  /** Before work that is not a dataset request (the server-metrics probe): no stale domain or turn tag. */
+  clearTags(): void {
+    const tags = exec.vu.metrics.tags as Record<string, string>;
+    if (this.domain !== null) delete tags.domain;
+    if (this.turn !== null) delete tags.turn;
+    this.domain = this.turn = null;
+  }
+}
+
+/**
+ * Setup's dataset step, after preflight: the plan every VU and the report read, with one log line
+ * per fact. A dataset that cannot fill the ISL axis stops the run here with one line (exit 107).
+ */
+export function setupDataset(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly TargetInfo[], benchmark: string): DatasetPlan {
+  let plan: DatasetPlan;
+  try {
+    plan = planInSetup(io, cfg, ds, infos);
+  } catch (e) {
+    if (e instanceof ConfigError) throw `k6-llm-bench ${benchmark}: ${e.message}`;
+    throw e;
+  }
+  for (const line of datasetLogLines(plan)) console.log(line);
+  return plan;
+}
+
+export function datasetLogLines(plan: DatasetPlan): string[] {
+  const doms = plan.shape.domains.length ? `, domains ${plan.shape.domains.join(', ')}` : '';
+  const lines = [
+    `${plan.source}: ${plan.total} prompts (${plan.format})${doms}; lengths ${describeLengths(plan.lengths)}; ` +
+      plan.buckets.map((b) => `ISL ${b.isl}: ${b.items.length} prompts of ${b.lo}–${b.hi - 1} tokens (mean ${mean(b.tokens).toFixed(0)})`).join(', ') +
+      `; ${plan.examined} examined, ${plan.outside} outside the ISL buckets${plan.filtered ? `, ${plan.filtered} filtered out` : ''}.`,
+  ];
+  for (const n of plan.notes) lines.push(`${plan.source}: ${n}`);
+  return lines;
+}
+
+function mean(xs: readonly number[]): number {
+  let s = 0;
+  for (const x of xs) s += x;
+  return xs.length ? s / xs.length : 0;
+}
