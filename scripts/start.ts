@@ -6,6 +6,7 @@
 //   npm start -- --scenario smoke           another scenario on one simulator
 //   npm start -- --no-sim                   use DFLASH_URL / MTP_URL / TARGET_URL from the environment
 //   npm start -- --prometheus               stream to Prometheus (k6 -o experimental-prometheus-rw)
+//   npm start -- --instances 2              split the run over 2 k6 processes (execution segments), merge their reports
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
 //   TRANSPORT=sse npm start                 runs dist/sse/<scenario>.js (TTFT, ITL; needs xk6-sse)
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,6 +16,8 @@ import { startSim, type SimHandle } from '../sim/index';
 import { BENCHMARKS, BENCHMARK_NAMES } from '../lib/benchmarks';
 import { findK6 } from '../k6-double';
 import { INSTALL_K6 } from './k6-binary';
+import { mergeFiles } from './merge';
+import { segmentFileName } from '../lib/report/partial';
 
 const ROOT = join(__dirname, '..');
 
@@ -33,11 +36,13 @@ export interface StartArgs {
   scenario: string;
   sim: boolean;
   prometheus: boolean;
+  /** k6 instances, each running its execution segment; their partial results are merged. */
+  instances: number;
   k6Args: string[];
 }
 
 export function parseStartArgs(argv: string[], scenarios: string[]): StartArgs {
-  const out: StartArgs = { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, k6Args: [] };
+  const out: StartArgs = { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -50,8 +55,12 @@ export function parseStartArgs(argv: string[], scenarios: string[]): StartArgs {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
       if (!v || !scenarios.includes(v)) throw new Error(`--scenario ${v ?? ''}: expected one of ${scenarios.join(', ')}`);
       out.scenario = v;
+    } else if (a === '--instances' || a.startsWith('--instances=')) {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (!v || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new Error(`--instances ${v ?? ''}: expected a whole number from 1 to 64`);
+      out.instances = Number(v);
     } else if (a === '--help' || a === '-h') throw new Error('help');
-    else throw new Error(`unknown option ${a}: expected --scenario NAME, --no-sim, --prometheus, or -- followed by k6 arguments`);
+    else throw new Error(`unknown option ${a}: expected --scenario NAME, --no-sim, --prometheus, --instances N, or -- followed by k6 arguments`);
   }
   return out;
 }
@@ -63,7 +72,7 @@ async function main(): Promise<number> {
   } catch (e) {
     const msg = (e as Error).message;
     if (msg !== 'help') console.error(`npm start: ${msg}`);
-    console.error('usage: npm start -- [--scenario NAME] [--no-sim] [--prometheus] [-- k6 args]');
+    console.error('usage: npm start -- [--scenario NAME] [--no-sim] [--prometheus] [--instances N] [-- k6 args]');
     return msg === 'help' ? 0 : 2;
   }
   const k6 = findK6();
@@ -113,19 +122,45 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const child = spawn(k6, k6Args, { cwd: ROOT, env, stdio: 'inherit' });
+  // One k6, or N k6 instances each with its execution segment (as the k6-operator runs them),
+  // whose partial results are merged into one report.
+  const segments = instanceSegments(args.instances);
+  const runId = env.RUN_ID || `${args.scenario}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
+  const children = segments.map((seg, i) => {
+    const childEnv = seg === null ? env : { ...env, PARTIAL: 'true', RUN_ID: runId };
+    const segArgs = seg === null ? [] : ['--execution-segment', seg.segment, '--execution-segment-sequence', seg.sequence];
+    return spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...k6Args.slice(1)], { cwd: ROOT, env: childEnv, stdio: i === 0 ? 'inherit' : ['ignore', 'ignore', 'inherit'] });
+  });
   // Ctrl-C reaches k6 through the terminal's process group; k6 stops gracefully and still writes
   // its summary. We only make sure the simulators outlive it and then go.
   const onSignal = () => undefined;
   process.on('SIGINT', onSignal);
-  process.on('SIGTERM', () => child.kill('SIGTERM'));
-  const code = await new Promise<number>((resolve) => {
-    child.on('error', (e) => {
-      console.error(`npm start: could not run ${k6}: ${e.message}`);
-      resolve(1);
-    });
-    child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 + 2 : 1)));
-  });
+  process.on('SIGTERM', () => children.forEach((c) => c.kill('SIGTERM')));
+  const codes = await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<number>((resolve) => {
+          child.on('error', (e) => {
+            console.error(`npm start: could not run ${k6}: ${e.message}`);
+            resolve(1);
+          });
+          child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 + 2 : 1)));
+        }),
+    ),
+  );
+  let code = codes.find((c) => c !== 0 && c !== 99) ?? codes.find((c) => c === 99) ?? 0;
+  if (segments[0] !== null) {
+    const dir = join(ROOT, env.RESULTS_DIR);
+    const partials = segments.map((seg) => join(dir, `${runId}.segment-${segmentFileName(seg!.segment)}.partial.json`));
+    try {
+      const merged = mergeFiles(partials, dir);
+      console.log(`\nMerged ${segments.length} instances:\n${merged.text}`);
+      if (merged.report.thresholds.some((t) => t.ok === false) && code === 0) code = 99;
+    } catch (e) {
+      console.error(`npm start: merging the instances failed: ${(e as Error).message}`);
+      if (code === 0) code = 1;
+    }
+  }
   await stopSims();
   if (code === 99) console.error('k6 exited 99: an SLO threshold was crossed (see SLOs above).');
   else if (code !== 0) console.error(`k6 exited ${code}.`);
@@ -140,4 +175,12 @@ if (require.main === module) {
       process.exit(1);
     },
   );
+}
+
+/** k6 execution segments for N instances (null: one plain run). */
+export function instanceSegments(n: number): Array<{ segment: string; sequence: string } | null> {
+  if (n <= 1) return [null];
+  const bound = (i: number) => (i === 0 ? '0' : i === n ? '1' : `${i}/${n}`);
+  const sequence = Array.from({ length: n + 1 }, (_, i) => bound(i)).join(',');
+  return Array.from({ length: n }, (_, i) => ({ segment: `${bound(i)}:${bound(i + 1)}`, sequence }));
 }

@@ -16,7 +16,7 @@ import { summaryJson } from '../report/json';
 import { renderMarkdown } from '../report/markdown';
 import { buildReport, type SummaryDataLike } from '../report/report';
 import { renderText } from '../report/text';
-import { PARTIAL_FORMAT, reportMetrics, type PartialResult } from '../report/partial';
+import { PARTIAL_FORMAT, reportMetrics, segmentFileName, type PartialResult } from '../report/partial';
 import { probeWindow } from '../server-metrics/probe';
 import { steadyWindow, probeScenario } from '../plan/matrix';
 import { adder, createMetrics } from './metrics';
@@ -135,6 +135,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
       current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.variant), downNoted: false, lastEndMs: null };
       exec.vu.metrics.tags.dialect = t.dialect.name;
+      // Instances of one run would otherwise write identical series to Prometheus.
+      if (data.segment) exec.vu.metrics.tags.segment = data.segment;
       if (datasetVu !== null && data.dataset) datasetVu.start(data.dataset, t, entry.run.cell.isl, current.slot, entry.run.vus);
       add('runVus', 1);
       if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}`);
@@ -217,7 +219,10 @@ export function defineBenchmark(spec: BenchmarkSpec) {
 
   function handleSummary(data: SummaryDataLike): Record<string, string> {
     const report = buildReport(spec, cfg, plan, data, new Date());
-    const base = `${cfg.resultsDir}/${report.runId}`;
+    // Instances of one run share its id (and a results volume, under the k6-operator): each
+    // names its files after its segment.
+    const segment = data.setup_data?.segment;
+    const base = `${cfg.resultsDir}/${report.runId}${segment ? `.segment-${segmentFileName(segment)}` : ''}`;
     const files: Record<string, string> = {
       [`${base}.summary.json`]: summaryJson(report),
       [`${base}.report.md`]: renderMarkdown(report),

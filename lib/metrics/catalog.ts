@@ -295,6 +295,7 @@ export const TAGS = {
   reason: 'Why a target failed preflight (llm_preflight_failed only).',
   domain: "DATASET runs: the prompt's domain (the dataset's `domain` field, `none` for items without one; at most 32 values); absent when the dataset has no domains.",
   turn: 'MULTI_TURN runs: the user turn of the conversation the request sends: 1 … 7, or 8+.',
+  segment: 'Runs split over several k6 instances only: the k6 execution segment of the instance that sent the sample, so that the instances write distinct series.',
 } as const;
 
 /** The Prometheus series name k6's remote-write output gives a metric (stat for trends). */

@@ -92,6 +92,11 @@ export function checkSegments(parts: Array<{ name: string; segment: string | nul
   if (cmp(at, [1, 1]) !== 0) throw new MergeError(`no partial covers ${show(at)}:1: an instance is missing`);
 }
 
+/** A segment as part of a file name: 1/2:1 → 1_2-1. */
+export function segmentFileName(segment: string): string {
+  return segment.replace(/\//g, '_').replace(/:/g, '-').replace(/[^0-9A-Za-z_.%-]/g, '');
+}
+
 // ---- metrics -------------------------------------------------------------------------------
 
 const THRESHOLD_RE = /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)\s*(<=|>=|==|!=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/;
