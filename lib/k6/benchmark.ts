@@ -26,6 +26,7 @@ import { createPromptPools, neededKinds } from './prompts';
 import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
 import { SENDERS } from './transport';
 import { TRANSPORTS } from '../transports';
+import { stopAtSetup } from './config-error';
 import { BACKOFF, Reachability } from '../vu/reachability';
 import { DatasetVu, openDataset, setupDataset, type SharedDataset } from './dataset';
 import { recordDatasetRequest } from '../metrics/dataset-samples';
@@ -47,8 +48,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     // DATASET: read and parsed once per test (SharedArray); a bad file stops here with one line.
     dataset = openDataset(cfg, read);
   } catch (e) {
-    // One line that names the variable: k6 prints a thrown string without a stack trace.
-    if (e instanceof ConfigError) throw `k6-llm-bench ${spec.name}: ${e.message}`;
+    // One line that names the variable (k6 would print a stack after an exception at init).
+    if (e instanceof ConfigError) return stopAtSetup(`k6-llm-bench ${spec.name}: ${e.message}`);
     throw e;
   }
   const plan: Plan = planOf(spec.load, cfg);

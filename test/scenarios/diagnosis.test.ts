@@ -88,8 +88,8 @@ for (const runner of RUNNERS) {
         assert.equal(run.summary?.records[0].requests_ok, 2);
         writeFileSync(file, JSON.stringify({ TARGET_URL: sim.url, CONCURENCY: 4 }));
         const bad = await runner.run('smoke', { CONFIG: file }, 30_000);
-        assert.equal(bad.result.exitCode, 107, explain(bad));
-        assert.match(bad.result.stderr + bad.result.stdout, /unknown key 'CONCURENCY'/);
+        assert.equal(bad.result.exitCode, 108, explain(bad));
+        assert.match(bad.result.stderr + bad.result.stdout, /test aborted: k6-llm-bench smoke: CONFIG=.*unknown key 'CONCURENCY'/);
       } finally {
         await sim.stop();
       }
@@ -201,10 +201,12 @@ for (const runner of RUNNERS) {
       }
     });
 
-    test('a bad variable stops the run at init, naming variable, value and what is allowed', async () => {
+    test('a bad variable stops the run before any load in one line, naming variable, value and what is allowed', async () => {
       const run = await runner.run('smoke', { TARGET_URL: 'http://127.0.0.1:9', CONCURRENCY: '1,two' }, 30_000);
-      assert.equal(run.result.exitCode, 107, explain(run));
-      assert.match(run.result.stderr + run.result.stdout, /CONCURRENCY=.1,two. is not valid: expected a comma-separated list of whole numbers/);
+      assert.equal(run.result.exitCode, 108, explain(run));
+      const out = run.result.stderr + run.result.stdout;
+      assert.match(out, /test aborted: k6-llm-bench smoke: CONCURRENCY=.1,two. is not valid: expected a comma-separated list of whole numbers/);
+      assert.doesNotMatch(out, /\tat |at file:\/\//, 'no JavaScript stack after the message');
       assert.equal(run.summary, null, 'nothing ran, nothing was written');
     });
 
