@@ -5,6 +5,7 @@
 import { ConfigError } from './metrics/engine';
 import { DEFAULT_TREND_STATS, validateTrendStats } from './metrics/summary';
 import { formatGoDuration, toDurationMs } from './shared/duration';
+import { newExecutionTuple, parseSegment, parseSequence, sequenceString, type ExecutionTuple } from './segments';
 import type { HttpDefaults, TagSet } from './shared/protocol';
 
 export type ExecutorType =
@@ -27,6 +28,13 @@ interface BaseScenario {
   exec: string;
   env: Record<string, string>;
   tags: TagSet;
+  /**
+   * Execution segments: false when this instance's share of the scenario is empty (k6's HasWork:
+   * the scenario is described but not run); `iterationTuple` stripes iteration numbers
+   * (iterationInTest) across instances. Both unset when no segment is given.
+   */
+  hasWork?: boolean;
+  iterationTuple?: ExecutionTuple;
 }
 
 export type ScenarioConfig = BaseScenario &
@@ -50,6 +58,14 @@ export interface TestOptions {
   http: HttpDefaults;
   /** What execution.test.options returns (JSON). */
   json: string;
+  /** This instance's execution segment within its (filled) sequence. */
+  tuple: ExecutionTuple;
+}
+
+/** CLI-level options that scripts can also set (the CLI wins, as in k6). */
+export interface SegmentFlags {
+  executionSegment?: string;
+  executionSegmentSequence?: string;
 }
 
 /** The k6 version whose behaviour the double follows (user agent, summary data shape). */
@@ -71,7 +87,17 @@ const BASE_FIELDS = ['executor', 'startTime', 'gracefulStop', 'env', 'exec', 'ta
 
 type Raw = Record<string, unknown>;
 
-export function normalizeOptions(raw: Raw, callableExports: string[]): TestOptions {
+export function normalizeOptions(raw: Raw, callableExports: string[], flags: SegmentFlags = {}): TestOptions {
+  raw = { ...raw };
+  for (const k of ['executionSegment', 'executionSegmentSequence'] as const) {
+    if (flags[k] !== undefined) raw[k] = flags[k];
+  }
+  const segment = typeof raw.executionSegment === 'string' ? parseSegment(raw.executionSegment) : null;
+  const sequence = typeof raw.executionSegmentSequence === 'string' ? parseSequence(raw.executionSegmentSequence) : [];
+  const tuple = newExecutionTuple(segment, sequence);
+  // As k6 marshals them: "1/2:1", "0,1/2,1"; null when unset.
+  raw.executionSegment = segment ? segment.toString() : null;
+  raw.executionSegmentSequence = sequence.length > 0 ? sequenceString(sequence) : null;
   const errors: string[] = [];
   const scenarios = deriveScenarios(raw).map((s) => parseScenario(s.name, s.raw, errors));
   for (const s of scenarios) {
@@ -91,7 +117,8 @@ export function normalizeOptions(raw: Raw, callableExports: string[]): TestOptio
   const json = { ...raw, scenarios: Object.fromEntries(scenarios.map((s) => [s.name, scenarioJSON(s)])), consoleOutput: null, localIPs: null };
   for (const k of ['vus', 'iterations', 'duration', 'stages']) delete (json as Raw)[k];
   return {
-    scenarios,
+    scenarios: tuple.wrapper.seq.length === 1 ? scenarios : scenarios.map((s) => scaleScenario(s, tuple)),
+    tuple,
     thresholds: (raw.thresholds as Record<string, unknown> | undefined) ?? {},
     summaryTrendStats,
     summaryTimeUnit: typeof raw.summaryTimeUnit === 'string' ? raw.summaryTimeUnit : '',
@@ -136,6 +163,30 @@ function deriveScenarios(raw: Raw): Array<{ name: string; raw: Raw }> {
   const scenarios = has('scenarios') ? (raw.scenarios as Record<string, Raw>) : {};
   if (Object.keys(scenarios).length > 0) return Object.entries(scenarios).map(([name, s]) => ({ name, raw: Object(s) as Raw }));
   return [{ name: 'default', raw: { executor: 'per-vu-iterations' } }];
+}
+
+/**
+ * A scenario's share for this instance (GetVUs / GetIterations / HasWork in lib/executor/*.go):
+ * VUs are scaled with the tuple's striped ScaleInt64; shared-iterations' iterations with the
+ * tuple re-segmented by the VU count (GetNewExecutionTupleFromValue); per-vu-iterations keeps its
+ * iterations per VU. The executors whose segmented plans the double does not reproduce are refused.
+ */
+function scaleScenario(s: ScenarioConfig, tuple: ExecutionTuple): ScenarioConfig {
+  switch (s.executor) {
+    case 'constant-vus':
+    case 'per-vu-iterations': {
+      const vus = tuple.scaleInt64(s.vus);
+      return { ...s, vus, hasWork: vus > 0 && (s.executor === 'constant-vus' || s.iterations > 0), iterationTuple: tuple };
+    }
+    case 'shared-iterations': {
+      const vus = tuple.scaleInt64(s.vus);
+      const iterTuple = tuple.fromValue(s.vus);
+      const iterations = iterTuple ? iterTuple.scaleInt64(s.iterations) : 0;
+      return { ...s, vus, iterations, hasWork: vus > 0 && iterations > 0, iterationTuple: iterTuple ?? tuple };
+    }
+    default:
+      throw new ConfigError(`k6 double: execution segments are not supported for ${s.executor}`);
+  }
 }
 
 function durationOrThrow(v: unknown): number {

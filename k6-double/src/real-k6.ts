@@ -45,6 +45,8 @@ export async function runRealK6(scriptPath: string, opts: RunOptions = {}): Prom
   const wrapper = writeWrapper(script, sidecar);
   const args = ['run', '--no-usage-report', `--include-system-env-vars=${opts.includeSystemEnv ? 'true' : 'false'}`];
   if (opts.quiet) args.push('--quiet');
+  if (opts.executionSegment !== undefined) args.push('--execution-segment', opts.executionSegment);
+  if (opts.executionSegmentSequence !== undefined) args.push('--execution-segment-sequence', opts.executionSegmentSequence);
   for (const [k, v] of Object.entries(opts.env ?? {})) args.push('-e', `${k}=${v}`);
   args.push(wrapper);
 

@@ -109,6 +109,9 @@ class TestRun implements ServiceHost, RunHost {
     () => this.spawn(0),
     (vu, tags) => this.ingest(null, this.dataSamples(vu, tags, Date.now())),
   );
+  /** VU ids: local (__VU) 1, 2, 3...; global (idInTest) striped by the execution segment. */
+  private vuIds: () => [number, number] = () => [0, 0];
+  private readonly globalVUIds = new Map<number, number>();
   private entry = '';
   private source = '';
   private options!: TestOptions;
@@ -233,7 +236,11 @@ class TestRun implements ServiceHost, RunHost {
     if (init.type !== 'initDone') throw new Error(`k6 double: unexpected ${init.type}`);
     this.exportsList = init.exports;
     try {
-      this.options = normalizeOptions(JSON.parse(init.optionsJSON ?? '{}') as Record<string, unknown>, init.exports);
+      this.options = normalizeOptions(JSON.parse(init.optionsJSON ?? '{}') as Record<string, unknown>, init.exports, {
+        executionSegment: this.opts.executionSegment,
+        executionSegmentSequence: this.opts.executionSegmentSequence,
+      });
+      this.vuIds = this.options.tuple.segmentedIndex();
       this.engine.initThresholds(this.options.thresholds);
     } catch (e) {
       if (e instanceof ConfigError) return this.finish({ code: 104, message: e.message });
@@ -287,7 +294,8 @@ class TestRun implements ServiceHost, RunHost {
     }
     const start = Date.now();
     await Promise.all(
-      this.options.scenarios.map(async (config) => {
+      // k6 creates no executor for a scenario without work in this segment (Scheduler's HasWork).
+      this.options.scenarios.filter((c) => c.hasWork !== false).map(async (config) => {
         const rt = new ScenarioRuntime(config, this);
         this.runtimes.set(config.name, rt);
         if (await sleepUntil(start + config.startTimeMs, this.runCtx)) return;
@@ -392,13 +400,21 @@ class TestRun implements ServiceHost, RunHost {
 
   private async createVU(id: number): Promise<VUWorker> {
     const vu = this.spawn(id);
-    const init = await vu.init(id, false, this.options.http);
+    const init = await vu.init(this.globalVUId(id), false, this.options.http);
     if (init.type !== 'initDone') {
       await vu.terminate();
       this.workers.delete(vu);
       throw new InitFailure(init.type === 'initError' ? init.error : { kind: 'exception', name: 'Error', message: 'VU init failed', stack: '' });
     }
     return vu;
+  }
+
+  private globalVUId(local: number): number {
+    while (!this.globalVUIds.has(local)) {
+      const [scaled, unscaled] = this.vuIds();
+      this.globalVUIds.set(scaled, unscaled);
+    }
+    return this.globalVUIds.get(local)!;
   }
 
   private lifecycle(name: LifecycleName, arg: string | null, timeoutMs: number): Promise<LifecycleResult> {
@@ -426,7 +442,7 @@ class TestRun implements ServiceHost, RunHost {
       `        script: ${this.scriptPath}`,
       `        output: -`,
       '',
-      `     scenarios: (100.00%) ${n} scenario${n === 1 ? '' : 's'}, ${maxVUs} max VUs, ${formatGoDuration(endMs)} max duration (incl. graceful stop):`,
+      `     scenarios: (${(this.options.tuple.segment.floatLength() * 100).toFixed(2)}%) ${n} scenario${n === 1 ? '' : 's'}, ${maxVUs} max VUs, ${formatGoDuration(endMs)} max duration (incl. graceful stop):`,
       ...this.options.scenarios.map((c) => `              * ${c.name}: ${describeScenario(c)}`),
       '',
       '',

@@ -20,6 +20,14 @@ export interface RunOptions {
   extensions?: { sse?: boolean };
   /** Like `k6 run -q`: no execution/scenario description on stdout. */
   quiet?: boolean;
+  /**
+   * k6's --execution-segment ("1/2:1", "0.5:1", "50%:100%"; "1/2" means "0:1/2") and
+   * --execution-segment-sequence ("0,1/2,1"): run this instance's share of a test split over
+   * several instances. The double scales constant-vus, per-vu-iterations and shared-iterations as
+   * k6 does and refuses the other executors (see README).
+   */
+  executionSegment?: string;
+  executionSegmentSequence?: string;
   /** Also write stdout/stderr to this process as they are produced (debugging aid). */
   echo?: boolean;
 }

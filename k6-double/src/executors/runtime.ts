@@ -46,11 +46,14 @@ export class ScenarioRuntime {
   startTime = 0;
   private progressFn: () => number = () => 0;
   private iterations = 0;
+  private readonly iterationIndex: (() => [number, number]) | undefined;
 
   constructor(
     readonly config: ScenarioConfig,
     readonly host: RunHost,
-  ) {}
+  ) {
+    this.iterationIndex = config.iterationTuple?.segmentedIndex();
+  }
 
   get pool(): VUPool {
     return this.host.pool;
@@ -72,9 +75,17 @@ export class ScenarioRuntime {
     return new ActiveVU(vu, this, ctx, ++activationSeq, modifyActive);
   }
 
-  /** k6's nextIterationCounters: scenario-wide iteration numbers (local == global, one instance). */
-  nextIterationCounters(): number {
-    return this.iterations++;
+  /**
+   * k6's nextIterationCounters: [iterationInInstance, iterationInTest]; equal without execution
+   * segments, else the test-wide number is striped by the scenario's segmented index.
+   */
+  nextIterationCounters(): [number, number] {
+    if (!this.iterationIndex) {
+      const i = this.iterations++;
+      return [i, i];
+    }
+    const [scaled, unscaled] = this.iterationIndex();
+    return [scaled - 1, unscaled - 1];
   }
 
   /**
@@ -125,7 +136,7 @@ export class ActiveVU {
   async runOnce(): Promise<SerializedError | undefined> {
     if (this.ctx.done) return { kind: 'interrupt', name: 'Interrupted', message: 'context canceled', stack: '' };
     const { config, host } = this.rt;
-    const iteration = this.rt.nextIterationCounters();
+    const [iterationInInstance, iterationInTest] = this.rt.nextIterationCounters();
     const activation: Activation = {
       activationId: this.activationId,
       scenario: config.name,
@@ -134,8 +145,8 @@ export class ActiveVU {
       env: { ...host.globalEnv, ...config.env },
       tags: { ...host.runTags, ...config.tags, group: '', scenario: config.name },
       startTime: this.rt.startTime,
-      iterationInInstance: iteration,
-      iterationInTest: iteration,
+      iterationInInstance,
+      iterationInTest,
       optionsJSON: host.optionsJSON,
     };
     // Like k6, each VU receives the setup data once and keeps its own copy.
