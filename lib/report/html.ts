@@ -6,6 +6,7 @@ import { display } from './analysis';
 import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel, CLIENT_HEAD, clientLines, clientRows } from './format';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
+import { datasetHtml } from './dataset-render';
 import { esc } from './svg/common';
 import { cellLabel, latencyFigures, speedupFigures, targetColors, throughputFigures, verdictClass, type Figure, type VerdictClass } from './svg/figures';
 
@@ -269,6 +270,7 @@ export function renderHtml(r: Report): string {
     section('Latency', figures(latencyFigures(r))),
     conclusions(r),
     section('Per cell and variant', runsTable(r)),
+    datasetHtml(r),
     clientSection(r),
     errorsSection(r),
     sloSection(r),

@@ -2,6 +2,7 @@
 // were not measured are null, never zero.
 import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
+import { datasetJson } from './dataset-render';
 
 function ms(d: Dist | null) {
   return d === null ? null : { avg: d.avg, p50: d.p50, p90: d.p90, p99: d.p99, max: d.max, count: d.count };
@@ -90,6 +91,7 @@ export function summaryJson(report: Report): string {
       thresholds: report.thresholds,
       warnings: report.warnings,
       test_run_duration_ms: report.testRunDurationMs,
+      dataset: datasetJson(report),
     },
     null,
     2,

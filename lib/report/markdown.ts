@@ -3,6 +3,7 @@ import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
 import { CLIENT_HEAD, NOT_MEASURED, clientLines, clientRows, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel } from './format';
 import type { Report } from './report';
+import { datasetMarkdown } from './dataset-render';
 
 function mdTable(head: string[], rows: string[][]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
@@ -76,6 +77,7 @@ export function renderMarkdown(r: Report): string {
     out.push('## Client self-check', '', 'Client mean minus the server\'s own over the steady window (client + network overhead), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.', '', mdTable(CLIENT_HEAD, clientRows(r.runs)), '');
     if (client.length) out.push(...client.map((l) => `- ${l}`), '');
   }
+  out.push(...datasetMarkdown(r, mdTable));
   const errs = Object.entries(r.errorsByClass);
   if (errs.length) out.push('## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), '');
   if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');

@@ -14,6 +14,7 @@ import { sloSet } from '../metrics/samples';
 import type { SetupData } from '../targets';
 import type { BenchmarkSpec } from '../benchmarks';
 import { TRANSPORTS, type TransportName } from '../transports';
+import { datasetReport, type DatasetReport } from './dataset';
 
 /** What a scenario concludes, besides the per-run table. */
 export type ReportKind = 'ab' | 'ramp' | 'context' | 'arrival' | 'smoke';
@@ -63,6 +64,8 @@ export interface Report {
   thresholds: Threshold[];
   warnings: string[];
   testRunDurationMs: number | null;
+  /** DATASET runs: prompt lengths, per-domain figures and verdicts, per-turn figures (lib/report/dataset.ts); null otherwise. */
+  dataset?: DatasetReport | null;
 }
 
 export interface SummaryDataLike {
@@ -100,6 +103,7 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
     const n = data.metrics[`${METRICS.errors.name}{error_class:${cls}}`]?.values.count ?? 0;
     if (n > 0) errorsByClass[cls] = n;
   }
+  const dataset = datasetReport(cfg, plan, data.metrics, setup?.dataset, kind, (run) => `at ${where(run.cell.isl, run.cell.osl, run.cell.load)}`);
   const notMeasured: string[] = [];
   const missing = TRANSPORTS[cfg.transport].notMeasured;
   if (missing) notMeasured.push(missing);
@@ -142,8 +146,9 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
         })),
     ),
     thresholds: thresholds(data.metrics),
-    warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`))],
+    warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`)), ...(dataset?.warnings ?? [])],
     testRunDurationMs: data.state?.testRunDurationMs ?? null,
+    dataset,
   };
 }
 

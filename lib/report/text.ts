@@ -3,6 +3,7 @@ import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
 import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, clientLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
 import type { Report } from './report';
+import { datasetText } from './dataset-render';
 
 export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
@@ -48,6 +49,7 @@ export function renderText(r: Report, files: string[]): string {
   }
   if (r.knee) out.push('', `Concurrency: ${r.knee.text}`);
   if (r.fallBehind) out.push('', `Arrival rate: ${r.fallBehind.text}`);
+  out.push(...datasetText(r, (h, rows) => table(h, rows, 3)));
   const errs = Object.entries(r.errorsByClass);
   if (errs.length > 0) out.push('', `Errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')} (details in the log lines above)`);
   if (r.thresholds.length > 0) {
