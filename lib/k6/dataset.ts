@@ -158,14 +158,15 @@ export class DatasetVu {
 
 /**
  * Setup's dataset step, after preflight: the plan every VU and the report read, with one log line
- * per fact. A dataset that cannot fill the ISL axis stops the run here with one line (exit 107).
+ * per fact. A dataset that cannot fill the ISL axis stops the run here with one line, as a
+ * configuration error does (exit 108, see config-error.ts).
  */
 export function setupDataset(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly TargetInfo[], benchmark: string): DatasetPlan {
   let plan: DatasetPlan;
   try {
     plan = planInSetup(io, cfg, ds, infos);
   } catch (e) {
-    if (e instanceof ConfigError) throw `k6-llm-bench ${benchmark}: ${e.message}`;
+    if (e instanceof ConfigError) exec.test.abort(`k6-llm-bench ${benchmark}: ${e.message}`);
     throw e;
   }
   for (const line of datasetLogLines(plan)) console.log(line);

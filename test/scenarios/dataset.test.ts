@@ -1,5 +1,5 @@
 // DATASET in the bundles, on the k6 double and real k6: a bad file stops the run at init with one
-// line naming the file, the line and the field (exit 107); the built-in set runs against the
+// line naming the file, the line and the field (exit 108); the built-in set runs against the
 // simulator, the domain marker reaching it only when asked.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,14 +38,32 @@ const BAD: Array<{ what: string; path: string; line: RegExp }> = [
 for (const runner of RUNNERS) {
   describe(`DATASET on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     for (const bad of BAD) {
-      test(`${bad.what} stops the run at init with one line, exit 107`, async () => {
+      test(`${bad.what} stops the run before any load with one line, exit 108`, async () => {
         const run = await runner.run('smoke', { TARGET_URL: 'http://127.0.0.1:9', DATASET: bad.path }, 30_000);
-        assert.equal(run.result.exitCode, 107, explain(run));
+        // A configuration error aborts in setup (lib/k6/config-error.ts): one line, no stack.
+        assert.equal(run.result.exitCode, 108, explain(run));
         const out = run.result.stderr + run.result.stdout;
         assert.match(out, bad.line, explain(run));
+        assert.doesNotMatch(out, /\tat |at file:\/\//, 'no JavaScript stack after the message');
         assert.equal(run.summary, null, 'nothing ran');
       });
     }
+
+    test('prompts that fit no ISL bucket stop the run in setup with one line that gives their range, exit 108', async () => {
+      const sim = await spawnSim({ engine: 'sglang', timeScale: 8 });
+      try {
+        const run = await runner.run('smoke', { TARGET_URL: sim.url, DATASET: 'builtin:chat', ISL: '1024' }, 60_000);
+        assert.equal(run.result.exitCode, 108, explain(run));
+        assert.match(
+          run.result.stderr + run.result.stdout,
+          /k6-llm-bench smoke: DATASET=builtin:chat: no prompt for ISL 1024 \(512 to 2047 tokens\): the \d+ prompts examined have \d+ to \d+ tokens, estimated as characters ÷ 4 \(no tokenize route\); set ISL to lengths in that range, e\.g\. ISL=\d+\./,
+          explain(run),
+        );
+        assert.equal((await sim.requests()).filter((r) => r.completionTokens === 16).length, 0, 'no load was sent');
+      } finally {
+        await sim.stop();
+      }
+    });
 
     test('builtin: the domain marker reaches the simulator only when asked', async () => {
       const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', specAcceptByDomain: 'code=7,chat=2', timeScale: 8 });
