@@ -49,57 +49,63 @@ function part(v: TrendValues): Part | null {
   return { n, points };
 }
 
-/**
- * The part's rank of x, interpolated between its grid points (0 below min, 1 from max up). Where
- * several grid points share x (ties, a point mass), `left` gives the lowest of their ranks (the
- * rank just below x) and otherwise the highest.
- */
-function cdf(p: Part, x: number, left = false): number {
-  const pts = p.points;
-  if (x < pts[0][0]) return 0;
-  if (x > pts[pts.length - 1][0]) return 1;
-  // The first point at or above x.
-  let lo = 0;
-  let hi = pts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (pts[mid][0] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  if (pts[lo][0] === x) {
-    if (left) return lo === 0 ? 0 : pts[lo][1];
-    let last = lo;
-    while (last + 1 < pts.length && pts[last + 1][0] === x) last++;
-    return pts[last][1];
-  }
-  const [x0, r0] = pts[lo - 1];
-  const [x1, r1] = pts[lo];
-  return r0 + ((r1 - r0) * (x - x0)) / (x1 - x0);
-}
-
 /** The merged quantile at rank q of several instances' trends. */
 export function mergedQuantile(parts: readonly TrendValues[], q: number): number {
+  return mergedQuantiles(parts, [q])[0];
+}
+
+/**
+ * The merged quantiles at ranks qs (ascending or not) of several instances' trends, in one sweep:
+ * the mixture is piecewise linear between the parts' grid values, with jumps where a part has a
+ * point mass; each q lands inside a rise (interpolated) or on a jump.
+ */
+export function mergedQuantiles(parts: readonly TrendValues[], qs: readonly number[]): number[] {
   const ps = parts.map(part).filter((p): p is Part => p !== null);
-  if (ps.length === 0) return NaN;
-  if (ps.length === 1) return quantileOf(ps[0], q);
+  if (ps.length === 0) return qs.map(() => NaN);
+  if (ps.length === 1) return qs.map((q) => quantileOf(ps[0], q));
   const total = ps.reduce((a, p) => a + p.n, 0);
-  const F = (x: number, left: boolean) => ps.reduce((a, p) => a + p.n * cdf(p, x, left), 0) / total;
-  // The mixture is piecewise linear between the parts' grid values, with jumps where a part has
-  // a point mass: find where it reaches q, interpolating inside a rise, or landing on a jump.
   const xs = [...new Set(ps.flatMap((p) => p.points.map((pt) => pt[0])))].sort((a, b) => a - b);
-  let prevX = xs[0];
-  let prevF = F(prevX, false);
-  if (q <= 0 || prevF >= q) return prevX;
-  for (let i = 1; i < xs.length; i++) {
-    const x = xs[i];
-    const below = F(x, true);
-    if (below >= q) return below === prevF ? x : prevX + ((x - prevX) * (q - prevF)) / (below - prevF);
-    const at = F(x, false);
-    if (at >= q) return x;
-    prevX = x;
-    prevF = at;
+  // Per part, a pointer to its first point at or above x, moving forward as x grows.
+  const at = ps.map(() => 0);
+  const left = new Float64Array(xs.length);
+  const right = new Float64Array(xs.length);
+  for (let k = 0; k < xs.length; k++) {
+    const x = xs[k];
+    let fl = 0;
+    let fr = 0;
+    for (let i = 0; i < ps.length; i++) {
+      const pts = ps[i].points;
+      let j = at[i];
+      while (j < pts.length && pts[j][0] < x) j++;
+      at[i] = j;
+      let l: number;
+      let r: number;
+      if (j === pts.length) l = r = 1;
+      else if (pts[j][0] === x) {
+        l = j === 0 ? 0 : pts[j][1];
+        let last = j;
+        while (last + 1 < pts.length && pts[last + 1][0] === x) last++;
+        r = pts[last][1];
+      } else if (j === 0) l = r = 0;
+      else {
+        const [x0, r0] = pts[j - 1];
+        const [x1, r1] = pts[j];
+        l = r = r0 + ((r1 - r0) * (x - x0)) / (x1 - x0);
+      }
+      fl += ps[i].n * l;
+      fr += ps[i].n * r;
+    }
+    left[k] = fl / total;
+    right[k] = fr / total;
   }
-  return xs[xs.length - 1];
+  return qs.map((q) => {
+    if (q <= 0 || right[0] >= q) return xs[0];
+    for (let k = 1; k < xs.length; k++) {
+      if (left[k] >= q) return left[k] === right[k - 1] ? xs[k] : xs[k - 1] + ((xs[k] - xs[k - 1]) * (q - right[k - 1])) / (left[k] - right[k - 1]);
+      if (right[k] >= q) return xs[k];
+    }
+    return xs[xs.length - 1];
+  });
 }
 
 function quantileOf(p: Part, q: number): number {
@@ -119,18 +125,26 @@ export function mergeTrends(parts: readonly TrendValues[], stats: readonly strin
   const live = parts.filter((v) => (v.count ?? 0) > 0);
   const out: TrendValues = {};
   const count = live.reduce((a, v) => a + v.count, 0);
+  const ranked: Array<[string, number]> = [];
   for (const s of stats) {
     if (s === 'count') out.count = count;
     else if (live.length === 0) out[s] = 0;
     else if (s === 'avg') out.avg = live.reduce((a, v) => a + v.avg * v.count, 0) / count;
     else if (s === 'min') out.min = Math.min(...live.map((v) => v.min));
     else if (s === 'max') out.max = Math.max(...live.map((v) => v.max));
-    else if (s === 'med') out.med = mergedQuantile(live, 0.5);
+    else if (s === 'med') ranked.push([s, 0.5]);
     else {
       const m = /^p\(([\d.]+)\)$/.exec(s);
       if (!m) throw new Error(`cannot merge trend stat ${s}`);
-      out[s] = mergedQuantile(live, Number(m[1]) / 100);
+      ranked.push([s, Number(m[1]) / 100]);
     }
+  }
+  if (ranked.length > 0 && live.length > 0) {
+    const values = mergedQuantiles(
+      live,
+      ranked.map((r) => r[1]),
+    );
+    ranked.forEach(([s], i) => (out[s] = values[i]));
   }
   return out;
 }
