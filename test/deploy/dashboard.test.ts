@@ -17,6 +17,7 @@ import {
   MAIN,
   OTHER,
   RUN_S,
+  SPLIT,
   SERVERS,
   TEST_S,
   failRate,
@@ -308,7 +309,7 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       assert.ok(m, name);
       return labelValues(prom.base, m[1] as string, m[2] as string, t0, end);
     };
-    assert.deepEqual(await lv('testid', ALL), [MAIN.testid, OTHER.testid].sort());
+    assert.deepEqual(await lv('testid', ALL), [MAIN.testid, OTHER.testid, SPLIT.testid].sort());
     assert.deepEqual(await lv('variant', ALL), ['dflash', 'mtp']);
     assert.deepEqual(await lv('cell', ALL), [...cells].sort());
     assert.deepEqual(await lv('cell', { ...ALL, variant: ['mtp'] }), [...cells].sort());
@@ -496,6 +497,21 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
     for (const x of OTHER.runs) near(valueAt(find(err, { variant: x.variant, cell: x.cell.id }), (checkTimes(x)[0] as number)), x.errorRate, `other ${runName(x)}`);
     const vus = await run('Concurrency (VUs)', 'B', other);
     assert.equal(valueAt(vus[0] as Series, t0 + 60), OTHER.vusMax);
+  });
+
+  test('one run over two k6 instances (segment tag): the panels show the whole run, as for one instance', async () => {
+    const split: Vars = { ...ALL, testid: SPLIT.testid };
+    const tput = await run('Output throughput (tokens/s)', 'A', split);
+    for (const x of SPLIT.runs) for (const t of checkTimes(x)) near(valueAt(find(tput, { variant: x.variant }), t), x.tps, `split ${runName(x)} throughput sums the instances`);
+    const one = await run('Output throughput ratio', 'A', ALL);
+    const two = await run('Output throughput ratio', 'A', split);
+    for (const c of cells) near((find(two, { cell: c }).values.at(-1) as [number, number])[1], (find(one, { cell: c }).values.at(-1) as [number, number])[1], `ratio at ${c}`);
+    const errs = await run('Errors by class', 'A', split);
+    for (const x of SPLIT.runs.filter((r) => r.errorClass !== null)) near(valueAt(find(errs, { variant: x.variant, error_class: x.errorClass as string }), (checkTimes(x)[0] as number)), failRate(x), `split ${runName(x)} errors`);
+    const p99 = await run('End-to-end latency', 'C', split);
+    for (const x of SPLIT.runs) near(valueAt(find(p99, { variant: x.variant, cell: x.cell.id }), (checkTimes(x)[1] as number)), x.e2e.p99, `split ${runName(x)} p99 (max over instances)`);
+    const acc = await run('Acceptance length per cell', 'B', split);
+    for (const x of SPLIT.runs.filter((r) => r.acceptanceTokens !== null)) near((find(acc, { variant: x.variant, cell: x.cell.id }).values.at(-1) as [number, number])[1], x.acceptanceTokens as number, `split ${runName(x)} acceptance`);
   });
 
   test('the variant and cell filters reach every k6 panel', async () => {

@@ -115,6 +115,12 @@ export const OTHER: TestSpec = {
   })),
 };
 
+/**
+ * MAIN's load split over two k6 instances (execution segments): one testid, each instance half of
+ * every run's load, its series told apart by the `segment` tag. The dashboard must show MAIN's figures.
+ */
+export const SPLIT: TestSpec & { segments: string[] } = { ...MAIN, testid: 'dflash-vs-mtp-20260101-121000', segments: ['0:1/2', '1/2:1'] };
+
 export const TEST_S = startOf(MAIN.runs.length) - BETWEEN_S;
 
 export const SERVERS = {
@@ -167,9 +173,9 @@ function trend(om: OpenMetrics, def: MetricDef, labels: Labels, t: number, s: St
   for (const stat of STAT_SUFFIXES) om.add(promName(def, stat), labels, t, stat === 'count' ? count : s[stat]);
 }
 
-function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number): void {
+function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instance: Labels = {}): void {
   const scenario = `${r.variant}_${r.cell.id}`;
-  const runTags: Labels = { testid: test.testid, variant: r.variant, cell: r.cell.id, isl: String(r.cell.isl), osl: String(r.cell.osl), concurrency: String(r.cell.concurrency) };
+  const runTags: Labels = { testid: test.testid, variant: r.variant, cell: r.cell.id, isl: String(r.cell.isl), osl: String(r.cell.osl), concurrency: String(r.cell.concurrency), ...instance };
   const base: Labels = { ...runTags, scenario, dialect: r.dialect };
   const rs = reqRate(r);
   for (const rel of pushTimes(0, RUN_S)) {
@@ -256,6 +262,10 @@ export function openMetrics(t0: number, endRel: number): string {
     for (const r of test.runs) emitRun(om, test, r, t0);
     emitVus(om, test, t0);
   }
+  // Each instance carries half of every run; the probe (one VU) runs in the first instance only.
+  SPLIT.segments.forEach((segment, i) => {
+    for (const r of SPLIT.runs) emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, { segment });
+  });
   emitServers(om, t0, endRel);
   return om.text();
 }
