@@ -18,6 +18,8 @@ export interface TransportSpec {
   measures: string;
   /** What this transport cannot measure and why; null when nothing is missing. */
   notMeasured: string | null;
+  /** Where its bundles are: dist/sse/ names the xk6-sse extension so that k6 provisions it. */
+  bundleDir: string;
 }
 
 export const TRANSPORTS: Record<TransportName, TransportSpec> = {
@@ -29,6 +31,7 @@ export const TRANSPORTS: Record<TransportName, TransportSpec> = {
     needs: null,
     measures: 'TTFT/ITL not measured (http transport)',
     notMeasured: 'TTFT, ITL and TPOT: the http transport receives each reply whole (TRANSPORT=sse measures them)',
+    bundleDir: 'dist',
   },
   sse: {
     name: 'sse',
@@ -38,6 +41,7 @@ export const TRANSPORTS: Record<TransportName, TransportSpec> = {
     needs: 'the xk6-sse extension',
     measures: 'TTFT, ITL, TPOT measured per event',
     notMeasured: null,
+    bundleDir: 'dist/sse',
   },
 };
 

@@ -14,6 +14,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
 import { BENCHMARKS, BENCHMARK_NAMES } from '../lib/benchmarks';
+import { TRANSPORTS, type TransportName } from '../lib/transports';
 import { findK6 } from '../k6-double';
 import { INSTALL_K6 } from './k6-binary';
 import { mergeFiles } from './merge';
@@ -114,7 +115,8 @@ async function main(): Promise<number> {
     console.log(`streaming to ${env.K6_PROMETHEUS_RW_SERVER_URL || 'http://localhost:9090/api/v1/write'} (K6_PROMETHEUS_RW_SERVER_URL)`);
   }
   // TRANSPORT=sse runs the sse bundle, which names xk6-sse so that k6 (v1.0 or newer) provisions it.
-  const bundle = env.TRANSPORT === 'sse' ? `dist/sse/${args.scenario}.js` : `dist/${args.scenario}.js`;
+  const transport = TRANSPORTS[env.TRANSPORT as TransportName] ?? TRANSPORTS.http;
+  const bundle = `${transport.bundleDir}/${args.scenario}.js`;
   k6Args.push(...args.k6Args, bundle);
   if (!existsSync(join(ROOT, bundle))) {
     await stopSims();
