@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseStartArgs } from '../../scripts/start';
+import { instanceSegments, parseStartArgs } from '../../scripts/start';
 
 const ROOT = join(__dirname, '..', '..');
 const SCENARIOS = ['dflash-vs-mtp', 'smoke'];
@@ -16,15 +16,26 @@ function start(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 test('arguments', () => {
-  assert.deepEqual(parseStartArgs([], SCENARIOS), { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, k6Args: [] });
-  assert.deepEqual(parseStartArgs(['--scenario', 'smoke', '--no-sim', '--prometheus', '--', '--vus', '2'], SCENARIOS), {
+  assert.deepEqual(parseStartArgs([], SCENARIOS), { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] });
+  assert.deepEqual(parseStartArgs(['--scenario', 'smoke', '--no-sim', '--prometheus', '--instances', '3', '--', '--vus', '2'], SCENARIOS), {
     scenario: 'smoke',
     sim: false,
     prometheus: true,
+    instances: 3,
     k6Args: ['--vus', '2'],
   });
+  assert.throws(() => parseStartArgs(['--instances', '0'], SCENARIOS), /--instances 0: expected a whole number from 1 to 64/);
   assert.throws(() => parseStartArgs(['--scenario', 'nope'], SCENARIOS), /--scenario nope: expected one of dflash-vs-mtp, smoke/);
   assert.throws(() => parseStartArgs(['--sim'], SCENARIOS), /unknown option --sim/);
+});
+
+test('instances: k6 execution segments that tile the run, with their sequence', () => {
+  assert.deepEqual(instanceSegments(1), [null]);
+  assert.deepEqual(instanceSegments(3), [
+    { segment: '0:1/3', sequence: '0,1/3,2/3,1' },
+    { segment: '1/3:2/3', sequence: '0,1/3,2/3,1' },
+    { segment: '2/3:1', sequence: '0,1/3,2/3,1' },
+  ]);
 });
 
 test('without k6 it says how to install it and exits 1, before starting anything', () => {
