@@ -6,8 +6,8 @@
 import type { DatasetConfig } from '../config/dataset';
 import { ConfigError, quote } from '../config/parse';
 import { builtinDataset, isBuiltinSpec } from './builtin-prompts';
-import { markTurns, parseDataset, requestTurns, seededOrder, selectDomains, turnsText, userTurns, type Dataset, type DatasetFormat, type DatasetItem, type Role, type Turn } from './dataset';
-import { estimateTokens } from './lengths';
+import { domainMarker, parseDataset, seededOrder, selectDomains, userTurns, type Dataset, type DatasetFormat, type DatasetItem } from './dataset';
+import { ESTIMATE_CHARS_PER_TOKEN } from './lengths';
 
 /** The domain tag of an item without one, in a dataset where others have one. */
 export const NO_DOMAIN = 'none';
@@ -29,20 +29,11 @@ export interface DatasetMeta {
   skipped: { count: number; first: string | null };
 }
 
-const ROLE_CODE: Record<Role, number> = { system: 0, user: 1, assistant: 2 };
-const ROLES: Role[] = ['system', 'user', 'assistant'];
-
-/** One item as the SharedArray keeps it: short keys, roles as 0/1/2 (k6 stores each element as JSON). */
-export interface StoredItem {
-  /** id */
-  i: string;
-  /** index into DatasetMeta.domains, −1 without a domain tag */
-  d: number;
-  /** output_tokens, 0 when the item has none */
-  o: number;
-  /** turns: [role code, content] */
-  t: Array<[number, string]>;
-}
+/**
+ * One item as the SharedArray keeps it: the parser's own object (k6 stores each element as JSON;
+ * converting 100k items to a shorter form costs more at init than the longer keys do).
+ */
+export type StoredItem = DatasetItem;
 
 export interface DatasetStore {
   meta: DatasetMeta;
@@ -67,6 +58,24 @@ export function readDataset(cfg: DatasetConfig, read: (path: string) => string):
   return cfg.domains === null ? ds : selectDomains(ds, cfg.domains);
 }
 
+/**
+ * Characters of an item's first request as sent, without building it (k6's engine copies every
+ * string it joins, and this runs for every item at init): what
+ * turnsText(markTurns(requestTurns(item, 1), marker ? domain : null)).length would be.
+ */
+export function firstRequestChars(it: DatasetItem, marker: boolean): number {
+  let chars = 0;
+  let n = 0;
+  for (const t of it.turns) {
+    chars += t.content.length;
+    n++;
+    if (t.role === 'user') break;
+  }
+  chars += 2 * (n - 1);
+  if (marker && it.domain !== null) chars += domainMarker(it.domain).length + 1;
+  return chars;
+}
+
 /** The store for a dataset: items in the seeded order of SEED, with their estimates. */
 export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetStore {
   const named: string[] = [];
@@ -74,44 +83,38 @@ export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetS
   let unnamed = false;
   let maxTurns = 1;
   let withOutputTokens = 0;
-  for (const it of ds.items) {
+  const n = ds.items.length;
+  const estimate = new Array<number>(n);
+  for (let k = 0; k < n; k++) {
+    const it = ds.items[k];
     if (it.domain === null) unnamed = true;
     else if (!seen.has(it.domain)) {
       seen.add(it.domain);
       named.push(it.domain);
     }
-    const u = userTurns(it);
-    if (u > maxTurns) maxTurns = u;
+    if (it.turns.length > 1) {
+      const u = userTurns(it);
+      if (u > maxTurns) maxTurns = u;
+    }
     if (it.outputTokens !== null) withOutputTokens++;
+    estimate[k] = Math.max(1, Math.round(firstRequestChars(it, marker) / ESTIMATE_CHARS_PER_TOKEN));
   }
   const domains = named.length === 0 ? [] : unnamed && !seen.has(NO_DOMAIN) ? [...named, NO_DOMAIN] : named;
-  const index = new Map(domains.map((d, i) => [d, i]));
-  const order = seededOrder(ds.items.length, seed);
-  const items: StoredItem[] = new Array(order.length);
-  const estimates: number[] = new Array(order.length);
-  for (let k = 0; k < order.length; k++) {
-    const it = ds.items[order[k]];
-    items[k] = {
-      i: it.id,
-      d: domains.length === 0 ? -1 : (index.get(it.domain ?? NO_DOMAIN) as number),
-      o: it.outputTokens ?? 0,
-      t: it.turns.map((t) => [ROLE_CODE[t.role], t.content]),
-    };
-    estimates[k] = estimateTokens(turnsText(markTurns(requestTurns(it, 1), marker ? it.domain : null)));
+  const order = seededOrder(n, seed);
+  const items = new Array<StoredItem>(n);
+  const estimates = new Array<number>(n);
+  for (let k = 0; k < n; k++) {
+    items[k] = ds.items[order[k]];
+    estimates[k] = estimate[order[k]];
   }
   return {
-    meta: { source: ds.source, format: ds.format, count: items.length, domains, maxTurns, withOutputTokens, skipped: ds.skipped },
+    meta: { source: ds.source, format: ds.format, count: n, domains, maxTurns, withOutputTokens, skipped: ds.skipped },
     items,
     estimates,
   };
 }
 
-/** The item back from its stored form. */
+/** The item back from the SharedArray: an item without a domain is tagged `none` when others have one. */
 export function storedItem(s: StoredItem, meta: Pick<DatasetMeta, 'domains'>): DatasetItem {
-  return {
-    id: s.i,
-    domain: s.d < 0 ? null : meta.domains[s.d],
-    outputTokens: s.o > 0 ? s.o : null,
-    turns: s.t.map(([r, content]): Turn => ({ role: ROLES[r], content })),
-  };
+  return s.domain === null && meta.domains.length > 0 ? { ...s, domain: NO_DOMAIN } : s;
 }

@@ -18,6 +18,8 @@ import {
   OTHER,
   RUN_S,
   SPLIT,
+  DATASET_TEST,
+  type DatasetRunSpec,
   SERVERS,
   TEST_S,
   failRate,
@@ -237,6 +239,7 @@ function render(expr: string, v: Vars, rangeS: number): string {
     .replaceAll('$testid', v.testid)
     .replaceAll('$variant', multi(v.variant))
     .replaceAll('$cell', multi(v.cell))
+    .replaceAll('$domain', '.+')
     .replaceAll('$__rate_interval', RATE_INTERVAL)
     .replaceAll('$__range', `${rangeS}s`);
 }
@@ -309,14 +312,60 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       assert.ok(m, name);
       return labelValues(prom.base, m[1] as string, m[2] as string, t0, end);
     };
-    assert.deepEqual(await lv('testid', ALL), [MAIN.testid, OTHER.testid, SPLIT.testid].sort());
+    assert.deepEqual(await lv('testid', ALL), [MAIN.testid, OTHER.testid, SPLIT.testid, DATASET_TEST.testid].sort());
+    assert.deepEqual(await lv('domain', { ...ALL, testid: DATASET_TEST.testid }), ['chat', 'code']);
+    assert.deepEqual(await lv('domain', ALL), [], 'a run without DATASET has no domain');
     assert.deepEqual(await lv('variant', ALL), ['dflash', 'mtp']);
     assert.deepEqual(await lv('cell', ALL), [...cells].sort());
     assert.deepEqual(await lv('cell', { ...ALL, variant: ['mtp'] }), [...cells].sort());
   });
 
+  // The DATASET test's panels (domain and turn): queried with its testid.
+  const DSV: Vars = { ...ALL, testid: DATASET_TEST.testid };
+  const DATASET_PANELS = ['Mean end-to-end latency by domain', 'Acceptance length by domain', 'Output throughput by domain', 'Time to first token by turn', 'Prompt tokens served from cache by turn'];
+  const varsFor = (title: string): Vars => (DATASET_PANELS.some((p) => title.startsWith(p)) ? DSV : ALL);
+  const dsTimes = (r: DatasetRunSpec) => [t0 + r.start + 90, t0 + r.start + RUN_S - 15];
+  const dsRuns = DATASET_TEST.runs;
+
   // One entry per panel query; the next test fails when a query has none.
   const CHECKS: Record<string, Record<string, () => Promise<void>>> = {
+    'Mean end-to-end latency by domain': {
+      A: async () => {
+        const r = await run('Mean end-to-end latency by domain', 'A', DSV);
+        assert.deepEqual(seriesSet(r, ['variant', 'cell', 'domain']), dsRuns.flatMap((x) => x.domains.map((d) => `variant=${x.variant},cell=${x.cell.id},domain=${d.domain}`)).sort());
+        for (const x of dsRuns) for (const d of x.domains) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, domain: d.domain }), t), d.e2eAvg, `${x.variant} ${d.domain} e2e`);
+        assert.deepEqual(await run('Mean end-to-end latency by domain', 'A'), [], 'a run without DATASET: no domain series');
+      },
+    },
+    'Acceptance length by domain': {
+      A: async () => {
+        const r = await run('Acceptance length by domain', 'A', DSV);
+        const dflash = dsRuns.find((x) => x.variant === 'dflash') as DatasetRunSpec;
+        assert.deepEqual(seriesSet(r, ['variant', 'domain']), dflash.domains.map((d) => `variant=dflash,domain=${d.domain}`).sort(), 'vLLM reports no acceptance per request');
+        for (const d of dflash.domains) near((find(r, { domain: d.domain }).values.at(-1) as [number, number])[1], d.acceptanceTokens as number, `dflash ${d.domain} acceptance`);
+      },
+    },
+    'Output throughput by domain': {
+      A: async () => {
+        const r = await run('Output throughput by domain', 'A', DSV);
+        assert.deepEqual(seriesSet(r, ['variant', 'domain']), ['variant=dflash,domain=chat', 'variant=dflash,domain=code', 'variant=mtp,domain=chat', 'variant=mtp,domain=code']);
+        for (const x of dsRuns) for (const d of x.domains) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, domain: d.domain }), t), d.tps, `${x.variant} ${d.domain} tokens/s`);
+      },
+    },
+    'Time to first token by turn': {
+      A: async () => {
+        const r = await run('Time to first token by turn', 'A', DSV);
+        assert.deepEqual(seriesSet(r, ['variant', 'cell', 'turn']), dsRuns.flatMap((x) => x.turns.map((u) => `variant=${x.variant},cell=${x.cell.id},turn=${u.turn}`)).sort());
+        for (const x of dsRuns) for (const u of x.turns) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, turn: u.turn }), t), u.ttftP50, `${x.variant} turn ${u.turn} TTFT`);
+      },
+    },
+    'Prompt tokens served from cache by turn': {
+      A: async () => {
+        const r = await run('Prompt tokens served from cache by turn', 'A', DSV);
+        assert.deepEqual(seriesSet(r, ['variant', 'turn']), dsRuns.flatMap((x) => x.turns.map((u) => `variant=${x.variant},turn=${u.turn}`)).sort());
+        for (const x of dsRuns) for (const u of x.turns) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, turn: u.turn }), t), u.cachedShare, `${x.variant} turn ${u.turn} cached share`);
+      },
+    },
     'Output throughput ratio': {
       A: async () => {
         const r = await run('Output throughput ratio', 'A');
@@ -483,7 +532,7 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
   test('every legend names only labels its query returns', async () => {
     for (const { panel, target } of allTargets) {
       const labels = [...(target.legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1] as string);
-      const r = await run(panel.title, target.refId);
+      const r = await run(panel.title, target.refId, varsFor(panel.title));
       assert.ok(r.length > 0, `${panel.title} ${target.refId} returns series`);
       for (const s of r) for (const l of labels) assert.ok(l in s.metric, `${panel.title} ${target.refId}: legend {{${l}}} but series ${JSON.stringify(s.metric)}`);
     }

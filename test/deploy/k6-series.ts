@@ -123,6 +123,75 @@ export const SPLIT: TestSpec & { segments: string[] } = { ...MAIN, testid: 'dfla
 
 export const TEST_S = startOf(MAIN.runs.length) - BETWEEN_S;
 
+/** A domain's share of a DATASET run: its output rate, mean e2e and (SGLang) acceptance length. */
+export interface DomainSpec {
+  domain: string;
+  tps: number;
+  e2eAvg: number;
+  acceptanceTokens: number | null;
+}
+/** A turn of a MULTI_TURN run: TTFT p50, prompt tokens per second and the cached share of them. */
+export interface TurnSpec {
+  turn: string;
+  ttftP50: number;
+  inputRate: number;
+  cachedShare: number;
+}
+export interface DatasetRunSpec {
+  variant: 'dflash' | 'mtp';
+  cell: Cell;
+  start: number;
+  dialect: string;
+  domains: DomainSpec[];
+  turns: TurnSpec[];
+}
+
+/**
+ * A DATASET run of the A/B (with MULTI_TURN): every request series carries the VU tags `domain`
+ * and, for the chat conversations, `turn`, so each run's series split by them.
+ */
+export const DATASET_TEST = {
+  testid: 'dflash-vs-mtp-dataset-20260101-121500',
+  runs: [
+    {
+      variant: 'dflash', cell: CELL_C4, start: startOf(0), dialect: 'sglang',
+      domains: [{ domain: 'code', tps: 500, e2eAvg: 0.8, acceptanceTokens: 6.9 }, { domain: 'chat', tps: 150, e2eAvg: 2.1, acceptanceTokens: 2.05 }],
+      turns: [{ turn: '1', ttftP50: 0.09, inputRate: 300, cachedShare: 0.1 }, { turn: '2', ttftP50: 0.04, inputRate: 900, cachedShare: 0.7 }],
+    },
+    {
+      variant: 'mtp', cell: CELL_C4, start: startOf(1), dialect: 'openai',
+      domains: [{ domain: 'code', tps: 260, e2eAvg: 1.6, acceptanceTokens: null }, { domain: 'chat', tps: 240, e2eAvg: 1.7, acceptanceTokens: null }],
+      turns: [{ turn: '1', ttftP50: 0.1, inputRate: 280, cachedShare: 0.05 }, { turn: '2', ttftP50: 0.05, inputRate: 850, cachedShare: 0.6 }],
+    },
+  ] as DatasetRunSpec[],
+};
+
+function emitDatasetRun(om: OpenMetrics, r: DatasetRunSpec, t0: number): void {
+  const scenario = `${r.variant}_${r.cell.id}`;
+  const base: Labels = { testid: DATASET_TEST.testid, variant: r.variant, cell: r.cell.id, isl: String(r.cell.isl), osl: String(r.cell.osl), concurrency: String(r.cell.concurrency), scenario, dialect: r.dialect };
+  for (const rel of pushTimes(0, RUN_S)) {
+    const t = t0 + r.start + rel;
+    for (const d of r.domains) {
+      // The conversations are chat: their turn-tagged series are chat's; code prompts are single-turn (no turn tag).
+      const labels = { ...base, domain: d.domain };
+      const rs = d.tps / r.cell.osl;
+      om.add(promName(METRICS.success), labels, t, 1);
+      om.add(promName(METRICS.outputTokens), labels, t, d.tps * rel);
+      trend(om, METRICS.e2e, labels, t, stats(d.e2eAvg, d.e2eAvg * 1.2, d.e2eAvg * 1.5, d.e2eAvg, d.e2eAvg * 2), rs * rel);
+      if (d.acceptanceTokens !== null) {
+        om.add(promName(METRICS.specTokens), labels, t, d.tps * rel);
+        om.add(promName(METRICS.specVerifySteps), labels, t, (d.tps * rel) / d.acceptanceTokens);
+      }
+    }
+    for (const turn of r.turns) {
+      const labels = { ...base, domain: 'chat', turn: turn.turn };
+      trend(om, METRICS.ttft, labels, t, stats(turn.ttftP50, turn.ttftP50 * 1.5, turn.ttftP50 * 2, turn.ttftP50, turn.ttftP50 * 3), 10 * rel);
+      om.add(promName(METRICS.inputTokens), labels, t, turn.inputRate * rel);
+      om.add(promName(METRICS.cachedTokens), labels, t, turn.inputRate * turn.cachedShare * rel);
+    }
+  }
+}
+
 export const SERVERS = {
   dflash: { instance: '127.0.0.1:30000', prefix: 'sglang:', extra: {} as Record<string, string> },
   mtp: { instance: '127.0.0.1:8000', prefix: 'vllm:', extra: { engine: '0' } as Record<string, string> },
@@ -266,6 +335,7 @@ export function openMetrics(t0: number, endRel: number): string {
   SPLIT.segments.forEach((segment, i) => {
     for (const r of SPLIT.runs) emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, { segment });
   });
+  for (const r of DATASET_TEST.runs) emitDatasetRun(om, r, t0);
   emitServers(om, t0, endRel);
   return om.text();
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { datasetConfig } from '../../../lib/config/dataset';
 import { DatasetError, parseDataset, type DatasetItem } from '../../../lib/workload/dataset';
-import { buildStore, readDataset, storedItem, NO_DOMAIN } from '../../../lib/workload/dataset-store';
+import { buildStore, firstRequestChars, readDataset, storedItem, NO_DOMAIN } from '../../../lib/workload/dataset-store';
 import { estimateCounter, planDataset, serverCounter, tokenizeEngine, type Counter, type DatasetPlan } from '../../../lib/workload/dataset-plan';
 import { DatasetPlayer, firstRequest, turnTag, turnTags } from '../../../lib/workload/dataset-player';
 import { failed } from '../../../lib/dialects/reply';
@@ -48,14 +48,14 @@ test('store: seeded order (the same for the same SEED), domains in order of appe
   assert.deepEqual(a.meta.domains, ['code', 'chat', NO_DOMAIN]);
   assert.equal(a.meta.maxTurns, 2);
   assert.equal(a.meta.withOutputTokens, 1);
-  assert.notDeepEqual(a.items.map((x) => x.i), c.items.map((x) => x.i), 'another seed, another order');
+  assert.notDeepEqual(a.items.map((x) => x.id), c.items.map((x) => x.id), 'another seed, another order');
   const items = a.items.map((s) => storedItem(s, a.meta));
   const byId = Object.fromEntries(items.map((it, k) => [it.id, { it, est: a.estimates[k] }]));
   assert.equal(byId['line-2'].it.domain, NO_DOMAIN);
   assert.equal(byId['line-3'].it.outputTokens, 7);
   assert.equal(byId['line-1'].est, Math.round(words(40).length / 4));
   const marked = buildStore(ds, 1, true);
-  const k = marked.items.findIndex((s) => s.i === 'line-1');
+  const k = marked.items.findIndex((s) => s.id === 'line-1');
   assert.equal(marked.estimates[k], Math.round(('[domain: code]\n' + words(40)).length / 4));
   // Without any domain: no tag at all.
   assert.deepEqual(buildStore(parseDataset('one\ntwo\n', { file: 't.txt' }), 1, false).meta.domains, []);
@@ -231,4 +231,18 @@ test('turn tags: 1 … 7, then 8+', () => {
   assert.deepEqual([1, 7, 8, 30].map(turnTag), ['1', '7', '8+', '8+']);
   assert.deepEqual(turnTags(3), ['1', '2', '3']);
   assert.equal(turnTags(40).length, 8);
+});
+
+test('store: the estimate counts the first request as sent without building it', () => {
+  const items: DatasetItem[] = [
+    conv('a', 'code', 'hello there'),
+    conv('b', null, 'u1', 'a1', 'u2'),
+    { id: 'c', domain: 'chat', outputTokens: null, turns: [{ role: 'system', content: 'be brief' }, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'q' }, { role: 'user', content: 'r' }] },
+  ];
+  for (const it of items) {
+    for (const marker of [false, true]) {
+      const sent = firstRequest(it, false, marker) as string;
+      assert.equal(firstRequestChars(it, marker), sent.length, `${it.id} marker ${marker}`);
+    }
+  }
 });
