@@ -16,6 +16,9 @@ export interface ClientJob {
 
 export interface StreamResult {
   id: string;
+  /** When the request's bytes were handed to the socket (epoch ms). */
+  sentAt: number;
+  /** When each event's bytes were read (epoch ms). */
   times: number[];
 }
 
@@ -28,7 +31,7 @@ function lane(job: ClientJob, host: string, port: number, deadline: number, firs
     socket.setEncoding('latin1');
     let seq = first;
     let failures = 0;
-    let cur: StreamResult = { id: '', times: [] };
+    let cur: StreamResult = { id: '', sentAt: 0, times: [] };
     let tail = '';
     const send = (): void => {
       const body = JSON.stringify({
@@ -39,7 +42,7 @@ function lane(job: ClientJob, host: string, port: number, deadline: number, firs
         stream: true,
       });
       seq += job.concurrency;
-      cur = { id: '', times: [] };
+      cur = { id: '', sentAt: nowMs(), times: [] };
       tail = '';
       socket.write(`POST /v1/completions HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     };

@@ -16,7 +16,18 @@ export interface RequestRecord {
   ordinal: number;
   route: string;
   stream: boolean;
+  /** When the server read the request's headers (before its body was read or parsed). */
   arrivalMs: number;
+  /**
+   * How late arrivalMs may be: the request was read right after the simulator had been busy (a
+   * step's writes or preparation, a batch of other requests) without reading sockets, so it may
+   * have arrived at any moment of that stretch. 0 when it was read the moment it came in.
+   */
+  intakeLagMs: number;
+  /** The largest of intakeLagMs and every event's timeMs − scheduledMs: how far this request's truth fell behind the simulator's own schedule. */
+  lagMs: number;
+  /** lagMs is above the threshold (--lag-threshold-ms): compare a client's figures for this request with that much slack. */
+  behind: boolean;
   queueExitMs: number | null;
   firstTokenMs: number | null;
   events: EventRecord[];
@@ -65,6 +76,18 @@ export interface Summary {
   verifySteps: number;
   steps: number;
   stepLatenessMs: Stats;
+  /** The threshold above which a request or step counts as behind (--lag-threshold-ms). */
+  lagThresholdMs: number;
+  /** Requests arriving or finishing in the window whose ground truth fell behind by more than the threshold. */
+  behind: number;
+  /** Per request lagMs (arriving or finishing in the window). */
+  lagMs: Stats;
+  /** Per request intakeLagMs (arriving in the window). */
+  intakeLagMs: Stats;
+  /** Per event timeMs − scheduledMs (events in the window): the sim's write lag. */
+  writeLagMs: Stats;
+  /** Steps in the window whose last write went out more than the threshold after the scheduled step end. */
+  stepsBehind: number;
 }
 
 /** Linear-interpolated percentile (numpy's default) of a sorted array. */
@@ -89,7 +112,10 @@ export class Recorder {
   readonly steps: StepRecord[] = [];
 
   /** Keeps the newest `limit` requests and 10 × limit steps, so a long run does not grow without bound. */
-  constructor(private readonly limit = 100_000) {}
+  constructor(
+    private readonly limit = 100_000,
+    private readonly lagThresholdMs = 5,
+  ) {}
 
   add(r: RequestRecord): void {
     this.requests.push(r);
@@ -98,13 +124,16 @@ export class Recorder {
   }
 
   /** A generation request refused before it reached the engine (validation, auth, not ready). */
-  addRejected(route: string, arrivalMs: number, status: number, errorClass: string): void {
+  addRejected(route: string, arrivalMs: number, intakeLagMs: number, status: number, errorClass: string): void {
     this.add({
       id: '',
       ordinal: -1,
       route,
       stream: false,
       arrivalMs,
+      intakeLagMs,
+      lagMs: intakeLagMs,
+      behind: intakeLagMs > this.lagThresholdMs,
       queueExitMs: null,
       firstTokenMs: null,
       events: [],
@@ -158,9 +187,24 @@ export class Recorder {
     const e2e: number[] = [];
     const queue: number[] = [];
     const byDomain = new Map<string, { steps: number; tokens: number }>();
+    const lag: number[] = [];
+    const intakeLag: number[] = [];
+    const writeLag: number[] = [];
+    let behind = 0;
     for (const r of this.requests) {
-      if (inWin(r.arrivalMs)) arrived++;
-      for (const e of r.events) if (inWin(e.timeMs)) outputTokens += e.tokens;
+      if (inWin(r.arrivalMs)) {
+        arrived++;
+        intakeLag.push(r.intakeLagMs);
+      }
+      for (const e of r.events) {
+        if (!inWin(e.timeMs)) continue;
+        outputTokens += e.tokens;
+        writeLag.push(e.timeMs - e.scheduledMs);
+      }
+      if (inWin(r.arrivalMs) || inWin(r.finishMs)) {
+        lag.push(r.lagMs);
+        if (r.behind) behind++;
+      }
       if (!inWin(r.finishMs)) continue;
       if (r.errorClass !== null) {
         errored++;
@@ -188,7 +232,12 @@ export class Recorder {
       }
     }
     const lateness: number[] = [];
-    for (const s of this.steps) if (inWin(s.actualMs)) lateness.push(s.actualMs - s.scheduledMs);
+    let stepsBehind = 0;
+    for (const s of this.steps) {
+      if (!inWin(s.actualMs)) continue;
+      lateness.push(s.actualMs - s.scheduledMs);
+      if (s.sentMs - s.scheduledMs > this.lagThresholdMs) stepsBehind++;
+    }
     return {
       fromMs: from,
       toMs,
@@ -207,6 +256,12 @@ export class Recorder {
       verifySteps,
       steps: lateness.length,
       stepLatenessMs: stats(lateness),
+      lagThresholdMs: this.lagThresholdMs,
+      behind,
+      lagMs: stats(lag),
+      intakeLagMs: stats(intakeLag),
+      writeLagMs: stats(writeLag),
+      stepsBehind,
     };
   }
 }

@@ -53,6 +53,8 @@ export interface SimOptions {
   healthGenerateTimeoutMs: number;
   startupDelayMs: number;
   timerSpinMs: number;
+  /** Wall ms of the simulator's own lag beyond which the ground truth marks a request or step as behind. */
+  lagThresholdMs: number;
   recordLimit: number;
   faults: Faults;
 }
@@ -110,6 +112,7 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
   { key: 'healthGenerateTimeoutMs', flag: 'health-generate-timeout-ms', kind: 'number', min: 1, max: 3_600_000, def: 20_000, help: 'sglang /health_generate deadline, model ms' },
   { key: 'startupDelayMs', flag: 'startup-delay-ms', kind: 'number', min: 0, max: 3_600_000, def: 0, help: 'not ready for this long after start, model ms' },
   { key: 'recordLimit', flag: 'record-limit', kind: 'int', min: 1, max: 100_000_000, def: 100_000, help: 'ground truth keeps the newest N request records (and 10·N step records)' },
+  { key: 'lagThresholdMs', flag: 'lag-threshold-ms', kind: 'number', min: 0, max: 60_000, def: 5, help: 'ground truth: a request or step whose records lag the schedule (late intake, late writes) by more than this many wall ms is marked behind' },
   { key: 'timerSpinMs', flag: 'timer-spin-ms', kind: 'number', min: 0, max: 20, def: 1, help: 'poll the last N wall ms before a step instead of trusting setTimeout (precision vs CPU)' },
 ];
 

@@ -2,11 +2,11 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { addAdminRoutes } from './api/admin';
-import { HttpError, Router, type ErrorStyle, errorBody, sendEmpty, sendJson, sendText } from './api/common';
+import { HttpError, type RouteContext, Router, type ErrorStyle, errorBody, sendEmpty, sendJson, sendText } from './api/common';
 import { addOpenAiRoutes } from './api/openai';
 import { addSglangRoutes } from './api/sglang';
 import type { SimContext } from './context';
-import { nowMs } from './engine/clock';
+import { LoopWatch, nowMs } from './engine/clock';
 import { Engine } from './engine/scheduler';
 import { ENGINES, type EngineProfile, authGuards } from './engines';
 import type { Faults } from './faults';
@@ -54,8 +54,10 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const o = resolveOptions(partial);
   const profile = ENGINES[o.engine];
   const tokenizer = new Tokenizer(o.vocabSize);
-  const engine = new Engine(o, tokenizer);
-  const recorder = new Recorder(o.recordLimit);
+  const loop = new LoopWatch();
+  loop.start();
+  const engine = new Engine(o, tokenizer, loop);
+  const recorder = new Recorder(o.recordLimit, o.lagThresholdMs);
   const metrics = new Metrics(profile.metrics, o.model, engine);
   engine.onStepRecord = (r) => {
     recorder.addStep(r);
@@ -75,6 +77,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
     if (crashed) return;
     crashed = true;
     engine.stop();
+    loop.stop();
     server.close();
     for (const s of sockets) s.resetAndDestroy();
   };
@@ -99,27 +102,45 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
 
   /** Refusals of generation requests are requests too: they go into the ground truth. */
-  const reject = (path: string, arrivalMs: number, res: http.ServerResponse, status: number, body: unknown, errorClass: string): void => {
-    if (GENERATION_ROUTES.has(path) && api.has(path)) recorder.addRejected(path, arrivalMs, status, errorClass);
-    sendJson(res, status, body);
+  const reject = (path: string, rc: RouteContext, status: number, body: unknown, errorClass: string): void => {
+    if (GENERATION_ROUTES.has(path) && api.has(path)) recorder.addRejected(path, rc.arrivalMs, rc.intakeLagMs, status, errorClass);
+    sendJson(rc.res, status, body);
   };
-  const onError = (path: string) => (c: { res: http.ServerResponse; arrivalMs: number }, e: unknown): void => {
-    if (e instanceof HttpError) return reject(path, c.arrivalMs, c.res, e.status, errorBody(styleFor(path, profile), e.status, e.message, e.param), e.errorClass);
+  const onError = (path: string) => (rc: RouteContext, e: unknown): void => {
+    if (e instanceof HttpError) return reject(path, rc, e.status, errorBody(styleFor(path, profile), e.status, e.message, e.param), e.errorClass);
     console.error('sim: unexpected error', e);
-    reject(path, c.arrivalMs, c.res, 500, errorBody(styleFor(path, profile), 500, `Internal error: ${(e as Error).message}`), 'internal');
+    reject(path, rc, 500, errorBody(styleFor(path, profile), 500, `Internal error: ${(e as Error).message}`), 'internal');
   };
 
-  server.on('request', (req, res) => {
-    const arrivalMs = nowMs();
-    const url = new URL(req.url ?? '/', 'http://sim');
-    const path = url.pathname;
-    const rc = { req, res, url, arrivalMs };
+  const handle = (rc: RouteContext): void => {
+    const path = rc.url.pathname;
     if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
-    if (!authorized(path, req.headers.authorization, o, profile)) return reject(path, arrivalMs, res, 401, { error: 'Unauthorized' }, 'unauthorized');
+    if (!authorized(path, rc.req.headers.authorization, o, profile)) return reject(path, rc, 401, { error: 'Unauthorized' }, 'unauthorized');
     if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
-      return reject(path, arrivalMs, res, 503, errorBody(styleFor(path, profile), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
+      return reject(path, rc, 503, errorBody(styleFor(path, profile), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
     }
     void api.handle(rc, onError(path));
+  };
+  // Intake: a request's arrival is the moment its headers are read, before anything else is done
+  // with it. Requests read in one poll are all timestamped first; then they are worked on (body,
+  // parsing, tokenizing, engine) one per loop turn, so the loop polls again between two of them and
+  // a burst's later arrivals are timestamped while earlier ones are still being processed.
+  const intake: RouteContext[] = [];
+  let intakeHead = 0;
+  const drainIntake = (): void => {
+    // While a step's writes are under way, arrivals are timestamped but wait to be worked on.
+    if (engine.sending) return void setImmediate(drainIntake);
+    const rc = intake[intakeHead++] as RouteContext;
+    const from = nowMs();
+    handle(rc); // its body and parsing complete in this turn's microtasks, before the next poll
+    loop.busy(from);
+    if (intakeHead < intake.length) setImmediate(drainIntake);
+    else intake.length = intakeHead = 0;
+  };
+  server.on('request', (req, res) => {
+    const { arrivalMs, intakeLagMs } = loop.arrival();
+    if (intakeHead === intake.length) setImmediate(drainIntake);
+    intake.push({ req, res, url: new URL(req.url ?? '/', 'http://sim'), arrivalMs, intakeLagMs });
   });
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -140,19 +161,26 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const port = await listen(o.port);
   o.port = port;
 
+  // setTimeout counts whole milliseconds and may fire up to one early on this clock: wait until
+  // ready() really holds, so `ready` never resolves while a request would still get the 503.
+  const whenReady = (fn: () => void): void => {
+    const left = readyAt - nowMs();
+    if (left <= 0) fn();
+    else setTimeout(() => whenReady(fn), Math.ceil(left));
+  };
   let ready: Promise<void> = Promise.resolve();
   if (o.startupDelayMs > 0 && profile.readiness === 'listen-when-ready') {
     // vLLM binds its port before loading the model but only listens once the engine is up:
     // connections are refused until then.
     await new Promise<void>((r) => server.close(() => r()));
     ready = new Promise<void>((resolve) => {
-      setTimeout(() => {
+      whenReady(() => {
         if (!crashed) void listen(port).then(() => resolve(), () => resolve());
         else resolve();
-      }, readyAt - nowMs());
+      });
     });
   } else if (o.startupDelayMs > 0) {
-    ready = new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, readyAt - nowMs())));
+    ready = new Promise<void>((resolve) => whenReady(resolve));
   }
   if (o.faults.stall) engine.setStalled(true);
   scheduleCrash();
@@ -169,6 +197,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
     async stop() {
       if (crashTimer) clearTimeout(crashTimer);
       engine.stop();
+      loop.stop();
       await new Promise<void>((resolve) => {
         if (!server.listening) return resolve();
         server.close(() => resolve());

@@ -97,9 +97,16 @@ export async function readJsonObject(req: IncomingMessage): Promise<Json> {
   return value as Json;
 }
 
+/** Texts to send as HTTP chunks, framed ahead of time when the response is chunked. */
+export interface PreparedChunks {
+  texts: readonly string[];
+  /** The texts as HTTP/1.1 chunks, ready for one socket write; null when not writing to the socket directly. */
+  framed: string | null;
+}
+
 /**
  * The one server-sent-events writer. Headers go out at once, before the first token, as uvicorn
- * does for a StreamingResponse; each event is one `data: ...\n\n` write.
+ * does for a StreamingResponse; each event is one `data: ...\n\n` text.
  */
 export class SseWriter {
   private readonly socket: Socket | null;
@@ -114,6 +121,13 @@ export class SseWriter {
     this.socket = chunked && res.socket ? res.socket : null;
   }
 
+  /** `data: <payload>\n\n` for each payload, as one text. */
+  static events(payloads: readonly string[]): string {
+    let s = '';
+    for (const p of payloads) s += `data: ${p}\n\n`;
+    return s;
+  }
+
   get closed(): boolean {
     return this.res.destroyed || this.res.writableEnded;
   }
@@ -125,16 +139,27 @@ export class SseWriter {
   /** Several events in one socket write (they belong to the same step). */
   dataMany(payloads: readonly string[]): void {
     if (payloads.length === 0) return;
-    let s = '';
-    for (const p of payloads) s += `data: ${p}\n\n`;
-    this.raw(s);
+    this.raw(SseWriter.events(payloads));
   }
 
   /** Writes text as it is, e.g. a deliberately malformed line. */
   raw(text: string): void {
+    this.write(this.prepare([text]));
+  }
+
+  /** Frames texts (each its own HTTP chunk) ahead of the moment they are written. */
+  prepare(texts: readonly string[]): PreparedChunks {
+    if (!this.socket) return { texts, framed: null };
+    let framed = '';
+    for (const t of texts) framed += `${Buffer.byteLength(t).toString(16)}\r\n${t}\r\n`;
+    return { texts, framed };
+  }
+
+  /** Writes prepared chunks: one socket write on the hot path. */
+  write(chunks: PreparedChunks): void {
     if (this.closed) return;
-    if (this.socket && !this.socket.destroyed) this.socket.write(`${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`);
-    else this.res.write(text);
+    if (chunks.framed !== null && this.socket && !this.socket.destroyed) this.socket.write(chunks.framed);
+    else for (const t of chunks.texts) this.res.write(t);
   }
 
   end(): void {
@@ -153,8 +178,10 @@ export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
   url: URL;
-  /** Epoch ms when the request's headers arrived. */
+  /** Epoch ms when the request's headers arrived (read by the server, before the body). */
   arrivalMs: number;
+  /** How late those headers may have been read (the simulator's own intake lag bound; see LoopWatch). */
+  intakeLagMs: number;
 }
 
 export type Handler = (ctx: RouteContext) => void | Promise<void>;

@@ -158,7 +158,7 @@ function chatPrompt(ctx: SimContext, body: Json): PromptIn {
   return { ids: ctx.tokenizer.encode(text), domain: domainOf(text) };
 }
 
-async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs }: RouteContext): Promise<void> {
+async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs, intakeLagMs }: RouteContext): Promise<void> {
   const body = await readJsonObject(req);
   checkModel(ctx, body);
   const prompt = kind === 'chat' ? chatPrompt(ctx, body) : completionPrompt(ctx, body);
@@ -181,6 +181,7 @@ async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs }: Rout
     {
       route: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
       arrivalMs,
+      intakeLagMs,
       id,
       stream,
       promptIds,

@@ -6,16 +6,18 @@
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { nowMs } from '../engine/clock';
-import type { Seq, StepCommit } from '../engine/scheduler';
+import type { Seq, StepOutput } from '../engine/scheduler';
 import { PRE_FAULT_MESSAGES, planFaults, type FaultPlan } from '../faults';
 import type { RequestRecord } from '../ground-truth';
 import { Rng, deriveSeed } from '../rng';
-import { type ErrorStyle, SseWriter, errorBody, sendJson } from './common';
+import { type ErrorStyle, type PreparedChunks, SseWriter, errorBody, sendJson } from './common';
 
 export interface GenRequest {
   route: string;
   /** When the request's headers arrived (before its body was read). */
   arrivalMs: number;
+  /** How late the simulator may have read those headers (see LoopWatch). */
+  intakeLagMs: number;
   id: string;
   stream: boolean;
   promptIds: readonly number[];
@@ -73,6 +75,24 @@ export interface Formatter {
 }
 
 const QUEUE_FULL = 'The request queue is full.';
+const MALFORMED = 'data: {"text": "unterminated\n\n';
+
+/** What one step will send for this request, staged ahead of the step's end. */
+interface Staged {
+  /** 'none': tokens held for a later event (stream interval); 'commit': non-stream; 'event': an SSE event; 'abort': the injected reset. */
+  kind: 'none' | 'commit' | 'event' | 'abort';
+  tokens: number;
+  verify: boolean;
+  /** The event's texts, each one HTTP chunk, prepared ahead; null: format at send (a finishing event carries e2e_latency). */
+  chunks: PreparedChunks | null;
+  delta: Delta | null;
+  first: boolean;
+  /** After this event: the injected in-stream error ends the stream. */
+  streamError: boolean;
+  malformed: boolean;
+  /** When the bytes went to the socket. */
+  sentAt: number;
+}
 
 export class Session implements SessionState {
   readonly created = Math.floor(Date.now() / 1000);
@@ -91,7 +111,9 @@ export class Session implements SessionState {
   private seq: Seq | null = null;
   private pending: Delta = { ids: [], reasoning: '', content: '' };
   private pendingSteps = 0;
-  private pendingScheduled = 0;
+  private staged: Staged | null = null;
+  /** The reply has been ended (or reset) by a step's send; its record is completed in settle. */
+  private responded = false;
   private sentTokens = 0;
   private lastEventMs: number | null = null;
   private malformedSent = false;
@@ -112,6 +134,9 @@ export class Session implements SessionState {
       route: req.route,
       stream: req.stream,
       arrivalMs: this.arrivalMs,
+      intakeLagMs: req.intakeLagMs,
+      lagMs: req.intakeLagMs,
+      behind: req.intakeLagMs > ctx.o.lagThresholdMs,
       queueExitMs: null,
       firstTokenMs: null,
       events: [],
@@ -149,7 +174,7 @@ export class Session implements SessionState {
     if (openaiStalled) return;
     this.seq = ctx.engine.submit(
       { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos, domain: req.domain },
-      { onScheduled: (t, cached) => this.onScheduled(t, cached), onStep: (c) => this.onStep(c) },
+      { onScheduled: (t, cached) => this.onScheduled(t, cached), prepare: (out) => this.prepare(out), send: () => this.send(), settle: (t, sch) => this.settle(t, sch) },
     );
     if (!this.seq) this.queueFull();
   }
@@ -176,7 +201,8 @@ export class Session implements SessionState {
   }
 
   private onClientClose(): void {
-    if (this.record.finishMs !== null) return;
+    // The reply was complete (or reset on purpose) before the client closed: not a disconnect.
+    if (this.record.finishMs !== null || this.responded) return;
     if (this.seq) this.ctx.engine.cancel(this.seq);
     this.record.finishMs = nowMs();
     this.record.finishReason = 'disconnect';
@@ -189,29 +215,126 @@ export class Session implements SessionState {
     this.ctx.metrics.observeQueue((t - this.arrivalMs) / 1000);
   }
 
-  private onStep(c: StepCommit): boolean {
+  /** Ahead of the step's end: takes the step's tokens and stages what the step will send. */
+  private prepare(out: StepOutput): boolean {
     if (this.record.finishMs !== null) return true;
-    if (c.verify) {
+    if (out.verify) {
       this.verifySteps++;
-      this.acceptedTokens += c.accepted;
-      this.record.verifySteps++;
-      this.record.verifyTokens += c.ids.length;
+      this.acceptedTokens += out.accepted;
     }
-    const stopped = this.append(c.ids);
-    if (!this.finish && c.finish === 'length') this.finish = { kind: 'length', matched: null };
-    if (!this.finish && c.finish === 'eos') this.finish = { kind: 'stop', matched: this.ctx.tokenizer.eosId };
+    const stopped = this.append(out.ids);
+    if (!this.finish && out.finish === 'length') this.finish = { kind: 'length', matched: null };
+    if (!this.finish && out.finish === 'eos') this.finish = { kind: 'stop', matched: this.ctx.tokenizer.eosId };
     this.pendingSteps++;
-    this.pendingScheduled = c.scheduledT;
+    const st: Staged = { kind: 'none', tokens: out.ids.length, verify: out.verify, chunks: null, delta: null, first: false, streamError: false, malformed: false, sentAt: 0 };
+    this.staged = st;
     if (!this.sse) {
-      // Nothing is sent until the end; record when the tokens came into being.
+      // Nothing is sent until the end; the record notes when the tokens came into being.
       this.pending = { ids: [], reasoning: '', content: '' };
-      this.noteEvent(c.t, c.scheduledT, c.ids.length);
-      if (this.finish) this.complete(c.t);
+      st.kind = 'commit';
       return stopped;
     }
     const first = this.sentTokens === 0;
-    if (this.finish || first || this.pendingSteps >= this.ctx.o.streamInterval) this.flush(first);
+    if (this.finish || first || this.pendingSteps >= this.ctx.o.streamInterval) this.stageEvent(st, first);
     return stopped;
+  }
+
+  private stageEvent(st: Staged, first: boolean): void {
+    const sse = this.sse as SseWriter;
+    const faults = this.ctx.o.faults;
+    // The reset comes with the event after the k-th token, so the first k tokens have had a step's
+    // time to reach the client (a reset discards whatever the client has not read yet).
+    if (this.plan.mid === 'abort' && this.sentTokens >= faults.faultAfterTokens) {
+      st.kind = 'abort';
+      return;
+    }
+    const d = this.pending;
+    this.pending = { ids: [], reasoning: '', content: '' };
+    this.pendingSteps = 0;
+    st.kind = 'event';
+    st.delta = d;
+    st.first = first;
+    this.sentTokens += d.ids.length;
+    if (this.finish) return; // formatted at send: the last event carries the end-to-end latency
+    const texts = [SseWriter.events(this.fmt.event(this, d, first))];
+    const mid = this.plan.mid;
+    if (mid && this.sentTokens >= faults.faultAfterTokens) {
+      if (mid === 'malformed' && !this.malformedSent) {
+        texts.push(MALFORMED);
+        this.malformedSent = st.malformed = true;
+      }
+      if (mid === 'stream_error') {
+        texts.push(SseWriter.events([this.fmt.streamError('Simulated engine error during generation.', 500)]));
+        st.streamError = true;
+      }
+    }
+    st.chunks = sse.prepare(texts);
+  }
+
+  /** At the step's end: the staged bytes go out, nothing else. */
+  private send(): void {
+    const st = this.staged;
+    if (!st || this.record.finishMs !== null) return;
+    if (!this.sse) {
+      // A non-stream reply is written when its last tokens are committed.
+      if (this.finish) {
+        st.sentAt = nowMs();
+        this.responded = true;
+        sendJson(this.res, 200, this.fmt.body(this));
+      }
+      return;
+    }
+    if (st.kind === 'abort') {
+      st.sentAt = nowMs();
+      this.responded = true;
+      this.sse.reset();
+      return;
+    }
+    if (st.kind !== 'event') return;
+    let chunks = st.chunks;
+    if (!chunks) {
+      const payloads = this.fmt.event(this, st.delta as Delta, st.first);
+      payloads.push(...this.fmt.tail(this));
+      chunks = this.sse.prepare([SseWriter.events(payloads)]);
+    }
+    st.sentAt = nowMs();
+    this.sse.write(chunks);
+    if (this.finish || st.streamError) {
+      this.responded = true;
+      this.sse.end();
+    }
+  }
+
+  /** After the step's writes: the ground truth and the metrics. */
+  private settle(t: number, scheduledT: number): void {
+    const st = this.staged;
+    this.staged = null;
+    if (!st || this.record.finishMs !== null) return;
+    if (st.verify) {
+      this.record.verifySteps++;
+      this.record.verifyTokens += st.tokens;
+    }
+    if (st.kind === 'commit') {
+      this.noteEvent(t, scheduledT, st.tokens);
+      if (this.finish) this.complete(t);
+      return;
+    }
+    if (st.kind === 'abort') {
+      if (this.seq) this.ctx.engine.cancel(this.seq);
+      this.record.finishMs = st.sentAt;
+      this.record.finishReason = 'abort';
+      this.record.errorClass = 'fault_abort';
+      return;
+    }
+    if (st.kind !== 'event') return;
+    this.noteEvent(st.sentAt, scheduledT, (st.delta as Delta).ids.length);
+    if (this.finish) return this.complete(st.sentAt);
+    if (st.streamError) {
+      if (this.seq) this.ctx.engine.cancel(this.seq);
+      this.record.finishMs = nowMs();
+      this.record.finishReason = 'error';
+      this.record.errorClass = 'fault_stream_error';
+    }
   }
 
   /** Appends tokens, splitting reasoning from content and cutting at a stop string. True if stopped. */
@@ -242,61 +365,19 @@ export class Session implements SessionState {
   }
 
   private noteEvent(t: number, scheduledMs: number, tokens: number): void {
-    this.record.events.push({ timeMs: t, scheduledMs, tokens });
-    this.record.completionTokens += tokens;
-    if (this.record.firstTokenMs === null && tokens > 0) {
-      this.record.firstTokenMs = t;
+    const r = this.record;
+    r.events.push({ timeMs: t, scheduledMs, tokens });
+    r.completionTokens += tokens;
+    // The simulator's own lateness against its schedule: the ground truth says when it fell behind.
+    if (t - scheduledMs > r.lagMs) {
+      r.lagMs = t - scheduledMs;
+      r.behind = r.lagMs > this.ctx.o.lagThresholdMs;
+    }
+    if (r.firstTokenMs === null && tokens > 0) {
+      r.firstTokenMs = t;
       this.ctx.metrics.observeTtft((t - this.arrivalMs) / 1000);
     } else if (this.lastEventMs !== null && tokens > 0) this.ctx.metrics.observeItl((t - this.lastEventMs) / 1000, tokens);
     if (tokens > 0) this.lastEventMs = t;
-  }
-
-  private flush(first: boolean): void {
-    const sse = this.sse as SseWriter;
-    // The reset comes with the event after the k-th token, so the first k tokens have had a step's
-    // time to reach the client (a reset discards whatever the client has not read yet).
-    if (this.plan.mid === 'abort' && this.sentTokens >= this.ctx.o.faults.faultAfterTokens) return this.abortNow(sse);
-    const d = this.pending;
-    this.pending = { ids: [], reasoning: '', content: '' };
-    this.pendingSteps = 0;
-    const payloads = this.fmt.event(this, d, first);
-    if (this.finish) payloads.push(...this.fmt.tail(this));
-    const t = nowMs();
-    sse.dataMany(payloads);
-    this.noteEvent(t, this.pendingScheduled, d.ids.length);
-    this.sentTokens += d.ids.length;
-    if (this.finish) {
-      sse.end();
-      this.complete(t);
-      return;
-    }
-    this.applyMidFault();
-  }
-
-  private applyMidFault(): void {
-    const mid = this.plan.mid;
-    if (!mid || this.sentTokens < this.ctx.o.faults.faultAfterTokens) return;
-    const sse = this.sse as SseWriter;
-    if (mid === 'malformed') {
-      if (!this.malformedSent) sse.raw('data: {"text": "unterminated\n\n');
-      this.malformedSent = true;
-      return;
-    }
-    if (mid !== 'stream_error') return;
-    if (this.seq) this.ctx.engine.cancel(this.seq);
-    this.record.finishMs = nowMs();
-    this.record.finishReason = 'error';
-    this.record.errorClass = 'fault_stream_error';
-    sse.data(this.fmt.streamError('Simulated engine error during generation.', 500));
-    sse.end();
-  }
-
-  private abortNow(sse: SseWriter): void {
-    if (this.seq) this.ctx.engine.cancel(this.seq);
-    this.record.finishMs = nowMs();
-    this.record.finishReason = 'abort';
-    this.record.errorClass = 'fault_abort';
-    sse.reset();
   }
 
   private complete(t: number): void {
@@ -305,6 +386,5 @@ export class Session implements SessionState {
     this.record.finishReason = f.kind;
     this.ctx.metrics.observeE2e((t - this.arrivalMs) / 1000);
     this.ctx.metrics.requestFinished(f.kind);
-    if (!this.sse) sendJson(this.res, 200, this.fmt.body(this));
   }
 }

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
 import { nowMs } from '../engine/clock';
+import { SILENT_SINK } from '../engine/scheduler';
 import { domainOf } from '../engine/speculative';
 import { deriveSeed } from '../rng';
 import { HttpError, type Json, type RouteContext, type Router, readJsonObject, sendEmpty, sendJson } from './common';
@@ -57,7 +58,7 @@ function generateFormatter(ctx: SimContext): Formatter {
   };
 }
 
-async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext): Promise<void> {
+async function generate(ctx: SimContext, { req, res, arrivalMs, intakeLagMs }: RouteContext): Promise<void> {
   const body = await readJsonObject(req);
   const sp = optObject(body, 'sampling_params') ?? {};
   let promptIds: number[];
@@ -84,6 +85,7 @@ async function generate(ctx: SimContext, { req, res, arrivalMs }: RouteContext):
     {
       route: '/generate',
       arrivalMs,
+      intakeLagMs,
       id: optString(body, 'rid') ?? requestHex(ctx.o.seed, ordinal),
       stream: optBool(body, 'stream') ?? false,
       promptIds,
@@ -110,7 +112,7 @@ function healthGenerate(ctx: SimContext, res: ServerResponse, probe: number): vo
   // Health probes draw from their own seed stream so they do not shift client requests' draws.
   const seq = ctx.engine.submit(
     { ordinal: deriveSeed(ctx.o.seed, 0x4ea1, probe), promptIds: [ctx.tokenizer.eosId], maxNewTokens: 1, ignoreEos: true },
-    { onScheduled: () => undefined, onStep: () => true },
+    SILENT_SINK,
   );
   const deadline = tic + ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale;
   const finish = (status: number): void => {

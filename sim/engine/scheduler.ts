@@ -8,21 +8,28 @@
 // token budget with prefill chunks; its duration comes from the latency model.
 // Step boundaries are absolute times computed from the previous boundary, not from when the timer
 // actually fired, so timer lateness never accumulates.
+//
+// A step's output is prepared while the step runs, not at its end: soon after planning, the engine
+// draws every sequence's tokens (each sequence has its own generator, so drawing early changes no
+// value) and each sink formats what it will send. At the boundary the sinks only write — one socket
+// write per stream, back to back — and then do their bookkeeping, so the spread of a step's writes
+// is the kernel's write cost alone and no formatting sits between the step end and the first byte.
 import type { SimOptions } from '../options';
 import { Rng, deriveSeed } from '../rng';
 import { FIRST_OUTPUT_ID, type Tokenizer } from '../tokenizer';
-import { PreciseTimer, nowMs } from './clock';
+import { LoopWatch, PreciseTimer, nowMs } from './clock';
 import { stepMs } from './latency';
 import { PrefixCache } from './prefix-cache';
 import { DomainAcceptance, parseAcceptByDomain } from './speculative';
 
 export type EngineFinish = 'length' | 'eos' | null;
 
-export interface StepCommit {
+/** Wall ms of work (a step's writes, its preparation) after which the engine lets the event loop read sockets once before going on. */
+const SLICE_MS = 1;
+
+/** One sequence's output of one step, known ahead of the step's end. */
+export interface StepOutput {
   ids: number[];
-  /** Actual and scheduled (ideal) wall time of the step end, epoch ms. */
-  t: number;
-  scheduledT: number;
   /** True when these tokens came from a speculative verify step (not the prefill's first token). */
   verify: boolean;
   /** Draft tokens accepted in that verify step (ids.length - 1 unless truncated by the limit). */
@@ -30,11 +37,22 @@ export interface StepCommit {
   finish: EngineFinish;
 }
 
+/**
+ * Where a sequence's output goes. Per step: `prepare` while the step runs, then at its end `send`
+ * for every sequence of the step back to back, then `settle` for each.
+ */
 export interface SeqSink {
   onScheduled(t: number, cachedTokens: number): void;
-  /** Returns true when the sink ends the sequence itself (a stop string matched). */
-  onStep(commit: StepCommit): boolean;
+  /** Stage what this step will send. Returns true when the sink ends the sequence itself (a stop string matched, or the request is over). */
+  prepare(out: StepOutput): boolean;
+  /** At the step's end: write what was staged (I/O only, nothing else). */
+  send(): void;
+  /** After every sequence of the step has sent: records and metrics. `t` / `scheduledT`: actual and ideal step end, epoch ms. */
+  settle(t: number, scheduledT: number): void;
 }
+
+/** A sink for internal probes: ends after its first output, sends nothing. */
+export const SILENT_SINK: SeqSink = { onScheduled: () => undefined, prepare: () => true, send: () => undefined, settle: () => undefined };
 
 export interface SeqInput {
   ordinal: number;
@@ -52,6 +70,8 @@ export class Seq {
   cachedTokens = 0;
   prefillLeft = 0;
   generated = 0;
+  /** Tokens drawn, a step ahead of `generated` while a prepared step waits for its end. */
+  drawn = 0;
   reserved = 0;
   blockHashes: number[] = [];
 
@@ -64,16 +84,30 @@ export class Seq {
   }
 }
 
+interface Emission {
+  seq: Seq;
+  out: StepOutput;
+  /** The sink ends the sequence after this step (stop string, or over). */
+  ends: boolean;
+}
+
 interface PlannedStep {
   prefill: [Seq, number][];
   decode: Seq[];
   scheduledEnd: number;
   durationMs: number;
+  /** The step's output, in batch order, as far as prepared. */
+  emissions: Emission[];
+  /** How many of prefill + decode have been prepared; the step is prepared when it reaches their total. */
+  prepared: number;
 }
 
 export interface StepRecord {
   scheduledMs: number;
+  /** When the step's end was acted on (the timer fired). */
   actualMs: number;
+  /** When the step's last socket write returned; sentMs − scheduledMs is the step's write lag. */
+  sentMs: number;
   durationMs: number;
   batch: number;
   prefillTokens: number;
@@ -97,12 +131,16 @@ export class Engine {
   private waitHead = 0;
   private running: Seq[] = [];
   private current: PlannedStep | null = null;
+  /** The step in flight when the engine hung; it completes (with its full duration) once the engine resumes. */
+  private suspended: PlannedStep | null = null;
   private readonly timer: PreciseTimer;
   private readonly cache: PrefixCache | null;
   private readonly acceptance: DomainAcceptance | null;
   private kvReserved = 0;
   private stalled = false;
   private stopped = false;
+  /** A step's writes are under way (they may span several loop turns). */
+  sending = false;
   readonly counters: EngineCounters;
   /** When the engine last produced an output token (epoch ms); SGLang's health check watches this. */
   lastOutputMs = 0;
@@ -112,6 +150,8 @@ export class Engine {
   constructor(
     private readonly o: SimOptions,
     private readonly tokenizer: Tokenizer,
+    /** Told about the engine's long synchronous stretches (so arrivals read after one know they may be late). */
+    private readonly loop: LoopWatch = new LoopWatch(),
   ) {
     this.timer = new PreciseTimer(o.timerSpinMs);
     this.cache = o.prefixCaching ? new PrefixCache(o.blockSize, Math.floor(o.kvCapacity / o.blockSize)) : null;
@@ -159,10 +199,20 @@ export class Engine {
 
   setStalled(stalled: boolean): void {
     this.stalled = stalled;
+    // A step whose writes have begun finishes them; the fault then holds the next one.
+    if (stalled && this.sending) return;
     if (stalled) {
-      // A hung engine: the step in flight never completes.
+      // A hung engine: the step in flight does not complete while the fault lasts. Its output may
+      // already be prepared (tokens drawn, bytes staged), so it is kept and completes after the
+      // fault clears, with its full duration from then.
       this.timer.cancel();
+      this.suspended ??= this.current;
       this.current = null;
+    } else if (this.suspended && !this.stopped && !this.current) {
+      const step = this.suspended;
+      this.suspended = null;
+      step.scheduledEnd = nowMs() + step.durationMs;
+      this.arm(step);
     } else this.kick();
   }
 
@@ -170,10 +220,11 @@ export class Engine {
     this.stopped = true;
     this.timer.cancel();
     this.current = null;
+    this.suspended = null;
   }
 
   private kick(): void {
-    if (this.current || this.stalled || this.stopped) return;
+    if (this.current || this.suspended || this.stalled || this.stopped) return;
     this.startStep(nowMs());
   }
 
@@ -183,15 +234,59 @@ export class Engine {
       this.current = null;
       return;
     }
-    this.current = plan;
-    this.timer.at(plan.scheduledEnd, () => this.endStep());
+    this.arm(plan);
+  }
+
+  private arm(step: PlannedStep): void {
+    this.current = step;
+    this.timer.at(step.scheduledEnd, () => this.endStep());
+    // Prepare after the I/O that is waiting now has been read, not inside the caller (the previous
+    // step's commit or a request handler), a slice per loop turn; endStep prepares the rest itself
+    // if this has not finished by then.
+    const slice = (): void => {
+      if (this.current !== step) return;
+      const from = nowMs();
+      const done = this.prepare(step, from + SLICE_MS);
+      this.loop.busy(from);
+      if (!done) setImmediate(slice);
+    };
+    setImmediate(slice);
   }
 
   private endStep(): void {
     const step = this.current;
     if (!step) return;
     const actual = nowMs();
-    this.commit(step, actual);
+    this.prepare(step);
+    // Sequences cancelled while the step ran (the client went away) get nothing.
+    const live = step.emissions.filter((e) => !e.seq.cancelled);
+    const prefill = step.prefill.filter(([s]) => !s.cancelled);
+    this.sending = true;
+    this.sendSlice(step, live, prefill, 0, actual);
+  }
+
+  /**
+   * The step's writes, back to back, nothing but I/O between them; after each SLICE_MS of
+   * writing the loop reads sockets once (new requests get their arrival time, and wait to be worked
+   * on until the writes are done), then the writes go on.
+   */
+  private sendSlice(step: PlannedStep, live: Emission[], prefill: [Seq, number][], from: number, actual: number): void {
+    if (this.stopped) return;
+    const t0 = nowMs();
+    let i = from;
+    while (i < live.length) {
+      (live[i++] as Emission).seq.sink.send();
+      if ((i & 7) === 0 && nowMs() - t0 > SLICE_MS) break;
+    }
+    this.loop.busy(t0);
+    if (i < live.length) {
+      setImmediate(() => this.sendSlice(step, live, prefill, i, actual));
+      return;
+    }
+    const sentMs = nowMs();
+    this.sending = false;
+    this.commit(step, live, prefill, actual, sentMs);
+    this.loop.busy(sentMs);
     this.current = null;
     if (this.stalled || this.stopped) return;
     // Keep the ideal schedule unless the process fell far behind (overload): then restart from now
@@ -228,7 +323,7 @@ export class Engine {
       }
     }
     const ms = stepMs(o, { prefillTokens, decodingSeqs: decode.length, contextTokens });
-    return { prefill, decode, scheduledEnd: t0 + ms / o.timeScale, durationMs: ms / o.timeScale };
+    return { prefill, decode, scheduledEnd: t0 + ms / o.timeScale, durationMs: ms / o.timeScale, emissions: [], prepared: 0 };
   }
 
   private keepOrRelease(s: Seq): boolean {
@@ -272,31 +367,77 @@ export class Engine {
     }
   }
 
-  private commit(step: PlannedStep, actual: number): void {
+  /**
+   * Draws the sequences' tokens for the step, in batch order, and lets each sink stage what it will
+   * send; stops once past `untilMs` (true when the whole step is prepared).
+   */
+  private prepare(step: PlannedStep, untilMs = Infinity): boolean {
+    const np = step.prefill.length;
+    const total = np + step.decode.length;
+    const em = step.emissions;
+    while (step.prepared < total) {
+      const k = step.prepared++;
+      if (k < np) {
+        const [s, chunk] = step.prefill[k] as [Seq, number];
+        // The prefill's last chunk yields the first output token.
+        if (!s.cancelled && s.prefillLeft === chunk) em.push(this.draw(s, 1, false, 0));
+      } else {
+        const s = step.decode[k - np] as Seq;
+        if (s.cancelled || s.done) continue;
+        if (this.acceptance) {
+          const accepted = this.acceptance.forDomain(s.input.domain ?? null).drawAccepted(s.rng);
+          em.push(this.draw(s, accepted + 1, true, accepted));
+        } else em.push(this.draw(s, 1, false, 0));
+      }
+      if ((k & 15) === 15 && nowMs() > untilMs) break;
+    }
+    return step.prepared >= total;
+  }
+
+  /** Draws up to `want` tokens for a sequence and hands them to its sink to stage. */
+  private draw(s: Seq, want: number, verify: boolean, accepted: number): Emission {
+    const ids: number[] = [];
+    let finish: EngineFinish = null;
+    const eosRate = s.input.ignoreEos ? 0 : this.o.eosRate;
+    const hi = this.tokenizer.vocabSize - 3;
+    for (let i = 0; i < want && s.drawn < s.input.maxNewTokens; i++) {
+      if (eosRate > 0 && s.rng.next() < eosRate) {
+        ids.push(this.tokenizer.eosId);
+        s.drawn++;
+        finish = 'eos';
+        break;
+      }
+      ids.push(s.rng.int(FIRST_OUTPUT_ID, hi));
+      s.drawn++;
+    }
+    if (!finish && s.drawn >= s.input.maxNewTokens) finish = 'length';
+    const out: StepOutput = { ids, verify, accepted: Math.min(accepted, Math.max(0, ids.length - 1)), finish };
+    return { seq: s, out, ends: s.sink.prepare(out) };
+  }
+
+  /** After the step's writes: engine state, counters and every sink's bookkeeping. */
+  private commit(step: PlannedStep, live: Emission[], prefill: [Seq, number][], actual: number, sentMs: number): void {
     const c = this.counters;
     c.steps++;
-    let tokens = 0;
-    for (const [s, chunk] of step.prefill) {
-      if (s.cancelled) continue;
+    for (const [s, chunk] of prefill) {
       s.prefillLeft -= chunk;
       c.promptTokens += chunk;
-      if (s.prefillLeft === 0) {
-        this.cache?.insert(s.blockHashes);
-        tokens += this.emit(s, 1, false, 0, step, actual);
-      }
+      if (s.prefillLeft === 0) this.cache?.insert(s.blockHashes);
     }
-    for (const s of step.decode) {
-      if (s.cancelled || s.done) continue;
-      if (this.acceptance) {
-        const accepted = this.acceptance.forDomain(s.input.domain ?? null).drawAccepted(s.rng);
-        const n = this.emit(s, accepted + 1, true, accepted, step, actual);
-        tokens += n;
+    let tokens = 0;
+    for (const { seq: s, out, ends } of live) {
+      const n = out.ids.length;
+      s.generated += n;
+      tokens += n;
+      if (out.verify) {
         c.verifySteps++;
         c.verifyTokens += n;
         c.draftTokens += this.o.specDraftTokens;
         c.acceptedTokens += n - 1;
         for (let i = 0; i < n - 1; i++) (c.acceptedPerPos[i] as number)++;
-      } else tokens += this.emit(s, 1, false, 0, step, actual);
+      }
+      s.sink.settle(actual, step.scheduledEnd);
+      if (out.finish || ends) s.done = true;
     }
     c.generationTokens += tokens;
     if (tokens > 0) this.lastOutputMs = actual;
@@ -305,39 +446,11 @@ export class Engine {
     this.onStepRecord?.({
       scheduledMs: step.scheduledEnd,
       actualMs: actual,
+      sentMs,
       durationMs: step.durationMs,
       batch: step.decode.length + step.prefill.length,
       prefillTokens,
       tokens,
     });
-  }
-
-  /** Draws up to `want` tokens for a sequence and hands them to its sink; returns the count. */
-  private emit(s: Seq, want: number, verify: boolean, accepted: number, step: PlannedStep, actual: number): number {
-    const ids: number[] = [];
-    let finish: EngineFinish = null;
-    const eosRate = s.input.ignoreEos ? 0 : this.o.eosRate;
-    const hi = this.tokenizer.vocabSize - 3;
-    for (let i = 0; i < want && s.generated < s.input.maxNewTokens; i++) {
-      if (eosRate > 0 && s.rng.next() < eosRate) {
-        ids.push(this.tokenizer.eosId);
-        s.generated++;
-        finish = 'eos';
-        break;
-      }
-      ids.push(s.rng.int(FIRST_OUTPUT_ID, hi));
-      s.generated++;
-    }
-    if (!finish && s.generated >= s.input.maxNewTokens) finish = 'length';
-    const stopped = s.sink.onStep({
-      ids,
-      t: actual,
-      scheduledT: step.scheduledEnd,
-      verify,
-      accepted: Math.min(accepted, Math.max(0, ids.length - 1)),
-      finish,
-    });
-    if (finish || stopped) s.done = true;
-    return ids.length;
   }
 }
