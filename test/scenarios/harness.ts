@@ -32,6 +32,7 @@ export interface SummaryJson {
     requests: number;
     requests_ok: number;
     requests_failed: number;
+    unreachable_attempts: number;
     errors_by_class: Record<string, number>;
     output_throughput_tokens_per_s: number | null;
     acceptance_length_tokens_per_step: number | null;
