@@ -316,7 +316,8 @@ export class Session implements SessionState {
     }
     if (st.kind === 'commit') {
       this.noteEvent(t, scheduledT, st.tokens);
-      if (this.finish) this.complete(t);
+      // A non-stream request ends when its reply is written.
+      if (this.finish) this.complete(st.sentAt || t);
       return;
     }
     if (st.kind === 'abort') {
@@ -331,7 +332,7 @@ export class Session implements SessionState {
     if (this.finish) return this.complete(st.sentAt);
     if (st.streamError) {
       if (this.seq) this.ctx.engine.cancel(this.seq);
-      this.record.finishMs = nowMs();
+      this.record.finishMs = st.sentAt;
       this.record.finishReason = 'error';
       this.record.errorClass = 'fault_stream_error';
     }
