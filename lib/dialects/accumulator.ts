@@ -2,7 +2,8 @@
 // supplies only a ChunkReader, which says what a chunk of its shape contains.
 import { classified, messageOf } from './errors';
 import { splitSseEvents } from './sse';
-import type { EventInfo, FinishReason, GenerationResult, StreamReader } from './types';
+import { ChunkTemplate, remember, type FastRead, type TemplateCache } from './template';
+import { EVENT_DONE, EVENT_NONE, TOKENS_UNKNOWN, type EventInfo, type FinishReason, type GenerationResult, type StreamReader } from './types';
 
 /** What one chunk (or one non-streamed reply) says. Absent fields say nothing. */
 export interface ChunkUpdate {
@@ -38,7 +39,22 @@ export interface ChunkReader {
   fastParseWhole?(body: string): Record<string, unknown> | undefined;
   /** The whole text, when the reader kept it aside instead of passing it on chunk by chunk. */
   text?(): string | undefined;
+  /**
+   * Chunks read by a learned template (template.ts) instead of being parsed: the keys whose string
+   * value is a chunk's generated text (empty: the template input carries no text). Needs
+   * `readInput`; absent: every chunk is parsed.
+   */
+  templateText?: readonly string[];
+  /** The part of a raw event a template reads; undefined: none. Absent: the event itself. */
+  templateInput?(data: string): string | undefined;
+  /** Reads a template input in full, as the events it comes from are read; undefined when not valid. */
+  readInput?(input: string): ChunkUpdate | undefined;
+  /** Told of each event a template read, as fastParse would have seen it. */
+  templateMatched?(data: string): void;
 }
+
+/** Learning attempts per stream: a stream whose chunks keep changing shape is parsed in full. */
+const MAX_LEARN = 8;
 
 const MAX_SNIPPET = 120;
 
@@ -60,45 +76,223 @@ export class Accumulator implements StreamReader {
   private streamed = true;
   private streamError: string | null = null;
   private invalid: string | null = null;
+  /** The learned template, the last fully read template input, and the learning attempts so far. */
+  private template: ChunkTemplate | null = null;
+  private lastInput: { s: string; u: ChunkUpdate } | null = null;
+  private learnTries = 0;
+  /** Events parsed in full. */
+  private parsed = 0;
+  /** The template's closure while it reads the chunks (see arm), and the template it belongs to. */
+  private fastRead: ((s: string) => number | null) | null = null;
+  private readonly setFast: (f: ((s: string) => number | null) | null) => void;
+  private fast: FastRead | null = null;
+  private fastOf: ChunkTemplate | null = null;
+  /** A chunk was parsed since the template's update was last applied in full. */
+  private stale = false;
+  private readonly templated: boolean;
+  private readonly inputOf: ((data: string) => string | undefined) | null;
+  private readonly hook: boolean;
 
+  /**
+   * @param cache where the dialect keeps the skeleton of its last template, so that the next stream
+   *   is read by a template from its first chunk on (see template.ts, rebase).
+   */
   constructor(
     private readonly reader: ChunkReader,
     private readonly route: string,
     private readonly status = 200,
-  ) {}
+    private readonly cache: TemplateCache | null = null,
+  ) {
+    this.templated = reader.templateText !== undefined && reader.readInput !== undefined;
+    const inputOf = reader.templateInput === undefined ? null : (data: string) => reader.templateInput?.(data);
+    this.inputOf = inputOf;
+    this.hook = reader.templateMatched !== undefined;
+    const hook = reader.templateMatched === undefined ? null : (data: string) => reader.templateMatched?.(data);
+    // The per-event entry is a function of its own over local variables, not a method: on k6's
+    // engine each property read is a map lookup, and this runs for every event of every stream.
+    // While a template's closure reads the chunks (see arm), an event costs one call into it.
+    let fast: ((s: string) => number | null) | null = null;
+    this.setFast = (f) => {
+      fast = f;
+    };
+    this.onEvent = (data) => {
+      if (fast !== null) {
+        const input = inputOf === null ? data : inputOf(data);
+        const c = input === undefined ? null : fast(input);
+        if (c !== null) {
+          if (hook !== null) hook(data);
+          return c;
+        }
+        this.disarm();
+      }
+      return this.event(data);
+    };
+  }
 
   onData(data: string): EventInfo {
+    const c = this.onEvent(data);
+    if (c === EVENT_DONE) return { carriesToken: false, tokens: null, done: true };
+    if (c === EVENT_NONE) return { carriesToken: false, tokens: null, done: false };
+    return { carriesToken: true, tokens: Number.isNaN(c) ? null : c, done: false };
+  }
+
+  /** onData's answer as one number, for the per-event path (no object per event): see EVENT_DONE. */
+  readonly onEvent: (data: string) => number;
+
+  /** onEvent past the template's closure (see arm). */
+  private event(data: string): number {
     this.events++;
+    const t = this.template;
+    let input: string | undefined;
+    if (t !== null) {
+      // The per-event path on k6: a learned template reads the chunk (template.ts).
+      input = this.inputOf === null ? data : this.inputOf(data);
+      if (input !== undefined && t.match(input)) {
+        if (this.hook) this.reader.templateMatched?.(data);
+        if (this.stale || !t.countOnly) {
+          const c = this.fromTemplate(t);
+          this.arm(t);
+          return c;
+        }
+        // Only the text and the running count change (the state holds the template's constants,
+        // applied by the last update): what update() does, with fewer reads.
+        const u = t.update;
+        if (u.textDelta) this.parts.push(u.textDelta);
+        let tokens: number | null = null;
+        const c = u.completionTokens;
+        if (c !== undefined) {
+          const prev = this.completion;
+          if (prev !== null) tokens = c - prev;
+          else if (this.tokenEvents === 0) tokens = c;
+          this.completion = c;
+        }
+        let r: number = EVENT_NONE;
+        if (u.carriesToken || (!u.noContent && tokens !== null && tokens > 0)) {
+          this.tokenEvents++;
+          r = tokens === null ? TOKENS_UNKNOWN : tokens;
+        }
+        this.arm(t);
+        return r;
+      }
+    } else if (this.templated) {
+      input = this.inputOf === null ? data : this.inputOf(data);
+    }
+    this.parsed++;
+    const reader = this.reader;
     const d = data.trim();
     if (d === '[DONE]') {
       this.done = true;
-      return { carriesToken: false, tokens: null, done: true };
+      return EVENT_DONE;
     }
-    let obj: unknown = this.reader.fastParse?.(d);
+    let obj: unknown = reader.fastParse?.(d);
     try {
       if (obj === undefined) obj = JSON.parse(d);
     } catch {
       if (this.invalid === null) this.invalid = `event ${this.events} is not JSON: ${snippet(d)}`;
-      return { carriesToken: false, tokens: null, done: false };
+      return EVENT_NONE;
     }
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
       if (this.invalid === null) this.invalid = `event ${this.events} is not a JSON object: ${snippet(d)}`;
-      return { carriesToken: false, tokens: null, done: false };
+      return EVENT_NONE;
     }
-    return this.apply(obj as Record<string, unknown>);
+    const u = this.read(obj as Record<string, unknown>);
+    if (u === null) return EVENT_NONE;
+    // After this chunk, the state holds its values: a template's constants may no longer be there.
+    this.stale = true;
+    if (input !== undefined) this.learn(input, u);
+    return this.update(u);
+  }
+
+  /** Events read by a template rather than parsed (for tests and benchmarks). */
+  get templateEvents(): number {
+    this.disarm();
+    return this.events - this.parsed;
+  }
+
+  /**
+   * Hands the state to the template's closure (template.ts, ChunkTemplate.fast), which reads the
+   * next chunks while they come as predicted; only for a count-only template whose constants the
+   * state holds.
+   */
+  private arm(t: ChunkTemplate): void {
+    if (this.stale || !t.countOnly || !t.settled) return;
+    if (this.fast === null || this.fastOf !== t) {
+      this.fast = t.fast(this.parts);
+      this.fastOf = t;
+    }
+    this.fast.set(this.completion, this.tokenEvents);
+    this.fastRead = this.fast.read;
+    this.setFast(this.fastRead);
+  }
+
+  /** Takes the state back from the closure. */
+  private disarm(): void {
+    if (this.fastRead === null || this.fast === null) return;
+    const s = this.fast.get();
+    this.completion = s.completion;
+    this.tokenEvents = s.tokenEvents;
+    this.events += s.matched;
+    this.fastRead = null;
+    this.setFast(null);
+  }
+
+  /** A matched chunk, in full: the template's constants are applied again too. */
+  private fromTemplate(t: ChunkTemplate): number {
+    this.stale = false;
+    return this.update(t.update);
   }
 
   /** Applies one parsed chunk; also used for a non-streamed reply (one chunk). */
   apply(obj: Record<string, unknown>): EventInfo {
+    const u = this.read(obj);
+    const c = u === null ? EVENT_NONE : this.update(u);
+    return c === EVENT_NONE ? { carriesToken: false, tokens: null, done: false } : { carriesToken: true, tokens: Number.isNaN(c) ? null : c, done: false };
+  }
+
+  /** What a parsed chunk says; null when it is an error (kept for finish()). */
+  private read(obj: Record<string, unknown>): ChunkUpdate | null {
     if (obj.error !== undefined && obj.error !== null) {
       this.streamError = messageOf(obj) ?? snippet(JSON.stringify(obj.error));
-      return { carriesToken: false, tokens: null, done: false };
+      return null;
     }
     const u = this.reader.read(obj);
     if (u.error !== undefined) {
       this.streamError = u.error;
-      return { carriesToken: false, tokens: null, done: false };
+      return null;
     }
+    return u;
+  }
+
+  /**
+   * Learns a template from two chunks of the same shape (the last one read in full and this one).
+   * A stream's last chunk (finish reason) is not learned from: nothing follows it.
+   */
+  private learn(input: string, u: ChunkUpdate): void {
+    const reader = this.reader;
+    if (u.finishReason !== undefined || reader.readInput === undefined || reader.templateText === undefined) return;
+    const prev = this.lastInput;
+    this.lastInput = { s: input, u };
+    if (this.learnTries >= MAX_LEARN) return;
+    let t: ChunkTemplate | null = null;
+    const cache = this.cache;
+    if (cache !== null && cache.skeletons.length > 0) {
+      this.learnTries++;
+      t = ChunkTemplate.rebase(cache.skeletons, input, u);
+    }
+    if (t === null && prev !== null) {
+      this.learnTries++;
+      t = ChunkTemplate.learn(prev, this.lastInput, reader.templateText, (s) => reader.readInput?.(s));
+    }
+    if (t !== null) {
+      if (cache !== null) remember(cache, t.skeleton);
+      this.template = t;
+      // `u`, about to be applied, is the template's own update.
+      this.stale = false;
+    }
+  }
+
+  /** Takes in what one chunk said; returns the tokens it carried, TOKENS_UNKNOWN or EVENT_NONE. */
+  private update(u: ChunkUpdate): number {
     if (u.textSoFar !== undefined) this.fullText = u.textSoFar;
     if (u.textDelta) this.parts.push(u.textDelta);
     let tokens: number | null = null;
@@ -118,9 +312,9 @@ export class Accumulator implements StreamReader {
     if (u.draftAccepted !== undefined) this.draftAccepted = u.draftAccepted;
     // A token count that rises without visible text still means tokens arrived (a token that
     // decodes to nothing yet), except in a chunk that cannot hold content at all.
-    const carries = u.carriesToken || (!u.noContent && tokens !== null && tokens > 0);
-    if (carries) this.tokenEvents++;
-    return { carriesToken: carries, tokens: carries ? tokens : null, done: false };
+    if (!(u.carriesToken || (!u.noContent && tokens !== null && tokens > 0))) return EVENT_NONE;
+    this.tokenEvents++;
+    return tokens === null ? TOKENS_UNKNOWN : tokens;
   }
 
   /** A non-streamed reply is complete by construction: no [DONE] is expected. */
@@ -141,6 +335,7 @@ export class Accumulator implements StreamReader {
   }
 
   finish(): GenerationResult {
+    this.disarm();
     const collected = () => (this.fullText !== null ? this.fullText + this.parts.join('') : this.parts.join(''));
     const result: GenerationResult = {
       ok: false,
@@ -156,14 +351,11 @@ export class Accumulator implements StreamReader {
       error: null,
     };
     if (this.drafted !== null) result.draft = { drafted: this.drafted, accepted: this.draftAccepted ?? 0 };
+    // The text is built (or, when the reader kept it aside unparsed, parsed) only if someone reads
+    // it: a benchmark rarely does, and joining hundreds of pieces costs on k6's engine.
     const reader = this.reader;
-    if (reader.text) {
-      // The reader kept the text aside unparsed: parse it only if someone reads it.
-      let text: string | undefined;
-      Object.defineProperty(result, 'text', { enumerable: true, get: () => (text ??= reader.text?.() ?? collected()) });
-    } else {
-      result.text = collected();
-    }
+    let text: string | undefined;
+    Object.defineProperty(result, 'text', { enumerable: true, get: () => (text ??= reader.text?.() ?? collected()) });
     if (this.streamError !== null) {
       result.error = classified('stream_error', `${this.route}: the server reported an error inside the stream: '${this.streamError}'.`);
     } else if (this.finish_ === 'abort') {

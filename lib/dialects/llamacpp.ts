@@ -5,7 +5,8 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
-import { readDraftTimings } from './openai';
+import type { TemplateCache } from './template';
+import { readDraftTimings, readWhole } from './openai';
 import { parseReply } from './reply';
 import type { Dialect, GenerationRequest, WireRequest } from './types';
 
@@ -14,6 +15,8 @@ const PATH = '/completion';
 export function llamacppDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
   const route = `POST ${PATH}`;
   const rctx: RequestContext = { ...ctx, route };
+  // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
+  const cache: TemplateCache = { skeletons: [] };
   return {
     name: 'llamacpp',
     path: PATH,
@@ -26,7 +29,7 @@ export function llamacppDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
       return { method: 'POST', path: PATH, body: jsonWithRaw(fields, 'prompt', req.prompt.json) };
     },
     parseBody: (status, body, contentType) => parseReply(llamacppChunkReader(), rctx, status, body, contentType),
-    streamReader: () => new Accumulator(llamacppChunkReader(), route),
+    streamReader: () => new Accumulator(llamacppChunkReader(), route, 200, cache),
   };
 }
 
@@ -77,7 +80,13 @@ function withoutEcho(data: string): Record<string, unknown> | undefined {
   }
 }
 
-const READER: ChunkReader = { read, fastParse: withoutEcho, fastParseWhole: withoutEcho };
+const READER: ChunkReader = {
+  read,
+  fastParse: withoutEcho,
+  fastParseWhole: withoutEcho,
+  templateText: ['content'],
+  readInput: (s) => readWhole(s, read),
+};
 
 export function llamacppChunkReader(): ChunkReader {
   return READER;

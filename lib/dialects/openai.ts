@@ -3,6 +3,7 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
+import type { TemplateCache } from './template';
 import { parseReply } from './reply';
 import type { Dialect, DialectName, GenerationRequest, WireRequest } from './types';
 
@@ -14,6 +15,8 @@ interface Shape {
   fields(req: GenerationRequest): { fields: Record<string, unknown>; rawKey?: string };
   /** Generated text in a choice: completions `text`, chat `delta` or `message` content and reasoning. */
   choiceText(choice: Record<string, unknown>): string;
+  /** The keys that hold that text in a streamed chunk (for the chunk template, see template.ts). */
+  textKeys: readonly string[];
 }
 
 const completions: Shape = {
@@ -26,6 +29,7 @@ const completions: Shape = {
     return { fields: base, rawKey: 'prompt' };
   },
   choiceText: (choice) => (typeof choice.text === 'string' ? choice.text : ''),
+  textKeys: ['text'],
 };
 
 const chat: Shape = {
@@ -50,6 +54,7 @@ const chat: Shape = {
     const reasoning = str(m.reasoning_content) || str(m.reasoning);
     return reasoning + str(m.content);
   },
+  textKeys: ['content', 'reasoning_content', 'reasoning'],
 };
 
 function str(v: unknown): string {
@@ -59,7 +64,9 @@ function str(v: unknown): string {
 function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect {
   const route = `POST ${shape.path}`;
   const rctx: RequestContext = { ...ctx, route };
-  const reader = () => openaiChunkReader(shape.choiceText);
+  // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
+  const cache: TemplateCache = { skeletons: [] };
+  const reader = () => openaiChunkReader(shape.choiceText, shape.textKeys);
   return {
     name: shape.name,
     path: shape.path,
@@ -76,11 +83,11 @@ function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect 
       return { method: 'POST', path: shape.path, body };
     },
     parseBody: (status, body, contentType) => parseReply(reader(), rctx, status, body, contentType),
-    streamReader: () => new Accumulator(reader(), route),
+    streamReader: () => new Accumulator(reader(), route, 200, cache),
   };
 }
 
-export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => string): ChunkReader {
+export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => string, textKeys: readonly string[] = []): ChunkReader {
   const read = (chunk: Record<string, unknown>): ChunkUpdate => {
     const u: ChunkUpdate = { carriesToken: false };
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
@@ -105,7 +112,21 @@ export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => st
     if (timings) readDraftTimings(timings, u);
     return u;
   };
-  return { read };
+  if (textKeys.length === 0) return { read };
+  return { read, templateText: textKeys, readInput: (s) => readWhole(s, read) };
+}
+
+/** A chunk read in full, as the accumulator reads it; undefined when it is not a plain, error-free object. */
+export function readWhole(s: string, read: (chunk: Record<string, unknown>) => ChunkUpdate): ChunkUpdate | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(s);
+  } catch {
+    return undefined;
+  }
+  const o = obj(v);
+  if (!o || (o.error !== undefined && o.error !== null)) return undefined;
+  return read(o);
 }
 
 /** llama.cpp's per-request speculative counts, in `timings` of its last chunk or whole reply. */

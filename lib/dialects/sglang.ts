@@ -4,6 +4,7 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
+import type { TemplateCache } from './template';
 import { parseReply } from './reply';
 import type { Dialect, GenerationRequest, WireRequest } from './types';
 
@@ -12,6 +13,8 @@ const PATH = '/generate';
 export function sglangDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
   const route = `POST ${PATH}`;
   const rctx: RequestContext = { ...ctx, route };
+  // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
+  const cache: TemplateCache = { skeletons: [] };
   return {
     name: 'sglang',
     path: PATH,
@@ -31,7 +34,7 @@ export function sglangDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
       return { method: 'POST', path: PATH, body: jsonWithRaw(fields, 'input_ids', req.prompt.json) };
     },
     parseBody: (status, body, contentType) => parseReply(sglangChunkReader(), rctx, status, body, contentType),
-    streamReader: () => new Accumulator(sglangChunkReader(), route),
+    streamReader: () => new Accumulator(sglangChunkReader(), route, 200, cache),
   };
 }
 
@@ -87,6 +90,31 @@ class SglangReader implements ChunkReader {
 
   fastParse(data: string): Record<string, unknown> | undefined {
     return this.mode === 'cumulative' ? this.metaOnly(data) : undefined;
+  }
+
+  // Chunk templates (template.ts) for cumulative streams: the input is the meta_info object alone,
+  // which is what metaOnly parses; the text is kept aside as metaOnly keeps it.
+  readonly templateText: readonly string[] = [];
+
+  templateInput(data: string): string | undefined {
+    if (this.mode !== 'cumulative' || !data.endsWith('}')) return undefined;
+    const i = data.lastIndexOf(META_KEY);
+    if (i === -1) return undefined;
+    return data.slice(i + META_KEY.length, -1);
+  }
+
+  templateMatched(data: string): void {
+    this.lastRaw = data;
+  }
+
+  readInput(meta: string): ChunkUpdate | undefined {
+    let v: unknown;
+    try {
+      v = JSON.parse(meta);
+    } catch {
+      return undefined;
+    }
+    return this.read({ meta_info: v, [META_ONLY]: true });
   }
 
   /** A non-streamed reply: its text and output_ids are most of the bytes and no figure needs them. */

@@ -111,9 +111,23 @@ export interface GenerationResult {
   error: ClassifiedError | null;
 }
 
+/**
+ * onEvent's answers besides a token count: the event carried no generated content; the stream is
+ * over ([DONE]); it carried some, but how many tokens is not known. Not finite, so never a count.
+ */
+export const EVENT_NONE = -Infinity;
+export const EVENT_DONE = Infinity;
+export const TOKENS_UNKNOWN = NaN;
+
 /** Reads one streamed reply event by event; `finish` gives the normalised result. */
 export interface StreamReader {
   onData(data: string): EventInfo;
+  /**
+   * onData's answer as one number, for the per-event path of a transport (no object per event):
+   * EVENT_NONE, EVENT_DONE, TOKENS_UNKNOWN (NaN) for a token-carrying event without a count, else
+   * the tokens the event carried.
+   */
+  readonly onEvent: (data: string) => number;
   finish(): GenerationResult;
 }
 

@@ -2,6 +2,7 @@
 // so this runs once per VU at module load.
 import { Counter, Rate, Trend } from 'k6/metrics';
 import { METRICS, type MetricKey } from '../metrics/catalog';
+import type { AddSample } from '../metrics/samples';
 
 interface Addable {
   add(value: number, tags?: Record<string, string>): void;
@@ -28,7 +29,9 @@ export function createMetrics(): K6Metrics {
   return out;
 }
 
-/** The AddSample that records into k6. */
-export function adder(metrics: K6Metrics): (metric: MetricKey, value: number, tags?: Record<string, string>) => void {
-  return (metric, value, tags) => metrics[metric].add(value, tags);
+/** The AddSample that records into k6; its sink is the k6 metric itself (ITL: one add per token, no wrapper). */
+export function adder(metrics: K6Metrics): AddSample {
+  const add: AddSample = (metric, value, tags) => metrics[metric].add(value, tags);
+  add.sink = (metric) => metrics[metric];
+  return add;
 }

@@ -2,14 +2,14 @@
 // the k6 layer only calls .add() on each.
 import type { GenerationResult } from '../dialects/types';
 import type { MetricKey } from './catalog';
-import { requestTiming, sliceOf, sliceTokens, type TimedEvent } from './timing';
+import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type Events, type SampleSink } from './timing';
 
 export interface Outcome {
   result: GenerationResult;
   startMs: number;
   endMs: number;
   /** Token-carrying events with arrival times; null when the transport cannot see events. */
-  events: TimedEvent[] | null;
+  events: Events | null;
 }
 
 export interface Window {
@@ -46,8 +46,14 @@ const errorTags = (cls: string) => (ERROR_TAGS[cls] ??= { error_class: cls });
 const RULE_TAGS: Record<string, Record<string, string>> = {};
 const ruleTags = (rule: string) => (RULE_TAGS[rule] ??= { itl_rule: rule });
 
-/** Receives each sample of a request; the k6 layer passes the metrics' add(), tests collect. */
-export type AddSample = (metric: MetricKey, value: number, tags?: Record<string, string>) => void;
+/**
+ * Receives each sample of a request; the k6 layer passes the metrics' add(), tests collect.
+ * `sink`, when given, returns what takes a metric's untagged samples directly (the k6 metric
+ * itself), for the ITL samples, one per token: the same samples with less work per sample.
+ */
+export type AddSample = ((metric: MetricKey, value: number, tags?: Record<string, string>) => void) & {
+  sink?: (metric: MetricKey) => SampleSink;
+};
 
 export function sloSet(slo: SloLimits): boolean {
   return slo.e2eP99Ms !== null || slo.ttftP99Ms !== null || slo.itlP99Ms !== null;
@@ -65,13 +71,17 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     add('errors', 1, errorTags(r.error?.class ?? 'invalid_reply'));
     return;
   }
-  const t = requestTiming(o.startMs, o.endMs, o.events, r.completionTokens);
+  const ev = o.events === null ? null : eventColumns(o.events);
+  const t = requestFigures(o.startMs, o.endMs, ev, r.completionTokens);
   add('success', 1);
   add('e2e', t.e2eMs);
   if (t.ttftMs !== null) add('ttft', t.ttftMs);
-  if (t.itlMs !== null) for (const v of t.itlMs) add('itl', v);
-  if (t.itlPerChunkMs !== null) for (const v of t.itlPerChunkMs) add('itlPerChunk', v);
-  if (t.itlRule !== null) add('itlRule', 1, ruleTags(t.itlRule));
+  if (t.itlRule !== null) {
+    // One sample per token (per gap under per-chunk), handed over as they are computed.
+    const metric: MetricKey = t.itlRule === 'per-chunk' ? 'itlPerChunk' : 'itl';
+    eachItl(ev as NonNullable<typeof ev>, t.itlRule, add.sink?.(metric) ?? { add: (v) => add(metric, v) });
+    add('itlRule', 1, ruleTags(t.itlRule));
+  }
   if (t.tpotMs !== null) add('tpot', t.tpotMs);
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
@@ -79,7 +89,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (tokens !== null) {
     add('outputTokens', tokens);
     if (t.e2eMs > 0) add('requestTps', tokens / (t.e2eMs / 1000));
-    for (const [slice, n] of sliceTokens(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, o.events)) {
+    for (const [slice, n] of sliceColumns(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, ev, t.allCounted)) {
       add('windowTokens', n, sliceTags(slice));
     }
   }

@@ -1,0 +1,506 @@
+// The chunks of one stream repeat one shape: the same keys, ids and constants, with only the
+// generated text and a few numbers (running token counts, token ids) changing from event to event.
+// A template learned from a fully parsed chunk reads the next ones with a few string comparisons
+// instead of JSON.parse, which costs tens of µs per chunk in k6's JavaScript engine (sobek) —
+// more than everything else the suite does per event.
+//
+// A template is a chunk cut into constant pieces and variable spans ("holes"):
+//   prefix · text · pieces[0] · hole 0 · pieces[1] · … · hole n−1 · pieces[n]
+// (without a text span, pieces[0] is empty). The holes are the plain JSON numbers and arrays of
+// integers (token ids) after the text; those that keep their value from the first chunk matched
+// to the second are folded into the pieces again. A chunk matches when its constant pieces are
+// exactly the learned ones, its text is a plain JSON string body (no quote, backslash or control
+// character) and each hole is a plain JSON number (the number's own shortest form) or integer
+// array. Such a chunk is the learned JSON document with other values in those places, so reading
+// it gives the learned update with those values put in. Which update field each hole feeds is
+// found once, by reading a copy of the chunk whose holes hold other values and checking that
+// nothing else changed; a field no hole feeds keeps the learned value. Anything else — another
+// shape, an escape in the text, a malformed or reformatted number — does not match and is parsed
+// in full, so the result is always the full parser's.
+//
+// Most chunks are read faster still: the running counts move by the same step from chunk to chunk,
+// so the next chunk's tail is predicted and compared in one go (see `expect` and `fast`). And the
+// next stream from the same server has the same shape with another id: its template is rebuilt
+// from its first chunk and the previous template's skeleton (see `rebase`), without learning again.
+import type { ChunkUpdate } from './accumulator';
+import { EVENT_NONE, TOKENS_UNKNOWN } from './types';
+
+/** A count-only template's per-event reader and its state: see ChunkTemplate.fast. */
+export interface FastRead {
+  /** What the accumulator would answer for the chunk; null when it does not match as predicted. */
+  read: (s: string) => number | null;
+  /** The state as it stands: the running count, the token-carrying events, the chunks read since `set`. */
+  get(): { completion: number | null; tokenEvents: number; matched: number };
+  /** Hands the state over; the accumulator's state then holds this template's constants. */
+  set(completion: number | null, tokenEvents: number): void;
+}
+
+/**
+ * What a template learned that does not depend on its stream — the layout after the text, which
+ * field each hole feeds, the prefix with its values blanked — kept by a dialect from one stream to
+ * the next (one per dialect object, so per VU and target).
+ */
+export interface Skeleton {
+  /** Matches a prefix of the same layout: the learned one with any string or number in its values. */
+  readonly prefixPattern: RegExp;
+  readonly hasText: boolean;
+  readonly pieces: readonly string[];
+  readonly isIds: readonly boolean[];
+  readonly fields: ReadonlyArray<Field | null>;
+}
+
+/**
+ * Where a dialect keeps the skeletons of its last templates, most recent first (a chat stream
+ * has two shapes: reasoning, then content).
+ */
+export interface TemplateCache {
+  skeletons: Skeleton[];
+}
+
+const CACHED_SKELETONS = 4;
+
+/** Puts a template's skeleton first in the cache. */
+export function remember(cache: TemplateCache, sk: Skeleton): void {
+  const list = cache.skeletons;
+  const i = list.indexOf(sk);
+  if (i === 0) return;
+  if (i > 0) list.splice(i, 1);
+  list.unshift(sk);
+  if (list.length > CACHED_SKELETONS) list.length = CACHED_SKELETONS;
+}
+
+type Field = 'completionTokens' | 'promptTokens' | 'cachedTokens' | 'specVerifySteps' | 'acceptanceLength' | 'draftTokens' | 'draftAccepted';
+const FIELDS: readonly Field[] = ['completionTokens', 'promptTokens', 'cachedTokens', 'specVerifySteps', 'acceptanceLength', 'draftTokens', 'draftAccepted'];
+/** Fields no hole may feed: the altered copy must give them exactly as learned. */
+const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = ['textSoFar', 'carriesToken', 'noContent', 'finishReason', 'abortMessage', 'error'];
+
+/** A string body that needs no unescaping and cannot end the string early. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_TEXT = /["\\\u0000-\u001f]/;
+/** A JSON array of integers, as token ids are sent. */
+const INT_ARRAY = /^\[(?:-?(?:0|[1-9][0-9]*)(?:,-?(?:0|[1-9][0-9]*))*)?\]$/;
+/** A piece that follows a hole must not start with what could continue the hole's value. */
+const CONTINUES_VALUE = /^[0-9.eE+\-\]]/;
+/** A string or number value in a chunk's prefix (after its key's colon). */
+const PREFIX_VALUE = /:"(?:[^"\\]|\\.)*"|:-?[0-9][0-9.eE+-]*/g;
+
+/** A chunk cut at its text and at every plain number or integer array that follows it. */
+interface Layout {
+  prefix: string;
+  text: string | null;
+  /** pieces[0] follows the text ('' without one); pieces[i + 1] follows span i. */
+  pieces: string[];
+  spans: Array<{ value: string; ids: boolean }>;
+}
+
+export class ChunkTemplate {
+  /**
+   * The update of the chunk last matched: the learned one with the text and the hole-fed fields
+   * replaced. One object, rewritten by every match: read it before the next.
+   */
+  readonly update: ChunkUpdate;
+  /** No hole feeds a field other than completionTokens (the running count). */
+  countOnly: boolean;
+  /** Its holes are settled (steps known, constants folded): `fast` may read for it. */
+  settled = false;
+  readonly skeleton: Skeleton;
+  // Per hole, in parallel arrays (fewer property reads per event on k6's engine).
+  private pieces: string[];
+  private isIds: boolean[];
+  private fields: Array<Field | null>;
+  /** Each number hole's last value and its last change; NaN for token-id holes. */
+  private last: number[];
+  private step: number[];
+  /** Chunks matched by matchAny so far (the second one settles the holes). */
+  private seen = 0;
+  /**
+   * What follows the text (with a text span) or the whole input (without one) if every number
+   * hole moves by its last change again — a running count usually does: one comparison then
+   * reads the chunk. null when there is nothing to predict (a token-id hole).
+   */
+  private expect: string | null = null;
+
+  private constructor(
+    private prefix: string,
+    private readonly hasText: boolean,
+    pieces: string[],
+    isIds: boolean[],
+    fields: Array<Field | null>,
+    learned: ChunkUpdate,
+    skeleton?: Skeleton,
+  ) {
+    this.update = { ...learned };
+    this.pieces = pieces;
+    this.isIds = isIds;
+    this.fields = fields;
+    this.countOnly = fields.every((f) => f === null || f === 'completionTokens');
+    this.last = fields.map(() => NaN);
+    this.step = fields.map(() => NaN);
+    this.skeleton = skeleton ?? { prefixPattern: prefixPattern(prefix), hasText, pieces: pieces.slice(), isIds: isIds.slice(), fields: fields.slice() };
+  }
+
+  /** True when `s` has the learned shape; then `update` holds what reading it gives. */
+  match(s: string): boolean {
+    // The predicted values first: one comparison (two with a text), then the next prediction.
+    const e = this.expect;
+    if (e === null) return this.matchAny(s);
+    if (this.hasText) {
+      const end = s.length - e.length;
+      const pos = this.prefix.length;
+      if (!(end > pos && s.slice(end) === e && s.slice(0, pos) === this.prefix)) return this.matchAny(s);
+      const text = s.slice(pos, end);
+      if (UNSAFE_TEXT.test(text)) return false;
+      this.update.textDelta = text;
+    } else if (s !== e) {
+      return this.matchAny(s);
+    }
+    const last = this.last;
+    const step = this.step;
+    const fields = this.fields;
+    const pieces = this.pieces;
+    let next = this.hasText ? pieces[0] : this.prefix;
+    for (let i = 0; i < last.length; i++) {
+      const x = last[i] + step[i];
+      last[i] = x;
+      const f = fields[i];
+      if (f !== null) this.update[f] = x;
+      next += x + step[i] + pieces[i + 1];
+    }
+    this.expect = next;
+    return true;
+  }
+
+  private predict(): void {
+    const pieces = this.pieces;
+    const last = this.last;
+    let e = this.hasText ? pieces[0] : this.prefix;
+    for (let i = 0; i < last.length; i++) {
+      const x = last[i] + this.step[i];
+      // Only whole, non-negative steps are predicted (a ratio's next value is not a sum).
+      if (x !== Math.round(x) || !(x >= 0) || !(this.step[i] >= 0)) {
+        this.expect = null;
+        return;
+      }
+      e += x + pieces[i + 1];
+    }
+    this.expect = e;
+  }
+
+  /** Once the steps are known: holes that kept their value become constant pieces again. */
+  private settle(): void {
+    this.settled = true;
+    const pieces = [this.pieces[0]];
+    const isIds: boolean[] = [];
+    const fields: Array<Field | null> = [];
+    const last: number[] = [];
+    const step: number[] = [];
+    for (let i = 0; i < this.last.length; i++) {
+      if (!this.isIds[i] && this.step[i] === 0) {
+        pieces[pieces.length - 1] += this.last[i] + this.pieces[i + 1];
+        continue;
+      }
+      pieces.push(this.pieces[i + 1]);
+      isIds.push(this.isIds[i]);
+      fields.push(this.fields[i]);
+      last.push(this.last[i]);
+      step.push(this.step[i]);
+    }
+    if (!this.hasText) {
+      // Without a text span, the prefix runs to the first hole.
+      this.prefix += pieces[0];
+      pieces[0] = '';
+    }
+    this.pieces = pieces;
+    this.isIds = isIds;
+    this.fields = fields;
+    this.last = last;
+    this.step = step;
+    this.countOnly = fields.every((f) => f === null || f === 'completionTokens');
+  }
+
+  /**
+   * The per-event reader of a count-only template (no hole feeds a field but the running count),
+   * written as one closure over local variables: on k6's engine every property read is a map
+   * lookup, and they were most of the cost per event. It reads a chunk whose numbers moved as
+   * predicted (see `expect`), appends its text to `parts` and answers as the accumulator's update
+   * would, from the state it was handed with `set` (the running count, the token-carrying events,
+   * the state holding this template's constants); for any other chunk it answers null and changes
+   * nothing, and the caller takes the state back with `get` and goes the general way.
+   */
+  fast(parts: string[]): FastRead {
+    const prefix = this.prefix;
+    const plen = prefix.length;
+    const pieces = this.pieces;
+    const hasText = this.hasText;
+    const last = this.last;
+    const step = this.step;
+    const nh = last.length;
+    const countHole = this.fields.indexOf('completionTokens');
+    const u = this.update;
+    // Not fed by a hole: the learned values hold for every match.
+    const fixedCount = countHole < 0 ? u.completionTokens : undefined;
+    const fixedText = hasText ? undefined : u.textDelta;
+    const carriesToken = u.carriesToken;
+    const noContent = u.noContent === true;
+    let expect: string | null = null;
+    let completion: number | null = null;
+    let tokenEvents = 0;
+    let matched = 0;
+    let np = 0;
+    const read = (s: string): number | null => {
+      const e = expect;
+      if (e === null) return null;
+      let text = fixedText;
+      if (hasText) {
+        const end = s.length - e.length;
+        if (!(end > plen && s.slice(end) === e && s.slice(0, plen) === prefix)) return null;
+        text = s.slice(plen, end);
+        if (UNSAFE_TEXT.test(text)) return null;
+      } else if (s !== e) {
+        return null;
+      }
+      // It matches: from here on, the chunk is taken.
+      let c = fixedCount;
+      let next = hasText ? pieces[0] : prefix;
+      for (let i = 0; i < nh; i++) {
+        const x = last[i] + step[i];
+        last[i] = x;
+        if (i === countHole) c = x;
+        next += x + step[i] + pieces[i + 1];
+      }
+      expect = next;
+      matched++;
+      if (text) parts[np++] = text;
+      let tokens: number | null = null;
+      if (c !== undefined) {
+        if (completion !== null) tokens = c - completion;
+        else if (tokenEvents === 0) tokens = c;
+        completion = c;
+      }
+      if (!(carriesToken || (!noContent && tokens !== null && tokens > 0))) return EVENT_NONE;
+      tokenEvents++;
+      return tokens === null ? TOKENS_UNKNOWN : tokens;
+    };
+    return {
+      read,
+      get: () => {
+        // The template's own prediction follows the chunks read here.
+        this.expect = expect;
+        return { completion, tokenEvents, matched };
+      },
+      set: (c, t) => {
+        completion = c;
+        tokenEvents = t;
+        matched = 0;
+        np = parts.length;
+        expect = this.expect;
+      },
+    };
+  }
+
+  /** Any values in the holes: each is found and checked. */
+  private matchAny(s: string): boolean {
+    const prefix = this.prefix;
+    let pos = prefix.length;
+    if (s.slice(0, pos) !== prefix) return false;
+    const pieces = this.pieces;
+    const n = pieces.length - 1;
+    const u = this.update;
+    if (this.hasText) {
+      // The text ends at the first quote: a text holding a quote (or a backslash) does not match.
+      const tail = pieces[0];
+      let end: number;
+      if (n === 0) {
+        end = s.length - tail.length;
+        if (end <= pos || !endsWith(s, tail, end)) return false;
+      } else {
+        end = s.indexOf(tail, pos);
+        if (end <= pos) return false;
+      }
+      const text = s.slice(pos, end);
+      if (UNSAFE_TEXT.test(text)) return false;
+      u.textDelta = text;
+      pos = end + tail.length;
+    } else if (n === 0) {
+      return s.length === pos;
+    }
+    let ids = false;
+    const values: number[] = [];
+    for (let i = 0; i < n; ) {
+      const next = pieces[++i];
+      let end: number;
+      if (i === n) {
+        end = s.length - next.length;
+        if (end <= pos || !endsWith(s, next, end)) return false;
+      } else {
+        end = s.indexOf(next, pos);
+        if (end <= pos) return false;
+      }
+      const v = s.slice(pos, end);
+      if (this.isIds[i - 1]) {
+        if (!INT_ARRAY.test(v)) return false;
+        ids = true;
+        values.push(NaN);
+      } else {
+        const x = +v;
+        // The number's own shortest form: no spaces, signs, leading zeros, exponents or non-numbers.
+        if (x - x !== 0 || '' + x !== v) return false;
+        values.push(x);
+      }
+      pos = end + next.length;
+    }
+    const fields = this.fields;
+    for (let i = 0; i < n; i++) {
+      const f = fields[i];
+      if (f !== null) u[f] = values[i];
+      this.step[i] = values[i] - this.last[i];
+      this.last[i] = values[i];
+    }
+    if (++this.seen === 2) this.settle();
+    if (ids) this.expect = null;
+    else this.predict();
+    return true;
+  }
+
+  /**
+   * Learns the shape shared by `prev` and `cur`, consecutive chunks of one stream, each with the
+   * update `parse` gave for it; null when there is none to learn (no plain text where `textKeys`
+   * say, an ambiguous layout, the chunks' layouts differing, a check failing).
+   * @param textKeys keys whose string value is the generated text (none: a template without text).
+   * @param parse the full reading of a chunk of this kind; undefined when it is not valid.
+   */
+  static learn(
+    prev: { s: string; u: ChunkUpdate },
+    cur: { s: string; u: ChunkUpdate },
+    textKeys: readonly string[],
+    parse: (s: string) => ChunkUpdate | undefined,
+  ): ChunkTemplate | null {
+    const b = layout(cur.s, cur.u, textKeys);
+    if (b === null) return null;
+    const pieces = b.pieces;
+    for (let i = 1; i < pieces.length; i++) if (pieces[i] === '' || CONTINUES_VALUE.test(pieces[i])) return null;
+    if (b.text !== null && !pieces[0].startsWith('"')) return null;
+
+    // What each hole feeds: read a copy of `cur` with other values in the holes (and the text).
+    const u = cur.u;
+    const spans = b.spans;
+    const altText = b.text === null ? undefined : `${b.text}x`;
+    const marks = spans.map((_, i) => 7_000_003 + 1_009 * i);
+    let altered = b.prefix + (altText === undefined ? '' : altText + pieces[0]);
+    for (let i = 0; i < spans.length; i++) altered += (spans[i].ids ? `[${marks[i]}]` : String(marks[i])) + pieces[i + 1];
+    const alt = parse(altered);
+    if (alt === undefined || alt.textDelta !== (altText ?? u.textDelta)) return null;
+    for (const f of OTHER_FIELDS) if (alt[f] !== u[f]) return null;
+    const fields: Array<Field | null> = spans.map(() => null);
+    for (const f of FIELDS) {
+      if (alt[f] === u[f]) continue;
+      const i = marks.indexOf(alt[f] as number);
+      if (i < 0 || spans[i].ids || fields[i] !== null) return null;
+      fields[i] = f;
+    }
+    const t = new ChunkTemplate(b.prefix, b.text !== null, pieces, spans.map((sp) => sp.ids), fields, u);
+    // Both chunks must match and give back their own updates; the second settles the holes.
+    return t.verify(prev) && t.verify(cur) ? t : null;
+  }
+
+  /**
+   * The template of a new stream whose chunk `s` (read in full as `u`) has the layout of
+   * `skeleton`, the template of an earlier stream: same pieces after the text, a prefix that
+   * differs only in its values (an id, a time). Null when it does not.
+   */
+  static rebase(skeletons: readonly Skeleton[], s: string, u: ChunkUpdate): ChunkTemplate | null {
+    for (const sk of skeletons) {
+      // The prefix: as long as the pattern says; what follows it is checked by matching.
+      const m = sk.prefixPattern.exec(s);
+      if (m === null) continue;
+      const t = new ChunkTemplate(m[0], sk.hasText, sk.pieces.slice(), sk.isIds.slice(), sk.fields.slice(), u, sk);
+      if (t.verify({ s, u })) return t;
+    }
+    return null;
+  }
+
+  /** Matches a chunk read in full and gives back its update. */
+  private verify(c: { s: string; u: ChunkUpdate }): boolean {
+    if (!this.matchAny(c.s) || (this.hasText && this.update.textDelta !== c.u.textDelta)) return false;
+    for (const f of FIELDS) if (this.update[f] !== c.u[f]) return false;
+    return true;
+  }
+}
+
+/**
+ * A pattern for prefixes of the same layout as `prefix`: its keys, brackets and other values
+ * exactly, any string or number where it has one (an id, a time). The JSON path of every value
+ * after the prefix is the same in all of them, so the holes feed the same fields.
+ */
+function prefixPattern(prefix: string): RegExp {
+  let out = '^';
+  let at = 0;
+  for (const m of prefix.matchAll(PREFIX_VALUE)) {
+    const i = m.index as number;
+    out += escapeRegExp(prefix.slice(at, i)) + (m[0][1] === '"' ? ':"(?:[^"\\\\]|\\\\.)*"' : ':-?[0-9][0-9.eE+\\-]*');
+    at = i + m[0].length;
+  }
+  return new RegExp(out + escapeRegExp(prefix.slice(at)));
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** s ends with `tail`, which starts at `at`: endsWith compares char by char on k6's engine, a slice compares at once. */
+function endsWith(s: string, tail: string, at: number): boolean {
+  return tail.length < 12 ? s.endsWith(tail) : s.slice(at) === tail;
+}
+
+function layout(s: string, u: ChunkUpdate, textKeys: readonly string[]): Layout | null {
+  if (u.error !== undefined || u.abortMessage !== undefined) return null;
+  let textStart = -1;
+  let textEnd = -1;
+  if (textKeys.length > 0) {
+    const text = u.textDelta;
+    if (text === undefined || text === '' || u.textSoFar !== undefined || UNSAFE_TEXT.test(text)) return null;
+    for (const k of textKeys) {
+      const key = `"${k}":"`;
+      const i = s.indexOf(key);
+      if (i < 0) continue;
+      const start = i + key.length;
+      const end = s.indexOf('"', start);
+      if (end <= start || s.slice(start, end) !== text) continue;
+      if (textStart >= 0 || s.indexOf(key, end) >= 0) return null; // two candidates: ambiguous
+      textStart = start;
+      textEnd = end;
+    }
+    if (textStart < 0) return null;
+  }
+  const from = textKeys.length > 0 ? textEnd : 0;
+  const spans: Layout['spans'] = [];
+  const pieces: string[] = [];
+  let pieceStart = from;
+  for (let i = s.indexOf('":', from); i >= 0; i = s.indexOf('":', i + 2)) {
+    if (s[i - 1] === '\\') return null; // an escaped quote before a colon: leave such chunks alone
+    const start = i + 2;
+    let end = start;
+    const c = s[start];
+    let ids = false;
+    if (c === '[') {
+      end = s.indexOf(']', start) + 1;
+      if (end <= 0 || !INT_ARRAY.test(s.slice(start, end))) continue;
+      ids = true;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      // A number ends at the comma or brace after it (or it is not a plain number: left constant).
+      const comma = s.indexOf(',', start);
+      const brace = s.indexOf('}', start);
+      end = comma < 0 ? brace : brace < 0 ? comma : Math.min(comma, brace);
+      if (end < 0 || String(+s.slice(start, end)) !== s.slice(start, end)) continue;
+    } else {
+      continue;
+    }
+    pieces.push(s.slice(pieceStart, start));
+    spans.push({ value: s.slice(start, end), ids });
+    pieceStart = end;
+  }
+  pieces.push(s.slice(pieceStart));
+  if (textKeys.length > 0) return { prefix: s.slice(0, textStart), text: s.slice(textStart, textEnd), pieces, spans };
+  // No text: pieces[0] runs from the start to the first span; it joins the prefix.
+  return { prefix: pieces[0], text: null, pieces: ['', ...pieces.slice(1)], spans };
+}
