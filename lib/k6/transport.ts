@@ -84,6 +84,10 @@ const sendSse: Send = (target, wire, timeoutMs) => {
   let n = 0;
   let transportError = '';
   let pastDeadline = false;
+  // When the stream's end marker arrived: the reply's last byte, and so the end of e2e. Closing
+  // the stream and returning from sse.open cost the client milliseconds more under load (see
+  // docs/fidelity.md): that is the client's time, not the server's, and shows in llm_client_gap.
+  let doneMs = 0;
   const startMs = Date.now();
   // The extension's own `timeout` bounds the exchange (Go's http.Client.Timeout); this check also
   // ends a stream that keeps trickling events past the deadline, on any build of the extension.
@@ -96,6 +100,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
         const t = now();
         const c = onEvent(e.data);
         if (c === EVENT_DONE) {
+          doneMs = t;
           client.close();
           return;
         }
@@ -119,7 +124,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
       });
     },
   );
-  const endMs = Date.now();
+  const endMs = doneMs || Date.now();
   if (res.error || (res.status === 0 && transportError)) {
     const cls = classifyTransport(0, res.error || transportError, route, target.url, timeoutMs);
     return { result: failed(res.status ?? 0, cls), startMs, endMs, events: null };
