@@ -164,6 +164,20 @@ export const METRICS = {
     unit: 'ms',
     help: 'Sum of the e2e latency (ms) of the successful requests completing in time slice `slice`.',
   },
+  windowTtft: {
+    name: 'llm_window_ttft',
+    type: 'counter',
+    time: false,
+    unit: 'ms',
+    help: 'Sum of the TTFT (ms) of the successful requests whose first token arrived in time slice `slice` (sse transport): the client side of the self-check against the server\'s TTFT over the same window.',
+  },
+  windowTtftRequests: {
+    name: 'llm_window_ttft_requests',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'Successful requests whose first token arrived in time slice `slice` (sse transport).',
+  },
   windowLastEnd: {
     name: 'llm_window_last_end',
     type: 'trend',

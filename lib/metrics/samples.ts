@@ -102,6 +102,15 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     add('draftTokens', r.draft.drafted);
     add('draftAccepted', r.draft.accepted);
   }
+  if (t.ttftMs !== null) {
+    // By the first token's time, as a server's TTFT histogram counts a request in its window.
+    const firstSlice = sliceOf(o.startMs + t.ttftMs, w.cellStartMs, w.sliceMs, w.slices);
+    if (firstSlice >= 0) {
+      const tags = sliceTags(firstSlice);
+      add('windowTtft', t.ttftMs, tags);
+      add('windowTtftRequests', 1, tags);
+    }
+  }
   const endSlice = sliceOf(o.endMs, w.cellStartMs, w.sliceMs, w.slices);
   if (endSlice >= 0) {
     const tags = sliceTags(endSlice);

@@ -48,7 +48,7 @@ const PER_RUN: MetricKey[] = [
   'clientGap',
   'runVus',
 ];
-const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e'];
+const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests'];
 const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput', 'serverTimePerToken'];
 
 export function preflightKey(target: string, reason: string): string {

@@ -33,7 +33,8 @@ export function limitMs(serverMs: number): number {
 export interface ClientCheckInput {
   /** Client mean e2e over the steady window (requests completing in it), ms. */
   clientWindowE2eMs: number | null;
-  clientTtftMeanMs: number | null;
+  /** Client mean TTFT over the steady window (requests whose first token arrived in it), ms. */
+  clientWindowTtftMs: number | null;
   serverE2eMeanMs: number | null;
   serverTtftMeanMs: number | null;
   clientE2eMeanMs: number | null;
@@ -46,7 +47,7 @@ export interface ClientCheckInput {
 
 export function clientCheck(i: ClientCheckInput): ClientCheck {
   const e2eOverheadMs = i.clientWindowE2eMs !== null && i.serverE2eMeanMs !== null ? i.clientWindowE2eMs - i.serverE2eMeanMs : null;
-  const ttftOverheadMs = i.clientTtftMeanMs !== null && i.serverTtftMeanMs !== null ? i.clientTtftMeanMs - i.serverTtftMeanMs : null;
+  const ttftOverheadMs = i.clientWindowTtftMs !== null && i.serverTtftMeanMs !== null ? i.clientWindowTtftMs - i.serverTtftMeanMs : null;
   const limited: string[] = [];
   if (e2eOverheadMs !== null && e2eOverheadMs > limitMs(i.serverE2eMeanMs as number)) {
     limited.push(`client e2e exceeds the server's by ${e2eOverheadMs.toFixed(1)} ms (rule: > max(${LIMIT_ABS_MS} ms, ${LIMIT_REL * 100} %))`);

@@ -132,6 +132,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   let throughputCi: Interval | null = null;
   let requestRate: number | null = null;
   let windowE2eMs: number | null = null;
+  let windowTtftMs: number | null = null;
   const slices: Array<[number, number, number]> = [];
   if (plan.requests === null) {
     const w = steadyWindow(plan);
@@ -141,7 +142,11 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     let tokens = 0;
     let reqs = 0;
     let e2eSum = 0;
+    let ttftSum = 0;
+    let ttftReqs = 0;
     for (let k = first; k < plan.slices; k++) {
+      ttftSum += count(m, subKey('windowTtft', s, { slice: String(k) }));
+      ttftReqs += count(m, subKey('windowTtftRequests', s, { slice: String(k) }));
       const tk = count(m, subKey('windowTokens', s, { slice: String(k) }));
       const e = count(m, subKey('windowE2e', s, { slice: String(k) }));
       const r = count(m, subKey('windowRequests', s, { slice: String(k) }));
@@ -151,6 +156,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
       e2eSum += e;
     }
     if (reqs > 0) windowE2eMs = e2eSum / reqs;
+    if (ttftReqs > 0) windowTtftMs = ttftSum / ttftReqs;
     const seconds = (w.toMs - w.fromMs) / 1000;
     if (outputTokens > 0) {
       throughput = tokens / seconds;
@@ -232,7 +238,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     vusRan: count(m, subKey('runVus', s)),
     client: clientCheck({
       clientWindowE2eMs: windowE2eMs,
-      clientTtftMeanMs: ttft?.avg ?? null,
+      clientWindowTtftMs: windowTtftMs,
       serverE2eMeanMs: server.e2eMeanMs,
       serverTtftMeanMs: server.ttftMeanMs,
       clientE2eMeanMs: e2e?.avg ?? null,

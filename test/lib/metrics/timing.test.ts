@@ -74,6 +74,17 @@ describe('recordRequest', () => {
     assert.deepEqual(byMetric(s, 'windowRequests').map((x) => x.tags?.slice), ['3']);
     assert.equal(byMetric(s, 'good').length, 0, 'no SLO set: good is not counted separately');
   });
+  test("sse: the window's TTFT goes to the slice of the first token, its e2e to the slice of the end", () => {
+    // First token at 900 ms (slice 0, the ramp-up), end at 2600 ms (slice 2): a server counts the
+    // TTFT in the window its first token fell in, so the client's window TTFT must too.
+    const early: Outcome = { result: ok({ completionTokens: 2 }), startMs: 100, endMs: 2600, events: [{ t: 900, tokens: 1 }, { t: 2500, tokens: 1 }] };
+    const s = requestSamples(early, win, noSlo);
+    assert.deepEqual(byMetric(s, 'windowTtft').map((x) => [x.tags?.slice, x.value]), [['0', 800]]);
+    assert.deepEqual(byMetric(s, 'windowTtftRequests').map((x) => [x.tags?.slice, x.value]), [['0', 1]]);
+    assert.deepEqual(byMetric(s, 'windowE2e').map((x) => [x.tags?.slice, x.value]), [['2', 2500]]);
+    const http = requestSamples({ result: ok(), startMs: 1000, endMs: 3000, events: null }, win, noSlo);
+    assert.equal(byMetric(http, 'windowTtft').length + byMetric(http, 'windowTtftRequests').length, 0, 'no TTFT over http');
+  });
   test('a failure counts its class and nothing else', () => {
     const o: Outcome = { result: { ...ok(), ok: false, error: { class: 'timeout', message: 'x' } }, startMs: 0, endMs: 30000, events: null };
     assert.deepEqual(requestSamples(o, win, noSlo), [

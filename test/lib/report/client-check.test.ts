@@ -7,7 +7,7 @@ import { renderHtml } from '../../../lib/report/html';
 import { summaryJson } from '../../../lib/report/json';
 import { abReport, dist } from '../../fixtures/report/reports';
 
-const base = { clientWindowE2eMs: 1003, clientTtftMeanMs: 52, serverE2eMeanMs: 1000, serverTtftMeanMs: 50, clientE2eMeanMs: 1003, gap: dist(0.5, 2, 100), itl: dist(11), dropped: 0, openLoop: false };
+const base = { clientWindowE2eMs: 1003, clientWindowTtftMs: 52, serverE2eMeanMs: 1000, serverTtftMeanMs: 50, clientE2eMeanMs: 1003, gap: dist(0.5, 2, 100), itl: dist(11), dropped: 0, openLoop: false };
 
 test('the rule: overhead above max(5 ms, 2 %) of the server figure makes a run client-limited', () => {
   assert.equal(limitMs(100), 5);
@@ -18,7 +18,7 @@ test('the rule: overhead above max(5 ms, 2 %) of the server figure makes a run c
   assert.deepEqual(ok.limited, []);
   const slowE2e = clientCheck({ ...base, clientWindowE2eMs: 1025 });
   assert.match(slowE2e.limited.join(), /client e2e exceeds the server's by 25\.0 ms/);
-  const slowTtft = clientCheck({ ...base, clientTtftMeanMs: 60 });
+  const slowTtft = clientCheck({ ...base, clientWindowTtftMs: 60 });
   assert.match(slowTtft.limited.join(), /client TTFT exceeds the server's by 10\.0 ms/);
   const gap = clientCheck({ ...base, gap: dist(40, 2, 100) });
   assert.match(gap.limited.join(), /VUs spend 42\.0 ms between requests/);
