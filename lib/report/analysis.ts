@@ -1,6 +1,6 @@
 // Conclusions drawn from the per-run figures: A/B speedups with intervals and a plain verdict,
 // the knee of a concurrency ramp, the rate where an open-model load falls behind.
-import { bootstrapRatio, mean, type Interval } from '../stats/bootstrap';
+import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
 import type { RunFigures } from './model';
 
 export interface Ratio {
@@ -22,15 +22,8 @@ export interface Comparison {
 const DISPLAY: Record<string, string> = { dflash: 'DFlash', mtp: 'MTP', ddtree: 'DDTree', eagle: 'EAGLE' };
 export const display = (label: string): string => DISPLAY[label] ?? label;
 
-function pooledMean(xs: Array<[number, number, number]>): number {
-  let e = 0;
-  let r = 0;
-  for (const x of xs) {
-    e += x[1];
-    r += x[2];
-  }
-  return r > 0 ? e / r : NaN;
-}
+/** Mean e2e over slices of [tokens/s, Σe2e, requests]. */
+const meanE2e = pooledMean(1, 2);
 
 const tps = (xs: Array<[number, number, number]>) => mean(xs.map((x) => x[0]));
 
@@ -45,7 +38,7 @@ export function compare(a: RunFigures, b: RunFigures, where: string): Comparison
     const withReqs = (xs: Array<[number, number, number]>) => xs.filter((x) => x[2] > 0);
     const sa = withReqs(a.slices);
     const sb = withReqs(b.slices);
-    const ci = sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, pooledMean) : null;
+    const ci = sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, meanE2e) : null;
     latency = { value: b.e2e.avg / a.e2e.avg, ci };
   }
   return { cellId: a.cellId, a: a.variant, b: b.variant, throughput, latency, verdict: verdict(a.variant, b.variant, throughput, where) + caveat(a, b) };

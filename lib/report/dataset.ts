@@ -7,7 +7,7 @@ import type { BenchConfig } from '../config/load';
 import type { Plan, Run } from '../plan/matrix';
 import { byDomain } from '../plan/dataset-keys';
 import { subKey } from '../plan/summary-keys';
-import { bootstrapRatio, type Interval } from '../stats/bootstrap';
+import { bootstrapRatio, pooledMean, type Interval } from '../stats/bootstrap';
 import type { DatasetPlan } from '../workload/dataset-plan';
 import { describeLengths } from '../workload/lengths';
 import { display, type Ratio } from './analysis';
@@ -146,15 +146,8 @@ function runOf(m: SummaryMetrics, plan: Plan, run: Run, ds: DatasetPlan): Datase
   };
 }
 
-function pooledMean(xs: Array<[number, number]>): number {
-  let e = 0;
-  let r = 0;
-  for (const x of xs) {
-    e += x[0];
-    r += x[1];
-  }
-  return r > 0 ? e / r : NaN;
-}
+/** Mean e2e over slices of [Σe2e, requests]. */
+const meanE2e = pooledMean(0, 1);
 
 const x2 = (v: number) => `${v.toFixed(2)}×`;
 const ci2 = (ci: Interval) => `[${ci.lo.toFixed(2)}, ${ci.hi.toFixed(2)}]`;
@@ -176,7 +169,7 @@ function compareDomains(a: DatasetRun, b: DatasetRun, where: string): DomainComp
       const withReqs = (xs: Array<[number, number]>) => xs.filter((x) => x[1] > 0);
       const sa = withReqs(da.slices);
       const sb = withReqs(db.slices);
-      speedup = { value: db.e2e.avg / da.e2e.avg, ci: sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, pooledMean) : null };
+      speedup = { value: db.e2e.avg / da.e2e.avg, ci: sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, meanE2e) : null };
     }
     return { domain: da.domain, speedup, text: domainVerdict(a.variant, b.variant, da.domain, speedup), acceptance: { a: da.acceptance, b: db.acceptance } };
   });

@@ -13,6 +13,22 @@ export function mean(xs: number[]): number {
   return s / xs.length;
 }
 
+/**
+ * The ratio estimator Σx[num] / Σx[den] over tuples (e.g. slices of [tokens/s, Σe2e, requests]):
+ * a mean weighted by each item's count, as a `stat` for bootstrapRatio.
+ */
+export function pooledMean(num: number, den: number): (xs: ReadonlyArray<readonly number[]>) => number {
+  return (xs) => {
+    let e = 0;
+    let r = 0;
+    for (const x of xs) {
+      e += x[num];
+      r += x[den];
+    }
+    return r > 0 ? e / r : NaN;
+  };
+}
+
 /** Linear-interpolated quantile of a sorted array (q in [0, 1]). */
 export function quantileSorted(sorted: number[], q: number): number {
   if (sorted.length === 0) return NaN;
