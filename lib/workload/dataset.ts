@@ -149,8 +149,8 @@ function itemFromObject(obj: unknown, where: string, defaultId: string, fail: Fa
   const domain = optDomain(o, where, fail);
   const outputTokens = optPositiveInt(o, 'output_tokens', where, fail);
   let turns: Turn[];
-  if (o.conversations !== undefined) turns = shareGptTurns(o.conversations, where, fail);
-  else if (o.messages !== undefined) turns = messageTurns(o.messages, where, fail);
+  if (o.conversations !== undefined) turns = readTurns(SHAREGPT, o.conversations, where, fail);
+  else if (o.messages !== undefined) turns = readTurns(MESSAGES, o.messages, where, fail);
   else if (o.prompt !== undefined) {
     if (typeof o.prompt !== 'string' || o.prompt.trim() === '') fail(where, `prompt must be a non-empty string, got ${show(o.prompt)}`);
     turns = [{ role: 'user', content: o.prompt as string }];
@@ -162,44 +162,60 @@ function itemFromObject(obj: unknown, where: string, defaultId: string, fail: Fa
   return { id, domain, turns, outputTokens };
 }
 
-const SHAREGPT_ROLES: Record<string, Role> = { human: 'user', user: 'user', gpt: 'assistant', assistant: 'assistant', system: 'system' };
+/** How a format lists its turns: what differs between ShareGPT conversations and OpenAI messages. */
+interface TurnList {
+  /** The list's field, e.g. "conversations", and what its items are called. */
+  list: string;
+  item: string;
+  roleKey: string;
+  contentKey: string;
+  roles: Record<string, Role>;
+  /** The roles as the error message names them. */
+  rolesText: string;
+  content: (c: unknown, field: string, where: string, fail: Fail) => string;
+}
 
-function shareGptTurns(v: unknown, where: string, fail: Fail): Turn[] {
-  if (!Array.isArray(v)) fail(where, `conversations must be a list of {"from", "value"} turns, got ${show(v)}`);
+const SHAREGPT: TurnList = {
+  list: 'conversations',
+  item: 'turns',
+  roleKey: 'from',
+  contentKey: 'value',
+  roles: { human: 'user', user: 'user', gpt: 'assistant', assistant: 'assistant', system: 'system' },
+  rolesText: 'human, gpt, system (or user, assistant)',
+  content: (c, field, where, fail) => {
+    if (typeof c !== 'string') fail(where, `${field} must be a string, got ${show(c)}`);
+    return c as string;
+  },
+};
+
+const MESSAGES: TurnList = {
+  list: 'messages',
+  item: 'messages',
+  roleKey: 'role',
+  contentKey: 'content',
+  roles: { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' },
+  rolesText: 'system, user, assistant',
+  content: (c, field, where, fail) => messageContent(c, field, where, fail),
+};
+
+function readTurns(shape: TurnList, v: unknown, where: string, fail: Fail): Turn[] {
+  const pair = `{"${shape.roleKey}", "${shape.contentKey}"}`;
+  if (!Array.isArray(v)) fail(where, `${shape.list} must be a list of ${pair} ${shape.item}, got ${show(v)}`);
   const arr = v as unknown[];
   const turns: Turn[] = [];
   for (let i = 0; i < arr.length; i++) {
     const t = arr[i];
-    const field = `conversations[${i}]`;
-    if (t === null || typeof t !== 'object' || Array.isArray(t)) fail(where, `${field} must be an object {"from", "value"}, got ${show(t)}`);
-    const { from, value } = t as Record<string, unknown>;
-    const role = typeof from === 'string' ? SHAREGPT_ROLES[from] : undefined;
-    if (role === undefined) fail(where, `${field}.from must be one of human, gpt, system (or user, assistant), got ${show(from)}`);
-    if (typeof value !== 'string') fail(where, `${field}.value must be a string, got ${show(value)}`);
-    turns.push({ role: role as Role, content: value as string });
+    const field = `${shape.list}[${i}]`;
+    if (t === null || typeof t !== 'object' || Array.isArray(t)) fail(where, `${field} must be an object ${pair}, got ${show(t)}`);
+    const o = t as Record<string, unknown>;
+    const name = o[shape.roleKey];
+    const role = typeof name === 'string' ? shape.roles[name] : undefined;
+    if (role === undefined) fail(where, `${field}.${shape.roleKey} must be one of ${shape.rolesText}, got ${show(name)}`);
+    turns.push({ role: role as Role, content: shape.content(o[shape.contentKey], `${field}.${shape.contentKey}`, where, fail) });
   }
   return turns;
 }
 
-const MESSAGE_ROLES: Record<string, Role> = { system: 'system', developer: 'system', user: 'user', assistant: 'assistant' };
-
-function messageTurns(v: unknown, where: string, fail: Fail): Turn[] {
-  if (!Array.isArray(v)) fail(where, `messages must be a list of {"role", "content"} messages, got ${show(v)}`);
-  const arr = v as unknown[];
-  const turns: Turn[] = [];
-  for (let i = 0; i < arr.length; i++) {
-    const m = arr[i];
-    const field = `messages[${i}]`;
-    if (m === null || typeof m !== 'object' || Array.isArray(m)) fail(where, `${field} must be an object {"role", "content"}, got ${show(m)}`);
-    const { role, content } = m as Record<string, unknown>;
-    const r = typeof role === 'string' ? MESSAGE_ROLES[role] : undefined;
-    if (r === undefined) fail(where, `${field}.role must be one of system, user, assistant, got ${show(role)}`);
-    turns.push({ role: r as Role, content: messageContent(content, `${field}.content`, where, fail) });
-  }
-  return turns;
-}
-
-/** A string, or OpenAI content parts of which only text parts are allowed. */
 function messageContent(c: unknown, field: string, where: string, fail: Fail): string {
   if (typeof c === 'string') return c;
   if (Array.isArray(c)) {
