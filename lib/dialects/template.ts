@@ -309,14 +309,8 @@ export class ChunkTemplate {
     if (this.hasText) {
       // The text ends at the first quote: a text holding a quote (or a backslash) does not match.
       const tail = pieces[0];
-      let end: number;
-      if (n === 0) {
-        end = s.length - tail.length;
-        if (end <= pos || !endsWith(s, tail, end)) return false;
-      } else {
-        end = s.indexOf(tail, pos);
-        if (end <= pos) return false;
-      }
+      const end = spanEnd(s, tail, pos, n === 0);
+      if (end < 0) return false;
       const text = s.slice(pos, end);
       if (UNSAFE_TEXT.test(text)) return false;
       u.textDelta = text;
@@ -328,14 +322,8 @@ export class ChunkTemplate {
     const values: number[] = [];
     for (let i = 0; i < n; ) {
       const next = pieces[++i];
-      let end: number;
-      if (i === n) {
-        end = s.length - next.length;
-        if (end <= pos || !endsWith(s, next, end)) return false;
-      } else {
-        end = s.indexOf(next, pos);
-        if (end <= pos) return false;
-      }
+      const end = spanEnd(s, next, pos, i === n);
+      if (end < 0) return false;
       const v = s.slice(pos, end);
       if (this.isIds[i - 1]) {
         if (!INT_ARRAY.test(v)) return false;
@@ -448,6 +436,19 @@ function escapeRegExp(s: string): string {
 }
 
 /** s ends with `tail`, which starts at `at`: endsWith compares char by char on k6's engine, a slice compares at once. */
+/**
+ * Where a variable span starting at `pos` ends: before the constant `piece` that follows it (the
+ * chunk's end when `last`), or −1 when the span would be empty or the piece is not there.
+ */
+function spanEnd(s: string, piece: string, pos: number, last: boolean): number {
+  if (last) {
+    const end = s.length - piece.length;
+    return end > pos && endsWith(s, piece, end) ? end : -1;
+  }
+  const end = s.indexOf(piece, pos);
+  return end > pos ? end : -1;
+}
+
 function endsWith(s: string, tail: string, at: number): boolean {
   return tail.length < 12 ? s.endsWith(tail) : s.slice(at) === tail;
 }
