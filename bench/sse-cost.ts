@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { startSim } from '../sim/index';
 import type { RequestRecord } from '../sim/index';
 import { findK6 } from '../k6-double';
+import { quantileSorted } from '../lib/stats/bootstrap';
 
 const ROOT = join(__dirname, '..');
 const arg = (name: string, def: string): string => {
@@ -120,15 +121,8 @@ function cpuAt(polls: Poll[], t: number): number {
 }
 
 function quant(values: number[]): Quant {
-  const s = Float64Array.from(values).sort();
-  const at = (p: number) => {
-    if (s.length === 0) return NaN;
-    const x = (s.length - 1) * p;
-    const lo = Math.floor(x);
-    const hi = Math.ceil(x);
-    return s[lo] + (s[hi] - s[lo]) * (x - lo);
-  };
-  return { p50: at(0.5), p99: at(0.99) };
+  const s = Array.from(Float64Array.from(values).sort());
+  return { p50: quantileSorted(s, 0.5), p99: quantileSorted(s, 0.99) };
 }
 
 async function runOnce(vus: number, dialect: string, bundle: string, timeScale: number, duration: string): Promise<RunFigures> {

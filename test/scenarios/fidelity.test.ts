@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS, type Run, type Runner } from './harness';
 import { poolLengths } from '../../lib/workload/prompts';
+import { quantileSorted } from '../../lib/stats/bootstrap';
 import type { RequestRecord } from '../../sim/index';
 
 const OSL = 64;
@@ -72,13 +73,7 @@ const LEVELS: Level[] = [
 const BUSY = 0.4;
 
 /** Linear-interpolated percentile, as k6's trend stats and the simulator's summary compute it. */
-function pct(values: number[], p: number): number {
-  const s = Float64Array.from(values).sort();
-  const x = (s.length - 1) * p;
-  const lo = Math.floor(x);
-  const hi = Math.ceil(x);
-  return s[lo] + (s[hi] - s[lo]) * (x - lo);
-}
+const pct = (values: number[], p: number): number => quantileSorted(Array.from(Float64Array.from(values).sort()), p);
 
 const f1 = (x: number) => x.toFixed(1);
 
