@@ -58,6 +58,8 @@ export interface BenchConfig {
   temperature: number;
   ignoreEos: boolean;
   slices: number;
+  /** Whose latencies make the percentiles: every request of a cell, or only those sent after its first slice (ramp-up). */
+  latencyWindow: 'all' | 'steady';
   serverMetrics: 'auto' | 'on' | 'off';
   /** Write a partial result for merging with other instances (PARTIAL). */
   partial: boolean;
@@ -177,6 +179,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets'>, env: E
     temperature: p.number('TEMPERATURE', get(env, 'TEMPERATURE'), 0, 10),
     ignoreEos: p.bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
     slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
+    latencyWindow: p.oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
     serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
     partial: p.bool('PARTIAL', get(env, 'PARTIAL')),
     slo: {

@@ -90,6 +90,11 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'TEMPERATURE', default: '0', help: 'Sampling temperature.' },
   { name: 'IGNORE_EOS', default: 'true', help: 'Ask the server to generate exactly OSL tokens (ignore_eos).' },
   { name: 'SLICES', default: '6', help: "Time slices per cell for throughput and its confidence interval; the first slice is ramp-up and left out." },
+  {
+    name: 'LATENCY_WINDOW',
+    default: 'all',
+    help: "Whose latencies make the TTFT, ITL, TPOT and e2e percentiles and the SLO goodput: all of a cell's requests, or steady: only those sent after its first slice, so the ramp-up's burst (every VU starting at once) is left out. The capacity search uses steady.",
+  },
   { name: 'SERVER_METRICS', default: 'auto', help: "Scrape the target's /metrics at each cell's steady window: auto (when it answers), on (warn if missing) or off." },
   { name: 'SLO_TTFT_P99', default: '', help: 'SLO: p99 TTFT at most this duration (threshold; needs TRANSPORT=sse).' },
   { name: 'SLO_ITL_P99', default: '', help: 'SLO: p99 inter-token latency at most this duration (needs TRANSPORT=sse).' },

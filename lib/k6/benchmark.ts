@@ -133,7 +133,9 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       const entry = runs.get(name);
       if (!entry) throw new Error(`no run named ${name}`);
       const t = target(data, entry.run.variant);
-      const window: Window = { cellStartMs: exec.scenario.startTime, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null };
+      const start = exec.scenario.startTime;
+      const steady = cfg.latencyWindow === 'steady' && plan.slices > 1 && plan.requests === null;
+      const window: Window = { cellStartMs: start, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null, latencyFromMs: steady ? start + plan.sliceMs : -Infinity };
       current = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, sent: 0, reach: reachOf(t.variant), downNoted: false, lastEndMs: null };
       exec.vu.metrics.tags.dialect = t.dialect.name;
       // Instances of one run would otherwise write identical series to Prometheus.

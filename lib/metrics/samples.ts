@@ -19,6 +19,8 @@ export interface Window {
   slices: number;
   /** REQUESTS mode: also report when the last request ended. */
   trackLastEnd: boolean;
+  /** Client clock from which a request's latencies count (LATENCY_WINDOW=steady: the end of the ramp-up slice); earlier ones still count as requests and tokens. */
+  latencyFromMs: number;
 }
 
 export interface SloLimits {
@@ -74,15 +76,16 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   const ev = o.events === null ? null : eventColumns(o.events);
   const t = requestFigures(o.startMs, o.endMs, ev, r.completionTokens);
   add('success', 1);
-  add('e2e', t.e2eMs);
-  if (t.ttftMs !== null) add('ttft', t.ttftMs);
-  if (t.itlRule !== null) {
+  const latency = o.startMs >= w.latencyFromMs;
+  if (latency) add('e2e', t.e2eMs);
+  if (latency && t.ttftMs !== null) add('ttft', t.ttftMs);
+  if (latency && t.itlRule !== null) {
     // One sample per token (per gap under per-chunk), handed over as they are computed.
     const metric: MetricKey = t.itlRule === 'per-chunk' ? 'itlPerChunk' : 'itl';
     eachItl(ev as NonNullable<typeof ev>, t.itlRule, add.sink?.(metric) ?? { add: (v) => add(metric, v) });
     add('itlRule', 1, ruleTags(t.itlRule));
   }
-  if (t.tpotMs !== null) add('tpot', t.tpotMs);
+  if (latency && t.tpotMs !== null) add('tpot', t.tpotMs);
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
   const tokens = r.completionTokens;
@@ -118,5 +121,5 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     add('windowE2e', t.e2eMs, tags);
   }
   if (w.trackLastEnd) add('windowLastEnd', o.endMs - w.cellStartMs);
-  if (sloSet(slo) && meetsSlo(t.e2eMs, t.ttftMs, t.tpotMs, slo)) add('good', 1);
+  if (latency && sloSet(slo) && meetsSlo(t.e2eMs, t.ttftMs, t.tpotMs, slo)) add('good', 1);
 }

@@ -10,7 +10,7 @@ import { datasetHtml } from './dataset-render';
 import { esc } from './svg/common';
 import { cellLabel, latencyFigures, speedupFigures, targetColors, throughputFigures, verdictClass, type Figure, type VerdictClass } from './svg/figures';
 
-const CSS = `
+export const REPORT_CSS = `
 :root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
 @media (prefers-color-scheme: dark){:root{--bg:#15181d;--fg:#e3e7ee;--muted:#9aa4b2;--line:#343a44;--card:#1d2128;--warn-bg:#33290f;--warn:#f0c060;--nm-bg:#17263b;--nm:#9cc3f5;--ok:#4cc36b;--bad:#ff7b6b;--bad-bg:#3a1a17}}
 *{box-sizing:border-box}
@@ -280,7 +280,7 @@ export function renderHtml(r: Report): string {
   ];
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<meta name="color-scheme" content="light dark"><title>${esc(r.benchmark)} — ${esc(r.runId)}</title><style>${CSS}</style></head>\n` +
+    `<meta name="color-scheme" content="light dark"><title>${esc(r.benchmark)} — ${esc(r.runId)}</title><style>${REPORT_CSS}</style></head>\n` +
     `<body><main>\n${body.filter(Boolean).join('\n')}\n</main></body></html>\n`
   );
 }

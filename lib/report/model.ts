@@ -222,7 +222,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     throughputCi,
     slices,
     requestRate,
-    goodput: requestRate !== null && ok > 0 ? (sloSet ? requestRate * (good / ok) : requestRate) : null,
+    // Good out of the requests whose latencies were judged (all successes, or LATENCY_WINDOW=steady's).
+    goodput: requestRate !== null && ok > 0 ? (sloSet ? (e2e && e2e.count > 0 ? requestRate * (good / e2e.count) : null) : requestRate) : null,
     e2e,
     ttft,
     itl,

@@ -1,0 +1,42 @@
+// The capacity answer as Prometheus series, beside the k6_llm_* series the step runs stream: one
+// gauge per target for the capacity and each end of its interval, the goodput there, and the A/B
+// ratio. Labels stay low-cardinality: the run's testid, the variant, the loop kind and the SLO
+// text. A bound that does not exist (censored, no interval) is not written, never a zero. Pure.
+import type { PromSample } from '../prometheus/remote-write';
+import type { CapacityReport } from './report';
+import { sloText } from './report';
+import type { CapacitySettings } from './settings';
+
+export const CAPACITY_SERIES = {
+  capacity: 'k6_llm_capacity',
+  lower: 'k6_llm_capacity_lower',
+  upper: 'k6_llm_capacity_upper',
+  atLeast: 'k6_llm_capacity_at_least',
+  goodput: 'k6_llm_capacity_goodput',
+  ratio: 'k6_llm_capacity_ratio',
+  ratioLower: 'k6_llm_capacity_ratio_lower',
+  ratioUpper: 'k6_llm_capacity_ratio_upper',
+} as const;
+
+export function capacitySeries(s: CapacitySettings, r: CapacityReport, timestampMs: number): PromSample[] {
+  const out: PromSample[] = [];
+  const common = { testid: r.runId, loop: s.loop.name, slo: sloText(s.criteria) };
+  const put = (name: string, extra: Record<string, string>, v: number | null) => {
+    if (v !== null && Number.isFinite(v)) out.push({ labels: { __name__: name, ...common, ...extra }, value: v, timestampMs });
+  };
+  for (const t of r.targets) {
+    const l = { variant: t.variant };
+    put(CAPACITY_SERIES.capacity, l, t.capacity.crossing);
+    put(CAPACITY_SERIES.lower, l, t.capacity.lo);
+    put(CAPACITY_SERIES.upper, l, t.capacity.hi);
+    put(CAPACITY_SERIES.atLeast, l, t.capacity.atLeast);
+    put(CAPACITY_SERIES.goodput, l, t.goodputAtCapacity);
+  }
+  if (r.ratio) {
+    const l = { a: r.ratio.a, b: r.ratio.b };
+    put(CAPACITY_SERIES.ratio, l, r.ratio.ratio.value);
+    put(CAPACITY_SERIES.ratioLower, l, r.ratio.ratio.lo);
+    put(CAPACITY_SERIES.ratioUpper, l, r.ratio.ratio.hi);
+  }
+  return out;
+}

@@ -1,0 +1,195 @@
+// The capacity report: per target its capacity with an interval, the goodput there, the search
+// path (every load measured, each p99 against its SLO) and the step that broke each SLO; for two
+// targets the ratio at equal SLO. One model, rendered for the terminal, report.md and summary.json
+// here and report.html in html.ts. Pure.
+import { display } from '../report/analysis';
+import { fmt, fmtMs, table } from '../report/format';
+import { capacityOf, capacityRatio, type Capacity, type CapacityRatio } from './estimate';
+import { label } from './search';
+import type { TargetSearch } from './runner';
+import type { CapacitySettings, Criterion } from './settings';
+
+export const CAPACITY_FORMAT = 'k6-llm-bench-capacity/1';
+
+export interface TargetCapacity extends TargetSearch {
+  capacity: Capacity;
+  /** Requests per second within every per-request SLO at the highest load that met every SLO. */
+  goodputAtCapacity: number | null;
+}
+
+export interface CapacityReport {
+  format: typeof CAPACITY_FORMAT;
+  runId: string;
+  generatedAt: string;
+  durationMs: number;
+  transport: string;
+  loop: { name: string; unit: string; short: string; variable: string };
+  workload: Record<string, string>;
+  criteria: Criterion[];
+  settings: Record<string, string | number>;
+  targets: TargetCapacity[];
+  ratio: { a: string; b: string; ratio: CapacityRatio } | null;
+  /** One sentence: the answer. */
+  headline: string;
+  warnings: string[];
+}
+
+export function sloText(criteria: readonly Criterion[]): string {
+  const parts = criteria.map((c) => (c.key === 'attainment' ? `at least ${fmt(c.limit * 100, 1)} % of requests within them` : `${label(c.key)} ≤ ${fmtMs(c.limit)}`));
+  return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
+
+function num(s: CapacitySettings, x: number): string {
+  return s.loop.integer ? String(Math.round(x)) : fmt(x, x < 10 ? 2 : 1);
+}
+
+export function capacityText(s: CapacitySettings, c: Capacity): string {
+  if (c.atLeast !== null) return `≥ ${num(s, c.atLeast)} ${s.loop.unit} (every SLO met at the highest load measured)`;
+  if (c.below !== null) return `< ${num(s, c.below)} ${s.loop.unit} (an SLO broken at the lowest load measured)`;
+  if (c.value === null) return 'not measured';
+  const hi = c.hi === null ? '?' : num(s, c.hi);
+  return `${num(s, c.value)} [${c.lo === null ? '?' : num(s, c.lo)}, ${hi}] ${s.loop.unit}`;
+}
+
+export function ratioText(r: CapacityRatio): string {
+  return `${fmt(r.value, 2)}× [${fmt(r.lo, 2)}, ${r.hi === null ? '?' : fmt(r.hi, 2)}]`;
+}
+
+export function buildCapacityReport(
+  s: CapacitySettings,
+  searches: TargetSearch[],
+  meta: { runId: string; now: Date; durationMs: number; transport: string; workload: Record<string, string>; warnings?: string[] },
+): CapacityReport {
+  const targets: TargetCapacity[] = searches.map((t) => {
+    const capacity = capacityOf(s, t.points);
+    const best = capacity.bestPassing === null ? null : t.points.find((p) => p.load === capacity.bestPassing) ?? null;
+    return { ...t, capacity, goodputAtCapacity: best?.goodput ?? null };
+  });
+  const warnings = [...(meta.warnings ?? [])];
+  for (const t of targets) {
+    const undecided = t.points.filter((p) => p.undecided).map((p) => num(s, p.load));
+    if (undecided.length) warnings.push(`${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples (CAPACITY_STEP_MAX ran out); its interval is wide.`);
+    const limited = t.points.filter((p) => p.clientLimited.length).map((p) => num(s, p.load));
+    if (limited.length) warnings.push(`${display(t.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} (client-limited): use fewer VUs per k6 instance.`);
+    const dropped = t.points.filter((p) => p.dropped > 0).map((p) => `${num(s, p.load)} (${p.dropped})`);
+    if (dropped.length) warnings.push(`${display(t.variant)}: k6 dropped iterations at ${dropped.join(', ')} req/s: the offered rate was not fully sent; raise MAX_VUS.`);
+    if (t.stop && t.stop.kind !== 'converged' && t.stop.kind !== 'max-load') warnings.push(`${display(t.variant)}: the search ended early: ${t.stop.reason}.`);
+  }
+  let ratio: CapacityReport['ratio'] = null;
+  if (targets.length === 2) {
+    const r = capacityRatio(targets[0].capacity, targets[1].capacity);
+    if (r) ratio = { a: targets[0].variant, b: targets[1].variant, ratio: r };
+  }
+  const each = targets.map((t) => `${display(t.variant)} ${capacityText(s, t.capacity)}`).join(', ');
+  const headline = `At ${sloText(s.criteria)}: ${each}${ratio ? `: ${display(ratio.a)} ÷ ${display(ratio.b)} = ${ratioText(ratio.ratio)}` : ''}.`;
+  return {
+    format: CAPACITY_FORMAT,
+    runId: meta.runId,
+    generatedAt: meta.now.toISOString(),
+    durationMs: meta.durationMs,
+    transport: meta.transport,
+    loop: { name: s.loop.name, unit: s.loop.unit, short: s.loop.short, variable: s.loop.variable },
+    workload: meta.workload,
+    criteria: s.criteria,
+    settings: {
+      CAPACITY_LOOP: s.loop.name,
+      CAPACITY_START: s.start,
+      CAPACITY_MAX_LOAD: s.maxLoad,
+      CAPACITY_MAX_TIME_ms: s.maxTimeMs,
+      CAPACITY_STEP_ms: s.stepMs,
+      CAPACITY_STEP_MAX_ms: s.stepMaxMs,
+      CAPACITY_MIN_SAMPLES: s.minSamples,
+      CAPACITY_PRECISION: s.precision,
+      SLO_ERROR_RATE: s.errorRate,
+    },
+    targets,
+    ratio,
+    headline,
+    warnings,
+  };
+}
+
+/** The search path as rows: one per load measured, in the order measured. */
+export function pathRows(s: CapacitySettings, r: CapacityReport): string[][] {
+  const rows: string[][] = [];
+  for (const t of r.targets) {
+    for (const p of t.points) {
+      const cells = s.criteria.map((c) => {
+        const m = p.measures.find((x) => x.key === c.key);
+        if (!m) return '–';
+        const mark = m.pass ? '' : ' ✗';
+        return c.key === 'attainment' ? `${fmt((1 - m.value) * 100, 1)} %${mark}` : `${fmt(m.value, 1)} [${fmt(m.lo, 1)}, ${m.upperOpen ? '≥' : ''}${fmt(m.hi, 1)}]${mark}`;
+      });
+      rows.push([display(t.variant), String(p.step), num(s, p.load), p.pass ? 'yes' : 'no', ...cells, String(p.requests.ok), String(p.requests.failed), fmt(p.goodput, 2), `${Math.round(p.loadMs / 1000)} s/${p.runs}`]);
+    }
+  }
+  return rows;
+}
+
+export function pathHead(s: CapacitySettings): string[] {
+  return ['target', 'step', s.loop.short, 'meets SLOs', ...s.criteria.map((c) => (c.key === 'attainment' ? 'attainment' : `${label(c.key)} ms [95%]`)), 'ok', 'failed', 'goodput req/s', 'load time/runs'];
+}
+
+function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {
+  const out: string[] = [];
+  for (const t of r.targets) {
+    for (const c of t.capacity.criteria) {
+      const crit = s.criteria.find((x) => x.key === c.key) as Criterion;
+      out.push(
+        c.brokeAt === null
+          ? `${display(t.variant)}: ${label(c.key)} (${crit.variable}) held at every load measured`
+          : `${display(t.variant)}: ${label(c.key)} (${crit.variable}) first broke at ${num(s, c.brokeAt)} ${s.loop.short} (step ${c.brokeStep})`,
+      );
+    }
+  }
+  return out;
+}
+
+function targetLines(s: CapacitySettings, r: CapacityReport): string[] {
+  return r.targets.map((t) => {
+    const lim = t.capacity.limitedBy ? `, limited by ${label(t.capacity.limitedBy)}` : '';
+    const gp = t.goodputAtCapacity === null ? '' : `; goodput ${fmt(t.goodputAtCapacity, 2)} req/s at ${num(s, t.capacity.bestPassing as number)} ${s.loop.short}`;
+    return `${display(t.variant)}: ${capacityText(s, t.capacity)}${lim}${gp}; ${t.points.length} loads, ${t.runs} k6 runs; ${t.stop ? t.stop.reason : 'not finished'}`;
+  });
+}
+
+export function renderCapacityText(s: CapacitySettings, r: CapacityReport, files: string[] = []): string {
+  const lines = [`\ncapacity (${r.loop.name} loop, ${r.loop.unit}) · run ${r.runId} · ${Math.round(r.durationMs / 1000)} s`, '', r.headline, '', ...targetLines(s, r), ''];
+  lines.push(table(pathHead(s), pathRows(s, r), 1), '');
+  lines.push(...brokeLines(s, r));
+  if (r.ratio) lines.push('', `ratio at equal SLO: ${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)} (interval from the ends of both intervals: conservative)`);
+  if (r.warnings.length) lines.push('', 'warnings:', ...r.warnings.map((w) => `  ! ${w}`));
+  if (files.length) lines.push('', ...files.map((f) => `  → ${f}`));
+  return lines.join('\n') + '\n';
+}
+
+export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): string {
+  const md = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((x) => `| ${x.join(' | ')} |`)].join('\n');
+  const out = [
+    `# Capacity under SLOs — ${r.runId}`,
+    '',
+    `${r.loop.name} loop (${r.loop.unit}) · transport ${r.transport} · generated ${r.generatedAt} · ${Math.round(r.durationMs / 1000)} s`,
+    '',
+    `**${r.headline}**`,
+    '',
+    ...targetLines(s, r).map((l) => `- ${l}`),
+    '',
+    '## Search path',
+    '',
+    md(pathHead(s), pathRows(s, r)),
+    '',
+    'p99 intervals are 95 % order-statistic intervals (≥: too few samples for an upper bound; the sample maximum is shown).',
+    '',
+    '## Where each SLO broke',
+    '',
+    ...brokeLines(s, r).map((l) => `- ${l}`),
+  ];
+  if (r.ratio) out.push('', '## At equal SLO', '', `${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)}: the interval divides the ends of both capacity intervals, so it is conservative (at least 90 % coverage).`);
+  out.push('', '## Workload and settings', '', md(['variable', 'value'], [...Object.entries(r.workload), ...Object.entries(r.settings).map(([k, v]) => [k, String(v)])]));
+  if (r.warnings.length) out.push('', '## Warnings', '', ...r.warnings.map((w) => `- ${w}`));
+  return out.join('\n') + '\n';
+}
+
+export function capacityJson(r: CapacityReport): string {
+  return JSON.stringify(r, null, 2);
+}

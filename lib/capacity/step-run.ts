@@ -1,0 +1,72 @@
+// One k6 run at one load, read back from its partial result (PARTIAL=true): the trends with their
+// quantile grid (so runs at one load pool exactly), the request counts, and the figures the one
+// report pipeline derives from them (goodput, throughput, errors, the client self-check,
+// preflight failures). Pure: the partial's text comes in, the driver does the file I/O.
+import { BENCHMARKS } from '../benchmarks';
+import { loadConfig } from '../config/load';
+import { planOf } from '../plan/matrix';
+import { subKey } from '../plan/summary-keys';
+import { mergePartials, readPartial } from '../report/partial';
+import { buildReport } from '../report/report';
+import type { TrendValues } from '../stats/quantile-merge';
+import type { RunSample } from './observe';
+
+export interface StepRun extends RunSample {
+  /** The run's measurement window length, ms (its DURATION). */
+  loadMs: number;
+  goodput: number | null;
+  throughput: number | null;
+  requestRate: number | null;
+  dropped: number;
+  targetDown: boolean;
+  /** Failed requests by class, for the stop reason. */
+  errors: Record<string, number>;
+  /** Why the client, not the server, may have set this run's numbers (empty when it did not). */
+  clientLimited: string[];
+  /** Why the target could not be measured at all (preflight), or null. */
+  preflight: string | null;
+}
+
+function trend(metrics: Record<string, { values: Record<string, number> }>, key: string): TrendValues | null {
+  const v = metrics[key]?.values;
+  return v && (v.count ?? 0) > 0 ? v : null;
+}
+
+export function readStepRun(name: string, partialText: string, now = new Date()): StepRun {
+  const partial = readPartial(name, partialText);
+  const spec = BENCHMARKS[partial.benchmark];
+  if (!spec) throw new Error(`${name}: unknown benchmark '${partial.benchmark}'`);
+  const merged = mergePartials([{ name, partial }]);
+  const cfg = loadConfig(spec, { ...merged.variables, RUN_ID: merged.runId }, now);
+  const plan = planOf(spec.load, cfg);
+  const report = buildReport(spec, cfg, plan, merged.data, now);
+  const failure = report.preflightFailures[0];
+  const run = report.runs[0];
+  if (!run || failure) {
+    return {
+      ttft: null, itl: null, e2e: null, ok: 0, failed: 0, judged: 0, good: 0, loadMs: 0, goodput: null, throughput: null, requestRate: null, dropped: 0, targetDown: false, errors: {}, clientLimited: [],
+      preflight: failure ? failure.headline || failure.reason : 'the run measured nothing (no run in its report)',
+    };
+  }
+  const m = partial.metrics;
+  const s = run.scenario;
+  const good = m[subKey('good', s)]?.values.count ?? 0;
+  return {
+    ttft: trend(m, subKey('ttft', s)),
+    itl: trend(m, subKey('itl', s)),
+    e2e: trend(m, subKey('e2e', s)),
+    ok: run.requests.ok,
+    failed: run.requests.failed + run.requests.unreachable,
+    judged: run.e2e?.count ?? 0,
+    good,
+    loadMs: plan.runs[0].durationMs,
+    goodput: run.goodput,
+    throughput: run.throughput,
+    requestRate: run.requestRate,
+    dropped: run.dropped,
+    targetDown: run.targetDown > 0,
+    errors: run.requests.errors as Record<string, number>,
+    clientLimited: run.client.limited,
+    preflight: null,
+  };
+}
