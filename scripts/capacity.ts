@@ -150,7 +150,7 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
   for (const [f, body] of Object.entries(files)) writeFileSync(f, body);
   log(renderCapacityText(s, report, Object.keys(files)));
   let code = 0;
-  if (o.prometheus) code = await push(s, report, log);
+  if (o.prometheus) code = await push(s, report, o.env, log);
   // A search that ended on an error answers only in part: say so with the exit code too.
   if (searches.some((t) => t.stop && (t.stop.kind === 'error' || t.stop.kind === 'degraded' || t.stop.kind === 'time'))) code = code || 97;
   return { code, report, files: Object.keys(files) };
@@ -162,9 +162,12 @@ function workload(env: Record<string, string | undefined>, variants: string[]): 
   return out;
 }
 
-async function push(s: CapacitySettings, r: CapacityReport, log: (l: string) => void): Promise<number> {
-  const url = process.env.K6_PROMETHEUS_RW_SERVER_URL || 'http://localhost:9090/api/v1/write';
+/** Pushes the answer where k6's output pushes, with the same credentials (sent there only, never logged). */
+async function push(s: CapacitySettings, r: CapacityReport, env: Record<string, string | undefined>, log: (l: string) => void): Promise<number> {
+  const url = env.K6_PROMETHEUS_RW_SERVER_URL || 'http://localhost:9090/api/v1/write';
   const { body, headers } = remoteWriteBody(capacitySeries(s, r, Date.now()));
+  if (env.K6_PROMETHEUS_RW_BEARER_TOKEN) headers.Authorization = `Bearer ${env.K6_PROMETHEUS_RW_BEARER_TOKEN}`;
+  else if (env.K6_PROMETHEUS_RW_USERNAME) headers.Authorization = `Basic ${Buffer.from(`${env.K6_PROMETHEUS_RW_USERNAME}:${env.K6_PROMETHEUS_RW_PASSWORD ?? ''}`).toString('base64')}`;
   try {
     const res = await fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(10_000) });
     if (!res.ok) {

@@ -9,6 +9,7 @@ import { VARIABLES } from '../lib/config/variables';
 import { METRICS, TAGS, promName, type MetricDef } from '../lib/metrics/catalog';
 import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from '../test/scenarios/fault-matrix';
+import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -27,6 +28,11 @@ export function variablesTable(): string {
     return `| \`${v.name}\` | ${def}${per.length ? ` (${per.join('; ')})` : ''} | ${scope} | ${cell(v.help)} |`;
   });
   return ['| variable | default | benchmarks | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function capacityTable(): string {
+  const rows = CAPACITY_VARIABLES.map((v) => `| \`${v.name}\` | ${v.default === '' ? '(unset)' : `\`${v.default}\``} | ${cell(v.help)} |`);
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
 function series(d: MetricDef): string {
@@ -55,7 +61,7 @@ type Sections = Record<string, () => string>;
 
 /** Each generated file and its sections. */
 export const FILES: Record<string, Sections> = {
-  'README.md': { scenarios: scenariosTable, variables: variablesTable, metrics: metricsTable },
+  'README.md': { scenarios: scenariosTable, variables: variablesTable, metrics: metricsTable, capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
 };
 

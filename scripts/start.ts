@@ -9,6 +9,7 @@
 //   npm start -- --instances 2              split the run over 2 k6 processes (execution segments), merge their reports
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
 //   TRANSPORT=sse npm start                 runs dist/sse/<scenario>.js (TTFT, ITL; needs xk6-sse)
+//   npm start -- --scenario capacity        the capacity search (npm run capacity) as an A/B on the simulators
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { findK6 } from '../k6-double';
 import { INSTALL_K6 } from './k6-binary';
 import { mergeFiles } from './merge';
 import { segmentFileName } from '../lib/report/partial';
+import { realK6, runCapacity } from './capacity';
 
 const ROOT = join(__dirname, '..');
 
@@ -31,6 +33,26 @@ export const SIM_DEFAULTS: Record<string, string> = {
   REQUEST_TIMEOUT: '10s',
   SLICES: '5',
   PREFLIGHT_TIMEOUT: '5s',
+};
+
+/** `--scenario capacity`: the capacity search, not a bundle; its simulators run this much faster than model time. */
+export const CAPACITY = 'capacity';
+export const CAPACITY_SIM_TIME_SCALE = 4;
+/** The A/B at equal SLO the simulators answer in a few minutes; any variable set by the user wins. */
+export const CAPACITY_SIM_DEFAULTS: Record<string, string> = {
+  ISL: '512',
+  OSL: '64',
+  SLO_E2E_P99: '500ms',
+  CAPACITY_START: '4',
+  CAPACITY_STEP: '5s',
+  CAPACITY_STEP_MAX: '20s',
+  CAPACITY_MAX_TIME: '10m',
+  SLICES: '5',
+  REQUEST_TIMEOUT: '10s',
+  GRACEFUL_STOP: '5s',
+  PREFLIGHT_TIMEOUT: '5s',
+  WARMUP_REQUESTS: '1',
+  MAX_VUS: '64',
 };
 
 export interface StartArgs {
@@ -69,7 +91,8 @@ export function parseStartArgs(argv: string[], scenarios: string[]): StartArgs {
 async function main(): Promise<number> {
   let args: StartArgs;
   try {
-    args = parseStartArgs(process.argv.slice(2), BENCHMARK_NAMES);
+    args = parseStartArgs(process.argv.slice(2), [...BENCHMARK_NAMES, CAPACITY]);
+    if (args.scenario === CAPACITY && args.instances > 1) throw new Error('--instances: the capacity search runs one k6 at a time; split a benchmark instead');
   } catch (e) {
     const msg = (e as Error).message;
     if (msg !== 'help') console.error(`npm start: ${msg}`);
@@ -94,20 +117,29 @@ async function main(): Promise<number> {
     await Promise.all(sims.splice(0).map((s) => s.stop().catch(() => undefined)));
   };
   const env: NodeJS.ProcessEnv = { ...process.env };
+  const capacity = args.scenario === CAPACITY;
   if (args.sim) {
     // One simulator per target slot of the benchmark, with the engine and profile the slot names.
-    for (const slot of BENCHMARKS[args.scenario].targets) {
-      const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0 });
+    for (const slot of BENCHMARKS[capacity ? 'dflash-vs-mtp' : args.scenario].targets) {
+      const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0, ...(capacity ? { timeScale: CAPACITY_SIM_TIME_SCALE } : {}) });
       sims.push(sim);
       env[slot.prefix ? `${slot.prefix}_URL` : 'TARGET_URL'] = sim.url;
       console.log(`simulator for ${slot.variant}: ${slot.sim.engine}, ${slot.sim.spec} profile, at ${sim.url}`);
     }
-    for (const [k, v] of Object.entries(SIM_DEFAULTS)) if (!env[k]) env[k] = v;
+    for (const [k, v] of Object.entries(capacity ? CAPACITY_SIM_DEFAULTS : SIM_DEFAULTS)) if (!env[k]) env[k] = v;
+    if (capacity) console.log(`simulators run ${CAPACITY_SIM_TIME_SCALE}× faster than model time, so the SLOs here are in their (wall) time`);
   }
   env.RESULTS_DIR = env.RESULTS_DIR || 'results';
   // A benchmark run sends traffic only to its targets unless the user says otherwise.
   env.K6_NO_USAGE_REPORT = env.K6_NO_USAGE_REPORT || 'true';
   mkdirSync(join(ROOT, env.RESULTS_DIR), { recursive: true });
+  if (capacity) {
+    if (args.prometheus) env.K6_PROMETHEUS_RW_TREND_STATS = env.K6_PROMETHEUS_RW_TREND_STATS || 'p(50),p(90),p(99),avg,max,count';
+    const out = await runCapacity({ env, exec: realK6(k6), prometheus: args.prometheus });
+    await stopSims();
+    if (out.message) console.error(out.message);
+    return out.code;
+  }
   const k6Args = ['run'];
   if (args.prometheus) {
     k6Args.push('-o', 'experimental-prometheus-rw');

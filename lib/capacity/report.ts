@@ -68,7 +68,7 @@ export function buildCapacityReport(
   const warnings = [...(meta.warnings ?? [])];
   for (const t of targets) {
     const undecided = t.points.filter((p) => p.undecided).map((p) => num(s, p.load));
-    if (undecided.length) warnings.push(`${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples (CAPACITY_STEP_MAX ran out); its interval is wide.`);
+    if (undecided.length) warnings.push(`${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples (CAPACITY_STEP_MAX or CAPACITY_MAX_TIME ran out); its interval is wide.`);
     const limited = t.points.filter((p) => p.clientLimited.length).map((p) => num(s, p.load));
     if (limited.length) warnings.push(`${display(t.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} (client-limited): use fewer VUs per k6 instance.`);
     const dropped = t.points.filter((p) => p.dropped > 0).map((p) => `${num(s, p.load)} (${p.dropped})`);

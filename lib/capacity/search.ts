@@ -23,7 +23,7 @@ export interface StepPoint {
 
 export type StopKind = 'converged' | 'max-load' | 'floor' | 'time' | 'error' | 'degraded';
 
-export type Next = { load: number; phase: 'bracket' | 'refine' } | { stop: StopKind; reason: string };
+export type Next = { load: number; phase: 'bracket' | 'refine' | 'bound' | 'confirm' } | { stop: StopKind; reason: string };
 
 const byLoad = (a: StepPoint, b: StepPoint) => a.load - b.load;
 
@@ -48,7 +48,8 @@ export function degradation(s: CapacitySettings, points: readonly StepPoint[]): 
     if (!earlier.pass || earlier.load < last.load) continue;
     for (const m of last.measures) {
       const before = earlier.measures.find((e) => e.key === m.key);
-      if (before && m.lo > m.limit && m.lo > before.hi && !before.upperOpen) {
+      // Beyond noise: the lower bound now is above the earlier upper bound (or its largest sample).
+      if (before && m.lo > m.limit && m.lo > before.hi) {
         return `the target degraded during the search: ${label(m.key)} at ${fmtLoad(s, last.load)} is ${fmtMeasure(m)} (step ${last.step}), but was ${fmtMeasure(before)} at a higher load, ${fmtLoad(s, earlier.load)} (step ${earlier.step})`;
       }
     }
@@ -100,7 +101,19 @@ export function nextLoad(s: CapacitySettings, points: readonly StepPoint[]): Nex
   }
   const width = fail.load - pass.load;
   if ((s.loop.integer && width <= 1) || width <= s.precision * pass.load) {
-    return { stop: 'converged', reason: `the last passing (${fmtLoad(s, pass.load)}) and first failing (${fmtLoad(s, fail.load)}) loads are within CAPACITY_PRECISION` };
+    // The interval's high end needs a load whose p99 is over the limit beyond its own interval;
+    // a bracket whose failing end is only just over gives none, so measure one load higher.
+    const clearFail = points.some((p) => p.measures.some((m) => m.lo > m.limit));
+    const top = Math.max(...points.map((p) => p.load));
+    if (!clearFail && top < s.maxLoad) {
+      const up = Math.min(s.maxLoad, s.loop.integer ? Math.max(top + 1, Math.round(top * 1.5)) : Number((top * 1.5).toPrecision(4)));
+      return { load: up, phase: 'bound' };
+    }
+    // Measure the answer's load once more, last: a target that drifted during the search fails it
+    // now (and is named degraded), where a steady one passes again.
+    const repeats = points.filter((p) => p.load === pass.load).length;
+    if (repeats < 2) return { load: pass.load, phase: 'confirm' };
+    return { stop: 'converged', reason: `the last passing (${fmtLoad(s, pass.load)}, confirmed at the end) and first failing (${fmtLoad(s, fail.load)}) loads are within CAPACITY_PRECISION` };
   }
   // Regula falsi, clamped into the middle 60 % of the bracket so it shrinks every step.
   const lo = pass.load + 0.2 * width;

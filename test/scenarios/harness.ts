@@ -15,6 +15,8 @@ export interface Runner {
   run(scenario: string, env: Record<string, string>, timeoutMs: number, opts?: { sse?: boolean }): Promise<Run>;
   /** Why this runtime cannot use the sse transport, or null. */
   sseSkip: string | null;
+  /** The runtime itself, for drivers that run bundles of their own choosing (the capacity search). */
+  exec: typeof runK6;
 }
 
 export interface Run {
@@ -54,6 +56,7 @@ function runner(name: string, skip: string | null, sseSkip: string | null, exec:
     name,
     skip,
     sseSkip,
+    exec,
     async run(scenario, env, timeoutMs, opts = {}) {
       const cwd = mkdtempSync(join(tmpdir(), 'llm-bench-'));
       const t0 = Date.now();
