@@ -31,6 +31,7 @@ export interface Capacity {
   value: number | null;
   /** Interpolated crossing before rounding to whole streams: what ratios and truth comparisons use. */
   crossing: number | null;
+  /** The interval's ends, interpolated like crossing (not rounded: reports round them down to whole streams). */
   lo: number | null;
   /** null: no upper bound (the curve's lower bound never crossed within the loads measured). */
   hi: number | null;
@@ -109,7 +110,7 @@ export function capacityOf(s: CapacitySettings, points: readonly StepPoint[]): C
   const hiKnown = minKnown(highs);
   const hi = hiKnown === null ? null : Math.max(crossingAt, hiKnown);
   const whole = (x: number) => (s.loop.integer ? Math.floor(x + 1e-9) : x);
-  return { value: whole(crossingAt), crossing: crossingAt, lo: whole(lo), hi: hi === null ? null : whole(hi), atLeast: null, below: null, limitedBy, criteria, bestPassing };
+  return { value: whole(crossingAt), crossing: crossingAt, lo, hi, atLeast: null, below: null, limitedBy, criteria, bestPassing };
 }
 
 export interface CapacityRatio {

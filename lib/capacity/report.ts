@@ -43,12 +43,17 @@ function num(s: CapacitySettings, x: number): string {
   return s.loop.integer ? String(Math.round(x)) : fmt(x, x < 10 ? 2 : 1);
 }
 
+/** A capacity or an end of its interval: whole streams meeting the SLOs (rounded down) for a closed loop. */
+function cap(s: CapacitySettings, x: number): string {
+  return s.loop.integer ? String(Math.floor(x + 1e-9)) : fmt(x, x < 10 ? 2 : 1);
+}
+
 export function capacityText(s: CapacitySettings, c: Capacity): string {
   if (c.atLeast !== null) return `≥ ${num(s, c.atLeast)} ${s.loop.unit} (every SLO met at the highest load measured)`;
   if (c.below !== null) return `< ${num(s, c.below)} ${s.loop.unit} (an SLO broken at the lowest load measured)`;
   if (c.value === null) return 'not measured';
-  const hi = c.hi === null ? '?' : num(s, c.hi);
-  return `${num(s, c.value)} [${c.lo === null ? '?' : num(s, c.lo)}, ${hi}] ${s.loop.unit}`;
+  const hi = c.hi === null ? '?' : cap(s, c.hi);
+  return `${cap(s, c.value)} [${c.lo === null ? '?' : cap(s, c.lo)}, ${hi}] ${s.loop.unit}`;
 }
 
 export function ratioText(r: CapacityRatio): string {

@@ -129,7 +129,7 @@ describe('capacity search against a fine sweep of the simulators', () => {
           assert.ok(within(t.capacity.crossing, truth, 0.1), `${t.variant}: search ${t.capacity.crossing} vs truth ${truth.toFixed(2)}\n${why}`);
           assert.equal(t.capacity.limitedBy, 'e2e', why);
           assert.equal(t.stop?.kind, 'converged', why);
-          assert.ok(t.capacity.lo !== null && t.capacity.hi !== null && t.capacity.lo <= (t.capacity.value as number) && (t.capacity.value as number) <= t.capacity.hi, `interval ${JSON.stringify(t.capacity)}`);
+          assert.ok(t.capacity.lo !== null && t.capacity.hi !== null && t.capacity.crossing !== null && t.capacity.lo <= t.capacity.crossing && t.capacity.crossing <= t.capacity.hi, `interval ${JSON.stringify(t.capacity)}`);
           // The step that broke the SLO is named, and every step says how many samples it judged.
           const broke = t.capacity.criteria.find((c) => c.key === 'e2e');
           assert.ok(broke && broke.brokeAt !== null && broke.brokeAt > (t.capacity.value as number), why);
