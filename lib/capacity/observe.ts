@@ -8,6 +8,8 @@ import { mergedQuantiles, type TrendValues } from '../stats/quantile-merge';
 import type { Criterion, CriterionKey } from './settings';
 
 const Z95 = 1.96;
+/** An open upper bound (the largest sample) settles a pass only this far under the limit. */
+const OPEN_MARGIN = 0.9;
 const P = 0.99;
 
 export interface QuantileInterval {
@@ -86,10 +88,10 @@ export function measure(c: Criterion, runs: readonly RunSample[]): Measure | nul
 }
 
 function finish(key: CriterionKey, limit: number, q: QuantileInterval): Measure {
-  // With too few samples for an upper bound, the largest sample stands in for it: a load whose
-  // every sample is under the limit is not run longer (low loads would otherwise take minutes
-  // each), and the report shows the bound as "≥" with its sample count.
-  const clear = q.lo > limit || q.hi <= limit;
+  // With too few samples for an upper bound, the largest sample stands in for it (shown as "≥"):
+  // it settles a load only when it is at least 10 % under the limit, so loads far below the
+  // answer are not run for minutes, while those near it (which set the interval) get their samples.
+  const clear = q.lo > limit || (q.upperOpen ? q.hi <= OPEN_MARGIN * limit : q.hi <= limit);
   return { key, limit, ...q, clear, pass: q.value <= limit };
 }
 
