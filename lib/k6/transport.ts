@@ -3,7 +3,8 @@
 import http from 'k6/http';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
-import { EVENT_DONE, EVENT_NONE, type WireRequest } from '../dialects/types';
+import { ARRIVAL_BATCH, arrivals, readPending, restart, tokenColumns } from '../dialects/arrivals';
+import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
 import type { ResolvedTarget } from '../targets';
 import type { TransportName } from '../transports';
@@ -71,23 +72,26 @@ const now = Date.now;
 /** xk6-sse reports a line that is not SSE as an error and goes on reading; every other error ends the stream. */
 const NOT_SSE_LINE = 'unknown event';
 
+/** The end marker of OpenAI's and SGLang's streams, as xk6-sse hands it over (data, trailing newline trimmed). */
+const DONE = '[DONE]';
+
+/** This VU's event buffers: its streams run one after another. */
+const log = arrivals();
+
 const sendSse: Send = (target, wire, timeoutMs) => {
   if (sse === null) throw new Error('sse transport used before loadSse()');
   const route = `${wire.method} ${wire.path}`;
   const reader = target.dialect.streamReader();
-  // Token-carrying events column by column: arrival time and tokens (NaN: not said). The handler
-  // below runs once per event on k6's slow JavaScript engine, where a property read is a map
-  // lookup: it does the least it can, through local variables.
+  // The handler below runs once per event on k6's slow JavaScript engine, where a property read is
+  // a map lookup: it only stamps and keeps the event, through local variables, and the reader
+  // takes the kept events a batch at a time (arrivals.ts says why).
   const onEvent = reader.onEvent;
-  const times: number[] = [];
-  const tokens: number[] = [];
-  let n = 0;
+  restart(log);
+  const at = log.at;
+  const data = log.data;
+  let m = 0;
   let transportError = '';
   let pastDeadline = false;
-  // When the stream's end marker arrived: the reply's last byte, and so the end of e2e. Closing
-  // the stream and returning from sse.open cost the client milliseconds more under load (see
-  // docs/fidelity.md): that is the client's time, not the server's, and shows in llm_client_gap.
-  let doneMs = 0;
   const startMs = Date.now();
   // The extension's own `timeout` bounds the exchange (Go's http.Client.Timeout); this check also
   // ends a stream that keeps trickling events past the deadline, on any build of the extension.
@@ -98,15 +102,17 @@ const sendSse: Send = (target, wire, timeoutMs) => {
     (client) => {
       client.on('event', (e) => {
         const t = now();
-        const c = onEvent(e.data);
-        if (c === EVENT_DONE) {
-          doneMs = t;
+        const d = e.data;
+        at[m] = t;
+        data[m++] = d;
+        if (d === DONE) {
           client.close();
           return;
         }
-        if (c !== EVENT_NONE) {
-          times[n] = t;
-          tokens[n++] = c;
+        if (m === ARRIVAL_BATCH) {
+          log.pending = m;
+          readPending(log, onEvent);
+          m = 0;
         }
         if (t > deadline) {
           pastDeadline = true;
@@ -124,7 +130,13 @@ const sendSse: Send = (target, wire, timeoutMs) => {
       });
     },
   );
-  const endMs = doneMs || Date.now();
+  const closedMs = Date.now();
+  log.pending = m;
+  readPending(log, onEvent);
+  // When the stream's end marker arrived: the reply's last byte, and so the end of e2e. Closing
+  // the stream and returning from sse.open cost the client milliseconds more under load (see
+  // docs/fidelity.md): that is the client's time, not the server's, and shows in llm_client_gap.
+  const endMs = log.doneMs || closedMs;
   if (res.error || (res.status === 0 && transportError)) {
     const cls = classifyTransport(0, res.error || transportError, route, target.url, timeoutMs);
     return { result: failed(res.status ?? 0, cls), startMs, endMs, events: null };
@@ -138,7 +150,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
     // The stream stopped because of the transport (deadline, reset): say that, not "truncated".
     result.error = classifyTransport(0, pastDeadline ? 'deadline exceeded' : transportError, route, target.url, timeoutMs);
   }
-  return { result, startMs, endMs, events: result.ok ? { t: times, tokens } : null };
+  return { result, startMs, endMs, events: result.ok ? tokenColumns(log) : null };
 };
 
 /** Each transport's sender, loaded in the init context (the sse one requires its extension then). */
