@@ -2,7 +2,7 @@
 // supplies only a ChunkReader, which says what a chunk of its shape contains.
 import { classified, messageOf } from './errors';
 import { splitSseEvents } from './sse';
-import { ChunkTemplate, remember, type FastRead, type TemplateCache } from './template';
+import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
 import { EVENT_DONE, EVENT_NONE, TOKENS_UNKNOWN, type EventInfo, type FinishReason, type GenerationResult, type StreamReader } from './types';
 
 /** What one chunk (or one non-streamed reply) says. Absent fields say nothing. */
@@ -49,8 +49,16 @@ export interface ChunkReader {
   templateInput?(data: string): string | undefined;
   /** Reads a template input in full, as the events it comes from are read; undefined when not valid. */
   readInput?(input: string): ChunkUpdate | undefined;
-  /** Told of each event a template read, as fastParse would have seen it. */
+  /**
+   * Told of the last of the events a template read in a row, as fastParse would have seen it
+   * (told once, when the run of matches ends or the stream is finished, not per event).
+   */
   templateMatched?(data: string): void;
+  /**
+   * The template input is the end of each event (see TemplateSuffix): the per-event path then
+   * reads whole events. Only for a template input that carries no text (`templateText` empty).
+   */
+  templateSuffix?: TemplateSuffix;
 }
 
 /** Learning attempts per stream: a stream whose chunks keep changing shape is parsed in full. */
@@ -107,7 +115,6 @@ export class Accumulator implements StreamReader {
     const inputOf = reader.templateInput === undefined ? null : (data: string) => reader.templateInput?.(data);
     this.inputOf = inputOf;
     this.hook = reader.templateMatched !== undefined;
-    const hook = reader.templateMatched === undefined ? null : (data: string) => reader.templateMatched?.(data);
     // The per-event entry is a function of its own over local variables, not a method: on k6's
     // engine each property read is a map lookup, and this runs for every event of every stream.
     // While a template's closure reads the chunks (see arm), an event costs one call into it.
@@ -115,14 +122,12 @@ export class Accumulator implements StreamReader {
     this.setFast = (f) => {
       fast = f;
     };
+    const whole = reader.templateSuffix !== undefined;
     this.onEvent = (data) => {
       if (fast !== null) {
-        const input = inputOf === null ? data : inputOf(data);
+        const input = whole || inputOf === null ? data : inputOf(data);
         const c = input === undefined ? null : fast(input);
-        if (c !== null) {
-          if (hook !== null) hook(data);
-          return c;
-        }
+        if (c !== null) return c;
         this.disarm();
       }
       return this.event(data);
@@ -217,7 +222,7 @@ export class Accumulator implements StreamReader {
   private arm(t: ChunkTemplate): void {
     if (this.stale || !t.countOnly || !t.settled) return;
     if (this.fast === null || this.fastOf !== t) {
-      this.fast = t.fast(this.parts);
+      this.fast = t.fast(this.parts, this.reader.templateSuffix ?? null);
       this.fastOf = t;
     }
     this.fast.set(this.completion, this.tokenEvents);
@@ -232,6 +237,7 @@ export class Accumulator implements StreamReader {
     this.completion = s.completion;
     this.tokenEvents = s.tokenEvents;
     this.events += s.matched;
+    if (s.matched > 0 && this.hook) this.reader.templateMatched?.(s.lastMatched);
     this.fastRead = null;
     this.setFast(null);
   }

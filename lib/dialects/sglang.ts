@@ -4,7 +4,7 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
-import type { TemplateCache } from './template';
+import type { TemplateCache, TemplateSuffix } from './template';
 import { parseReply } from './reply';
 import type { Dialect, GenerationRequest, WireRequest } from './types';
 
@@ -95,6 +95,7 @@ class SglangReader implements ChunkReader {
   // Chunk templates (template.ts) for cumulative streams: the input is the meta_info object alone,
   // which is what metaOnly parses; the text is kept aside as metaOnly keeps it.
   readonly templateText: readonly string[] = [];
+  readonly templateSuffix: TemplateSuffix = { lead: META_KEY, trail: '}' };
 
   templateInput(data: string): string | undefined {
     if (this.mode !== 'cumulative' || !data.endsWith('}')) return undefined;

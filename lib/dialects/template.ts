@@ -29,10 +29,20 @@ import { EVENT_NONE, TOKENS_UNKNOWN } from './types';
 export interface FastRead {
   /** What the accumulator would answer for the chunk; null when it does not match as predicted. */
   read: (s: string) => number | null;
-  /** The state as it stands: the running count, the token-carrying events, the chunks read since `set`. */
-  get(): { completion: number | null; tokenEvents: number; matched: number };
+  /** The state as it stands: the running count, the token-carrying events, the chunks read since `set` and the last of them. */
+  get(): { completion: number | null; tokenEvents: number; matched: number; lastMatched: string };
   /** Hands the state over; the accumulator's state then holds this template's constants. */
   set(completion: number | null, tokenEvents: number): void;
+}
+
+/**
+ * Where a dialect's template input sits in its events when it is the end of each: after the last
+ * `lead`, before a final `trail` (SGLang: the meta_info object, the chunk's last field). The
+ * per-event path then compares the event's end with the prediction, without cutting the input out.
+ */
+export interface TemplateSuffix {
+  readonly lead: string;
+  readonly trail: string;
 }
 
 /**
@@ -227,7 +237,11 @@ export class ChunkTemplate {
    * the state holding this template's constants); for any other chunk it answers null and changes
    * nothing, and the caller takes the state back with `get` and goes the general way.
    */
-  fast(parts: string[]): FastRead {
+  fast(parts: string[], wrap: TemplateSuffix | null = null): FastRead {
+    if (wrap !== null && this.hasText) throw new Error('a template read at the end of the event must not carry text');
+    // With `wrap`, the closure is given whole events and predicts each one's end: lead · input · trail.
+    const lead = wrap === null ? '' : wrap.lead;
+    const trail = wrap === null ? '' : wrap.trail;
     const prefix = this.prefix;
     const plen = prefix.length;
     const pieces = this.pieces;
@@ -235,6 +249,8 @@ export class ChunkTemplate {
     const last = this.last;
     const step = this.step;
     const nh = last.length;
+    // The piece after the last hole, with the end of the event when the event is read whole.
+    const lastPiece = pieces[nh] + trail;
     const countHole = this.fields.indexOf('completionTokens');
     const u = this.update;
     // Not fed by a hole: the learned values hold for every match.
@@ -247,6 +263,7 @@ export class ChunkTemplate {
     let tokenEvents = 0;
     let matched = 0;
     let np = 0;
+    let lastMatched = '';
     const read = (s: string): number | null => {
       const e = expect;
       if (e === null) return null;
@@ -256,19 +273,21 @@ export class ChunkTemplate {
         if (!(end > plen && s.slice(end) === e && s.slice(0, plen) === prefix)) return null;
         text = s.slice(plen, end);
         if (UNSAFE_TEXT.test(text)) return null;
-      } else if (s !== e) {
+      } else if (wrap === null ? s !== e : s.length < e.length || s.slice(s.length - e.length) !== e) {
         return null;
       }
       // It matches: from here on, the chunk is taken.
       let c = fixedCount;
-      let next = hasText ? pieces[0] : prefix;
+      let next = hasText ? pieces[0] : lead + prefix;
       for (let i = 0; i < nh; i++) {
         const x = last[i] + step[i];
         last[i] = x;
         if (i === countHole) c = x;
-        next += x + step[i] + pieces[i + 1];
+        next += x + step[i] + (i + 1 === nh ? lastPiece : pieces[i + 1]);
       }
+      if (nh === 0) next += trail;
       expect = next;
+      lastMatched = s;
       matched++;
       if (text) parts[np++] = text;
       let tokens: number | null = null;
@@ -285,15 +304,16 @@ export class ChunkTemplate {
       read,
       get: () => {
         // The template's own prediction follows the chunks read here.
-        this.expect = expect;
-        return { completion, tokenEvents, matched };
+        this.expect = expect === null || wrap === null ? expect : expect.slice(lead.length, expect.length - trail.length);
+        return { completion, tokenEvents, matched, lastMatched };
       },
       set: (c, t) => {
         completion = c;
         tokenEvents = t;
         matched = 0;
         np = parts.length;
-        expect = this.expect;
+        const e = this.expect;
+        expect = e === null || wrap === null ? e : lead + e + trail;
       },
     };
   }

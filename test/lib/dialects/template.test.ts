@@ -182,6 +182,48 @@ describe('altered chunks fall back to the full parser and read the same', () => 
     }
   });
 
+  test('SGLang, count only: whole events read at their end, as the full parser reads them', () => {
+    // Without speculative counts the running count is the only hole, so the per-event closure
+    // reads whole events (templateSuffix); templateInput is then called only on parsed events.
+    const ev = (n: number, text: string) => `{"text":"${text}","output_ids":[${n}],"meta_info":{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${n},"cached_tokens":0}}`;
+    const stream = (alter: (s: string) => string = (s) => s, cut = 0) => {
+      const out: string[] = [];
+      let text = '';
+      for (let n = 1; n <= 12; n++) {
+        text += ` w${n}`;
+        out.push(n === 7 ? alter(ev(n, text)) : ev(n, text));
+      }
+      out.push('[DONE]');
+      return cut > 0 ? out.slice(0, cut) : out;
+    };
+    const alterations: Record<string, (s: string) => string> = {
+      'unchanged': (s) => s,
+      'a key after meta_info': (s) => s.replace(/}}$/, '},"x":1}'),
+      'trailing garbage': (s) => `${s}x`,
+      'meta_info named inside the text': (s) => s.replace('"text":" w1', '"text":" \\"meta_info\\": w1'),
+      'two tokens at once': (s) => s.replace('"completion_tokens":7', '"completion_tokens":8'),
+      'meta_info cut short': (s) => s.slice(0, -2) + '}',
+    };
+    const calls = (data: string[]) => {
+      const r = sglangChunkReader();
+      let n = 0;
+      const input = r.templateInput.bind(r);
+      r.templateInput = (d: string) => {
+        n++;
+        return input(d);
+      };
+      const acc = new Accumulator(r, 'POST /x');
+      for (const d of data) acc.onEvent(d);
+      acc.finish();
+      return n;
+    };
+    for (const [name, alter] of Object.entries(alterations)) compare('sglang', stream(alter), `sglang count only, ${name}`);
+    // A stream that stops on a chunk the closure read: the text is the last chunk's, as in full.
+    compare('sglang', stream(undefined, 10), 'sglang count only, cut after event 10');
+    const data = stream();
+    assert.ok(calls(data) <= 6, `templateInput called ${calls(data)} times for ${data.length} events`);
+  });
+
   test('SGLang cumulative meta_info with speculative counts, and altered ones', () => {
     let text = '';
     const ev = (n: number, meta: (m: string) => string = (m) => m) => {
