@@ -207,10 +207,11 @@ describe('altered chunks fall back to the full parser and read the same', () => 
     const calls = (data: string[]) => {
       const r = sglangChunkReader();
       let n = 0;
-      const input = r.templateInput.bind(r);
+      const input = r.templateInput;
+      assert.ok(input, 'the SGLang reader has a template input');
       r.templateInput = (d: string) => {
         n++;
-        return input(d);
+        return input.call(r, d);
       };
       const acc = new Accumulator(r, 'POST /x');
       for (const d of data) acc.onEvent(d);
