@@ -68,8 +68,22 @@ function minKnown(xs: Array<number | null>): number | null {
   return known.length ? Math.min(...known) : null;
 }
 
+/**
+ * One point per load, sorted by load: a load measured again (the search's confirm step) is judged
+ * by its latest measurement, as the search itself judges it, so that the estimate never puts the
+ * capacity at a load whose last measurement broke an SLO.
+ */
+function latestPerLoad(points: readonly StepPoint[]): StepPoint[] {
+  const byLoad = new Map<number, StepPoint>();
+  for (const p of points) {
+    const seen = byLoad.get(p.load);
+    if (seen === undefined || p.step > seen.step) byLoad.set(p.load, p);
+  }
+  return [...byLoad.values()].sort((a, b) => a.load - b.load);
+}
+
 export function capacityOf(s: CapacitySettings, points: readonly StepPoint[]): Capacity {
-  const sorted = [...points].sort((a, b) => a.load - b.load);
+  const sorted = latestPerLoad(points);
   const criteria: CriterionCapacity[] = s.criteria.map((c) => {
     const broke = sorted.find((p) => p.measures.some((m) => m.key === c.key && m.value > m.limit)) ?? null;
     return {

@@ -119,3 +119,33 @@ test('next load: the first step is CAPACITY_START; an open loop doubles rates an
   const s = settings({ SLO_E2E_P99: '500ms', CAPACITY_LOOP: 'open', CAPACITY_START: '0.5' });
   assert.deepEqual(nextLoad(s, []), { load: 0.5, phase: 'bracket' });
 });
+
+test('a load measured twice is judged by its latest measurement, as the search judges it', () => {
+  const s = settings({ SLO_E2E_P99: '250ms' });
+  const point = (step: number, load: number, p99: number): Parameters<typeof capacityOf>[1][number] => {
+    const pass = p99 <= 250;
+    return {
+      step,
+      load,
+      measures: [{ key: 'e2e', limit: 250, n: 900, value: p99, lo: p99 - 5, hi: p99 + 5, upperOpen: false, clear: Math.abs(p99 - 250) > 5, pass }],
+      pass,
+      runs: 2,
+      loadMs: 15_000,
+      requests: { ok: 900, failed: 0 },
+      undecided: false,
+    };
+  };
+  // 17 passed at step 3 and failed when confirmed at step 5 (as in a CI run of the A/B test): the
+  // capacity is 16, where the last measurement of 17 says the SLO broke.
+  const points = [point(1, 8, 170), point(2, 16, 238), point(3, 17, 247), point(4, 18, 256), point(5, 17, 251), point(6, 16, 240)];
+  const c = capacityOf(s, points);
+  assert.equal(c.value, 16, JSON.stringify(c));
+  assert.ok(c.crossing !== null && c.crossing >= 16 && c.crossing < 17, `crossing ${c.crossing}`);
+  assert.equal(c.bestPassing, 16);
+  assert.equal(c.criteria[0].brokeAt, 17);
+  assert.ok((c.criteria[0].brokeAt as number) > (c.value as number));
+  // In the other order (failed first, passed when confirmed) 17 counts as met.
+  const again = capacityOf(s, [point(1, 8, 170), point(2, 16, 238), point(3, 17, 251), point(4, 18, 256), point(5, 17, 247)]);
+  assert.equal(again.value, 17, JSON.stringify(again));
+  assert.equal(again.criteria[0].brokeAt, 18);
+});
