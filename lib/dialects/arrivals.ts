@@ -9,10 +9,9 @@ import { EVENT_DONE, EVENT_NONE } from './types';
 export const ARRIVAL_BATCH = 64;
 
 export interface Arrivals {
-  /** Arrival time and data of the events not yet read; `pending` of them. */
+  /** Arrival time and data of the events kept and not yet read (the first ones of each array). */
   readonly at: number[];
   readonly data: string[];
-  pending: number;
   /** Token-carrying events read so far: arrival time and tokens (NaN: not said), `n` of them. */
   readonly times: number[];
   readonly tokens: number[];
@@ -26,12 +25,11 @@ export interface Arrivals {
  * costs k6's engine a look through Array.prototype, one written in place does not.
  */
 export function arrivals(): Arrivals {
-  return { at: [], data: [], pending: 0, times: [], tokens: [], n: 0, doneMs: 0 };
+  return { at: [], data: [], times: [], tokens: [], n: 0, doneMs: 0 };
 }
 
 /** Makes ready for the next stream. */
 export function restart(a: Arrivals): void {
-  a.pending = 0;
   a.n = 0;
   a.doneMs = 0;
 }
@@ -42,15 +40,14 @@ export function tokenColumns(a: Arrivals): { t: number[]; tokens: number[] } {
 }
 
 /**
- * Reads the pending events in arrival order. Events after the one that ended the stream are not
- * read, as a reader told [DONE] would not have been given them.
+ * Reads the first `count` kept events in arrival order. Events after the one that ended the stream
+ * are not read, as a reader told [DONE] would not have been given them.
  */
-export function readPending(a: Arrivals, onEvent: (data: string) => number): void {
+export function readKept(a: Arrivals, count: number, onEvent: (data: string) => number): void {
   const at = a.at;
   const data = a.data;
   const times = a.times;
   const tokens = a.tokens;
-  const count = a.pending;
   let n = a.n;
   for (let i = 0; i < count && a.doneMs === 0; i++) {
     const c = onEvent(data[i]);
@@ -61,5 +58,4 @@ export function readPending(a: Arrivals, onEvent: (data: string) => number): voi
     }
   }
   a.n = n;
-  a.pending = 0;
 }

@@ -249,8 +249,11 @@ export class ChunkTemplate {
     const last = this.last;
     const step = this.step;
     const nh = last.length;
-    // The piece after the last hole, with the end of the event when the event is read whole.
-    const lastPiece = pieces[nh] + trail;
+    // Where each prediction starts, and the piece after each hole: the last with the end of the
+    // event when the event is read whole.
+    const head = (hasText ? pieces[0] : lead + prefix) + (nh === 0 ? trail : '');
+    const after = pieces.slice(1);
+    if (nh > 0) after[nh - 1] += trail;
     const countHole = this.fields.indexOf('completionTokens');
     const u = this.update;
     // Not fed by a hole: the learned values hold for every match.
@@ -278,14 +281,13 @@ export class ChunkTemplate {
       }
       // It matches: from here on, the chunk is taken.
       let c = fixedCount;
-      let next = hasText ? pieces[0] : lead + prefix;
+      let next = head;
       for (let i = 0; i < nh; i++) {
         const x = last[i] + step[i];
         last[i] = x;
         if (i === countHole) c = x;
-        next += x + step[i] + (i + 1 === nh ? lastPiece : pieces[i + 1]);
+        next += x + step[i] + after[i];
       }
-      if (nh === 0) next += trail;
       expect = next;
       lastMatched = s;
       matched++;

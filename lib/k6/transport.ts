@@ -3,7 +3,7 @@
 import http from 'k6/http';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
-import { ARRIVAL_BATCH, arrivals, readPending, restart, tokenColumns } from '../dialects/arrivals';
+import { ARRIVAL_BATCH, arrivals, readKept, restart, tokenColumns } from '../dialects/arrivals';
 import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
 import type { ResolvedTarget } from '../targets';
@@ -110,8 +110,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
           return;
         }
         if (m === ARRIVAL_BATCH) {
-          log.pending = m;
-          readPending(log, onEvent);
+          readKept(log, m, onEvent);
           m = 0;
         }
         if (t > deadline) {
@@ -131,8 +130,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
     },
   );
   const closedMs = Date.now();
-  log.pending = m;
-  readPending(log, onEvent);
+  readKept(log, m, onEvent);
   // When the stream's end marker arrived: the reply's last byte, and so the end of e2e. Closing
   // the stream and returning from sse.open cost the client milliseconds more under load (see
   // docs/fidelity.md): that is the client's time, not the server's, and shows in llm_client_gap.

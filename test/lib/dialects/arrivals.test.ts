@@ -3,7 +3,7 @@
 // end of the stream at its [DONE], and the same final result, however the batches fall.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARRIVAL_BATCH, arrivals, readPending, restart, tokenColumns, type Arrivals } from '../../../lib/dialects/arrivals';
+import { ARRIVAL_BATCH, arrivals, readKept, restart, tokenColumns, type Arrivals } from '../../../lib/dialects/arrivals';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 
@@ -33,13 +33,11 @@ function batched(a: Arrivals, dialect: DialectName, events: string[], times: num
     a.at[m] = times[i];
     a.data[m++] = events[i];
     if (m === batch) {
-      a.pending = m;
-      readPending(a, reader.onEvent);
+      readKept(a, m, reader.onEvent);
       m = 0;
     }
   }
-  a.pending = m;
-  readPending(a, reader.onEvent);
+  readKept(a, m, reader.onEvent);
   return { columns: tokenColumns(a), doneMs: a.doneMs, result: reader.finish() };
 }
 
