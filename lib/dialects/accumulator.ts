@@ -3,6 +3,7 @@
 import { classified, messageOf } from './errors';
 import { splitSseEvents } from './sse';
 import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
+import type { Arrivals } from './arrivals';
 import { EVENT_DONE, EVENT_NONE, TOKENS_UNKNOWN, type EventInfo, type FinishReason, type GenerationResult, type StreamReader } from './types';
 
 /** What one chunk (or one non-streamed reply) says. Absent fields say nothing. */
@@ -92,6 +93,7 @@ export class Accumulator implements StreamReader {
   private parsed = 0;
   /** The template's closure while it reads the chunks (see arm), and the template it belongs to. */
   private fastRead: ((s: string) => number | null) | null = null;
+  private fastRun: FastRead['run'] | null = null;
   private readonly setFast: (f: ((s: string) => number | null) | null) => void;
   private fast: FastRead | null = null;
   private fastOf: ChunkTemplate | null = null;
@@ -122,16 +124,39 @@ export class Accumulator implements StreamReader {
     this.setFast = (f) => {
       fast = f;
     };
-    const whole = reader.templateSuffix !== undefined;
     this.onEvent = (data) => {
       if (fast !== null) {
-        const input = whole || inputOf === null ? data : inputOf(data);
-        const c = input === undefined ? null : fast(input);
+        const c = fast(data);
         if (c !== null) return c;
         this.disarm();
       }
       return this.event(data);
     };
+  }
+
+  /**
+   * Reads the first `count` events kept in `a` (arrivals.ts) in arrival order, putting the
+   * token-carrying ones in its columns; events after the one that ended the stream ([DONE]) are
+   * not read, as a reader told [DONE] would not have been given them. While a template's closure
+   * reads the chunks, a whole run of them costs one call.
+   */
+  readKept(a: Arrivals, count: number): void {
+    let i = 0;
+    while (i < count && a.doneMs === 0) {
+      const run = this.fastRun;
+      if (run !== null) {
+        i = run(a, i, count);
+        if (i === count) return;
+        this.disarm();
+      }
+      const c = this.event(a.data[i]);
+      if (c === EVENT_DONE) a.doneMs = a.at[i];
+      else if (c !== EVENT_NONE) {
+        a.times[a.n] = a.at[i];
+        a.tokens[a.n++] = c;
+      }
+      i++;
+    }
   }
 
   onData(data: string): EventInfo {
@@ -222,11 +247,13 @@ export class Accumulator implements StreamReader {
   private arm(t: ChunkTemplate): void {
     if (this.stale || !t.countOnly || !t.settled) return;
     if (this.fast === null || this.fastOf !== t) {
-      this.fast = t.fast(this.parts, this.reader.templateSuffix ?? null);
+      const wrap = this.reader.templateSuffix ?? null;
+      this.fast = t.fast(this.parts, wrap, wrap === null ? this.inputOf : null);
       this.fastOf = t;
     }
     this.fast.set(this.completion, this.tokenEvents);
     this.fastRead = this.fast.read;
+    this.fastRun = this.fast.run;
     this.setFast(this.fastRead);
   }
 
@@ -239,6 +266,7 @@ export class Accumulator implements StreamReader {
     this.events += s.matched;
     if (s.matched > 0 && this.hook) this.reader.templateMatched?.(s.lastMatched);
     this.fastRead = null;
+    this.fastRun = null;
     this.setFast(null);
   }
 

@@ -1,10 +1,9 @@
 // A stream's events stamped as they arrive and read in batches. On k6 the per-event handler runs
 // between two reads of the socket, each on another VU's JavaScript runtime: profiled at 64
 // streams, the handler cost about 12 µs per event while reading the same chunks in a loop costs
-// 4–6 µs each. So the handler only stamps and keeps each event, and the reader takes them a batch
-// at a time (docs/fidelity.md, "What one streamed token costs the client").
-import { EVENT_DONE, EVENT_NONE } from './types';
-
+// 4–6 µs each. So the handler only stamps and keeps each event, and the stream's reader takes them
+// a batch at a time (StreamReader.readKept; docs/fidelity.md, "What one streamed token costs the
+// client").
 /** Events kept before they are read: bounds the memory a long stream holds (a few hundred bytes each). */
 export const ARRIVAL_BATCH = 64;
 
@@ -34,28 +33,10 @@ export function restart(a: Arrivals): void {
   a.doneMs = 0;
 }
 
-/** The token-carrying events read, as columns of their own (the buffers are reused). */
-export function tokenColumns(a: Arrivals): { t: number[]; tokens: number[] } {
-  return { t: a.times.slice(0, a.n), tokens: a.tokens.slice(0, a.n) };
-}
-
 /**
- * Reads the first `count` kept events in arrival order. Events after the one that ended the stream
- * are not read, as a reader told [DONE] would not have been given them.
+ * The token-carrying events read, as columns: the buffers themselves, not copies (copying costs
+ * k6's engine a property definition per element), so they are read before this VU's next stream.
  */
-export function readKept(a: Arrivals, count: number, onEvent: (data: string) => number): void {
-  const at = a.at;
-  const data = a.data;
-  const times = a.times;
-  const tokens = a.tokens;
-  let n = a.n;
-  for (let i = 0; i < count && a.doneMs === 0; i++) {
-    const c = onEvent(data[i]);
-    if (c === EVENT_DONE) a.doneMs = at[i];
-    else if (c !== EVENT_NONE) {
-      times[n] = at[i];
-      tokens[n++] = c;
-    }
-  }
-  a.n = n;
+export function tokenColumns(a: Arrivals): { t: number[]; tokens: number[]; n: number } {
+  return { t: a.times, tokens: a.tokens, n: a.n };
 }

@@ -23,12 +23,19 @@
 // next stream from the same server has the same shape with another id: its template is rebuilt
 // from its first chunk and the previous template's skeleton (see `rebase`), without learning again.
 import type { ChunkUpdate } from './accumulator';
+import { arrivals, type Arrivals } from './arrivals';
 import { EVENT_NONE, TOKENS_UNKNOWN } from './types';
 
 /** A count-only template's per-event reader and its state: see ChunkTemplate.fast. */
 export interface FastRead {
   /** What the accumulator would answer for the chunk; null when it does not match as predicted. */
   read: (s: string) => number | null;
+  /**
+   * Reads kept events from index `from` while they match as predicted, putting the token-carrying
+   * ones in the arrivals' columns; returns the index of the first it did not read (`count` when
+   * it read them all).
+   */
+  run: (k: Arrivals, from: number, count: number) => number;
   /** The state as it stands: the running count, the token-carrying events, the chunks read since `set` and the last of them. */
   get(): { completion: number | null; tokenEvents: number; matched: number; lastMatched: string };
   /** Hands the state over; the accumulator's state then holds this template's constants. */
@@ -237,7 +244,7 @@ export class ChunkTemplate {
    * the state holding this template's constants); for any other chunk it answers null and changes
    * nothing, and the caller takes the state back with `get` and goes the general way.
    */
-  fast(parts: string[], wrap: TemplateSuffix | null = null): FastRead {
+  fast(parts: string[], wrap: TemplateSuffix | null = null, inputOf: ((data: string) => string | undefined) | null = null): FastRead {
     if (wrap !== null && this.hasText) throw new Error('a template read at the end of the event must not carry text');
     // With `wrap`, the closure is given whole events and predicts each one's end: lead · input · trail.
     const lead = wrap === null ? '' : wrap.lead;
@@ -267,43 +274,68 @@ export class ChunkTemplate {
     let matched = 0;
     let np = 0;
     let lastMatched = '';
+    // The kept events from `from` on, while they match as predicted: one loop for a whole batch,
+    // with no call per event (see Arrivals).
+    const run = (k: Arrivals, from: number, count: number): number => {
+      const data = k.data;
+      const at = k.at;
+      const times = k.times;
+      const counts = k.tokens;
+      let n = k.n;
+      let i = from;
+      for (; i < count; i++) {
+        const e = expect;
+        if (e === null) break;
+        const raw = data[i];
+        const s = inputOf === null ? raw : inputOf(raw);
+        if (s === undefined) break;
+        let text = fixedText;
+        if (hasText) {
+          const end = s.length - e.length;
+          if (!(end > plen && s.slice(end) === e && s.slice(0, plen) === prefix)) break;
+          text = s.slice(plen, end);
+          if (UNSAFE_TEXT.test(text)) break;
+        } else if (wrap === null ? s !== e : s.length < e.length || s.slice(s.length - e.length) !== e) {
+          break;
+        }
+        // It matches: from here on, the chunk is taken.
+        let c = fixedCount;
+        let next = head;
+        for (let h = 0; h < nh; h++) {
+          const x = last[h] + step[h];
+          last[h] = x;
+          if (h === countHole) c = x;
+          next += x + step[h] + after[h];
+        }
+        expect = next;
+        lastMatched = raw;
+        matched++;
+        if (text) parts[np++] = text;
+        let tokens: number | null = null;
+        if (c !== undefined) {
+          if (completion !== null) tokens = c - completion;
+          else if (tokenEvents === 0) tokens = c;
+          completion = c;
+        }
+        if (!(carriesToken || (!noContent && tokens !== null && tokens > 0))) continue;
+        tokenEvents++;
+        times[n] = at[i];
+        counts[n++] = tokens === null ? TOKENS_UNKNOWN : tokens;
+      }
+      k.n = n;
+      return i;
+    };
+    // One event on its own (a body read whole, tests): the same loop over one kept event.
+    const one = arrivals();
     const read = (s: string): number | null => {
-      const e = expect;
-      if (e === null) return null;
-      let text = fixedText;
-      if (hasText) {
-        const end = s.length - e.length;
-        if (!(end > plen && s.slice(end) === e && s.slice(0, plen) === prefix)) return null;
-        text = s.slice(plen, end);
-        if (UNSAFE_TEXT.test(text)) return null;
-      } else if (wrap === null ? s !== e : s.length < e.length || s.slice(s.length - e.length) !== e) {
-        return null;
-      }
-      // It matches: from here on, the chunk is taken.
-      let c = fixedCount;
-      let next = head;
-      for (let i = 0; i < nh; i++) {
-        const x = last[i] + step[i];
-        last[i] = x;
-        if (i === countHole) c = x;
-        next += x + step[i] + after[i];
-      }
-      expect = next;
-      lastMatched = s;
-      matched++;
-      if (text) parts[np++] = text;
-      let tokens: number | null = null;
-      if (c !== undefined) {
-        if (completion !== null) tokens = c - completion;
-        else if (tokenEvents === 0) tokens = c;
-        completion = c;
-      }
-      if (!(carriesToken || (!noContent && tokens !== null && tokens > 0))) return EVENT_NONE;
-      tokenEvents++;
-      return tokens === null ? TOKENS_UNKNOWN : tokens;
+      one.data[0] = s;
+      one.n = 0;
+      if (run(one, 0, 1) === 0) return null;
+      return one.n === 0 ? EVENT_NONE : one.tokens[0];
     };
     return {
       read,
+      run,
       get: () => {
         // The template's own prediction follows the chunks read here.
         this.expect = expect === null || wrap === null ? expect : expect.slice(lead.length, expect.length - trail.length);

@@ -1,4 +1,5 @@
 // The one normalised shape every dialect reads a reply into, and the request it is built from.
+import type { Arrivals } from './arrivals';
 
 /** Names a user can put in DIALECT. `auto` is resolved by probing in setup(). */
 export type DialectName = 'sglang' | 'openai' | 'openai-chat' | 'llamacpp';
@@ -128,6 +129,8 @@ export interface StreamReader {
    * the tokens the event carried.
    */
   readonly onEvent: (data: string) => number;
+  /** Reads the first `count` events kept in `a`, as onEvent would one by one (see arrivals.ts). */
+  readKept(a: Arrivals, count: number): void;
   finish(): GenerationResult;
 }
 

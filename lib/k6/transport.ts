@@ -3,7 +3,7 @@
 import http from 'k6/http';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
-import { ARRIVAL_BATCH, arrivals, readKept, restart, tokenColumns } from '../dialects/arrivals';
+import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../dialects/arrivals';
 import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
 import type { ResolvedTarget } from '../targets';
@@ -85,7 +85,6 @@ const sendSse: Send = (target, wire, timeoutMs) => {
   // The handler below runs once per event on k6's slow JavaScript engine, where a property read is
   // a map lookup: it only stamps and keeps the event, through local variables, and the reader
   // takes the kept events a batch at a time (arrivals.ts says why).
-  const onEvent = reader.onEvent;
   restart(log);
   const at = log.at;
   const data = log.data;
@@ -110,7 +109,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
           return;
         }
         if (m === ARRIVAL_BATCH) {
-          readKept(log, m, onEvent);
+          reader.readKept(log, m);
           m = 0;
         }
         if (t > deadline) {
@@ -130,7 +129,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
     },
   );
   const closedMs = Date.now();
-  readKept(log, m, onEvent);
+  reader.readKept(log, m);
   // When the stream's end marker arrived: the reply's last byte, and so the end of e2e. Closing
   // the stream and returning from sse.open cost the client milliseconds more under load (see
   // docs/fidelity.md): that is the client's time, not the server's, and shows in llm_client_gap.

@@ -10,11 +10,14 @@ export interface TimedEvent {
 
 /**
  * The same events column by column, as the sse transport collects them (no object per event):
- * arrival times, and the tokens each carried, NaN when the server did not say.
+ * arrival times, and the tokens each carried, NaN when the server did not say. The events are the
+ * first `n` of each column: the transport's columns are buffers its VU reuses, so they are read
+ * before the VU's next request.
  */
 export interface EventColumns {
   t: number[];
   tokens: number[];
+  n: number;
 }
 
 /** Token-carrying events in arrival order, in either form. */
@@ -24,7 +27,7 @@ export type Events = readonly TimedEvent[] | EventColumns;
 export function eventColumns(events: Events): EventColumns {
   if (!Array.isArray(events)) return events as EventColumns;
   const list = events as readonly TimedEvent[];
-  return { t: list.map((e) => e.t), tokens: list.map((e) => (e.tokens === null ? NaN : e.tokens)) };
+  return { t: list.map((e) => e.t), tokens: list.map((e) => (e.tokens === null ? NaN : e.tokens)), n: list.length };
 }
 
 /**
@@ -62,13 +65,14 @@ export interface RequestTiming {
 export function itlRule(events: Events | null, completionTokens: number | null): ItlRule | null {
   if (events === null) return null;
   const ev = eventColumns(events);
-  return ruleOf(ev.t.length, countedAfterFirst(ev), completionTokens);
+  return ruleOf(ev.n, countedAfterFirst(ev), completionTokens);
 }
 
 /** Every event after the first says how many tokens it carried. */
 function countedAfterFirst(ev: EventColumns): boolean {
   const tokens = ev.tokens;
-  for (let i = 1; i < tokens.length; i++) if (tokens[i] !== tokens[i]) return false;
+  const n = ev.n;
+  for (let i = 1; i < n; i++) if (tokens[i] !== tokens[i]) return false;
   return true;
 }
 
@@ -92,11 +96,11 @@ export interface RequestFigures {
 
 export function requestFigures(startMs: number, endMs: number, ev: EventColumns | null, completionTokens: number | null): RequestFigures {
   const e2eMs = endMs - startMs;
-  if (ev === null || ev.t.length === 0) return { e2eMs, ttftMs: null, itlRule: null, tpotMs: null, allCounted: false };
+  if (ev === null || ev.n === 0) return { e2eMs, ttftMs: null, itlRule: null, tpotMs: null, allCounted: false };
   const ttftMs = ev.t[0] - startMs;
   const tpotMs = completionTokens !== null && completionTokens >= 2 ? (e2eMs - ttftMs) / (completionTokens - 1) : null;
   const counted = countedAfterFirst(ev);
-  return { e2eMs, ttftMs, itlRule: ruleOf(ev.t.length, counted, completionTokens), tpotMs, allCounted: counted && ev.tokens[0] === ev.tokens[0] };
+  return { e2eMs, ttftMs, itlRule: ruleOf(ev.n, counted, completionTokens), tpotMs, allCounted: counted && ev.tokens[0] === ev.tokens[0] };
 }
 
 /** Takes samples one by one: a k6 Trend itself, or a collector. `add` is called without `this`. */
@@ -113,7 +117,7 @@ export function eachItl(ev: EventColumns, rule: ItlRule, sink: SampleSink): void
   // One sample per token: the function itself, not a method looked up per sample (k6's engine).
   const add = sink.add;
   const t = ev.t;
-  const n = t.length;
+  const n = ev.n;
   if (rule === 'server-counts') {
     const tokens = ev.tokens;
     let prev = t[0];
@@ -171,7 +175,7 @@ export function sliceTokens(
   events: Events | null,
 ): Array<[number, number]> {
   const ev = events === null ? null : eventColumns(events);
-  const counted = ev !== null && ev.t.length > 0 && ev.tokens[0] === ev.tokens[0] && countedAfterFirst(ev);
+  const counted = ev !== null && ev.n > 0 && ev.tokens[0] === ev.tokens[0] && countedAfterFirst(ev);
   return sliceColumns(startMs, endMs, tokens, cellStartMs, sliceMs, slices, ev, counted);
 }
 
@@ -188,7 +192,7 @@ export function sliceColumns(
 ): Array<[number, number]> {
   const acc = new Array<number>(slices).fill(0);
   const windowEnd = cellStartMs + sliceMs * slices;
-  const n = ev === null ? 0 : ev.t.length;
+  const n = ev === null ? 0 : ev.n;
   const exact = n > 0 && allCounted;
   // Without per-event counts, a final count equal to the events means one token each.
   const oneEach = !exact && n > 0 && n === tokens;

@@ -3,7 +3,7 @@
 // end of the stream at its [DONE], and the same final result, however the batches fall.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARRIVAL_BATCH, arrivals, readKept, restart, tokenColumns, type Arrivals } from '../../../lib/dialects/arrivals';
+import { ARRIVAL_BATCH, arrivals, restart, tokenColumns, type Arrivals } from '../../../lib/dialects/arrivals';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 
@@ -33,12 +33,19 @@ function batched(a: Arrivals, dialect: DialectName, events: string[], times: num
     a.at[m] = times[i];
     a.data[m++] = events[i];
     if (m === batch) {
-      readKept(a, m, reader.onEvent);
+      reader.readKept(a, m);
       m = 0;
     }
   }
-  readKept(a, m, reader.onEvent);
-  return { columns: tokenColumns(a), doneMs: a.doneMs, result: reader.finish() };
+  reader.readKept(a, m);
+  return { columns: firstN(a), doneMs: a.doneMs, result: reader.finish() };
+}
+
+/** The token events read: the first n of the reused columns. */
+function firstN(a: Arrivals): { t: number[]; tokens: number[] } {
+  const c = tokenColumns(a);
+  assert.equal(c.t, a.times, 'the columns are the buffers, not copies');
+  return { t: c.t.slice(0, c.n), tokens: c.tokens.slice(0, c.n) };
 }
 
 /** The reference: each event read as it arrives. */

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Accumulator, type ChunkReader } from '../../../lib/dialects/accumulator';
+import { arrivals, tokenColumns } from '../../../lib/dialects/arrivals';
+import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 import { llamacppChunkReader } from '../../../lib/dialects/llamacpp';
 import { sglangChunkReader } from '../../../lib/dialects/sglang';
 import type { TemplateCache } from '../../../lib/dialects/template';
@@ -58,7 +60,40 @@ function compare(name: DialectName, data: string[], label: string, cache: Templa
   const ra = fast.finish();
   const rb = full.finish();
   assert.deepEqual({ ...ra, text: ra.text }, { ...rb, text: rb.text }, `${label}: results differ`);
+  // Kept and read in batches, as the sse transport reads them: a template's run crosses batch
+  // ends and stops at any chunk it does not predict.
+  const want = columnsOf(new Accumulator(fullOnly(reader(name)), 'POST /x'), data);
+  for (const size of [1, 3, 64]) {
+    const batched = new Accumulator(reader(name), 'POST /x', 200, cache === null ? null : { skeletons: [...cache.skeletons] });
+    const kept = arrivals();
+    for (let from = 0; from < data.length; from += size) {
+      const count = Math.min(size, data.length - from);
+      for (let j = 0; j < count; j++) {
+        kept.at[j] = 1000 + from + j;
+        kept.data[j] = data[from + j];
+      }
+      batched.readKept(kept, count);
+    }
+    const got = tokenColumns(kept);
+    assert.deepEqual({ t: got.t.slice(0, got.n), tokens: got.tokens.slice(0, got.n), doneMs: kept.doneMs }, want, `${label}: token events read in batches of ${size}`);
+    const rc = batched.finish();
+    assert.deepEqual({ ...rc, text: rc.text }, { ...rb, text: rb.text }, `${label}: results read in batches of ${size} differ`);
+  }
   return fast.templateEvents;
+}
+
+/** Token events (arrival = 1000 + index) and the end, each event read on its own up to [DONE]. */
+function columnsOf(acc: Accumulator, data: string[]): { t: number[]; tokens: number[]; doneMs: number } {
+  const out = { t: [] as number[], tokens: [] as number[], doneMs: 0 };
+  for (let i = 0; i < data.length && out.doneMs === 0; i++) {
+    const c = acc.onEvent(data[i]);
+    if (c === EVENT_DONE) out.doneMs = 1000 + i;
+    else if (c !== EVENT_NONE) {
+      out.t.push(1000 + i);
+      out.tokens.push(c);
+    }
+  }
+  return out;
 }
 
 const FIXTURE_DIALECTS: Array<[RegExp, DialectName]> = [

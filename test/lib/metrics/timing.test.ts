@@ -85,6 +85,15 @@ describe('recordRequest', () => {
     const http = requestSamples({ result: ok(), startMs: 1000, endMs: 3000, events: null }, win, noSlo);
     assert.equal(byMetric(http, 'windowTtft').length + byMetric(http, 'windowTtftRequests').length, 0, 'no TTFT over http');
   });
+  test('sse columns: only their first n events count (the rest is an earlier stream left in reused buffers)', () => {
+    const events = [{ t: 900, tokens: 1 }, { t: 950, tokens: 2 }, { t: 1200, tokens: 1 }];
+    const exact: Outcome = { result: ok({ completionTokens: 4 }), startMs: 100, endMs: 1300, events };
+    // The same three events in buffers that still hold two later arrivals of a longer stream.
+    const reused: Outcome = { ...exact, events: { t: [900, 950, 1200, 1250, 2700], tokens: [1, 2, 1, 1, 1], n: 3 } };
+    const want = requestSamples(exact, win, noSlo);
+    assert.deepEqual(byMetric(want, 'itl').map((x) => x.value), [25, 25, 250]);
+    assert.deepEqual(requestSamples(reused, win, noSlo), want);
+  });
   test('a failure counts its class and nothing else', () => {
     const o: Outcome = { result: { ...ok(), ok: false, error: { class: 'timeout', message: 'x' } }, startMs: 0, endMs: 30000, events: null };
     assert.deepEqual(requestSamples(o, win, noSlo), [
