@@ -326,8 +326,9 @@ export class ChunkTemplate {
       return i;
     };
     // One event on its own (a body read whole, tests): the same loop over one kept event.
-    const one = arrivals();
+    let one: Arrivals | null = null;
     const read = (s: string): number | null => {
+      one ??= arrivals();
       one.data[0] = s;
       one.n = 0;
       if (run(one, 0, 1) === 0) return null;
