@@ -242,7 +242,10 @@ export class ChunkTemplate {
    * predicted (see `expect`), appends its text to `parts` and answers as the accumulator's update
    * would, from the state it was handed with `set` (the running count, the token-carrying events,
    * the state holding this template's constants); for any other chunk it answers null and changes
-   * nothing, and the caller takes the state back with `get` and goes the general way.
+   * nothing, and the caller takes the state back with `get` and goes the general way. `run` does
+   * the same over a batch of kept events in one loop (a JavaScript call costs k6's engine about as
+   * much as reading a chunk); `inputOf` cuts each event's template input out, when the template
+   * does not read whole events.
    */
   fast(parts: string[], wrap: TemplateSuffix | null = null, inputOf: ((data: string) => string | undefined) | null = null): FastRead {
     if (wrap !== null && this.hasText) throw new Error('a template read at the end of the event must not carry text');
@@ -262,6 +265,12 @@ export class ChunkTemplate {
     const after = pieces.slice(1);
     if (nh > 0) after[nh - 1] += trail;
     const countHole = this.fields.indexOf('completionTokens');
+    // The pieces after the first two holes, and their steps: taken again by `set`, as the
+    // template's own reading (between two runs of the closure) may have changed them.
+    let step0 = step[0];
+    let step1 = step[1];
+    const after0 = after[0];
+    const after1 = after[1];
     const u = this.update;
     // Not fed by a hole: the learned values hold for every match.
     const fixedCount = countHole < 0 ? u.completionTokens : undefined;
@@ -298,16 +307,32 @@ export class ChunkTemplate {
         } else if (wrap === null ? s !== e : s.length < e.length || s.slice(s.length - e.length) !== e) {
           break;
         }
-        // It matches: from here on, the chunk is taken.
+        // It matches: from here on, the chunk is taken. The next prediction is built in one
+        // template literal for the usual one or two holes (one string made instead of two per hole).
         let c = fixedCount;
-        let next = head;
-        for (let h = 0; h < nh; h++) {
-          const x = last[h] + step[h];
-          last[h] = x;
-          if (h === countHole) c = x;
-          next += x + step[h] + after[h];
+        if (nh === 1) {
+          const x = last[0] + step0;
+          last[0] = x;
+          if (countHole === 0) c = x;
+          expect = `${head}${x + step0}${after0}`;
+        } else if (nh === 2) {
+          const x = last[0] + step0;
+          const y = last[1] + step1;
+          last[0] = x;
+          last[1] = y;
+          if (countHole === 0) c = x;
+          else if (countHole === 1) c = y;
+          expect = `${head}${x + step0}${after0}${y + step1}${after1}`;
+        } else {
+          let next = head;
+          for (let h = 0; h < nh; h++) {
+            const x = last[h] + step[h];
+            last[h] = x;
+            if (h === countHole) c = x;
+            next += x + step[h] + after[h];
+          }
+          expect = next;
         }
-        expect = next;
         lastMatched = raw;
         matched++;
         if (text) parts[np++] = text;
@@ -345,6 +370,8 @@ export class ChunkTemplate {
       set: (c, t) => {
         completion = c;
         tokenEvents = t;
+        step0 = step[0];
+        step1 = step[1];
         matched = 0;
         np = parts.length;
         const e = this.expect;
@@ -452,7 +479,8 @@ export class ChunkTemplate {
    * differs only in its values (an id, a time). Null when it does not.
    */
   static rebase(skeletons: readonly Skeleton[], s: string, u: ChunkUpdate): ChunkTemplate | null {
-    for (const sk of skeletons) {
+    for (let k = 0; k < skeletons.length; k++) {
+      const sk = skeletons[k];
       // The prefix: as long as the pattern says; what follows it is checked by matching.
       const m = sk.prefixPattern.exec(s);
       if (m === null) continue;
@@ -465,7 +493,8 @@ export class ChunkTemplate {
   /** Matches a chunk read in full and gives back its update. */
   private verify(c: { s: string; u: ChunkUpdate }): boolean {
     if (!this.matchAny(c.s) || (this.hasText && this.update.textDelta !== c.u.textDelta)) return false;
-    for (const f of FIELDS) if (this.update[f] !== c.u[f]) return false;
+    // Indexed, as in every loop that runs per stream: a for-of costs k6's engine an object per step.
+    for (let i = 0; i < FIELDS.length; i++) if (this.update[FIELDS[i]] !== c.u[FIELDS[i]]) return false;
     return true;
   }
 }

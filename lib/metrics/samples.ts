@@ -92,9 +92,8 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (tokens !== null) {
     add('outputTokens', tokens);
     if (t.e2eMs > 0) add('requestTps', tokens / (t.e2eMs / 1000));
-    for (const [slice, n] of sliceColumns(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, ev, t.allCounted)) {
-      add('windowTokens', n, sliceTags(slice));
-    }
+    const slices = sliceColumns(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, ev, t.allCounted);
+    for (let i = 0; i < slices.length; i++) add('windowTokens', slices[i][1], sliceTags(slices[i][0]));
   }
   if (r.specVerifySteps !== null && r.specVerifySteps > 0 && tokens !== null) {
     add('specVerifySteps', r.specVerifySteps);

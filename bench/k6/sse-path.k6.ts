@@ -1,0 +1,72 @@
+// Runs inside a real k6, bundled by bench/sse-path.ts: what the suite's own JavaScript costs per
+// streamed event on k6's engine. A simulator stream, recorded once, is replayed through the sse
+// transport by a stand-in for xk6-sse, so neither the network nor the extension is in the figure
+// and the runs vary far less than a whole load test does (bench/sse-cost.ts measures that).
+import { createDialect, type DialectName } from '../../lib/dialects/index';
+import { adder, createMetrics } from '../../lib/k6/metrics';
+import { SENDERS } from '../../lib/k6/transport';
+import { recordRequest, type SloLimits, type Window } from '../../lib/metrics/samples';
+import type { ResolvedTarget } from '../../lib/targets';
+
+const events = JSON.parse(open(__ENV.EVENTS_FILE)) as string[];
+const dialectName = __ENV.DIALECT as DialectName;
+const requests = Number(__ENV.REQUESTS);
+const add = adder(createMetrics());
+
+interface Client {
+  on(event: string, fn: (e: { data: string }) => void): void;
+  close(): void;
+}
+
+/** Replays the stream to the handlers, as xk6-sse hands events over, until the client closes. */
+const replaySse = {
+  open(_url: string, _params: unknown, setup: (client: Client) => void): { status: number; error: string } {
+    let handler: ((e: { data: string }) => void) | null = null;
+    let closed = false;
+    setup({
+      on: (event, fn) => {
+        if (event === 'event') handler = fn;
+      },
+      close: () => {
+        closed = true;
+      },
+    });
+    const h = handler as ((e: { data: string }) => void) | null;
+    if (h !== null) for (let i = 0; i < events.length && !closed; i++) h({ data: events[i] });
+    return { status: 200, error: '' };
+  },
+};
+(globalThis as Record<string, unknown>).__non_webpack_require__ = () => replaySse;
+
+const dialect = createDialect(dialectName, { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' });
+const target = { variant: 'A', url: 'http://replay', dialect, model: 'm', promptKind: dialect.acceptsTokenIds ? 'tokens' : 'text', headers: {}, params: { headers: {}, timeout: 60_000 }, probeHeaders: {}, metrics: null } as ResolvedTarget;
+const send = SENDERS.sse();
+const wire = dialect.build({ prompt: dialect.acceptsTokenIds ? { kind: 'tokens', json: '[1000,1001,1002]', length: 3 } : { kind: 'text', text: 'hi' }, maxTokens: 256, ignoreEos: true, temperature: 0, stream: true, model: 'm' });
+const window: Window = { cellStartMs: Date.now(), sliceMs: 60_000, slices: 5, trackLastEnd: false, latencyFromMs: -Infinity };
+const slo: SloLimits = { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null };
+
+/** What the stand-in itself costs: the same replay to a handler that only reads each event's data. */
+function replayOnly(): void {
+  let n = 0;
+  replaySse.open('', null, (client) => client.on('event', (e) => (n += e.data.length)));
+}
+
+function request(): void {
+  const o = send(target, wire, 60_000);
+  if (!o.result.ok) throw new Error(`the replayed stream did not read as a success: ${o.result.error?.message}`);
+  recordRequest(o, window, slo, add);
+}
+
+export const options = { vus: 1, iterations: 1, summaryTrendStats: ['avg'] };
+
+export default function (): void {
+  const time = (f: () => void): number => {
+    const t0 = Date.now();
+    for (let i = 0; i < requests; i++) f();
+    return ((Date.now() - t0) * 1000) / (requests * events.length);
+  };
+  time(request); // warm-up: the dialect's template cache, the engine's inline caches
+  const rounds: Array<{ replay: number; request: number }> = [];
+  for (let r = 0; r < 3; r++) rounds.push({ replay: time(replayOnly), request: time(request) });
+  console.log(`RESULT ${JSON.stringify({ events: events.length, rounds })}`);
+}
