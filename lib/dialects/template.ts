@@ -265,10 +265,8 @@ export class ChunkTemplate {
     const after = pieces.slice(1);
     if (nh > 0) after[nh - 1] += trail;
     const countHole = this.fields.indexOf('completionTokens');
-    // The pieces after the first two holes, and their steps: taken again by `set`, as the
-    // template's own reading (between two runs of the closure) may have changed them.
-    let step0 = step[0];
-    let step1 = step[1];
+    // The pieces after the first two holes (the steps are read from `step` itself: the template's
+    // own reading, between two runs of the closure, may change them).
     const after0 = after[0];
     const after1 = after[1];
     const u = this.update;
@@ -311,18 +309,21 @@ export class ChunkTemplate {
         // template literal for the usual one or two holes (one string made instead of two per hole).
         let c = fixedCount;
         if (nh === 1) {
-          const x = last[0] + step0;
+          const s0 = step[0];
+          const x = last[0] + s0;
           last[0] = x;
           if (countHole === 0) c = x;
-          expect = `${head}${x + step0}${after0}`;
+          expect = `${head}${x + s0}${after0}`;
         } else if (nh === 2) {
-          const x = last[0] + step0;
-          const y = last[1] + step1;
+          const s0 = step[0];
+          const s1 = step[1];
+          const x = last[0] + s0;
+          const y = last[1] + s1;
           last[0] = x;
           last[1] = y;
           if (countHole === 0) c = x;
           else if (countHole === 1) c = y;
-          expect = `${head}${x + step0}${after0}${y + step1}${after1}`;
+          expect = `${head}${x + s0}${after0}${y + s1}${after1}`;
         } else {
           let next = head;
           for (let h = 0; h < nh; h++) {
@@ -370,8 +371,6 @@ export class ChunkTemplate {
       set: (c, t) => {
         completion = c;
         tokenEvents = t;
-        step0 = step[0];
-        step1 = step[1];
         matched = 0;
         np = parts.length;
         const e = this.expect;
