@@ -1,6 +1,6 @@
 // Lint: typescript-eslint's recommended rules, plus two architectural rules: nothing in lib/ outside
-// lib/k6/ may import k6 modules (pure logic stays testable in Node), and the k6 double (k6-double/)
-// is used through its entry only.
+// lib/k6/ may import k6 modules (pure logic stays testable in Node), and production code (lib/, scenarios/,
+// scripts/, sim/) imports no test code.
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const globals = require('globals');
@@ -15,15 +15,10 @@ module.exports = tseslint.config(
     },
   },
   {
-    // The k6 double is a package of its own: the rest of the project uses its entry (k6-double/index.ts)
-    // only. Before the lib/ block, whose no-restricted-imports replaces this one there.
-    files: ['**/*.ts'],
-    ignores: ['k6-double/**'],
+    // Before the lib/ block, whose no-restricted-imports replaces this one there (and repeats the rule).
+    files: ['scenarios/**/*.ts', 'scripts/**/*.ts', 'sim/**/*.ts', 'lib/k6/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/k6-double/*', '!**/k6-double/index'], message: "Import the k6 double through its entry: '…/k6-double'." }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/test/*', '**/test/**'], message: 'Production code imports no test code.' }] }],
     },
   },
   {
@@ -32,7 +27,12 @@ module.exports = tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['k6', 'k6/*'], message: 'Pure modules must not import k6: put k6 calls in lib/k6/.' }] },
+        {
+          patterns: [
+            { group: ['k6', 'k6/*'], message: 'Pure modules must not import k6: put k6 calls in lib/k6/.' },
+            { group: ['**/test/*', '**/test/**'], message: 'Production code imports no test code.' },
+          ],
+        },
       ],
     },
   },
@@ -43,7 +43,7 @@ module.exports = tseslint.config(
   },
   {
     // k6 scripts used as test fixtures: k6's globals, not Node's.
-    files: ['test/**/fixtures/**/*.js', 'k6-double/test/fixtures/**/*.js'],
+    files: ['test/**/fixtures/**/*.js'],
     languageOptions: { globals: { __ENV: 'readonly', __VU: 'readonly', __ITER: 'readonly', open: 'readonly', console: 'readonly' } },
   },
 );

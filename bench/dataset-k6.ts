@@ -6,11 +6,11 @@
 // PATH or /work/k6build/bin/k6). Prints figures; asserts nothing.
 //   npx tsx bench/dataset-k6.ts [--mb 100] [--vus 1000] [--duration 20s]
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim } from '../sim/index';
-import { findK6 } from '../k6-double';
+import { findK6 } from '../scripts/k6-runtime';
 import { randInt, rngFor } from '../lib/workload/rng';
 
 const ROOT = join(__dirname, '..');
@@ -100,7 +100,7 @@ function runK6(k6: string, env: NodeJS.ProcessEnv): Promise<Measure> {
 }
 
 async function main() {
-  const k6 = process.env.K6_BIN ?? (existsSync('/work/k6build/bin/k6') ? '/work/k6build/bin/k6' : findK6());
+  const k6 = process.env.K6_BIN ?? findK6();
   if (!k6) throw new Error('no k6: set K6_BIN');
   const dir = mkdtempSync(join(tmpdir(), 'dataset-k6-'));
   const file = join(dir, 'prompts.jsonl');

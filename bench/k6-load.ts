@@ -7,8 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim } from '../sim/index';
-import { findK6 } from '../k6-double';
-import { INSTALL_K6 } from '../scripts/k6-binary';
+import { findK6, INSTALL_K6 } from '../scripts/k6-runtime';
 import { tokenPromptPool } from '../lib/workload/prompts';
 
 const ROOT = join(__dirname, '..');

@@ -18,7 +18,7 @@ import { tmpdir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSim } from '../sim/index';
 import type { RequestRecord } from '../sim/index';
-import { findK6 } from '../k6-double';
+import { findK6 } from '../scripts/k6-runtime';
 import { quantileSorted } from '../lib/stats/bootstrap';
 
 const ROOT = join(__dirname, '..');

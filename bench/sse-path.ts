@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { findK6 } from '../k6-double';
+import { findK6 } from '../scripts/k6-runtime';
 import { splitSseEvents } from '../lib/dialects/sse';
 import { startSim } from '../sim/index';
 

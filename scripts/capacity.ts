@@ -21,8 +21,7 @@ import { capacitySlots, stepEnv } from '../lib/capacity/targets';
 import { capacitySeries } from '../lib/capacity/prometheus';
 import { remoteWriteBody } from '../lib/prometheus/remote-write';
 import { TRANSPORTS, type TransportName } from '../lib/transports';
-import { findK6 } from '../k6-double';
-import { INSTALL_K6 } from './k6-binary';
+import { findK6, INSTALL_K6 } from './k6-runtime';
 
 const ROOT = join(__dirname, '..');
 

@@ -16,8 +16,7 @@ import { join } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
 import { BENCHMARKS, BENCHMARK_NAMES } from '../lib/benchmarks';
 import { TRANSPORTS, type TransportName } from '../lib/transports';
-import { findK6 } from '../k6-double';
-import { INSTALL_K6 } from './k6-binary';
+import { findK6, INSTALL_K6, INSTALL_SSE, k6Info, versionWarning } from './k6-runtime';
 import { mergeFiles } from './merge';
 import { segmentFileName } from '../lib/report/partial';
 import { realK6, runCapacity } from './capacity';
@@ -104,7 +103,10 @@ async function main(): Promise<number> {
     console.error(INSTALL_K6);
     return 1;
   }
-  console.log(`k6: ${k6} (${spawnSync(k6, ['version'], { encoding: 'utf8' }).stdout.trim().split('\n')[0]})`);
+  const info = k6Info(k6);
+  console.log(`k6: ${k6} (${info.banner}${info.hasSse ? ', with xk6-sse' : ''})`);
+  const warning = versionWarning(info);
+  if (warning) console.warn(`npm start: ${warning}`);
 
   const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'webpack', 'bin', 'webpack.js'), '--config', join(ROOT, 'webpack.config.js')], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) {
@@ -149,6 +151,16 @@ async function main(): Promise<number> {
   // TRANSPORT=sse runs the sse bundle, which names xk6-sse so that k6 (v1.0 or newer) provisions it.
   const transport = TRANSPORTS[env.TRANSPORT as TransportName] ?? TRANSPORTS.http;
   const bundle = `${transport.bundleDir}/${args.scenario}.js`;
+  if (transport.needs && !info.hasSse) {
+    // Without the extension k6 can only provision a build with it (v1.0 or newer, network needed); when that is
+    // switched off the run could only fail, so say how to get one before starting.
+    if (/^(false|0)$/i.test(env.K6_AUTO_EXTENSION_RESOLUTION ?? '') || (info.major ?? 0) < 1) {
+      await stopSims();
+      console.error(`npm start: ${k6} lacks ${transport.needs}.\n${INSTALL_SSE}`);
+      return 1;
+    }
+    console.log(`${k6} has no xk6-sse: k6 will try to provision a build with it (automatic extension resolution, needs network access)`);
+  }
   k6Args.push(...args.k6Args, bundle);
   if (!existsSync(join(ROOT, bundle))) {
     await stopSims();

@@ -1,5 +1,5 @@
 // The search loop for one or two targets, over an injected step executor and clock so it runs the
-// same under tests (fakes), the k6 test double and real k6. Each load gets a first run of
+// same under tests (fakes) and on real k6. Each load gets a first run of
 // CAPACITY_STEP; while an SLO's p99 interval still crosses its limit on fewer than
 // CAPACITY_MIN_SAMPLES samples, it runs again (sized from the sample rate so far) and pools,
 // up to CAPACITY_STEP_MAX. Two targets alternate load by load (A B, B A …), so drift over the

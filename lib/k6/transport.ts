@@ -46,14 +46,24 @@ let sse: SseModule | null = null;
  * http transport without ever touching the extension.
  */
 function loadSse(): void {
+  let said: string;
   try {
     // k6 >= 1.0 scans a script for literal require() calls of extension modules before running it and, with
     // automatic extension resolution on (its default), provisions a k6 build with those extensions. The sse bundles
     // (dist/sse/) name the extension literally for that; the others build the name at run time, so that http runs
     // never trigger a download. Webpack keeps only the branch of the bundle being built.
-    sse = (__SSE_BUNDLE__ ? __non_webpack_require__("k6/x/sse") : __non_webpack_require__(['k6', 'x', 'sse'].join('/'))) as SseModule;
+    const loaded = (__SSE_BUNDLE__ ? __non_webpack_require__("k6/x/sse") : __non_webpack_require__(['k6', 'x', 'sse'].join('/'))) as SseModule;
+    // k6 v1 throws for an unknown module; k6 v2 hands back an empty placeholder and fails only after the init
+    // context, with its own message. Stopping here first lets a v2 user read how to get the extension.
+    if (typeof loaded?.open === 'function') {
+      sse = loaded;
+      return;
+    }
+    said = 'k6/x/sse is not a module of this build';
   } catch (e) {
-    throw new Error(
+    said = String(e);
+  }
+  throw new Error(
       'TRANSPORT=sse needs a k6 binary with the xk6-sse extension. Build one with ' +
         '`xk6 build --with github.com/phymbert/xk6-sse` and set K6_BIN to it, ' +
         (__SSE_BUNDLE__
@@ -61,9 +71,8 @@ function loadSse(): void {
             '(K6_AUTO_EXTENSION_RESOLUTION unset or true, the default; it needs network access). '
           : 'run the bundle of the same name in dist/sse/ (k6 v1.0 or newer provisions the extension for it by itself), ' +
             'or use TRANSPORT=http. ') +
-        `(k6 said: ${String(e)})`,
+        `(k6: ${said})`,
     );
-  }
 }
 
 /** The clock, read once per event: Date.now without the global and property lookups. */

@@ -1,5 +1,5 @@
 // The bundles against two real llama.cpp servers (test/real-engine/servers.ts: `spec` drafts with
-// a small model, `plain` does not), on the k6 test double and, when K6_BIN names one, on real k6.
+// a small model, `plain` does not), on real k6.
 // The suite's figures are checked against the engine's own accounting, taken around each k6 run:
 //
 // - /metrics (scraped just before and just after the run): llama.cpp's counters grow when a

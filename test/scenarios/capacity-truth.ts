@@ -1,5 +1,5 @@
 // The capacity of a simulated server found without the search: a fine sweep of loads, each held
-// long, driven by a plain Node client (not k6, not the double) and judged by the simulator's own
+// long, driven by a plain Node client (not k6) and judged by the simulator's own
 // ground truth (its per-request TTFT, per-token ITL and e2e records over a window that skips the
 // ramp-up). Where the ground-truth p99 first crosses the SLO, interpolated between grid loads, is
 // the capacity the search's answer is checked against.

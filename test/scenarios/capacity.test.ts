@@ -1,9 +1,9 @@
 // The capacity search against simulated servers whose capacity is found independently: a fine,
 // slow sweep by a plain Node client judged by the simulator's own records (capacity-truth.ts).
-// Closed loop (an A/B) and open loop (one target) over http, on the k6 double and on real k6; the
-// targets that change mid-search run over sse. (At these answers a stream carries thousands of
-// events per second: over sse the truth tests would measure the double's own SSE parsing, which
-// the reports then flag as client-limited.)
+// Closed loop (an A/B) and open loop (one target) over http on real k6; the targets that change
+// mid-search run over sse. (At these answers a stream carries thousands of events per second: over
+// sse the truth tests would measure the client's own SSE parsing, which the reports then flag as
+// client-limited.)
 // Also: a target that starts failing or slows down mid-search ends its search with the reason
 // and keeps what was found.
 import { after, before, describe, test } from 'node:test';
@@ -25,7 +25,7 @@ const E2E_OPEN_MS = 150;
 
 function execOf(runner: Runner): K6Exec {
   return async (bundle, env) => {
-    const r = await runner.exec(bundle, { env, cwd: tmpdir(), quiet: true, extensions: { sse: true }, timeoutMs: 180_000 });
+    const r = await runner.exec(bundle, { env, cwd: tmpdir(), quiet: true, timeoutMs: 180_000 });
     return { exitCode: r.exitCode, output: r.stdout + r.stderr };
   };
 }

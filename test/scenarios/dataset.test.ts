@@ -1,4 +1,4 @@
-// DATASET in the bundles, on the k6 double and real k6: a bad file stops the run at init with one
+// DATASET in the bundles on real k6: a bad file stops the run at init with one
 // line naming the file, the line and the field (exit 108); the built-in set runs against the
 // simulator, the domain marker reaching it only when asked.
 import { describe, test } from 'node:test';

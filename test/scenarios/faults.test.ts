@@ -1,13 +1,12 @@
 // Every simulator fault × both transports × the dialects where it applies: the exit code, the
-// error classes and counts, a run that stays bounded, and reports that carry the diagnosis. The
-// same cases run on the k6 test double and, when K6_BIN names one, on real k6 (with xk6-sse for
-// the sse transport).
+// error classes and counts, a run that stays bounded, and reports that carry the diagnosis, on
+// real k6 (with xk6-sse for the sse transport).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSim, type RemoteSim } from './sim-process';
 import { explain, RUNNERS, type Run, type SummaryJson } from './harness';
-import { DIALECTS, FAULT_CASES, MATRIX_ENV, TRANSPORTS, type FaultCase } from './fault-matrix';
+import { DIALECTS, FAULT_CASES, MATRIX_ENV, TRANSPORTS, type FaultCase } from '../../sim/fault-matrix';
 
 const OSL = Number(MATRIX_ENV.OSL);
 

@@ -1,22 +1,27 @@
-// Runs a scenario bundle on the k6 test double and, when a k6 binary is found, on real k6 too:
-// one test body, two runtimes.
-import { spawnSync } from 'node:child_process';
+// Runs a scenario bundle on the real k6 binary the tests were given (K6_BIN, else `k6` on PATH).
+// Without one every test that needs it is skipped with a reason starting NEEDS_K6, which test/run.mjs
+// counts; with REQUIRE_K6=1 (set by .ci/run) a missing binary fails instead.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findK6, runK6, runRealK6, type K6RunResult } from '../../k6-double';
+import { findK6, k6Info, runK6, type K6Info, type K6RunResult } from '../../scripts/k6-runtime';
 
 export const ROOT = join(__dirname, '..', '..');
+
+/** The start of every skip reason that means "no k6 here"; test/run.mjs counts these. */
+export const NEEDS_K6 = 'needs k6';
 
 export interface Runner {
   name: string;
   /** Why it cannot run here, or null. */
   skip: string | null;
-  run(scenario: string, env: Record<string, string>, timeoutMs: number, opts?: { sse?: boolean }): Promise<Run>;
+  run(scenario: string, env: Record<string, string>, timeoutMs: number): Promise<Run>;
   /** Why this runtime cannot use the sse transport, or null. */
   sseSkip: string | null;
   /** The runtime itself, for drivers that run bundles of their own choosing (the capacity search). */
   exec: typeof runK6;
+  /** The binary's version and extensions; null without one. */
+  k6: K6Info | null;
 }
 
 export interface Run {
@@ -51,13 +56,15 @@ export interface SummaryJson {
   warnings: string[];
 }
 
-function runner(name: string, skip: string | null, sseSkip: string | null, exec: typeof runK6): Runner {
+function runner(name: string, k6: K6Info | null, skip: string | null, sseSkip: string | null): Runner {
+  const exec: typeof runK6 = (script, opts) => runK6(script, { ...opts, bin: k6?.bin });
   return {
     name,
+    k6,
     skip,
     sseSkip,
     exec,
-    async run(scenario, env, timeoutMs, opts = {}) {
+    async run(scenario, env, timeoutMs) {
       const cwd = mkdtempSync(join(tmpdir(), 'llm-bench-'));
       const t0 = Date.now();
       const result = await exec(join(ROOT, 'dist', `${scenario}.js`), {
@@ -65,7 +72,6 @@ function runner(name: string, skip: string | null, sseSkip: string | null, exec:
         env: { RESULTS_DIR: '.', RUN_ID: 'test', ...env },
         timeoutMs,
         quiet: true,
-        extensions: { sse: opts.sse ?? true },
       });
       const file = result.files.find((f) => f.endsWith('.summary.json'));
       let summary: SummaryJson | null = null;
@@ -83,15 +89,22 @@ function runner(name: string, skip: string | null, sseSkip: string | null, exec:
 process.env.K6_NO_USAGE_REPORT = 'true';
 process.env.K6_AUTO_EXTENSION_RESOLUTION = 'false';
 
-const k6 = findK6();
-const k6HasSse = k6 !== null && /xk6-sse/.test(spawnSync(k6, ['version'], { encoding: 'utf8' }).stdout ?? '');
+function theK6(): K6Info | null {
+  const bin = findK6();
+  if (bin) return k6Info(bin);
+  const why = process.env.K6_BIN ? `K6_BIN=${process.env.K6_BIN} is not an executable file` : 'K6_BIN is unset and there is no k6 on PATH';
+  if (process.env.REQUIRE_K6 === '1') throw new Error(`REQUIRE_K6=1 and ${why}`);
+  return null;
+}
+
+const k6 = theK6();
+export const K6 = k6;
 export const RUNNERS: Runner[] = [
-  runner('k6 test double', null, null, runK6),
   runner(
-    'real k6',
-    k6 ? null : 'no k6 binary: set K6_BIN or put k6 on PATH',
-    k6HasSse ? null : `${k6 ?? 'k6'} has no xk6-sse extension: set K6_BIN to a build with it`,
-    (script, opts) => runRealK6(script, opts),
+    k6 ? `k6 ${k6.version ?? k6.banner}${k6.hasSse ? ' + xk6-sse' : ''}` : 'k6',
+    k6,
+    k6 ? null : `${NEEDS_K6}: no k6 binary (set K6_BIN or put k6 on PATH)`,
+    k6?.hasSse ? null : `${NEEDS_K6} with xk6-sse: ${k6 ? `${k6.bin} has no k6/x/sse` : 'no k6 binary'} (set K6_BIN to a build with it)`,
   ),
 ];
 

@@ -1,15 +1,14 @@
 // One benchmark over two k6 instances (execution segments), merged, against the same plan run by
-// one instance and against the simulators' ground truth. On the k6 test double, and on real k6
-// when K6_BIN names one.
+// one instance and against the simulators' ground truth.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findK6, runK6, runRealK6, type K6RunResult, type RunOptions } from '../../k6-double';
+import type { K6RunResult, RunOptions } from '../../scripts/k6-runtime';
 import { mergeFiles } from '../../scripts/merge';
 import { spawnSim, type RemoteSim } from './sim-process';
-import { ROOT } from './harness';
+import { ROOT, RUNNERS } from './harness';
 
 const OSL = 64;
 const DURATION_MS = 8000;
@@ -27,11 +26,6 @@ const ENV = {
   RESULTS_DIR: '.',
 };
 
-type Exec = (script: string, opts: RunOptions) => Promise<K6RunResult>;
-const RUNTIMES: Array<{ name: string; skip: string | null; exec: Exec }> = [
-  { name: 'k6 test double', skip: null, exec: runK6 },
-  { name: 'real k6', skip: findK6() ? null : 'no k6 binary: set K6_BIN or put k6 on PATH', exec: runRealK6 },
-];
 
 /** The simulator's own output throughput over a run's steady window, from the requests that arrived after `sinceMs`. */
 async function truth(sim: RemoteSim, sinceMs: number): Promise<{ tokensPerSec: number; requests: number }> {
@@ -51,7 +45,7 @@ interface Rec {
 }
 const summaryOf = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { records: Rec[]; comparisons: Array<{ verdict: string }> };
 
-for (const rt of RUNTIMES) {
+for (const rt of RUNNERS) {
   describe(`two instances merged on ${rt.name}`, { skip: rt.skip ?? undefined }, () => {
     test('the merged run matches one instance and the ground truth: throughput within 3 %, the same verdict; mismatched partials are refused', async () => {
       const [dflash, mtp] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: 3 }), spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4, seed: 4 })]);

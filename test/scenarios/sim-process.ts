@@ -1,5 +1,5 @@
 // A simulated server in its own process, driven over its HTTP admin routes. Scenario tests use
-// it so the simulator's timing does not share an event loop (or a core) with the k6 double.
+// it so the simulator's timing does not share an event loop (or a core) with the test process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { Faults, RequestRecord, Summary } from '../../sim/index';

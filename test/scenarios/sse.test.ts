@@ -1,9 +1,9 @@
 // TTFT and ITL measured per event (TRANSPORT=sse), checked against the simulator's own records;
-// the sse bundles (dist/sse/); and what a k6 without the extension says.
+// the sse bundles (dist/sse/). What a k6 without the extension says: stock-k6.test.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSim } from './sim-process';
-import { explain, RUNNERS, type Runner } from './harness';
+import { explain, RUNNERS } from './harness';
 
 const OSL = 64;
 
@@ -69,45 +69,6 @@ for (const runner of RUNNERS) {
         assert.ok(rec.itl_ms && rec.itl_ms.count > 0, 'ITL measured');
         const streamed = (await sim.requests()).filter((r) => r.stream);
         assert.ok(streamed.length >= rec.requests_ok, `${streamed.length} streamed requests`);
-      } finally {
-        await sim.stop();
-      }
-    });
-  });
-}
-
-// A k6 without xk6-sse: the double with the extension off, and the real k6 when it has none.
-const WITHOUT_SSE: Array<{ name: string; runner: Runner; skip: string | null }> = [
-  { name: 'the k6 test double without the extension', runner: RUNNERS[0], skip: null },
-  { name: 'real k6 without the extension', runner: RUNNERS[1], skip: RUNNERS[1].skip ?? (RUNNERS[1].sseSkip ? null : 'this k6 has xk6-sse: set K6_BIN to a stock k6') },
-];
-for (const { name, runner, skip } of WITHOUT_SSE) {
-  describe(`sse on ${name}`, { skip: skip ?? undefined }, () => {
-    test('TRANSPORT=sse stops at init with how to get a binary that has it', async () => {
-      const run = await runner.run('smoke', { TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' }, 30_000, { sse: false });
-      assert.equal(run.result.exitCode, 107, explain(run));
-      const out = run.result.stderr + run.result.stdout;
-      assert.match(out, /TRANSPORT=sse needs a k6 binary with the xk6-sse extension\. Build one with `xk6 build --with github\.com\/phymbert\/xk6-sse`/);
-      assert.match(out, /run the bundle of the same name in dist\/sse\//);
-    });
-
-    test('the sse bundle stops at init too, with k6\'s "unknown module" and how to get the extension', async () => {
-      const run = await runner.run('sse/smoke', { TARGET_URL: 'http://127.0.0.1:9' }, 30_000, { sse: false });
-      assert.equal(run.result.exitCode, 107, explain(run));
-      const out = run.result.stderr + run.result.stdout;
-      assert.match(out, /TRANSPORT=sse needs a k6 binary with the xk6-sse extension/);
-      assert.match(out, /provision one for this bundle by itself: run it with automatic extension resolution on \(K6_AUTO_EXTENSION_RESOLUTION/);
-      assert.match(out, /k6 said: GoError: unknown module: k6\/x\/sse/);
-    });
-
-    test('the sse bundle with TRANSPORT=http runs on it', async () => {
-      const sim = await spawnSim({ spec: 'dflash', timeScale: 1, seed: 7 });
-      try {
-        const run = await runner.run('sse/smoke', { TARGET_URL: sim.url, TRANSPORT: 'http' }, 60_000, { sse: false });
-        assert.equal(run.result.exitCode, 0, explain(run));
-        const rec = run.summary!.records[0];
-        assert.ok(rec.requests_ok >= 3, `${rec.requests_ok} requests`);
-        assert.equal(rec.ttft_ms, null, 'no TTFT over http');
       } finally {
         await sim.stop();
       }

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instanceSegments, parseStartArgs } from '../../scripts/start';
@@ -84,4 +84,22 @@ test('TRANSPORT=sse runs the sse bundle (dist/sse/), which names xk6-sse for k6 
   const r = start(['--scenario', 'smoke', '--no-sim'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(readFileSync(out, 'utf8'), /^ARGS run dist\/sse\/smoke\.js$/m);
+});
+
+test('TRANSPORT=sse on a k6 without xk6-sse and with extension resolution off: says how to get it and never starts k6', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'start-'));
+  const out = join(dir, 'k6.out');
+  const stub = join(dir, 'k6');
+  writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v2.2.0 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
+  chmodSync(stub, 0o755);
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' };
+  const r = start(['--scenario', 'smoke', '--no-sim'], { ...env, K6_AUTO_EXTENSION_RESOLUTION: 'false' });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /lacks the xk6-sse extension\.\nTRANSPORT=sse needs a k6 binary with the xk6-sse extension \(module k6\/x\/sse\)/);
+  assert.match(r.stderr, /xk6 build --with github\.com\/phymbert\/xk6-sse/);
+  assert.equal(existsSync(out), false, 'k6 was not started');
+  // With resolution on, k6 may provision the extension itself: the run goes ahead, and says so.
+  const on = start(['--scenario', 'smoke', '--no-sim'], env);
+  assert.equal(on.status, 0, on.stderr);
+  assert.match(on.stdout, /has no xk6-sse: k6 will try to provision a build with it/);
 });

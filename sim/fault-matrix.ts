@@ -1,8 +1,8 @@
 // The fault matrix: every simulator fault, what switching it on looks like to a user, and what
-// the suite must report. One table drives the test (faults.test.ts, on both transports and the
+// the suite must report. One table drives the test (test/scenarios/faults.test.ts, on both transports and the
 // dialects where the fault applies) and the table in docs/faults.md (npm run docs).
-import type { ErrorClass } from '../../lib/dialects/types';
-import type { Faults } from '../../sim/index';
+import type { ErrorClass } from '../lib/dialects/types';
+import type { Faults } from './index';
 
 export type Dialect = 'sglang' | 'openai' | 'openai-chat';
 export const DIALECTS: readonly Dialect[] = ['sglang', 'openai', 'openai-chat'];
