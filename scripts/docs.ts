@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { VARIABLES } from '../lib/config/variables';
 import { METRICS, TAGS, promName, type MetricDef } from '../lib/metrics/catalog';
 import { BENCHMARKS } from '../lib/benchmarks';
-import { faultTable } from '../sim/fault-matrix';
+import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

@@ -59,7 +59,7 @@ function loadSse(): void {
       sse = loaded;
       return;
     }
-    said = 'k6/x/sse is not a module of this build';
+    said = 'the extension is not in this build';
   } catch (e) {
     said = String(e);
   }

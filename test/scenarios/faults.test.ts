@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSim, type RemoteSim } from './sim-process';
 import { explain, RUNNERS, type Run, type SummaryJson } from './harness';
-import { DIALECTS, FAULT_CASES, MATRIX_ENV, TRANSPORTS, type FaultCase } from '../../sim/fault-matrix';
+import { DIALECTS, FAULT_CASES, MATRIX_ENV, TRANSPORTS, type FaultCase } from '../../scripts/fault-matrix';
 
 const OSL = Number(MATRIX_ENV.OSL);
 

@@ -33,7 +33,7 @@ describe(`sse on ${runner.name} without the extension`, { skip: skip ?? undefine
     assert.match(out, /TRANSPORT=sse needs a k6 binary with the xk6-sse extension/);
     assert.match(out, /provision one for this bundle by itself: run it with automatic extension resolution on \(K6_AUTO_EXTENSION_RESOLUTION/);
     // k6 v1 throws "unknown module: k6/x/sse"; v2 returns an empty placeholder.
-    assert.match(out, /\(k6: (GoError: unknown module: k6\/x\/sse|k6\/x\/sse is not a module of this build)\)/);
+    assert.match(out, /\(k6: (GoError: unknown module: k6\/x\/sse|the extension is not in this build)\)/);
     assert.equal(errorLines(out).length, 1, out);
   });
 

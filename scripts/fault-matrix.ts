@@ -2,7 +2,7 @@
 // the suite must report. One table drives the test (test/scenarios/faults.test.ts, on both transports and the
 // dialects where the fault applies) and the table in docs/faults.md (npm run docs).
 import type { ErrorClass } from '../lib/dialects/types';
-import type { Faults } from './index';
+import type { Faults } from '../sim/index';
 
 export type Dialect = 'sglang' | 'openai' | 'openai-chat';
 export const DIALECTS: readonly Dialect[] = ['sglang', 'openai', 'openai-chat'];
