@@ -126,27 +126,37 @@ describe('.github/workflows', () => {
     }
   });
 
-  test('test.yml: push and pull_request; Node 20 with the npm cache; Prometheus from apt; npm ci; k6 pinned; npm test', () => {
+  test('test.yml: push and pull_request; k6 v1.3 and v2.2; the suite on a k6 built with xk6-sse, the stock cases on stock k6; REQUIRE_K6', () => {
     const on = tests.on as Record<string, unknown>;
     assert.ok('push' in on && 'pull_request' in on);
+    const [job] = jobsOf(tests);
+    assert.ok(job);
+    const matrix = (job as unknown as { strategy?: { matrix?: { k6?: string[] } } }).strategy?.matrix?.k6 ?? [];
+    assert.deepEqual(matrix.map((v) => v.split('.').slice(0, 2).join('.')), ['1.3', '2.2'], 'the versions the README names');
     const steps = stepsOf(tests);
     const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
     assert.equal(String(node?.with?.['node-version']), '20');
     assert.equal(node?.with?.cache, 'npm');
     const runs = steps.map((s) => s.run ?? '').join('\n');
     assert.match(runs, /sudo apt-get update && sudo apt-get install -y prometheus/);
-    const order = ['actions/checkout@', 'actions/setup-node@', 'apt-get install -y prometheus', 'npm ci', 'grafana/setup-k6-action@', 'npm test'].map((needle) => steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle)));
+    const order = ['actions/checkout@', 'actions/setup-node@', 'apt-get install -y prometheus', 'npm ci', 'grafana/setup-k6-action@', 'xk6 build', 'npm test', 'stock-k6'].map((needle) =>
+      steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle)),
+    );
     assert.ok(order.every((i) => i >= 0), JSON.stringify(order));
     assert.deepEqual([...order].sort((a, b) => a - b), order, 'steps in order');
-    // A real k6 before the tests, or their real-k6 halves are skipped: pinned, and on PATH (where
-    // the harness looks when K6_BIN is not set) unless K6_BIN names it.
     const k6 = steps.find((s) => s.uses?.startsWith('grafana/setup-k6-action@'));
-    assert.match(String(k6?.with?.['k6-version']), /^\d+\.\d+\.\d+$/, 'k6 version pinned');
+    assert.equal(String(k6?.with?.['k6-version']), '${{ matrix.k6 }}');
+    assert.match(runs, /xk6 build "v\$K6_VERSION" --with "github\.com\/phymbert\/xk6-sse=/);
     const testStep = steps.find((s) => s.run?.trim() === 'npm test');
     assert.ok(testStep);
-    assert.equal(testStep.env?.K6_BIN, undefined, 'k6 is found on PATH');
-    assert.equal(testStep.env?.K6_AUTO_EXTENSION_RESOLUTION, 'false', 'no k6 build is downloaded during the tests');
-    assert.equal(testStep.env?.K6_NO_USAGE_REPORT, 'true');
+    assert.match(String(testStep.env?.K6_BIN), /k6-sse$/, 'the suite runs on the build with the extension');
+    const stock = steps.find((s) => s.run?.includes('stock-k6'));
+    assert.equal(stock?.env?.K6_BIN, undefined, 'the stock cases find stock k6 on PATH');
+    for (const st of [testStep, stock]) {
+      assert.equal(st?.env?.REQUIRE_K6, '1', 'a missing k6 fails, never skips');
+      assert.equal(st?.env?.K6_AUTO_EXTENSION_RESOLUTION, 'false', 'no k6 build is downloaded during the tests');
+      assert.equal(st?.env?.K6_NO_USAGE_REPORT, 'true');
+    }
   });
 
   test('load-test.yml: nightly schedule and manual dispatch with scenario, duration and targets', () => {
