@@ -14,7 +14,11 @@ export interface TargetInfo {
   url: string;
   dialect: DialectName;
   model: string;
+  /** A human description, e.g. "vLLM 0.20.1". */
   engine: string;
+  /** Its engine profile (lib/engines); null when not recognised (an explicit DIALECT on an unknown server). */
+  engineId: string | null;
+  /** The profile whose /metrics names the server's page carries; null: not read. */
   metrics: Engine | null;
   notes: string[];
 }

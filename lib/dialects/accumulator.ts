@@ -1,6 +1,6 @@
 // The one mechanism that turns a sequence of JSON chunks into a GenerationResult. Each dialect
 // supplies only a ChunkReader, which says what a chunk of its shape contains.
-import { classified, messageOf } from './errors';
+import { classified, classifyErrorObject, messageOf, type RequestContext } from './errors';
 import { splitSseEvents } from './sse';
 import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
 import type { Arrivals } from './arrivals';
@@ -83,7 +83,7 @@ export class Accumulator implements StreamReader {
   private tokenEvents = 0;
   private done = false;
   private streamed = true;
-  private streamError: string | null = null;
+  private streamError: { message: string; code: number | null } | null = null;
   private invalid: string | null = null;
   /** The learned template, the last fully read template input, and the learning attempts so far. */
   private template: ChunkTemplate | null = null;
@@ -107,12 +107,18 @@ export class Accumulator implements StreamReader {
    * @param cache where the dialect keeps the skeleton of its last template, so that the next stream
    *   is read by a template from its first chunk on (see template.ts, rebase).
    */
+  private readonly ctx: RequestContext;
+  private readonly route: string;
+
   constructor(
     private readonly reader: ChunkReader,
-    private readonly route: string,
+    /** The request's context (route, the variables its messages name); a route alone in tests. */
+    ctx: RequestContext | string,
     private readonly status = 200,
     private readonly cache: TemplateCache | null = null,
   ) {
+    this.ctx = typeof ctx === 'string' ? { route: ctx, dialectVar: 'DIALECT', modelVar: 'MODEL' } : ctx;
+    this.route = this.ctx.route;
     this.templated = reader.templateText !== undefined && reader.readInput !== undefined;
     const inputOf = reader.templateInput === undefined ? null : (data: string) => reader.templateInput?.(data);
     this.inputOf = inputOf;
@@ -286,12 +292,14 @@ export class Accumulator implements StreamReader {
   /** What a parsed chunk says; null when it is an error (kept for finish()). */
   private read(obj: Record<string, unknown>): ChunkUpdate | null {
     if (obj.error !== undefined && obj.error !== null) {
-      this.streamError = messageOf(obj) ?? snippet(JSON.stringify(obj.error));
+      const inner = obj.error as Record<string, unknown>;
+      const code = typeof inner === 'object' && typeof inner.code === 'number' ? inner.code : typeof obj.code === 'number' ? obj.code : null;
+      if (this.streamError === null) this.streamError = { message: messageOf(obj) ?? snippet(JSON.stringify(obj.error)), code };
       return null;
     }
     const u = this.reader.read(obj);
     if (u.error !== undefined) {
-      this.streamError = u.error;
+      if (this.streamError === null) this.streamError = { message: u.error, code: null };
       return null;
     }
     return u;
@@ -391,7 +399,7 @@ export class Accumulator implements StreamReader {
     let text: string | undefined;
     Object.defineProperty(result, 'text', { enumerable: true, get: () => (text ??= reader.text?.() ?? collected()) });
     if (this.streamError !== null) {
-      result.error = classified('stream_error', `${this.route}: the server reported an error inside the stream: '${this.streamError}'.`);
+      result.error = classifyErrorObject(this.streamError.message, this.streamError.code, this.streamed, this.ctx);
     } else if (this.finish_ === 'abort') {
       result.error = classified(
         'aborted',

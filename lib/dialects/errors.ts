@@ -48,7 +48,13 @@ function clip(s: string, max = 300): string {
 
 /** A prompt token id the model does not have: llama.cpp, vLLM, SGLang and the simulator's wording. */
 const VOCAB_RE = /invalid tokens?\b|out of vocab|vocab(ulary)?[ _]size|token ids? .*out of range/i;
-const CONTEXT_RE = /context length|maximum context|longer than the model|too long|max_model_len|exceeds/i;
+/**
+ * Prompt plus output longer than the model's context, in the servers' words: vLLM ("maximum context
+ * length"), SGLang ("longer than the model's context length"), llama.cpp (exceed_context_size_error,
+ * "exceeds the available context size", "Context size has been exceeded", "the context window is
+ * full"), TGI ("`inputs` tokens + `max_new_tokens` must be <= N"), and the simulator's.
+ */
+const CONTEXT_RE = /context length|maximum context|longer than the model|too long|max_model_len|exceeds|exceed_context_size|context (size|window)|max_new_tokens` must be <=|must have less than \d+ tokens/i;
 const MODEL_RE = /model/i;
 
 export interface RequestContext {
@@ -61,11 +67,23 @@ export interface RequestContext {
   model?: string;
 }
 
+/** Whether an error body or message says the request exceeds the model's context, at any status. */
+export function isContextOverflow(body: string): boolean {
+  return CONTEXT_RE.test(body) && !VOCAB_RE.test(body);
+}
+
+const OVERFLOW_ADVICE = "Prompt plus output exceed the model's context: lower ISL or OSL.";
+
 /** Classifies a reply with a non-2xx status. */
 export function classifyStatus(status: number, body: string, ctx: RequestContext): ClassifiedError {
   const msg = serverMessage(body);
   const said = msg ? `: '${msg}'` : '';
   const head = `${ctx.route} → ${status}${said}`;
+  // Servers answer an overflow with 400, 413, 422 or even 500 (llama.cpp between two 2025 changes):
+  // the wording, or llama.cpp's error type, decides, whatever the status.
+  if (status !== 404 && status !== 401 && status !== 403 && (isContextOverflow(msg) || body.includes('exceed_context_size_error'))) {
+    return classified('context_length', `${head}. ${OVERFLOW_ADVICE}`);
+  }
   if (status === 401 || status === 403) {
     return classified('auth', `${head}. The server rejected the credentials: set API_KEY to the key it expects.`);
   }
@@ -90,9 +108,6 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
         'bad_request',
         `${head}. A prompt token id is outside the model's vocabulary (token-id prompts are drawn below VOCAB_SIZE): set VOCAB_SIZE to the model's vocabulary size or less.`,
       );
-    }
-    if (msg && CONTEXT_RE.test(msg)) {
-      return classified('context_length', `${head}. Prompt plus output exceed the model's context: lower ISL or OSL.`);
     }
     if (msg && MODEL_RE.test(msg) && /not exist|not found|unknown/i.test(msg)) {
       return classified('unknown_model', `${head}. Set ${ctx.modelVar} to a model the server serves.`);
@@ -141,4 +156,19 @@ export function classifyTransport(
 
 export function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * An error object the server put in a 200 reply: inside a stream, or as a whole non-streamed body
+ * (SGLang's OpenAI route, older llama.cpp). An overflow is `context_length`; an object carrying an
+ * HTTP code (vLLM's {"code": 400, …}) is classed as that status would be; else `stream_error`.
+ */
+export function classifyErrorObject(message: string, code: number | null, streamed: boolean, ctx: RequestContext): ClassifiedError {
+  const where = streamed ? 'inside the stream' : 'in a 200 reply';
+  if (isContextOverflow(message)) return classified('context_length', `${ctx.route}: the server reported an error ${where}: '${message}'. ${OVERFLOW_ADVICE}`);
+  if (code !== null && code >= 400 && code < 600 && code !== 500) {
+    const c = classifyStatus(code, JSON.stringify({ error: { message } }), ctx);
+    return classified(c.class, `${c.message} (The code came ${where}, with HTTP status 200.)`);
+  }
+  return classified('stream_error', `${ctx.route}: the server reported an error ${where}: '${message}'.`);
 }

@@ -29,13 +29,17 @@ export function llamacppDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
       return { method: 'POST', path: PATH, body: jsonWithRaw(fields, 'prompt', req.prompt.json) };
     },
     parseBody: (status, body, contentType) => parseReply(llamacppChunkReader(), rctx, status, body, contentType),
-    streamReader: () => new Accumulator(llamacppChunkReader(), route, 200, cache),
+    streamReader: () => new Accumulator(llamacppChunkReader(), rctx, 200, cache),
   };
 }
 
-/** stop_type: limit (n_predict reached), eos, word (a stop string), none. */
-function finishReason(stopType: unknown): string {
-  if (stopType === 'limit') return 'length';
+/**
+ * stop_type: limit (n_predict reached), eos, word (a stop string), none. Builds of 2024 have no
+ * stop_type but the flags stopped_limit, stopped_eos and stopped_word.
+ */
+function finishReason(chunk: Record<string, unknown>): string {
+  const stopType = chunk.stop_type;
+  if (stopType === 'limit' || (stopType === undefined && chunk.stopped_limit === true)) return 'length';
   if (stopType === 'eos' || stopType === 'word' || typeof stopType !== 'string') return 'stop';
   return stopType;
 }
@@ -51,7 +55,7 @@ function read(chunk: Record<string, unknown>): ChunkUpdate {
   u.completionTokens = num(chunk.tokens_predicted);
   u.promptTokens = num(chunk.tokens_evaluated);
   if (chunk.stop === true) {
-    u.finishReason = finishReason(chunk.stop_type);
+    u.finishReason = finishReason(chunk);
     const timings = obj(chunk.timings);
     if (timings) {
       // cache_n: prompt tokens reused from the cache (tokens_cached is the slot's whole cache).

@@ -83,9 +83,15 @@ function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect 
       return { method: 'POST', path: shape.path, body };
     },
     parseBody: (status, body, contentType) => parseReply(reader(), rctx, status, body, contentType),
-    streamReader: () => new Accumulator(reader(), route, 200, cache),
+    streamReader: () => new Accumulator(reader(), rctx, 200, cache),
   };
 }
+
+/** Finish reasons other servers name differently (TGI: eos_token, stop_sequence). */
+const FINISH_ALIASES = new Map([
+  ['eos_token', 'stop'],
+  ['stop_sequence', 'stop'],
+]);
 
 export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => string, textKeys: readonly string[] = []): ChunkReader {
   const read = (chunk: Record<string, unknown>): ChunkUpdate => {
@@ -99,7 +105,9 @@ export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => st
         u.textDelta = text;
         u.carriesToken = true;
       }
-      if (typeof choice.finish_reason === 'string') u.finishReason = choice.finish_reason;
+      // TGI sends finish_reason "" on every chunk but the last: not a finish reason.
+      const finish = choice.finish_reason;
+      if (typeof finish === 'string' && finish !== '') u.finishReason = FINISH_ALIASES.get(finish) ?? finish;
     }
     const usage = obj(chunk.usage);
     if (usage) {

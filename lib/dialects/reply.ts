@@ -13,7 +13,7 @@ export function parseReply(
   contentType: string,
 ): GenerationResult {
   if (status < 200 || status >= 300) return failed(status, classifyStatus(status, body, ctx));
-  const acc = new Accumulator(reader, ctx.route, status);
+  const acc = new Accumulator(reader, ctx, status);
   if (looksLikeEventStream(body, contentType)) return acc.feedBody(body).finish();
   let parsed: unknown = reader.fastParseWhole?.(body);
   try {

@@ -34,7 +34,7 @@ export function sglangDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
       return { method: 'POST', path: PATH, body: jsonWithRaw(fields, 'input_ids', req.prompt.json) };
     },
     parseBody: (status, body, contentType) => parseReply(sglangChunkReader(), rctx, status, body, contentType),
-    streamReader: () => new Accumulator(sglangChunkReader(), route, 200, cache),
+    streamReader: () => new Accumulator(sglangChunkReader(), rctx, 200, cache),
   };
 }
 

@@ -9,7 +9,7 @@ export interface SplitEvents {
   partial: string;
 }
 
-/** Events end with a blank line; lines starting ":" are comments; only `data:` fields matter here. */
+/** Events end with a blank line; lines starting ":" are comments; `data:` fields and errors matter here. */
 export function splitSseEvents(body: string): SplitEvents {
   const data: string[] = [];
   const text = body.indexOf('\r') === -1 ? body : body.replace(/\r\n?/g, '\n');
@@ -28,19 +28,47 @@ export function splitSseEvents(body: string): SplitEvents {
 
 function eventData(text: string, start: number, end: number): string | null {
   let out: string | null = null;
+  let errorLine: string | null = null;
+  let errorEvent = false;
   let lineStart = start;
   while (lineStart < end) {
     let lineEnd = text.indexOf('\n', lineStart);
     if (lineEnd === -1 || lineEnd > end) lineEnd = end;
     if (text.startsWith('data:', lineStart)) {
-      let valueStart = lineStart + 5;
-      if (text.charCodeAt(valueStart) === 32) valueStart++;
-      const value = text.slice(valueStart, lineEnd);
+      const value = fieldValue(text, lineStart + 5, lineEnd);
       out = out === null ? value : out + '\n' + value;
+    } else if (text.startsWith('error:', lineStart)) {
+      errorLine = fieldValue(text, lineStart + 6, lineEnd);
+    } else if (text.startsWith('event:', lineStart) && fieldValue(text, lineStart + 6, lineEnd) === 'error') {
+      errorEvent = true;
     }
     lineStart = lineEnd + 1;
   }
-  return out;
+  if (errorLine !== null) return asErrorData(errorLine);
+  return errorEvent && out !== null ? asErrorData(out) : out;
+}
+
+function fieldValue(text: string, from: number, to: number): string {
+  return text.slice(text.charCodeAt(from) === 32 ? from + 1 : from, to);
+}
+
+/**
+ * An error the server sent outside `data:` (llama.cpp before late 2025: an `error:` field line,
+ * then `data: [DONE]`; others: `event: error`), as the data of an error chunk, so that every reader
+ * records it as the request's error rather than a stream that simply ended.
+ */
+export function asErrorData(payload: string): string {
+  const p = payload.trim();
+  if (p.startsWith('{')) {
+    try {
+      const v = JSON.parse(p) as Record<string, unknown>;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v) && v.error !== undefined && v.error !== null) return p;
+      return JSON.stringify({ error: v });
+    } catch {
+      // Not JSON: kept as the message below.
+    }
+  }
+  return JSON.stringify({ error: { message: p } });
 }
 
 /** A body is an event stream when the server says so or it starts with an SSE field. */

@@ -82,7 +82,7 @@ export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, i
   const counting = cfg.targets.flatMap((tc) => {
     const info = infos.find((x) => x.variant === tc.variant);
     if (!info) return [];
-    return [{ variant: tc.variant, url: tc.url, engine: tokenizeEngine(info.metrics, info.engine), model: info.model, headers: requestHeaders(tc), chat: info.dialect === 'openai-chat' }];
+    return [{ variant: tc.variant, url: tc.url, engine: tokenizeEngine(info.metrics, info.engineId), model: info.model, headers: requestHeaders(tc), chat: info.dialect === 'openai-chat' }];
   });
   const first = (index: number, chat: boolean) => firstRequest(ds.item(index), chat, d.domainMarker);
   const counter = serverCounter(io, counting, first) ?? estimateCounter((i) => ds.estimate(i));

@@ -3,6 +3,8 @@
 import http from 'k6/http';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
+import { asErrorData } from '../dialects/sse';
+import type { ClassifiedError } from '../dialects/types';
 import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../dialects/arrivals';
 import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
@@ -26,6 +28,8 @@ const sendHttp: Send = (target, wire, timeoutMs) => {
 
 interface SseEvent {
   data: string;
+  /** The `event:` field; "" when the server sent none. */
+  name: string;
 }
 interface SseClient {
   on(event: 'event', fn: (e: SseEvent) => void): void;
@@ -110,7 +114,8 @@ const sendSse: Send = (target, wire, timeoutMs) => {
     (client) => {
       client.on('event', (e) => {
         const t = now();
-        const d = e.data;
+        // `event: error` (the name is "" otherwise): the data is the error, whatever its shape.
+        const d = e.name === 'error' ? asErrorData(e.data) : e.data;
         at[m] = t;
         data[m++] = d;
         if (d === DONE) {
@@ -128,7 +133,20 @@ const sendSse: Send = (target, wire, timeoutMs) => {
       });
       client.on('error', (e) => {
         const message = typeof e?.error === 'function' ? e.error() : String(e);
-        if (message.startsWith(NOT_SSE_LINE)) return; // the reader judges what the stream carried
+        if (message.startsWith(NOT_SSE_LINE)) {
+          // An `error:` field line (llama.cpp before late 2025): kept as an error event for the
+          // reader. Any other line that is not SSE: the reader judges what the stream carried.
+          const line = message.slice(NOT_SSE_LINE.length).replace(/^:\s*/, '');
+          if (line.startsWith('error:')) {
+            at[m] = now();
+            data[m++] = asErrorData(line.slice(6));
+            if (m === ARRIVAL_BATCH) {
+              reader.readKept(log, m);
+              m = 0;
+            }
+          }
+          return;
+        }
         transportError = message;
         // After a read error (reset, deadline) xk6-sse keeps the VU blocked until the script
         // closes the client: without this the request would hang until the scenario ends and
@@ -148,8 +166,7 @@ const sendSse: Send = (target, wire, timeoutMs) => {
     return { result: failed(res.status ?? 0, cls), startMs, endMs, events: null };
   }
   if (res.status < 200 || res.status >= 300) {
-    // The extension does not expose an error body; the status alone classifies it.
-    return { result: target.dialect.parseBody(res.status, '', ''), startMs, endMs, events: null };
+    return { result: failed(res.status, diagnoseStatus(target, wire, res.status)), startMs, endMs, events: null };
   }
   const result = reader.finish();
   if (!result.ok && result.error?.class === 'truncated' && (pastDeadline || transportError)) {
@@ -158,6 +175,33 @@ const sendSse: Send = (target, wire, timeoutMs) => {
   }
   return { result, startMs, endMs, events: result.ok ? tokenColumns(log) : null };
 };
+
+/** What each non-2xx status of a target and route turned out to mean, in this VU. */
+const diagnosed = new Map<string, ClassifiedError>();
+
+/**
+ * The extension exposes no body of a non-2xx reply, and the status alone cannot tell a context
+ * overflow from another bad request or a missing model from a missing route. So the first time a
+ * target answers a status, the same request goes once over http, and its body classifies this and
+ * every later reply with that status (per VU; the message says how it was learned).
+ */
+function diagnoseStatus(target: ResolvedTarget, wire: WireRequest, status: number): ClassifiedError {
+  const key = `${target.url} ${wire.path} ${status}`;
+  const known = diagnosed.get(key);
+  if (known) return known;
+  const res = http.post(target.url + wire.path, wire.body, { headers: target.probeHeaders, timeout: target.params.timeout, tags: { name: 'diagnosis (sse error body)' } });
+  const body = typeof res.body === 'string' ? res.body : '';
+  let error: ClassifiedError;
+  if (res.status === status && body !== '') {
+    const e = target.dialect.parseBody(status, body, '').error as ClassifiedError;
+    error = { class: e.class, message: `${e.message} (Body fetched by sending the request once more over http: xk6-sse exposes none.)` };
+  } else {
+    const e = target.dialect.parseBody(status, '', '').error as ClassifiedError;
+    error = { class: e.class, message: `${e.message} (Classified by status alone: xk6-sse exposes no body, and the request sent again over http got ${res.status || res.error}.)` };
+  }
+  diagnosed.set(key, error);
+  return error;
+}
 
 /** Each transport's sender, loaded in the init context (the sse one requires its extension then). */
 export const SENDERS: Record<TransportName, () => Send> = {

@@ -3,7 +3,7 @@
 import type { ClassifiedError, DialectName } from '../dialects/types';
 import { formatSeconds } from '../dialects/errors';
 import { poolLengths } from '../workload/prompts';
-import { llamaCppFacts } from './engines';
+import { OPENAI_COMPATIBLE, engineById, engineName, recognise, sightings, type EngineProfile } from '../engines/index';
 
 /** Why a target failed preflight: a low-cardinality tag, and the headline the report shows. */
 export const PREFLIGHT_REASONS = {
@@ -35,7 +35,9 @@ export interface Probe {
 }
 
 export interface ServerIdentity {
-  /** The dialect auto picks: sglang for SGLang (its native API reports acceptance), llamacpp for llama.cpp (its native stream counts tokens per event), openai otherwise. */
+  /** The engine profile's id (lib/engines); null when nothing answered as a known API. */
+  engineId: string | null;
+  /** The dialect auto picks (the profile's), null when the server speaks no known API. */
   dialect: DialectName | null;
   /** A human description such as "SGLang" or "vLLM 0.20.1" or "an OpenAI-compatible server". */
   engine: string;
@@ -43,56 +45,54 @@ export interface ServerIdentity {
   models: string[];
   /** Context length if the server states it (vLLM max_model_len, SGLang max_context_length). */
   maxModelLen: number | null;
-  /** One sentence of evidence, e.g. "GET /get_model_info → 200 (SGLang)". */
+  /** One sentence of evidence, e.g. "GET /get_model_info → 200". */
   evidence: string;
 }
 
-function json(body: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(body);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Identifies the server from GET /get_model_info, GET /v1/models, GET /version and (llama.cpp) GET /props. */
-export function identify(modelInfo: Probe, models: Probe, version: Probe | null, props: Probe | null = null): ServerIdentity {
-  const info = modelInfo.status === 200 ? json(modelInfo.body) : null;
-  const list = models.status === 200 ? json(models.body) : null;
-  const ids: string[] = [];
-  let maxLen: number | null = null;
-  if (list && Array.isArray(list.data)) {
-    for (const m of list.data as Array<Record<string, unknown>>) {
-      if (m && typeof m.id === 'string') ids.push(m.id);
-      if (m && typeof m.max_model_len === 'number' && maxLen === null) maxLen = m.max_model_len;
-    }
-  }
-  if (info && (typeof info.model_path === 'string' || 'is_generation' in info)) {
-    const path = typeof info.model_path === 'string' ? info.model_path : '';
-    const ctx = typeof info.max_context_length === 'number' ? info.max_context_length : null;
+/**
+ * Identifies the server from GET /get_model_info, GET /v1/models and the further GETs the engine
+ * profiles asked for (lib/engines: probesToAsk), by the first profile that recognises them.
+ */
+export function identify(modelInfo: Probe, models: Probe, extra: Probe[] = []): ServerIdentity {
+  const seen = [modelInfo, ...extra].map((p) => ({ route: p.route.replace(/^GET /, ''), status: p.status, body: p.body }));
+  const s = sightings({ route: '/v1/models', status: models.status, body: models.body }, seen);
+  const ids = s.models.map((m) => m.id).filter((id): id is string => typeof id === 'string');
+  const hit = recognise(s);
+  if (hit) {
+    const { profile, found } = hit;
     return {
-      dialect: 'sglang',
-      engine: 'SGLang',
-      models: ids.length > 0 ? ids : path ? [path] : [],
-      maxModelLen: maxLen ?? ctx,
-      evidence: `${modelInfo.route} → 200`,
+      engineId: profile.id,
+      dialect: profile.dialect,
+      engine: engineName(profile, found.version),
+      models: ids.length > 0 ? ids : (found.models ?? []),
+      maxModelLen: found.maxModelLen,
+      evidence: `${found.evidence.startsWith('GET') ? '' : `${models.route} → 200, `}${found.evidence}`,
     };
   }
-  if (list && Array.isArray(list.data)) {
-    const llama = llamaCppFacts(list, props);
-    if (llama) return { dialect: 'llamacpp', engine: llama.kind, models: ids, maxModelLen: maxLen ?? llama.maxModelLen, evidence: `${models.route} → 200 (${llama.evidence})` };
-    const v = version && version.status === 200 ? json(version.body) : null;
-    const kind = v && typeof v.version === 'string' ? `vLLM ${v.version}` : 'an OpenAI-compatible server (like vLLM)';
-    return { dialect: 'openai', engine: kind, models: ids, maxModelLen: maxLen, evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}` };
+  if (models.status === 200 && s.models.length > 0) {
+    const maxLen = s.models.map((m) => m.max_model_len).find((v): v is number => typeof v === 'number' && v > 0) ?? null;
+    return {
+      engineId: OPENAI_COMPATIBLE.id,
+      dialect: OPENAI_COMPATIBLE.dialect,
+      engine: OPENAI_COMPATIBLE.label,
+      models: ids,
+      maxModelLen: maxLen,
+      evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}, no engine recognised (owned_by ${[...new Set(s.ownedBy)].join(', ') || 'not given'})`,
+    };
   }
   return {
+    engineId: null,
     dialect: null,
     engine: 'an unknown server',
     models: [],
     maxModelLen: null,
     evidence: `${modelInfo.route} → ${modelInfo.status || modelInfo.error}, ${models.route} → ${models.status || models.error}`,
   };
+}
+
+/** The engine profile of an identity; none for a server that speaks no known API. */
+export function profileOf(id: Pick<ServerIdentity, 'engineId'>): EngineProfile | null {
+  return engineById(id.engineId);
 }
 
 /** The message for a generation route that answered 404/405: what the server speaks and what to set. */
@@ -120,9 +120,10 @@ export function stalledMessage(healthRoutes: string[], preflightMs: number, find
 export function chooseModel(configured: string, id: ServerIdentity, modelVar: string): { model: string; note: string | null; error: string | null } {
   if (configured !== '') {
     if (id.models.length > 0 && !id.models.includes(configured)) {
-      if (id.dialect === 'sglang') {
+      const profile = profileOf(id);
+      if (profile?.servesAnyModelName) {
         const served = id.models[0];
-        return { model: served, note: `${modelVar}='${configured}' is not what this SGLang serves ('${served}'); SGLang ignores the model name: the report names '${served}'.`, error: null };
+        return { model: served, note: `${modelVar}='${configured}' is not what this ${profile.label} serves ('${served}'); ${profile.label} ignores the model name: the report names '${served}'.`, error: null };
       }
       return { model: configured, note: null, error: `${modelVar}='${configured}' is not served here; the server serves: ${id.models.join(', ')}.` };
     }
@@ -245,24 +246,18 @@ export function transientWarning(failed: number, total: number, labels: readonly
 // ---- Stall localisation: which layer hangs ---------------------------------------------------
 
 /**
- * The other generation dialects worth trying when `primary` produced no token in time: SGLang has
- * its native /generate and the OpenAI chat route, vLLM and other OpenAI servers completions and
- * chat. An unidentified server: none (no guess at routes it may not have).
+ * The other generation dialects worth trying when `primary` produced no token in time: the routes
+ * the server's profile offers (lib/engines). An unidentified server: none (no guess at routes it
+ * may not have).
  */
-export function stallProbeDialects(server: DialectName | null, primary: DialectName): DialectName[] {
-  const offered = server === null ? [] : (STALL_ROUTES[server]?.offered ?? []);
-  return offered.filter((d) => d !== primary);
+export function stallProbeDialects(server: EngineProfile | null, primary: DialectName): DialectName[] {
+  return (server?.offered ?? []).filter((d) => d !== primary);
 }
 
-/**
- * Per kind of server (named by the dialect auto picks for it): the generation routes worth trying
- * when one hangs, and its native route with the name of the OpenAI layer in front of its engine.
- */
-const STALL_ROUTES: Partial<Record<DialectName, { offered: DialectName[]; native: { dialect: DialectName; openaiLayer: string } | null }>> = {
-  sglang: { offered: ['sglang', 'openai-chat'], native: { dialect: 'sglang', openaiLayer: 'the OpenAI layer (tokenizer manager, chat template)' } },
-  llamacpp: { offered: ['llamacpp', 'openai-chat'], native: { dialect: 'llamacpp', openaiLayer: 'the OpenAI-compatible layer (chat template)' } },
-  openai: { offered: ['openai', 'openai-chat'], native: null },
-};
+/** The native route of a profile with an OpenAI layer in front of its engine, and that layer's name. */
+function nativeRoute(server: EngineProfile | null): { dialect: DialectName; openaiLayer: string } | null {
+  return server?.openaiLayer ? { dialect: server.dialect, openaiLayer: server.openaiLayer } : null;
+}
 
 /** One generation route tried under a short deadline. */
 export interface RouteTry {
@@ -293,14 +288,14 @@ export function stallDiagnosis(
   primary: RouteTry,
   others: RouteTry[],
   healthRoutes: string[],
-  server: DialectName | null,
+  server: EngineProfile | null,
   dialectVar: string,
 ): { reason: 'stalled' | 'stalled_layer'; message: string } {
   const working = others.filter((o) => o.outcome === 'token');
   if (working.length > 0) {
     const hung = [primary, ...others.filter((o) => o.outcome === 'timeout')];
     const health = healthRoutes.length > 0 ? `${healthRoutes.join(' and ')} → 200, but ` : '';
-    const native = server === null ? null : (STALL_ROUTES[server]?.native ?? null);
+    const native = nativeRoute(server);
     const layer =
       native && hung.every((h) => h.dialect !== native.dialect) && working.some((w) => w.dialect === native.dialect)
         ? `${native.openaiLayer} is stuck, not the engine`
@@ -320,7 +315,7 @@ export function stallDiagnosis(
   if (failed.length === 0 && hung.length > 1) {
     const routes = hung.map((h) => h.route);
     const which = hung.length === 2 ? `Both ${routes[0]} and ${routes[1]} produced no token` : `None of ${listRoutes(routes, 'or')} produced a token`;
-    const not = server !== null && STALL_ROUTES[server]?.native ? 'not the OpenAI layer' : 'not one route';
+    const not = nativeRoute(server) ? 'not the OpenAI layer' : 'not one route';
     return { reason: 'stalled', message: stalledMessage(healthRoutes, primary.timeoutMs, `${which} ${deadlines(hung)}: the engine itself is stuck, ${not}.`) };
   }
   const finding = failed.map((f) => `${f.route} could not tell (${f.detail}).`).join(' ');

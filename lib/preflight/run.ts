@@ -17,6 +17,7 @@ import {
   connectFailure,
   contextError,
   identify,
+  profileOf,
   isTransient,
   longestPrompt,
   stallDiagnosis,
@@ -31,8 +32,7 @@ import {
   type RouteTry,
   type ServerIdentity,
 } from './diagnose';
-import { isLlamaCppModels } from './engines';
-import { detectEngine } from '../server-metrics/window';
+import { engineOfMetrics, probesToAsk, sightings } from '../engines/index';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
 import { requestHeaders, type TargetInfo } from '../targets';
@@ -135,7 +135,7 @@ function generateRetrying(io: HttpPort, t: TargetConfig, d: Dialect, model: stri
 
 /** The one-token check timed out: try the server's other generation routes to say which layer hangs. */
 function localiseStall(io: HttpPort, cfg: BenchConfig, t: TargetConfig, primary: Dialect, model: string, id: ServerIdentity, healthy: string[]): PreflightError {
-  const others = stallProbeDialects(id.dialect, primary.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model }));
+  const others = stallProbeDialects(profileOf(id), primary.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model }));
   // Together the other routes get one more PREFLIGHT_TIMEOUT, so the whole check stays within two.
   const share = Math.max(100, Math.floor(cfg.preflightTimeoutMs / Math.max(1, others.length)));
   const tries: RouteTry[] = others.map((d) => {
@@ -144,7 +144,7 @@ function localiseStall(io: HttpPort, cfg: BenchConfig, t: TargetConfig, primary:
     return { dialect: d.name, route: `POST ${d.path}`, outcome, detail: g.result.error?.message ?? '', timeoutMs: share };
   });
   const first: RouteTry = { dialect: primary.name, route: `POST ${primary.path}`, outcome: 'timeout', detail: '', timeoutMs: cfg.preflightTimeoutMs };
-  const d = stallDiagnosis(first, tries, healthy, id.dialect, t.vars.dialect);
+  const d = stallDiagnosis(first, tries, healthy, profileOf(id), t.vars.dialect);
   return new PreflightError(d.reason, `${t.variant}: ${d.message}`);
 }
 
@@ -161,12 +161,7 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
   if (modelsProbe.status === 401 || modelsProbe.status === 403) {
     throw new PreflightError('auth', `${t.variant}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`);
   }
-  const id: ServerIdentity = identify(
-    get(io, t, '/get_model_info'),
-    modelsProbe,
-    modelsProbe.status === 200 ? get(io, t, '/version') : null,
-    isLlamaCppModels(modelsProbe) ? get(io, t, '/props') : null,
-  );
+  const id: ServerIdentity = identifyTarget(io, t, modelsProbe);
   if (modelsProbe.status === 200) healthy.push('GET /v1/models');
   let dialect: DialectName;
   if (t.dialect === 'auto') {
@@ -227,10 +222,24 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
   let metrics = null;
   if (cfg.serverMetrics !== 'off') {
     const m = get(io, t, '/metrics');
-    metrics = m.status === 200 ? detectEngine(m.body) : null;
+    metrics = m.status === 200 ? (engineOfMetrics(m.body)?.id ?? null) : null;
     if (metrics === null && cfg.serverMetrics === 'on') {
-      warnings.push(`${t.variant}: GET /metrics → ${m.status || m.error}: server-side figures are not measured (SGLang needs --enable-metrics, llama.cpp --metrics).`);
+      const hint = profileOf(id)?.metricsHint;
+      warnings.push(`${t.variant}: GET /metrics → ${m.status || m.error}: server-side figures are not measured${hint ? ` (${hint})` : ''}.`);
     }
   }
-  return { info: { variant: t.variant, url: t.url, dialect, model: chosen.model, engine: id.engine, metrics, notes }, warnings };
+  return { info: { variant: t.variant, url: t.url, dialect, model: chosen.model, engine: id.engine, engineId: id.engineId, metrics, notes }, warnings };
+}
+
+/** GET /get_model_info and /v1/models, then what the engine profiles ask for, a round at a time. */
+function identifyTarget(io: HttpPort, t: TargetConfig, modelsProbe: Probe): ServerIdentity {
+  const modelInfo = get(io, t, '/get_model_info');
+  const extra: Probe[] = [];
+  for (let round = 0; round < 3; round++) {
+    const seen = [modelInfo, ...extra].map((p) => ({ route: p.route.replace(/^GET /, ''), status: p.status, body: p.body }));
+    const ask = probesToAsk(sightings({ route: '/v1/models', status: modelsProbe.status, body: modelsProbe.body }, seen));
+    if (ask.length === 0) break;
+    for (const route of ask) extra.push(get(io, t, route));
+  }
+  return identify(modelInfo, modelsProbe, extra);
 }

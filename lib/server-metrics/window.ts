@@ -1,66 +1,11 @@
 // Server-side figures over a measurement window, from two scrapes of the server's /metrics: the
 // differences of histogram sums and counts give exact window means, and of the speculative
 // decoding counters the window's acceptance length (not the server's lifetime average).
+import { metricNames, type MetricNames } from '../engines/index';
 import { parsePromText, total, type PromSample } from './promtext';
 
-export type Engine = 'vllm' | 'sglang' | 'llamacpp';
-
-interface Names {
-  ttft: string | null;
-  itl: string[];
-  e2e: string | null;
-  queue: string | null;
-  generationTokens: string;
-  specDrafts: string | null;
-  specAccepted: string | null;
-  /** Counter of seconds spent generating the tokens of generationTokens (llama.cpp). */
-  generationSeconds: string | null;
-}
-
-// vLLM renamed time_per_output_token_seconds to inter_token_latency_seconds; accept either.
-const NAMES: Record<Engine, Names> = {
-  vllm: {
-    ttft: 'vllm:time_to_first_token_seconds',
-    itl: ['vllm:inter_token_latency_seconds', 'vllm:time_per_output_token_seconds'],
-    e2e: 'vllm:e2e_request_latency_seconds',
-    queue: 'vllm:request_queue_time_seconds',
-    generationTokens: 'vllm:generation_tokens_total',
-    specDrafts: 'vllm:spec_decode_num_drafts_total',
-    specAccepted: 'vllm:spec_decode_num_accepted_tokens_total',
-    generationSeconds: null,
-  },
-  sglang: {
-    ttft: 'sglang:time_to_first_token_seconds',
-    itl: ['sglang:inter_token_latency_seconds', 'sglang:time_per_output_token_seconds'],
-    e2e: 'sglang:e2e_request_latency_seconds',
-    queue: 'sglang:queue_time_seconds',
-    generationTokens: 'sglang:generation_tokens_total',
-    specDrafts: null,
-    specAccepted: null,
-    generationSeconds: null,
-  },
-  // llama.cpp (--metrics) has no latency histograms. Its token counters are added to when each
-  // request finishes; spec_decode_num_drafts counts verify steps that had a draft, and
-  // spec_decode_num_accepted_tokens the draft tokens those steps accepted.
-  llamacpp: {
-    ttft: null,
-    itl: [],
-    e2e: null,
-    queue: null,
-    generationTokens: 'llamacpp:tokens_predicted_total',
-    specDrafts: 'llamacpp:spec_decode_num_drafts_total',
-    specAccepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
-    generationSeconds: 'llamacpp:tokens_predicted_seconds_total',
-  },
-};
-
-/** Which server wrote a /metrics page, from its metric prefixes. */
-export function detectEngine(text: string): Engine | null {
-  if (text.includes('vllm:')) return 'vllm';
-  if (text.includes('sglang:')) return 'sglang';
-  if (text.includes('llamacpp:')) return 'llamacpp';
-  return null;
-}
+/** An engine profile's id (lib/engines) whose /metrics names apply. */
+export type Engine = string;
 
 export interface Snapshot {
   engine: Engine;
@@ -104,7 +49,7 @@ function histMeanMs(a: Snapshot, b: Snapshot, base: string | null): number | nul
  * request's first. The histograms' own means differ by server (vLLM observes one gap per output
  * step, however many tokens it carried; SGLang one per token), so count is not used.
  */
-function itlPerTokenMs(a: Snapshot, b: Snapshot, n: Names): number | null {
+function itlPerTokenMs(a: Snapshot, b: Snapshot, n: MetricNames): number | null {
   if (n.ttft === null) return null;
   const tokens = delta(a, b, n.generationTokens);
   const firsts = delta(a, b, `${n.ttft}_count`);
@@ -117,7 +62,8 @@ function itlPerTokenMs(a: Snapshot, b: Snapshot, n: Names): number | null {
 }
 
 export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
-  const n = NAMES[a.engine];
+  const n = metricNames(a.engine);
+  if (n === null) throw new Error(`no /metrics names for engine '${a.engine}'`);
   const itl = itlPerTokenMs(a, b, n);
   let acceptanceLength: number | null = null;
   if (n.specDrafts && n.specAccepted) {

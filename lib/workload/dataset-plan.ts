@@ -6,6 +6,7 @@
 import type { HttpPort } from '../http-port';
 import type { DatasetShape } from '../plan/dataset-keys';
 import { DatasetError, type DatasetFormat, type Turn } from './dataset';
+import { engineById } from '../engines/index';
 import { bucketByLength, describeLengths, parseTokenizeReply, tokenizeRequest, type LengthFilter, type LengthSource } from './lengths';
 
 export interface DatasetBucket {
@@ -201,11 +202,8 @@ export function serverCounter(io: HttpPort, targets: readonly CountingTarget[], 
   return null;
 }
 
-/** The tokenize flavour of a server as preflight named it (TargetInfo.engine, or its /metrics flavour). */
-export function tokenizeEngine(metrics: string | null, engine: string): string | null {
-  if (metrics === 'vllm' || metrics === 'sglang' || metrics === 'llamacpp') return metrics;
-  if (/^SGLang/i.test(engine)) return 'sglang';
-  if (/^llama\.cpp/i.test(engine)) return 'llamacpp';
-  if (/vLLM/.test(engine)) return 'vllm';
+/** The profile whose tokenize route a target uses: its own, else the one its /metrics names; null: none. */
+export function tokenizeEngine(metrics: string | null, engineId: string | null): string | null {
+  for (const id of [engineId, metrics]) if (engineById(id)?.tokenize) return id;
   return null;
 }

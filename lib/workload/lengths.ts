@@ -2,18 +2,11 @@
 // tokenize route, otherwise a stated estimate (characters ÷ 4, named as an estimate wherever it is
 // shown). The lengths filter prompts (MIN/MAX prompt tokens) and sort them into the ISL axis.
 //
-// Tokenize routes (checked against the servers' source):
-//   vLLM     POST /tokenize     {model, prompt, add_special_tokens} or {model, messages, add_generation_prompt}
-//                               → {count, max_model_len, tokens}; the messages form renders the chat
-//                               template, so its count is what /v1/chat/completions reports.
-//   SGLang   POST /v1/tokenize  (also /tokenize; recent versions) {model, prompt, add_special_tokens}
-//                               → {tokens, count, max_model_len}; no messages form: a conversation is
-//                               counted as its turns' text, without the chat template's few tokens per turn.
-//   llama.cpp POST /tokenize    {content, add_special} → {tokens: [...]}
-// Other OpenAI-compatible servers: no route; the estimate applies.
+// Tokenize routes are part of each engine profile (lib/engines: vLLM /tokenize with a messages form
+// that renders the chat template, SGLang /v1/tokenize, llama.cpp /tokenize); other servers have none
+// and the estimate applies.
+import { engineById } from '../engines/index';
 import { DatasetError, turnsText, type DatasetItem, type Turn } from './dataset';
-
-export type TokenizeEngine = 'vllm' | 'sglang' | 'llamacpp';
 
 export interface TokenizeCall {
   method: 'POST';
@@ -23,28 +16,29 @@ export interface TokenizeCall {
 }
 
 /**
- * The request that counts `input`'s tokens on this engine, or null when it has no tokenize route
- * (then use estimateTokens). `input` is a text prompt or the messages of a chat request.
+ * The request that counts `input`'s tokens on this engine (a profile id, lib/engines), or null when
+ * it has no tokenize route (then use estimateTokens). `input` is a text prompt or the messages of a
+ * chat request.
  */
 export function tokenizeRequest(engine: string, model: string | null, input: string | readonly Turn[]): TokenizeCall | null {
-  const text = typeof input === 'string' ? input : turnsText(input);
-  const withModel = (o: Record<string, unknown>) => JSON.stringify(model ? { model, ...o } : o);
-  switch (engine) {
-    case 'vllm':
-      return typeof input === 'string'
-        ? { method: 'POST', path: '/tokenize', body: withModel({ prompt: text, add_special_tokens: true }) }
-        : { method: 'POST', path: '/tokenize', body: withModel({ messages: input.map((t) => ({ role: t.role, content: t.content })), add_generation_prompt: true }) };
-    case 'sglang':
-      return { method: 'POST', path: '/v1/tokenize', body: withModel({ prompt: text, add_special_tokens: true }) };
-    case 'llamacpp':
-      return { method: 'POST', path: '/tokenize', body: JSON.stringify({ content: text, add_special: true }) };
-    default:
-      return null;
+  const route = engineById(engine)?.tokenize;
+  if (!route) return null;
+  const o: Record<string, unknown> = {};
+  if (route.sendsModel && model) o.model = model;
+  if (route.messages && typeof input !== 'string') {
+    o.messages = input.map((t) => ({ role: t.role, content: t.content }));
+    o.add_generation_prompt = true;
+  } else {
+    o[route.textField] = typeof input === 'string' ? input : turnsText(input);
+    o[route.specialField] = true;
   }
+  return { method: 'POST', path: route.path, body: JSON.stringify(o) };
 }
 
 /** The token count in a tokenize reply body, or null when the body is not one (an error, a 404 page…). */
 export function parseTokenizeReply(engine: string, body: string): number | null {
+  const route = engineById(engine)?.tokenize;
+  if (!route) return null;
   let v: unknown;
   try {
     v = JSON.parse(body);
@@ -53,12 +47,11 @@ export function parseTokenizeReply(engine: string, body: string): number | null 
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
   const o = v as Record<string, unknown>;
-  if (engine === 'vllm' || engine === 'sglang') {
-    if (typeof o.count === 'number' && Number.isSafeInteger(o.count) && o.count >= 0) return o.count;
+  if (route.countField !== null) {
+    const c = o[route.countField];
+    if (typeof c === 'number' && Number.isSafeInteger(c) && c >= 0) return c;
   }
-  if (engine === 'vllm' || engine === 'sglang' || engine === 'llamacpp') {
-    if (Array.isArray(o.tokens) && (o.tokens.length === 0 || typeof o.tokens[0] === 'number' || (typeof o.tokens[0] === 'object' && o.tokens[0] !== null))) return o.tokens.length;
-  }
+  if (Array.isArray(o.tokens) && (o.tokens.length === 0 || typeof o.tokens[0] === 'number' || (typeof o.tokens[0] === 'object' && o.tokens[0] !== null))) return o.tokens.length;
   return null;
 }
 

@@ -20,12 +20,13 @@ import {
   type RouteTry,
 } from '../../../lib/preflight/diagnose';
 import { poolLengths } from '../../../lib/workload/prompts';
+import { engineById } from '../../../lib/engines/index';
 
 const p = (route: string, status: number, body = ''): Probe => ({ route, status, body, error: status ? '' : 'dial: connection refused' });
 const vllmModels = p('GET /v1/models', 200, '{"object":"list","data":[{"id":"Qwen/Qwen3-32B","object":"model","owned_by":"vllm","max_model_len":32768}]}');
 
 test('vLLM: /v1/models but no /get_model_info → openai, with its version', () => {
-  const id = identify(p('GET /get_model_info', 404, '{"detail":"Not Found"}'), vllmModels, p('GET /version', 200, '{"version":"0.20.1"}'));
+  const id = identify(p('GET /get_model_info', 404, '{"detail":"Not Found"}'), vllmModels, [p('GET /version', 200, '{"version":"0.20.1"}')]);
   assert.equal(id.dialect, 'openai');
   assert.equal(id.engine, 'vLLM 0.20.1');
   assert.deepEqual(id.models, ['Qwen/Qwen3-32B']);
@@ -33,19 +34,19 @@ test('vLLM: /v1/models but no /get_model_info → openai, with its version', () 
 });
 
 test('SGLang: /get_model_info → sglang', () => {
-  const id = identify(p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","tokenizer_path":"Qwen/Qwen3-32B","is_generation":true}'), vllmModels, null);
+  const id = identify(p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","tokenizer_path":"Qwen/Qwen3-32B","is_generation":true}'), vllmModels);
   assert.equal(id.dialect, 'sglang');
   assert.equal(id.engine, 'SGLang');
 });
 
 test('the seed message: DIALECT=sglang against vLLM names what the server is and what to set', () => {
-  const id = identify(p('GET /get_model_info', 404), vllmModels, p('GET /version', 200, '{"version":"0.20.1"}'));
+  const id = identify(p('GET /get_model_info', 404), vllmModels, [p('GET /version', 200, '{"version":"0.20.1"}')]);
   const msg = wrongDialectMessage('POST /generate', 404, id, 'DIALECT');
   assert.match(msg, /^POST \/generate → 404: this server is vLLM 0\.20\.1 .*set DIALECT=openai/);
 });
 
 test('neither API answers: advice to check the URL', () => {
-  const id = identify(p('GET /get_model_info', 404), p('GET /v1/models', 404), null);
+  const id = identify(p('GET /get_model_info', 404), p('GET /v1/models', 404));
   assert.equal(id.dialect, null);
   assert.match(wrongDialectMessage('POST /generate', 404, id, 'DIALECT'), /Check the URL/);
 });
@@ -55,7 +56,7 @@ test('healthy but hung', () => {
 });
 
 test('model choice', () => {
-  const id = identify(p('GET /get_model_info', 404), vllmModels, null);
+  const id = identify(p('GET /get_model_info', 404), vllmModels);
   assert.equal(chooseModel('', id, 'MODEL').model, 'Qwen/Qwen3-32B');
   assert.match(chooseModel('llama', id, 'MODEL').error ?? '', /MODEL='llama' is not served here; the server serves: Qwen\/Qwen3-32B/);
 });
@@ -71,7 +72,7 @@ test('context check and timeout warning', () => {
 });
 
 test('SGLang serving another model than MODEL: a warning, and the served model is the one reported', () => {
-  const sglang = identify(p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","is_generation":true}'), p('GET /v1/models', 200, '{"data":[{"id":"Qwen/Qwen3-32B"}]}'), null);
+  const sglang = identify(p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","is_generation":true}'), p('GET /v1/models', 200, '{"data":[{"id":"Qwen/Qwen3-32B"}]}'));
   const c = chooseModel('llama', sglang, 'MODEL');
   assert.equal(c.error, null);
   assert.equal(c.model, 'Qwen/Qwen3-32B');
@@ -129,20 +130,20 @@ test('a refused connection reads as "nothing listens (yet)"; DNS is told apart',
 });
 
 test('stall localisation: which routes to try', () => {
-  assert.deepEqual(stallProbeDialects('sglang', 'openai-chat'), ['sglang']);
-  assert.deepEqual(stallProbeDialects('sglang', 'sglang'), ['openai-chat']);
-  assert.deepEqual(stallProbeDialects('sglang', 'openai'), ['sglang', 'openai-chat']);
-  assert.deepEqual(stallProbeDialects('openai', 'openai'), ['openai-chat']);
-  assert.deepEqual(stallProbeDialects('openai', 'openai-chat'), ['openai']);
+  assert.deepEqual(stallProbeDialects(engineById('sglang'), 'openai-chat'), ['sglang']);
+  assert.deepEqual(stallProbeDialects(engineById('sglang'), 'sglang'), ['openai-chat']);
+  assert.deepEqual(stallProbeDialects(engineById('sglang'), 'openai'), ['sglang', 'openai-chat']);
+  assert.deepEqual(stallProbeDialects(engineById('vllm'), 'openai'), ['openai-chat']);
+  assert.deepEqual(stallProbeDialects(engineById('vllm'), 'openai-chat'), ['openai']);
   assert.deepEqual(stallProbeDialects(null, 'openai'), []);
-  assert.deepEqual(stallProbeDialects('llamacpp', 'openai'), ['llamacpp', 'openai-chat'], 'llama.cpp: its native /completion and the chat route');
+  assert.deepEqual(stallProbeDialects(engineById('llamacpp'), 'openai'), ['llamacpp', 'openai-chat'], 'llama.cpp: its native /completion and the chat route');
 });
 
 test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, inconclusive', () => {
   const tr = (dialect: RouteTry['dialect'], route: string, outcome: RouteTry['outcome'], timeoutMs = 10_000, detail = ''): RouteTry => ({ dialect, route, outcome, detail, timeoutMs });
   const health = ['GET /health', 'GET /v1/models'];
   const chat = tr('openai-chat', 'POST /v1/chat/completions', 'timeout');
-  const engine = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'timeout')], health, 'sglang', 'DIALECT');
+  const engine = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'timeout')], health, engineById('sglang'), 'DIALECT');
   assert.equal(engine.reason, 'stalled');
   assert.equal(
     engine.message,
@@ -150,23 +151,23 @@ test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, in
       'Both POST /v1/chat/completions and POST /generate produced no token in 10 s: the engine itself is stuck, not the OpenAI layer. ' +
       'Restart the server and check its logs; PREFLIGHT_TIMEOUT sets this deadline.',
   );
-  const layer = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'token')], health, 'sglang', 'DIALECT');
+  const layer = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'token')], health, engineById('sglang'), 'DIALECT');
   assert.equal(layer.reason, 'stalled_layer');
   assert.equal(
     layer.message,
     'GET /health and GET /v1/models → 200, but only POST /v1/chat/completions hangs (no token in 10 s); POST /generate answers: ' +
       'the OpenAI layer (tokenizer manager, chat template) is stuck, not the engine; DIALECT=sglang works around it. Restart the server and check its logs.',
   );
-  const vllmChat = stallDiagnosis(chat, [tr('openai', 'POST /v1/completions', 'token')], health, 'openai', 'MTP_DIALECT');
+  const vllmChat = stallDiagnosis(chat, [tr('openai', 'POST /v1/completions', 'token')], health, engineById('vllm'), 'MTP_DIALECT');
   assert.match(vllmChat.message, /only POST \/v1\/chat\/completions hangs .*the chat layer \(chat template\) is stuck, not the engine; MTP_DIALECT=openai works around it/);
-  const vllmAll = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [chat], health, 'openai', 'DIALECT');
+  const vllmAll = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [chat], health, engineById('vllm'), 'DIALECT');
   assert.match(vllmAll.message, /Both POST \/v1\/completions and POST \/v1\/chat\/completions produced no token in 10 s: the engine itself is stuck, not one route\./);
-  const three = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [tr('sglang', 'POST /generate', 'timeout', 5000), tr('openai-chat', 'POST /v1/chat/completions', 'timeout', 5000)], [], 'sglang', 'DIALECT');
+  const three = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [tr('sglang', 'POST /generate', 'timeout', 5000), tr('openai-chat', 'POST /v1/chat/completions', 'timeout', 5000)], [], engineById('sglang'), 'DIALECT');
   assert.match(three.message, /None of POST \/v1\/completions, POST \/generate or POST \/v1\/chat\/completions produced a token in 10 s, 5 s, 5 s respectively/);
-  const unclear = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'error', 10_000, 'POST /generate → 500.')], health, 'sglang', 'DIALECT');
+  const unclear = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'error', 10_000, 'POST /generate → 500.')], health, engineById('sglang'), 'DIALECT');
   assert.equal(unclear.reason, 'stalled');
   assert.match(unclear.message, /the engine is stalled .* POST \/generate could not tell \(POST \/generate → 500\.\)\. Restart/);
   assert.equal(stallDiagnosis(chat, [], health, null, 'DIALECT').message, stalledMessage(health, 10_000));
-  const llama = stallDiagnosis(chat, [tr('llamacpp', 'POST /completion', 'token')], health, 'llamacpp', 'DIALECT');
+  const llama = stallDiagnosis(chat, [tr('llamacpp', 'POST /completion', 'token')], health, engineById('llamacpp'), 'DIALECT');
   assert.match(llama.message, /POST \/completion answers: the OpenAI-compatible layer \(chat template\) is stuck, not the engine; DIALECT=llamacpp works around it/);
 });

@@ -3,7 +3,10 @@
 // timings draft_n 13, 13, 18, 13, 13 and draft_n_accepted 8, 8, 3, 8, 8).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectEngine, snapshot, windowFigures } from '../../../lib/server-metrics/window';
+import { snapshot, windowFigures } from '../../../lib/server-metrics/window';
+import { engineOfMetrics } from '../../../lib/engines/index';
+
+const detectEngine = (text: string) => engineOfMetrics(text)?.id ?? null;
 import { reply } from '../fixtures';
 
 const start = reply('llamacpp-metrics-start.txt');

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePromText, total } from '../../../lib/server-metrics/promtext';
-import { detectEngine, snapshot, windowFigures } from '../../../lib/server-metrics/window';
+import { snapshot, windowFigures } from '../../../lib/server-metrics/window';
+import { engineOfMetrics } from '../../../lib/engines/index';
+
+const detectEngine = (text: string) => engineOfMetrics(text)?.id ?? null;
 
 const page = (ttftSum: number, ttftCount: number, drafts: number, accepted: number, gen: number) => `# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.
 # TYPE vllm:time_to_first_token_seconds histogram

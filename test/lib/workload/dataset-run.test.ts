@@ -140,10 +140,13 @@ test('server counts: the first target whose tokenize route answers counts every 
   assert.equal(c.count(1), 101);
   assert.deepEqual(io.calls, ['http://a/v1/tokenize', 'http://b/tokenize', 'http://b/tokenize'], 'the first count is not asked twice');
   assert.equal(serverCounter(io, [targets[0]], () => 'x'), null);
-  assert.equal(tokenizeEngine(null, 'SGLang'), 'sglang');
-  assert.equal(tokenizeEngine(null, 'vLLM 0.11.0'), 'vllm');
-  assert.equal(tokenizeEngine(null, 'llama.cpp b11669'), 'llamacpp');
-  assert.equal(tokenizeEngine(null, 'an unknown server'), null);
+  // The target's profile when it has a tokenize route, else the one its /metrics page names.
+  assert.equal(tokenizeEngine(null, 'sglang'), 'sglang');
+  assert.equal(tokenizeEngine(null, 'vllm'), 'vllm');
+  assert.equal(tokenizeEngine(null, 'llamacpp'), 'llamacpp');
+  assert.equal(tokenizeEngine('vllm', 'tgi'), 'vllm');
+  assert.equal(tokenizeEngine(null, 'openai-compatible'), null);
+  assert.equal(tokenizeEngine(null, null), null);
 });
 
 function player(items: DatasetItem[], o: { chat?: boolean; marker?: boolean; multiTurn?: boolean; history?: 'dataset' | 'server' } = {}) {

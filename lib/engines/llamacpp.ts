@@ -1,0 +1,48 @@
+// llama.cpp's llama-server: /v1/models entries owned_by "llamacpp" (slot context and vocabulary in
+// `meta`), GET /props names the build ("b11669-Debian"). Its native /completion counts tokens per
+// event and reports draft tokens proposed and accepted.
+import { answered, ownedBy, positive, text, type EngineProfile } from './profile';
+
+/** The build in build_info: "b11669-Debian" → "b11669"; anything else as it is. */
+function buildName(info: string): string {
+  const m = /^(b\d+)(?:-|$)/.exec(info);
+  return m ? m[1] : info;
+}
+
+export const llamacpp: EngineProfile = {
+  id: 'llamacpp',
+  label: 'llama.cpp',
+  probes: [{ route: '/props', when: (s) => s.ownedBy.includes('llamacpp') }],
+  recognise(s) {
+    const p = answered(s, '/props');
+    const build = p ? text(p.build_info) : null;
+    const propsSay = p !== null && build !== null && p.default_generation_settings !== null && typeof p.default_generation_settings === 'object';
+    if (!ownedBy(s, 'llamacpp') && !propsSay) return null;
+    const meta = s.models[0]?.meta as Record<string, unknown> | undefined;
+    return {
+      version: build !== null ? buildName(build) : null,
+      maxModelLen: positive(s.models[0]?.max_model_len) ?? positive(meta?.n_ctx),
+      evidence: [ownedBy(s, 'llamacpp') ? 'owned_by llamacpp' : null, propsSay ? `GET /props → build ${build}` : null].filter(Boolean).join(', '),
+    };
+  },
+  dialect: 'llamacpp',
+  offered: ['llamacpp', 'openai-chat'],
+  openaiLayer: 'the OpenAI-compatible layer (chat template)',
+  // llama.cpp (--metrics) has no latency histograms. Its token counters are added to when each
+  // request finishes; spec_decode_num_drafts counts verify steps that had a draft, and
+  // spec_decode_num_accepted_tokens the draft tokens those steps accepted.
+  metrics: {
+    prefix: 'llamacpp:',
+    ttft: null,
+    itl: [],
+    e2e: null,
+    queue: null,
+    generationTokens: 'llamacpp:tokens_predicted_total',
+    specDrafts: 'llamacpp:spec_decode_num_drafts_total',
+    specAccepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
+    generationSeconds: 'llamacpp:tokens_predicted_seconds_total',
+  },
+  metricsHint: 'start llama-server with --metrics',
+  tokenize: { path: '/tokenize', textField: 'content', specialField: 'add_special', sendsModel: false, messages: false, countField: null },
+  checked: 'real llama-server in the test loop (test/real-engine), replies captured from it',
+};

@@ -1,0 +1,119 @@
+// What the suite knows about one kind of server, said once: how preflight recognises it, which
+// dialect `auto` picks and which generation routes it offers, its /metrics names, its tokenize route
+// and a label for reports. Every place that asks "which server is this" reads a profile (index.ts).
+import type { DialectName } from '../dialects/types';
+
+/** A GET the preflight made and what came back (status 0: no answer). */
+export interface Seen {
+  route: string;
+  status: number;
+  body: string;
+}
+
+/** What preflight saw of a server, for profiles to recognise it from. */
+export interface Sightings {
+  /** GET /v1/models, parsed: the entries of `data` (an empty list when there is none). */
+  models: Array<Record<string, unknown>>;
+  /** `owned_by` of each listed model. */
+  ownedBy: string[];
+  /** Every GET answered so far, by route ("/get_model_info", "/version", "/props", "/info" …). */
+  probes: Record<string, Seen>;
+}
+
+/** A profile's finding. */
+export interface Recognised {
+  /** e.g. "0.20.1", "b11669"; null when the server does not say. */
+  version: string | null;
+  /** Context length of a request when the server states it. */
+  maxModelLen: number | null;
+  /** Model names the server serves, when its own route says (else /v1/models' ids are used). */
+  models?: string[];
+  /** What told it apart, e.g. "owned_by vllm, GET /version → 0.20.1". */
+  evidence: string;
+}
+
+/** A server's /metrics names (Prometheus text), read over a measurement window. */
+export interface MetricNames {
+  /** A prefix only this server's metrics carry: tells which server wrote a /metrics page. */
+  prefix: string;
+  ttft: string | null;
+  /** Inter-token latency histograms, first found wins (servers renamed them). */
+  itl: string[];
+  e2e: string | null;
+  queue: string | null;
+  /** Counter of generated tokens. */
+  generationTokens: string;
+  specDrafts: string | null;
+  specAccepted: string | null;
+  /** Counter of seconds spent generating the tokens of generationTokens. */
+  generationSeconds: string | null;
+}
+
+/** A route that counts a prompt's tokens with the server's own tokenizer. */
+export interface TokenizeRoute {
+  path: string;
+  /** The request field holding the text. */
+  textField: 'prompt' | 'content';
+  /** The field asking for special tokens (BOS…), sent as true. */
+  specialField: 'add_special_tokens' | 'add_special';
+  /** Sends `model` when one is known. */
+  sendsModel: boolean;
+  /** Takes chat messages and renders the chat template (vLLM): counts what the chat route will. */
+  messages: boolean;
+  /** The reply field with the count; null: count the `tokens` array. */
+  countField: 'count' | null;
+}
+
+export interface EngineProfile {
+  /** Low-cardinality id: a tag value, a TargetInfo field. */
+  id: string;
+  /** Human name, e.g. "vLLM". */
+  label: string;
+  /** Extra GET routes worth asking, and when (given what was seen so far). */
+  probes?: ReadonlyArray<{ route: string; when(s: Sightings): boolean }>;
+  /** Null when the sightings are not this server's. */
+  recognise(s: Sightings): Recognised | null;
+  /** What DIALECT=auto picks: the route that reports most (token counts per event, acceptance). */
+  dialect: DialectName;
+  /** Generation dialects it serves, tried in turn when one hangs (stall localisation). */
+  offered: readonly DialectName[];
+  /** The OpenAI layer in front of a native engine route, named when only that layer hangs. */
+  openaiLayer?: string;
+  /** Serves its one model whatever name a request gives (SGLang). */
+  servesAnyModelName?: boolean;
+  metrics: MetricNames | null;
+  /** How to turn its /metrics on, said when they are missing. */
+  metricsHint?: string;
+  tokenize: TokenizeRoute | null;
+  /** Where its behaviour here was checked, for the docs' table. */
+  checked: string;
+}
+
+/** Helpers for profiles. */
+export function jsonObject(body: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(body);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A probe's JSON object when it answered 200. */
+export function answered(s: Sightings, route: string): Record<string, unknown> | null {
+  const p = s.probes[route];
+  return p && p.status === 200 ? jsonObject(p.body) : null;
+}
+
+export function positive(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null;
+}
+
+export function text(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
+/** Whether every listed model is owned by one of `owners`, and at least one is listed. */
+export function ownedBy(s: Sightings, ...owners: string[]): boolean {
+  return s.ownedBy.length > 0 && s.ownedBy.every((o) => owners.includes(o));
+}

@@ -1,0 +1,36 @@
+// vLLM: /v1/models entries owned_by "vllm" with max_model_len; GET /version names the release.
+import { answered, ownedBy, positive, text, type EngineProfile } from './profile';
+
+export const vllm: EngineProfile = {
+  id: 'vllm',
+  label: 'vLLM',
+  probes: [{ route: '/version', when: (s) => s.models.length > 0 }],
+  recognise(s) {
+    const v = answered(s, '/version');
+    const version = v ? text(v.version) : null;
+    // Before owned_by was looked at, a /version answer beside an OpenAI model list meant vLLM.
+    if (!ownedBy(s, 'vllm') && !(version !== null && s.models.length > 0 && s.ownedBy.every((o) => o === 'vllm' || o === ''))) return null;
+    return {
+      version,
+      maxModelLen: positive(s.models[0]?.max_model_len),
+      evidence: [ownedBy(s, 'vllm') ? 'owned_by vllm' : null, version ? `GET /version → ${version}` : null].filter(Boolean).join(', '),
+    };
+  },
+  dialect: 'openai',
+  offered: ['openai', 'openai-chat'],
+  metrics: {
+    prefix: 'vllm:',
+    ttft: 'vllm:time_to_first_token_seconds',
+    // vLLM renamed time_per_output_token_seconds to inter_token_latency_seconds; accept either.
+    itl: ['vllm:inter_token_latency_seconds', 'vllm:time_per_output_token_seconds'],
+    e2e: 'vllm:e2e_request_latency_seconds',
+    queue: 'vllm:request_queue_time_seconds',
+    generationTokens: 'vllm:generation_tokens_total',
+    specDrafts: 'vllm:spec_decode_num_drafts_total',
+    specAccepted: 'vllm:spec_decode_num_accepted_tokens_total',
+    generationSeconds: null,
+  },
+  // The messages form renders the chat template, so its count is what /v1/chat/completions reports.
+  tokenize: { path: '/tokenize', textField: 'prompt', specialField: 'add_special_tokens', sendsModel: true, messages: true, countField: 'count' },
+  checked: 'simulator; replies quoted from its repository',
+};
