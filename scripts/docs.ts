@@ -10,6 +10,7 @@ import { METRICS, TAGS, promName, type MetricDef } from '../lib/metrics/catalog'
 import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
+import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -57,12 +58,24 @@ export function metricsTable(): string {
   ].join('\n');
 }
 
+/** The servers the suite recognises, from their profiles (lib/engines). */
+export function enginesTable(): string {
+  const rows = [...ENGINES, OPENAI_COMPATIBLE].map((e) => {
+    const probes = (e.probes ?? []).map((p) => `\`GET ${p.route}\``).join(', ');
+    const metrics = e.metrics ? `\`${e.metrics.prefix}*\`${e.metrics.specDrafts ? ' (with speculative counters)' : ''}` : 'not read';
+    const tokenize = e.tokenize ? `\`POST ${e.tokenize.path}\`` : 'none (estimate)';
+    return `| ${e.label} | \`${e.id}\` | ${probes || '—'} | \`${e.dialect}\` (offers ${e.offered.map((d) => `\`${d}\``).join(', ')}) | ${metrics} | ${tokenize} | ${cell(e.checked)} |`;
+  });
+  return ['| server | id | extra probes | DIALECT=auto | /metrics | tokenize | checked against |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
 type Sections = Record<string, () => string>;
 
 /** Each generated file and its sections. */
 export const FILES: Record<string, Sections> = {
   'README.md': { scenarios: scenariosTable, variables: variablesTable, metrics: metricsTable, capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
+  'docs/engines.md': { engines: enginesTable },
 };
 
 export function render(text: string, sections: Sections = FILES['README.md'], file = 'README.md'): string {
