@@ -19,6 +19,14 @@ const FACTORIES: Record<DialectName, (ctx: Omit<RequestContext, 'route'>) => Dia
   llamacpp: llamacppDialect,
 };
 
+/** What differs between dialects outside their request and reply shapes, said once (needsModel: preflight needs a served model name to send). */
+export const DIALECT_TRAITS: Record<DialectName, { chat: boolean; tokenIds: boolean; needsModel: boolean }> = {
+  sglang: { chat: false, tokenIds: true, needsModel: false },
+  openai: { chat: false, tokenIds: true, needsModel: true },
+  'openai-chat': { chat: true, tokenIds: false, needsModel: true },
+  llamacpp: { chat: false, tokenIds: true, needsModel: true },
+};
+
 export function isDialectName(s: string): s is DialectName {
   return (DIALECT_NAMES as readonly string[]).includes(s);
 }

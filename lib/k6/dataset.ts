@@ -7,6 +7,7 @@ import type { BenchConfig } from '../config/load';
 import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
 import { requestHeaders, type ResolvedTarget, type TargetInfo } from '../targets';
+import { DIALECT_TRAITS } from '../dialects/index';
 import type { DatasetItem } from '../workload/dataset';
 import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../workload/dataset-plan';
 import { DatasetPlayer, firstRequest, turnTag, turnTags, type NextRequest } from '../workload/dataset-player';
@@ -82,7 +83,7 @@ export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, i
   const counting = cfg.targets.flatMap((tc) => {
     const info = infos.find((x) => x.variant === tc.variant);
     if (!info) return [];
-    return [{ variant: tc.variant, url: tc.url, engine: tokenizeEngine(info.metrics, info.engineId), model: info.model, headers: requestHeaders(tc), chat: info.dialect === 'openai-chat' }];
+    return [{ variant: tc.variant, url: tc.url, engine: tokenizeEngine(info.metrics, info.engineId), model: info.model, headers: requestHeaders(tc), chat: DIALECT_TRAITS[info.dialect].chat }];
   });
   const first = (index: number, chat: boolean) => firstRequest(ds.item(index), chat, d.domainMarker);
   const counter = serverCounter(io, counting, first) ?? estimateCounter((i) => ds.estimate(i));
@@ -121,7 +122,7 @@ export class DatasetVu {
 
   /** On a new run: the target's prompt form, the cell's ISL and this VU's slot. */
   start(plan: DatasetPlan, t: ResolvedTarget, isl: number, slot: number, vus: number): void {
-    const chat = t.dialect.name === 'openai-chat';
+    const chat = DIALECT_TRAITS[t.dialect.name].chat;
     let p = this.players.get(chat);
     if (!p) {
       const d = this.cfg.dataset as NonNullable<BenchConfig['dataset']>;

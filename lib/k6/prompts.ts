@@ -7,6 +7,7 @@
 import { SharedArray } from 'k6/data';
 import { TOKEN_ID_FLOOR, type BenchConfig } from '../config/load';
 import type { Prompt } from '../dialects/types';
+import { DIALECT_TRAITS } from '../dialects/index';
 import { poolLengths, textPromptPool, tokenPromptPool, type PromptKind, type PromptSpec } from '../workload/prompts';
 
 
@@ -53,6 +54,6 @@ export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): Prompt
 /** The prompt kinds the configured targets may need: chat takes text, the others token ids. */
 export function neededKinds(cfg: BenchConfig): PromptKind[] {
   const kinds = new Set<PromptKind>();
-  for (const t of cfg.targets) kinds.add(t.dialect === 'openai-chat' ? 'text' : 'tokens');
+  for (const t of cfg.targets) kinds.add(t.dialect !== 'auto' && !DIALECT_TRAITS[t.dialect].tokenIds ? 'text' : 'tokens');
   return [...kinds];
 }

@@ -1,6 +1,7 @@
 // Pure decisions of the preflight: what a server is, from the answers of its routes, and the one
 // message that explains a failure. The k6 layer (lib/k6/preflight.ts) only performs the requests.
 import type { ClassifiedError, DialectName } from '../dialects/types';
+import { DIALECT_TRAITS } from '../dialects/index';
 import { formatSeconds } from '../dialects/errors';
 import { poolLengths } from '../workload/prompts';
 import { OPENAI_COMPATIBLE, engineById, engineName, recognise, sightings, type EngineProfile } from '../engines/index';
@@ -299,7 +300,7 @@ export function stallDiagnosis(
     const layer =
       native && hung.every((h) => h.dialect !== native.dialect) && working.some((w) => w.dialect === native.dialect)
         ? `${native.openaiLayer} is stuck, not the engine`
-        : hung.every((h) => h.dialect === 'openai-chat')
+        : hung.every((h) => DIALECT_TRAITS[h.dialect].chat)
           ? 'the chat layer (chat template) is stuck, not the engine'
           : `the layer behind ${listRoutes(hung.map((h) => h.route))} is stuck, not the engine`;
     return {

@@ -6,7 +6,7 @@
 // with a fake server as it runs in k6.
 import type { HttpPort } from '../http-port';
 import type { BenchConfig, TargetConfig } from '../config/load';
-import { createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
+import { DIALECT_TRAITS, createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
 import {
@@ -176,7 +176,7 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
   const chosen = chooseModel(t.model, id, t.vars.model);
   if (chosen.error) throw new PreflightError('unknown_model', `${t.variant}: ${chosen.error}`);
   if (chosen.note) warnings.push(`${t.variant}: ${chosen.note}`);
-  if (dialect !== 'sglang' && chosen.model === '') {
+  if (DIALECT_TRAITS[dialect].needsModel && chosen.model === '') {
     throw new PreflightError('unknown_model', `${t.variant}: the server lists no model at GET /v1/models; set ${t.vars.model}.`);
   }
   const longest = longestPrompt(cfg.isl, cfg.promptPool, cfg.islSpread);
