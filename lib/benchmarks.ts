@@ -32,6 +32,31 @@ export interface BenchmarkSpec {
   defaults?: Record<string, string>;
   /** Extra checks of the configuration, throwing ConfigError. */
   validate?: (cfg: BenchConfig) => void;
+  /** The targets are named by VARIANTS (`targets` are its default), one of them BASELINE_VARIANT. */
+  variants?: true;
+}
+
+/** The speculative profiles the simulator has: a variant of that name runs on it under `npm start`. */
+const SIM_SPECS = ['none', 'mtp', 'dflash', 'ddtree'] as const;
+
+/** The slot of a variant named by VARIANTS: NONE_URL, MTP_URL …; same engine, the simulator profile of its name. */
+export function variantSlot(variant: string): TargetSlot {
+  const spec = (SIM_SPECS as readonly string[]).includes(variant) ? (variant as TargetSlot['sim']['spec']) : 'none';
+  return { variant, prefix: variant.toUpperCase().replace(/[^A-Z0-9]/g, '_'), role: `the ${variant} deployment`, sim: { engine: 'sglang', spec } };
+}
+
+/** The target slots of a benchmark under an environment: VARIANTS for a comparison of N, else its own. */
+export function slotsOf(spec: Pick<BenchmarkSpec, 'targets' | 'variants'>, env: Record<string, string | undefined>): readonly TargetSlot[] {
+  if (!spec.variants) return spec.targets;
+  const raw = (env.VARIANTS ?? '').trim();
+  if (raw === '') return spec.targets;
+  const names = raw.split(',').map((v) => v.trim());
+  for (const v of names) {
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(v)) throw new ConfigError(`VARIANTS=${raw}: '${v}' is not a variant name (lower-case letters, digits, - and _, starting with a letter).`);
+  }
+  if (new Set(names).size !== names.length) throw new ConfigError(`VARIANTS=${raw}: a variant is named twice.`);
+  if (names.length < 2 || names.length > 8) throw new ConfigError(`VARIANTS=${raw}: compare takes 2 to 8 variants.`);
+  return names.map(variantSlot);
 }
 
 /** The one server under test of the single-target benchmarks. */
@@ -43,7 +68,18 @@ const AB: readonly TargetSlot[] = [
   { variant: 'mtp', prefix: 'MTP', role: 'deployment B', sim: { engine: 'vllm', spec: 'mtp' } },
 ];
 
+/** The N-way comparison's default: one model without speculation and with three methods. */
+const NWAY: readonly TargetSlot[] = ['none', 'mtp', 'dflash', 'ddtree'].map(variantSlot);
+
 export const BENCHMARKS: Record<string, BenchmarkSpec> = {
+  compare: {
+    name: 'compare',
+    question: 'How do N deployments (VARIANTS, e.g. none,mtp,dflash,ddtree) compare with a baseline (BASELINE_VARIANT), cell by cell, and up to which concurrency does each one\'s gain hold?',
+    report: 'compare',
+    load: 'vus',
+    targets: NWAY,
+    variants: true,
+  },
   'dflash-vs-mtp': {
     name: 'dflash-vs-mtp',
     question: 'Is deployment A (DFLASH_URL) faster than deployment B (MTP_URL), by how much, and at which context length and concurrency?',

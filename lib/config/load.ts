@@ -4,7 +4,7 @@ import { DIALECT_NAMES } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
 import { VARIABLES } from './variables';
-import type { BenchmarkSpec, TargetSlot } from '../benchmarks';
+import { slotsOf, type BenchmarkSpec, type TargetSlot } from '../benchmarks';
 import { datasetConfig, type DatasetConfig } from './dataset';
 
 export type Env = Record<string, string | undefined>;
@@ -36,6 +36,8 @@ export interface BenchConfig {
   runId: string;
   resultsDir: string;
   targets: TargetConfig[];
+  /** The variant every other is compared with: BASELINE_VARIANT (compare), else the first target. */
+  baseline: string;
   isl: number[];
   osl: number[];
   concurrency: number[];
@@ -135,9 +137,14 @@ export function stamp(d: Date): string {
   return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
-export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets'>, env: Env, now: Date): BenchConfig {
+export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'variants'>, env: Env, now: Date): BenchConfig {
   const scenario = spec.name;
-  const targets = spec.targets.map((slot) => target(env, slot));
+  const targets = slotsOf(spec, env).map((slot) => target(env, slot));
+  const baselineRaw = spec.variants ? get(env, 'BASELINE_VARIANT').trim() : '';
+  const baseline = baselineRaw === '' ? targets[0].variant : baselineRaw;
+  if (!targets.some((t) => t.variant === baseline)) {
+    throw new ConfigError(`BASELINE_VARIANT=${baselineRaw} is not one of the variants (${targets.map((t) => t.variant).join(', ')}).`);
+  }
   for (let i = 1; i < targets.length; i++) {
     const same = targets.slice(0, i).find((t) => t.url === targets[i].url);
     if (same) throw new ConfigError(`${same.vars.url} and ${targets[i].vars.url} are the same (${same.url}): a comparison needs distinct deployments.`);
@@ -157,6 +164,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets'>, env: E
     runId: runIdRaw === '' ? `${scenario}-${stamp(now)}` : p.label('RUN_ID', runIdRaw),
     resultsDir: get(env, 'RESULTS_DIR').replace(/\/+$/, '') || '.',
     targets,
+    baseline,
     isl,
     osl: p.intList('OSL', get(env, 'OSL'), { min: 1, max: 1_000_000 }),
     concurrency: p.intList('CONCURRENCY', get(env, 'CONCURRENCY'), { min: 1, max: 100_000 }),

@@ -46,6 +46,13 @@ const OPEN_LOOP = where((b) => b.load === 'rate');
 export const VARIABLES: readonly VariableDef[] = [
   { name: 'CONFIG', default: '', help: 'Path of a JSON file whose keys are these variable names (absolute, or relative to the bundle in dist/ as k6 reads it); variables set in the environment win over it.' },
   { name: 'API_KEY', default: '', help: 'Bearer token sent in Authorization to the target(s) only; never printed or tagged.', secret: true },
+  {
+    name: 'VARIANTS',
+    default: '',
+    help: 'The deployments to compare, 2 to 8 names, comma-separated (default none,mtp,dflash,ddtree); each reads <NAME>_URL, <NAME>_DIALECT, <NAME>_MODEL, <NAME>_API_KEY (NAME upper-cased).',
+    benchmarks: where((b) => b.variants === true),
+  },
+  { name: 'BASELINE_VARIANT', default: '', help: 'The variant every other is compared with (default: the first of VARIANTS).', benchmarks: where((b) => b.variants === true) },
   ...targetVariables(),
   { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
   { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },

@@ -1,5 +1,5 @@
 // The measurement plan: matrix cells, one run per cell and target, chained one after another
-// with k6's startTime, and the target order alternating from cell to cell (A B, B A, A B …) so
+// with k6's startTime, and the target order rotating from cell to cell (a balanced Latin square: A B, B A … for two) so
 // drift over time hits every target alike.
 import type { BenchConfig } from '../config/load';
 
@@ -55,8 +55,9 @@ export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs'
   const runs: Run[] = [];
   let t = 0;
   cells.forEach((cell, i) => {
-    const order = i % 2 === 0 ? targets : [...targets].reverse();
-    for (const target of order) {
+    const rows = williams(targets.length);
+    for (const k of rows[i % rows.length]) {
+      const target = targets[k];
       // An arrival rate pre-allocates enough VUs for ten seconds of arrivals in flight.
       const vus = cell.load.kind === 'vus' ? cell.load.vus : Math.min(cfg.maxVus, Math.max(1, Math.ceil(cell.load.rate * 10)));
       runs.push({ scenario: `${target}_${cell.id}`, vus, cell, variant: target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
@@ -64,6 +65,19 @@ export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs'
     }
   });
   return { cells, runs, slices: cfg.slices, sliceMs: cfg.durationMs / cfg.slices, totalMs: t, requests: cfg.requests };
+}
+
+/**
+ * A balanced Latin square (Williams design) over n variants: each variant runs in every position,
+ * and follows every other variant equally often, over the rows (n rows for even n, 2n for odd).
+ * Cell i runs in the order of row i mod rows; for two variants: A B, B A, A B …
+ */
+export function williams(n: number): number[][] {
+  if (n <= 1) return [[0]];
+  const first: number[] = [0];
+  for (let k = 1, lo = 1, hi = n - 1; k < n; k++) first.push(k % 2 === 1 ? lo++ : hi--);
+  const rows = Array.from({ length: n }, (_, r) => first.map((v) => (v + r) % n));
+  return n % 2 === 0 ? rows : [...rows, ...rows.map((row) => [...row].reverse())];
 }
 
 /** The steady window of a run: the load time minus the first slice (ramp-up), in ms from its start. */

@@ -39,19 +39,14 @@ export function quantileSorted(sorted: number[], q: number): number {
 }
 
 /**
- * Interval for stat(a) / stat(b), resampling a and b independently with replacement.
+ * The bootstrap distribution of stat(a) / stat(b), resampling a and b independently with
+ * replacement, sorted; null when either has fewer than 2 items or most resamples had no ratio.
  * `stat` gets the resampled items; items may be tuples, e.g. [sum, count] for a ratio estimator.
  */
-export function bootstrapRatio<T>(
-  a: T[],
-  b: T[],
-  stat: (xs: T[]) => number,
-  opts: { reps?: number; seed?: number; level?: number } = {},
-): Interval | null {
+export function bootstrapRatios<T>(a: T[], b: T[], stat: (xs: T[]) => number, opts: { reps?: number; seed?: number } = {}): number[] | null {
   if (a.length < 2 || b.length < 2) return null;
   const reps = opts.reps ?? 2000;
   const rng = mulberry32(opts.seed ?? 12345);
-  const level = opts.level ?? 0.95;
   const ratios: number[] = [];
   const ra = new Array<T>(a.length);
   const rb = new Array<T>(b.length);
@@ -62,9 +57,24 @@ export function bootstrapRatio<T>(
     if (den > 0) ratios.push(stat(ra) / den);
   }
   if (ratios.length < reps / 2) return null;
-  ratios.sort((x, y) => x - y);
+  return ratios.sort((x, y) => x - y);
+}
+
+/** The percentile interval of a sorted bootstrap distribution at a confidence level. */
+export function percentileInterval(sorted: number[], level: number): Interval {
   const tail = (1 - level) / 2;
-  return { lo: quantileSorted(ratios, tail), hi: quantileSorted(ratios, 1 - tail) };
+  return { lo: quantileSorted(sorted, tail), hi: quantileSorted(sorted, 1 - tail) };
+}
+
+/** Interval for stat(a) / stat(b) (see bootstrapRatios). */
+export function bootstrapRatio<T>(
+  a: T[],
+  b: T[],
+  stat: (xs: T[]) => number,
+  opts: { reps?: number; seed?: number; level?: number } = {},
+): Interval | null {
+  const ratios = bootstrapRatios(a, b, stat, opts);
+  return ratios === null ? null : percentileInterval(ratios, opts.level ?? 0.95);
 }
 
 /** Interval for the mean of one sample (e.g. a target's slice throughputs). */
