@@ -32,12 +32,14 @@ import { DatasetVu, openDataset, setupDataset, type SharedDataset } from './data
 import { recordDatasetRequest } from '../metrics/dataset-samples';
 import { datasetThresholds } from '../plan/dataset-keys';
 import { TOKENIZE_BUDGET_MS } from '../workload/dataset-plan';
+import { baselineOutputs, readBaseline, type Baseline } from '../compare/baseline';
 
 
 export function defineBenchmark(spec: BenchmarkSpec) {
   let env: Env;
   let cfg: BenchConfig;
   let dataset: SharedDataset | null;
+  let baseline: Baseline | null;
   try {
     const read = (path: string) => open(path);
     // The sse bundles (dist/sse/*.js, see bundle.d.ts) measure TTFT by default; TRANSPORT=http still works there.
@@ -47,6 +49,8 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     checkResultsDir(cfg.resultsDir, __ENV.PWD, read);
     // DATASET: read and parsed once per test (SharedArray); a bad file stops here with one line.
     dataset = openDataset(cfg, read);
+    // BASELINE: a summary.json this run is compared with at the end (lib/compare/baseline.ts).
+    baseline = readBaseline(env, read);
   } catch (e) {
     // One line that names the variable (k6 would print a stack after an exception at init).
     if (e instanceof ConfigError) return stopAtSetup(`k6-llm-bench ${spec.name}: ${e.message}`);
@@ -226,8 +230,9 @@ export function defineBenchmark(spec: BenchmarkSpec) {
     // names its files after its segment.
     const segment = data.setup_data?.segment;
     const base = `${cfg.resultsDir}/${report.runId}${segment ? `.segment-${segmentFileName(segment)}` : ''}`;
+    const json = summaryJson(report);
     const files: Record<string, string> = {
-      [`${base}.summary.json`]: summaryJson(report),
+      [`${base}.summary.json`]: json,
       [`${base}.report.md`]: renderMarkdown(report),
       [`${base}.report.html`]: renderHtml(report),
     };
@@ -246,7 +251,10 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       };
       files[`${base}.partial.json`] = JSON.stringify(partial);
     }
-    return { stdout: renderText(report, Object.keys(files)), ...files };
+    // One instance's figures are its share of each run: only the merged summary compares with a baseline.
+    const compared =
+      baseline === null ? null : segment ? { text: `\nBASELINE: not compared here (one instance of several); compare the merged summary: npm run compare -- ${baseline.path} <merged>.summary.json\n`, files: {} } : baselineOutputs(baseline, json, base);
+    return { stdout: renderText(report, Object.keys(files)) + (compared?.text ?? ''), ...files, ...compared?.files };
   }
 
   return { options, setup, measure, probe, handleSummary };

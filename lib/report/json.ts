@@ -8,6 +8,20 @@ function ms(d: Dist | null) {
   return d === null ? null : { avg: d.avg, p50: d.p50, p90: d.p90, p99: d.p99, max: d.max, count: d.count };
 }
 
+/**
+ * The steady window's slices one by one (the bootstrap's samples), so a later run can be compared
+ * with this one with an interval (`npm run compare`); null in REQUESTS mode (no slices).
+ */
+function steadySlices(r: RunFigures) {
+  if (r.window === null || r.window.method !== 'steady-slices' || r.slices.length === 0) return null;
+  return {
+    slice_ms: (r.window.toMs - r.window.fromMs) / r.slices.length,
+    output_tokens_per_s: r.slices.map((x) => x[0]),
+    e2e_sum_ms: r.slices.map((x) => x[1]),
+    requests: r.slices.map((x) => x[2]),
+  };
+}
+
 export function runRecord(r: RunFigures) {
   return {
     cell: r.cellId,
@@ -26,6 +40,7 @@ export function runRecord(r: RunFigures) {
     window_ms: r.window === null ? null : { from: r.window.fromMs, to: r.window.toMs, method: r.window.method },
     output_throughput_tokens_per_s: r.throughput,
     output_throughput_ci95_tokens_per_s: r.throughputCi === null ? null : [r.throughputCi.lo, r.throughputCi.hi],
+    steady_slices: steadySlices(r),
     request_rate_per_s: r.requestRate,
     goodput_requests_per_s: r.goodput,
     e2e_ms: ms(r.e2e),

@@ -157,6 +157,7 @@ export function where(isl: number, osl: number, load: RunFigures['load']): strin
 }
 
 function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Report['settings'] {
+  const ds = cfg.dataset;
   return {
     ISL: cfg.isl.join(','),
     OSL: cfg.osl.join(','),
@@ -174,6 +175,17 @@ function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Re
     TEMPERATURE: cfg.temperature,
     IGNORE_EOS: cfg.ignoreEos,
     REQUEST_TIMEOUT_s: cfg.requestTimeoutMs / 1000,
+    VOCAB_SIZE: cfg.vocabSize,
+    LATENCY_WINDOW: cfg.latencyWindow,
+    // The prompts' source (null: seeded random token ids), so `npm run compare` can tell workloads apart.
+    DATASET: ds?.spec ?? null,
+    DATASET_DOMAINS: ds?.domains?.join(',') ?? null,
+    DATASET_MIN_TOKENS: ds?.minTokens ?? null,
+    DATASET_MAX_TOKENS: ds?.maxTokens ?? null,
+    DATASET_DOMAIN_MARKER: ds ? ds.domainMarker : null,
+    MULTI_TURN: ds ? ds.multiTurn : null,
+    MULTI_TURN_HISTORY: ds?.multiTurn ? ds.history : null,
+    THINK_TIME_s: ds?.multiTurn ? ds.thinkTimeMs / 1000 : null,
   };
 }
 

@@ -1,0 +1,266 @@
+// A run against a baseline run: for every cell and variant both measured, the ratios new ÷ baseline
+// of output throughput and of mean e2e latency with 95% bootstrap intervals over the steady time
+// slices (the resampling of lib/stats/bootstrap.ts, as the A/B comparison uses it), a verdict, and
+// whether the new run is slower beyond the tolerance with its whole interval: a regression.
+import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
+import type { Ratio } from '../report/analysis';
+import { CompareInputError, type BenchSummary, type SummaryRecord, type SummarySlices } from './summary';
+import { checkWorkload, describeDifferences, type Difference } from './workload';
+
+/** Fewer steady slices than this on either side: "too few samples", not a verdict. */
+export const MIN_SLICES = 5;
+export const DEFAULT_TOLERANCE = 0.05;
+
+/** The comparison's exit codes (scripts/compare.ts; docs/compare.md). */
+export const EXIT = {
+  /** Compared; no regression. */
+  ok: 0,
+  /** Bad usage or input: a missing file, not JSON, not a summary, a bad tolerance. */
+  usage: 2,
+  /** At least one cell is slower beyond the tolerance with its whole interval. */
+  regression: 3,
+  /** The runs' workloads differ (without --force), or they share no cell. */
+  refused: 4,
+} as const;
+
+export type Verdict = 'faster' | 'slower' | 'same' | 'mixed' | 'too-few-samples' | 'no-interval' | 'not-measured';
+
+export const VERDICT_TEXT: Record<Verdict, string> = {
+  faster: 'faster',
+  slower: 'slower',
+  same: 'no significant difference',
+  mixed: 'mixed (one figure faster, the other slower)',
+  'too-few-samples': 'too few samples',
+  'no-interval': 'not enough data for an interval',
+  'not-measured': 'not measured',
+};
+
+export interface Side {
+  /** Output tokens/s over the steady window (or the run's figure when it has no slices). */
+  throughput: number | null;
+  /** Mean e2e ms of the requests that finished in the steady window (or the run's mean). */
+  e2eMs: number | null;
+  /** Steady slices; null when the summary has none. */
+  slices: number | null;
+  sliceMs: number | null;
+}
+
+export interface CellComparison {
+  cell: string;
+  variant: string;
+  baseline: Side;
+  next: Side;
+  /** New ÷ baseline output throughput: < 1 is slower. */
+  throughput: Ratio | null;
+  /** New ÷ baseline mean e2e latency: > 1 is slower. */
+  latency: Ratio | null;
+  verdict: Verdict;
+  /** Slower beyond the tolerance, the whole interval past it. */
+  regression: boolean;
+  /** Why there is no verdict, and what to keep in mind about one. */
+  notes: string[];
+}
+
+export interface RunId {
+  benchmark: string;
+  runId: string;
+  generatedAt: string | null;
+}
+
+export interface Comparison {
+  baseline: RunId;
+  next: RunId;
+  tolerance: number;
+  /** Workload differences compared anyway (--force); empty otherwise. */
+  forced: Difference[];
+  notes: string[];
+  cells: CellComparison[];
+  /** "cell variant" of records only one run has. */
+  onlyBaseline: string[];
+  onlyNext: string[];
+  regressions: number;
+  exitCode: number;
+}
+
+export type Outcome = { refused: true; line: string; exitCode: number } | { refused: false; comparison: Comparison };
+
+export interface CompareOptions {
+  tolerance?: number;
+  force?: boolean;
+  /** The refusal's advice, e.g. "pass --force to compare them anyway". */
+  forceHint?: string;
+}
+
+type Slice = [number, number, number];
+
+const tps = (xs: Slice[]) => mean(xs.map((x) => x[0]));
+/** Σe2e ÷ Σrequests over slices: the window's mean e2e, weighted as the requests fell. */
+const meanE2e = pooledMean(1, 2);
+const withRequests = (xs: Slice[]) => xs.filter((x) => x[2] > 0);
+
+function tuples(s: SummarySlices): Slice[] {
+  return s.requests.map((r, i) => [s.output_tokens_per_s[i], s.e2e_sum_ms[i], r]);
+}
+
+const positive = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+
+function ratio(num: number | null, den: number | null): number | null {
+  return positive(num) && positive(den) ? num / den : null;
+}
+
+/** A percentile interval need not hold the estimate it is about; widened to hold it (never narrowed). */
+function holding(ci: Interval | null, value: number): Interval | null {
+  return ci === null ? null : { lo: Math.min(ci.lo, value), hi: Math.max(ci.hi, value) };
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellComparison {
+  const notes: string[] = [];
+  const out = (baseline: Side, next: Side, throughput: Ratio | null, latency: Ratio | null, verdict: Verdict, regression = false): CellComparison => ({
+    cell: b.cell,
+    variant: b.variant,
+    baseline,
+    next,
+    throughput,
+    latency,
+    verdict,
+    regression,
+    notes,
+  });
+  for (const [who, r] of [
+    ['baseline', b],
+    ['new run', n],
+  ] as const) {
+    const lost = (r.requests_failed ?? 0) + (r.unreachable_attempts ?? 0);
+    if (lost > 0 || (r.target_down_vus ?? 0) > 0) notes.push(`${who}: ${lost} failed attempt(s)${(r.target_down_vus ?? 0) > 0 ? ', target declared down' : ''}: not a fair comparison`);
+  }
+  const aggregate = (r: SummaryRecord): Side => ({
+    throughput: positive(r.output_throughput_tokens_per_s) ? r.output_throughput_tokens_per_s : null,
+    e2eMs: r.e2e_ms && positive(r.e2e_ms.avg) ? r.e2e_ms.avg : null,
+    slices: r.steady_slices ? r.steady_slices.requests.length : null,
+    sliceMs: r.steady_slices ? r.steady_slices.slice_ms : null,
+  });
+  if (!((b.requests_ok ?? 0) > 0) || !((n.requests_ok ?? 0) > 0)) {
+    notes.unshift(`no successful request in the ${(b.requests_ok ?? 0) > 0 ? 'new run' : 'baseline'}`);
+    return out(aggregate(b), aggregate(n), null, null, 'not-measured');
+  }
+  const sb = b.steady_slices;
+  const sn = n.steady_slices;
+  if (!sb || !sn) {
+    const ab = aggregate(b);
+    const an = aggregate(n);
+    for (const [who, s] of [
+      ['baseline', sb],
+      ['new run', sn],
+    ] as const) {
+      if (!s) notes.unshift(`not enough data for an interval: the ${who}'s summary has no per-slice figures (${s === null ? 'REQUESTS mode has no time slices; use DURATION' : 'written before summaries recorded them'})`);
+    }
+    const t = ratio(an.throughput, ab.throughput);
+    const l = ratio(an.e2eMs, ab.e2eMs);
+    return out(ab, an, t === null ? null : { value: t, ci: null }, l === null ? null : { value: l, ci: null }, 'no-interval');
+  }
+  const tb = tuples(sb);
+  const tn = tuples(sn);
+  const side = (t: Slice[], s: SummarySlices): Side => {
+    const e = meanE2e(t);
+    return { throughput: positive(tps(t)) ? tps(t) : null, e2eMs: positive(e) ? e : null, slices: t.length, sliceMs: s.slice_ms };
+  };
+  const vb = side(tb, sb);
+  const vn = side(tn, sn);
+  const tPoint = ratio(vn.throughput, vb.throughput);
+  const lPoint = ratio(vn.e2eMs, vb.e2eMs);
+  if (tPoint === null && lPoint === null) {
+    notes.unshift('neither output throughput nor e2e latency was measured in both runs\' steady windows');
+    return out(vb, vn, null, null, 'not-measured');
+  }
+
+  // Independent samples: enough slices, each longer than a request (else neighbours share requests).
+  const few: string[] = [];
+  for (const [who, t, v, s] of [
+    ['baseline', tb, vb, sb],
+    ['new run', tn, vn, sn],
+  ] as const) {
+    if (t.length < MIN_SLICES) few.push(`the ${who} has ${t.length} steady slice(s), fewer than ${MIN_SLICES} (raise SLICES)`);
+    else if (withRequests(t).length < MIN_SLICES) few.push(`only ${withRequests(t).length} of the ${who}'s steady slices saw a request finish`);
+    if (v.e2eMs !== null && s.slice_ms < v.e2eMs) {
+      few.push(`the ${who}'s slices (${secs(s.slice_ms)}) are shorter than its requests (mean e2e ${secs(v.e2eMs)}; raise DURATION or lower SLICES)`);
+    } else if (v.e2eMs !== null && s.slice_ms < 2 * v.e2eMs) {
+      notes.push(`the ${who}'s slices are shorter than 2× its mean e2e: neighbouring slices share requests, so the interval is somewhat optimistic`);
+    }
+  }
+  if (few.length > 0) {
+    notes.unshift(`too few samples: ${few.join('; ')}`);
+    return out(vb, vn, tPoint === null ? null : { value: tPoint, ci: null }, lPoint === null ? null : { value: lPoint, ci: null }, 'too-few-samples');
+  }
+
+  const throughput = tPoint === null ? null : { value: tPoint, ci: holding(bootstrapRatio(tn, tb, tps), tPoint) };
+  const latency = lPoint === null ? null : { value: lPoint, ci: holding(bootstrapRatio(withRequests(tn), withRequests(tb), meanE2e), lPoint) };
+  if ((throughput !== null && throughput.ci === null) || (latency !== null && latency.ci === null)) {
+    notes.unshift('not enough data for an interval: most resamples had nothing to divide by');
+    return out(vb, vn, throughput, latency, 'no-interval');
+  }
+  const tci = throughput?.ci ?? null;
+  const lci = latency?.ci ?? null;
+  const worse = (tci !== null && tci.hi < 1) || (lci !== null && lci.lo > 1);
+  const better = (tci !== null && tci.lo > 1) || (lci !== null && lci.hi < 1);
+  const verdict: Verdict = worse && better ? 'mixed' : worse ? 'slower' : better ? 'faster' : 'same';
+  // Throughput and latency judged alike: slower by the factor 1 + tolerance.
+  const regression = (tci !== null && tci.hi < 1 / (1 + tolerance)) || (lci !== null && lci.lo > 1 + tolerance);
+  return out(vb, vn, throughput, latency, verdict, regression);
+}
+
+const runId = (s: BenchSummary): RunId => ({ benchmark: s.benchmark, runId: s.run_id, generatedAt: s.generated_at ?? null });
+const key = (r: SummaryRecord) => `${r.cell} ${r.variant}`;
+
+export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: CompareOptions = {}): Outcome {
+  const tolerance = opts.tolerance ?? DEFAULT_TOLERANCE;
+  const check = checkWorkload(base, next);
+  if (check.differences.length > 0 && !opts.force) {
+    return {
+      refused: true,
+      line: `refused: the runs' workloads differ in ${describeDifferences(check.differences)} (baseline vs new); ${opts.forceHint ?? 'pass --force to compare them anyway'}`,
+      exitCode: EXIT.refused,
+    };
+  }
+  const cells: CellComparison[] = [];
+  for (const b of base.records) {
+    const n = next.records.find((x) => x.cell === b.cell && x.variant === b.variant);
+    if (n) cells.push(judge(b, n, tolerance));
+  }
+  const onlyBaseline = base.records.filter((b) => !next.records.some((n) => key(n) === key(b))).map(key);
+  const onlyNext = next.records.filter((n) => !base.records.some((b) => key(n) === key(b))).map(key);
+  if (cells.length === 0) {
+    const list = (xs: string[]) => (xs.length ? xs.slice(0, 4).join(', ') + (xs.length > 4 ? ' …' : '') : 'none');
+    return { refused: true, line: `refused: the runs share no cell and variant (baseline: ${list(onlyBaseline)}; new: ${list(onlyNext)})`, exitCode: EXIT.refused };
+  }
+  const regressions = cells.filter((c) => c.regression).length;
+  return {
+    refused: false,
+    comparison: {
+      baseline: runId(base),
+      next: runId(next),
+      tolerance,
+      forced: check.differences,
+      notes: check.notes,
+      cells,
+      onlyBaseline,
+      onlyNext,
+      regressions,
+      exitCode: regressions > 0 ? EXIT.regression : EXIT.ok,
+    },
+  };
+}
+
+/**
+ * The tolerance as written in REGRESSION_TOLERANCE or --tolerance: a percentage, "5" or "5%".
+ * A bare number below 1 ("0.05") is refused as ambiguous; write "5%" (or "0.05%").
+ */
+export function parseTolerance(raw: string, name: string): number {
+  const s = raw.trim();
+  const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(s);
+  const pct = m ? Number(m[1]) : NaN;
+  if (!m || !(pct < 100)) throw new CompareInputError(`${name}=${raw}: not a percentage below 100, e.g. 5 or 5%`);
+  if (m[2] === '' && pct > 0 && pct < 1) throw new CompareInputError(`${name}=${raw}: ambiguous; the tolerance is a percentage: write ${Math.round(pct * 10000) / 100}% for ${Math.round(pct * 10000) / 100} percent, or ${pct}% if you mean it`);
+  return pct / 100;
+}

@@ -1,0 +1,92 @@
+// The parts of a summary.json (lib/report/json.ts) that a comparison of two runs reads, and the
+// check that a parsed file is one. Pure: the CLI (scripts/compare.ts) and handleSummary (BASELINE)
+// hand in the text.
+
+export type SettingValue = string | number | boolean | null;
+
+/** Per steady slice, as lib/report/json.ts writes them (absent from summaries written before they were). */
+export interface SummarySlices {
+  slice_ms: number;
+  output_tokens_per_s: number[];
+  e2e_sum_ms: number[];
+  requests: number[];
+}
+
+export interface SummaryRecord {
+  cell: string;
+  variant: string;
+  isl_tokens?: number;
+  osl_tokens?: number;
+  requests_ok?: number;
+  requests_failed?: number;
+  unreachable_attempts?: number;
+  target_down_vus?: number;
+  output_throughput_tokens_per_s: number | null;
+  e2e_ms: { avg: number; count?: number } | null;
+  /** undefined: an older summary; null: a run without slices (REQUESTS mode). */
+  steady_slices?: SummarySlices | null;
+}
+
+export interface SummaryTarget {
+  variant: string;
+  engine?: string;
+  dialect?: string;
+  model?: string;
+  url?: string;
+}
+
+export interface BenchSummary {
+  benchmark: string;
+  run_id: string;
+  generated_at?: string;
+  transport?: string;
+  settings: Record<string, SettingValue>;
+  targets: SummaryTarget[];
+  records: SummaryRecord[];
+  /** The dataset section (null without DATASET); older summaries record the dataset only here. */
+  dataset?: { source?: string } | null;
+}
+
+/** A file that cannot be compared: bad usage or input (exit 2), said in one line. */
+export class CompareInputError extends Error {
+  override name = 'CompareInputError';
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function firstLine(s: string): string {
+  return s.split('\n')[0];
+}
+
+/** Parses and checks a summary.json; `name` is how messages call the file (its path). */
+export function parseSummary(text: string, name: string): BenchSummary {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new CompareInputError(`${name}: not JSON (${firstLine((e as Error).message)})`);
+  }
+  if (!isObj(v)) throw new CompareInputError(`${name}: not a k6-llm-bench summary.json (the file holds no JSON object)`);
+  if (typeof v.format === 'string' && 'metrics' in v) {
+    throw new CompareInputError(`${name}: a partial result of one instance, not a summary: merge the instances first (npm run merge), then compare the merged summary.json`);
+  }
+  const missing = ['benchmark', 'run_id', 'records', 'settings', 'targets'].filter((k) => !(k in v));
+  if (missing.length > 0) throw new CompareInputError(`${name}: not a k6-llm-bench summary.json (no ${missing.map((k) => `'${k}'`).join(', ')})`);
+  if (typeof v.benchmark !== 'string' || !Array.isArray(v.records) || !isObj(v.settings) || !Array.isArray(v.targets)) {
+    throw new CompareInputError(`${name}: not a k6-llm-bench summary.json ('benchmark', 'records', 'settings' or 'targets' has the wrong type)`);
+  }
+  v.records.forEach((r, i) => {
+    if (!isObj(r) || typeof r.cell !== 'string' || typeof r.variant !== 'string') {
+      throw new CompareInputError(`${name}: not a k6-llm-bench summary.json (records[${i}] has no cell and variant)`);
+    }
+    const s = r.steady_slices;
+    if (s !== undefined && s !== null) {
+      const ok =
+        isObj(s) &&
+        typeof s.slice_ms === 'number' &&
+        [s.output_tokens_per_s, s.e2e_sum_ms, s.requests].every((a) => Array.isArray(a) && a.length === (s.requests as unknown[]).length && a.every((x) => typeof x === 'number'));
+      if (!ok) throw new CompareInputError(`${name}: records[${i}].steady_slices is malformed (slice_ms and three number lists of one length expected)`);
+    }
+  });
+  return v as unknown as BenchSummary;
+}
