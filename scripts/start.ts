@@ -10,11 +10,12 @@
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
 //   TRANSPORT=sse npm start                 runs dist/sse/<scenario>.js (TTFT, ITL; needs xk6-sse)
 //   npm start -- --scenario capacity        the capacity search (npm run capacity) as an A/B on the simulators
+//   npm start -- --scenario compare         none, MTP, DFlash and DDTree profiles of one simulated SGLang (VARIANTS)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
-import { BENCHMARKS, BENCHMARK_NAMES } from '../lib/benchmarks';
+import { BENCHMARKS, BENCHMARK_NAMES, slotsOf, type TargetSlot } from '../lib/benchmarks';
 import { TRANSPORTS, type TransportName } from '../lib/transports';
 import { findK6, INSTALL_K6, INSTALL_SSE, k6Info, versionWarning } from './k6-runtime';
 import { mergeFiles } from './merge';
@@ -122,7 +123,14 @@ async function main(): Promise<number> {
   const capacity = args.scenario === CAPACITY;
   if (args.sim) {
     // One simulator per target slot of the benchmark, with the engine and profile the slot names.
-    for (const slot of BENCHMARKS[capacity ? 'dflash-vs-mtp' : args.scenario].targets) {
+    let slots: readonly TargetSlot[];
+    try {
+      slots = slotsOf(BENCHMARKS[capacity ? 'dflash-vs-mtp' : args.scenario], process.env);
+    } catch (e) {
+      console.error(`npm start: ${(e as Error).message}`);
+      return 2;
+    }
+    for (const slot of slots) {
       const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0, ...(capacity ? { timeScale: CAPACITY_SIM_TIME_SCALE } : {}) });
       sims.push(sim);
       env[slot.prefix ? `${slot.prefix}_URL` : 'TARGET_URL'] = sim.url;
