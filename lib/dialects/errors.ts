@@ -52,9 +52,10 @@ const VOCAB_RE = /invalid tokens?\b|out of vocab|vocab(ulary)?[ _]size|token ids
  * Prompt plus output longer than the model's context, in the servers' words: vLLM ("maximum context
  * length"), SGLang ("longer than the model's context length"), llama.cpp (exceed_context_size_error,
  * "exceeds the available context size", "Context size has been exceeded", "the context window is
- * full"), TGI ("`inputs` tokens + `max_new_tokens` must be <= N"), and the simulator's.
+ * full"), TGI ("`inputs` tokens + `max_new_tokens` must be <= N"), trtllm-serve ("max_seq_len (2048) -
+ * `splited_prompt_len` (2160)"), and the simulator's.
  */
-const CONTEXT_RE = /context length|maximum context|longer than the model|too long|max_model_len|exceeds|exceed_context_size|context (size|window)|max_new_tokens` must be <=|must have less than \d+ tokens/i;
+const CONTEXT_RE = /context length|maximum context|longer than the model|too long|max_model_len|max_seq_len|exceeds|exceed_context_size|context (size|window)|max_new_tokens` must be <=|must have less than \d+ tokens/i;
 const MODEL_RE = /model/i;
 
 export interface RequestContext {
@@ -160,13 +161,15 @@ export function formatSeconds(ms: number): string {
 
 /**
  * An error object the server put in a 200 reply: inside a stream, or as a whole non-streamed body
- * (SGLang's OpenAI route, older llama.cpp). An overflow is `context_length`; an object carrying an
+ * (SGLang's OpenAI route, older llama.cpp). An overflow is `context_length`; a whole body carrying an
  * HTTP code (vLLM's {"code": 400, …}) is classed as that status would be; else `stream_error`.
  */
 export function classifyErrorObject(message: string, code: number | null, streamed: boolean, ctx: RequestContext): ClassifiedError {
   const where = streamed ? 'inside the stream' : 'in a 200 reply';
   if (isContextOverflow(message)) return classified('context_length', `${ctx.route}: the server reported an error ${where}: '${message}'. ${OVERFLOW_ADVICE}`);
-  if (code !== null && code >= 400 && code < 600 && code !== 500) {
+  // A code inside a stream is not the cause's (SGLang's OpenAI route sends every stream error as
+  // BadRequestError, 400, a CUDA fault included); in a whole 200 body it is the status meant.
+  if (!streamed && code !== null && code >= 400 && code < 600 && code !== 500) {
     const c = classifyStatus(code, JSON.stringify({ error: { message } }), ctx);
     return classified(c.class, `${c.message} (The code came ${where}, with HTTP status 200.)`);
   }

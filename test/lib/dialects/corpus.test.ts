@@ -1,0 +1,159 @@
+// Every reply in the captured corpus (test/fixtures/corpus: real servers' replies, each with its
+// source) read on every path the suite has: the http transport's whole body, the sse transport one
+// event at a time and in batches (as xk6-sse hands events over, `error:` lines and `event: error`
+// included), and a second time through a warm chunk template. Each must give what the server
+// itself said: no reported error read as a success, the class, the finish reason and token counts.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDialect, type DialectName, type GenerationResult } from '../../../lib/dialects/index';
+import { asErrorData } from '../../../lib/dialects/sse';
+import { ARRIVAL_BATCH, arrivals, restart } from '../../../lib/dialects/arrivals';
+import { identify, type Probe } from '../../../lib/preflight/diagnose';
+import { ENGINES, engineById, engineOfMetrics } from '../../../lib/engines/index';
+
+const DIR = join(__dirname, '..', '..', 'fixtures', 'corpus');
+
+interface Entry {
+  file: string;
+  server: string;
+  version: string;
+  source: string;
+  captured: boolean;
+  kind: string;
+  route?: string;
+  dialect?: DialectName;
+  status?: number;
+  stream?: boolean;
+  expect?: { ok: boolean; class: string | null; finish_reason: string | null; completion_tokens: number | null; prompt_tokens: number | null };
+}
+
+const MANIFEST = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as Entry[];
+const read = (e: Entry) => readFileSync(join(DIR, e.file), 'utf8');
+const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
+
+/** The events of a stream as xk6-sse delivers them to the transport's handlers, turned into data as the transport does. */
+function sseEvents(body: string): string[] {
+  const out: string[] = [];
+  for (const block of body.replace(/\r\n?/g, '\n').split('\n\n')) {
+    const lines = block.split('\n').filter((l) => l !== '');
+    if (lines.length === 0) continue;
+    // A line that is not SSE reaches the error handler; an `error:` line becomes an error event.
+    for (const l of lines) if (l.startsWith('error:')) out.push(asErrorData(l.slice(6)));
+    const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
+    if (data.length === 0) continue;
+    const joined = data.join('\n');
+    out.push(lines.includes('event: error') || lines.includes('event:error') ? asErrorData(joined) : joined);
+  }
+  return out;
+}
+
+/** One event at a time (the per-event path), stopping at [DONE] as the transport does. */
+function oneByOne(dialect: DialectName, events: string[]): GenerationResult {
+  const r = createDialect(dialect, ctx).streamReader();
+  for (const d of events) if (r.onData(d).done) break;
+  return r.finish();
+}
+
+/** In batches, as the sse transport keeps events and reads them ARRIVAL_BATCH at a time. */
+function batched(dialect: DialectName, events: string[], batch = ARRIVAL_BATCH): GenerationResult {
+  const r = createDialect(dialect, ctx).streamReader();
+  const log = arrivals();
+  restart(log);
+  let m = 0;
+  for (let i = 0; i < events.length; i++) {
+    log.at[m] = i + 1;
+    log.data[m++] = events[i];
+    if (m === batch) {
+      r.readKept(log, m);
+      m = 0;
+    }
+    if (events[i] === '[DONE]') break;
+  }
+  r.readKept(log, m);
+  return r.finish();
+}
+
+/** The same stream twice through one dialect: the second read starts from the first one's template. */
+function warm(dialect: DialectName, events: string[]): GenerationResult {
+  const d = createDialect(dialect, ctx);
+  for (let k = 0; k < 2; k++) {
+    const r = d.streamReader();
+    for (const e of events) if (r.onData(e).done) break;
+    if (k === 1) return r.finish();
+    r.finish();
+  }
+  throw new Error('unreachable');
+}
+
+function check(e: Entry, r: GenerationResult, path: string): void {
+  const x = e.expect!;
+  const where = `${e.file} (${path})`;
+  assert.equal(r.ok, x.ok, `${where}: ok — ${r.error?.message ?? ''}`);
+  assert.equal(r.error?.class ?? null, x.class, `${where}: class — ${r.error?.message ?? ''}`);
+  if (x.ok) assert.equal(r.finishReason, x.finish_reason, `${where}: finish reason`);
+  if (x.completion_tokens !== null) assert.equal(r.completionTokens, x.completion_tokens, `${where}: completion tokens`);
+  if (x.prompt_tokens !== null) assert.equal(r.promptTokens, x.prompt_tokens, `${where}: prompt tokens`);
+}
+
+test('the corpus: at least 40 replies, every one with its source, server version and whether it was captured', () => {
+  const generation = MANIFEST.filter((e) => e.kind === 'generation');
+  assert.ok(generation.length >= 40, `${generation.length} generation replies`);
+  for (const e of MANIFEST) {
+    assert.ok(e.source && e.version && typeof e.captured === 'boolean', `${e.file}: source, version, captured`);
+    assert.ok(engineById(e.server) !== null, `${e.file}: ${e.server} has a profile`);
+    read(e);
+  }
+  for (const p of ENGINES) assert.ok(MANIFEST.some((e) => e.server === p.id), `${p.label} has captured replies`);
+});
+
+describe('every generation reply, on every path', () => {
+  for (const e of MANIFEST.filter((x) => x.kind === 'generation')) {
+    test(`${e.file}: ${e.expect?.class ?? 'ok'}`, () => {
+      const body = read(e);
+      const dialect = e.dialect as DialectName;
+      const status = e.status ?? 200;
+      const contentType = e.stream ? 'text/event-stream' : 'application/json';
+      check(e, createDialect(dialect, ctx).parseBody(status, body, contentType), 'http body');
+      // Over sse a non-2xx has no body; the transport fetches it once over http (the path above).
+      if (!e.stream || status < 200 || status >= 300) return;
+      const events = sseEvents(body);
+      check(e, oneByOne(dialect, events), 'sse, one event at a time');
+      check(e, batched(dialect, events), 'sse, in batches');
+      check(e, batched(dialect, events, 2), 'sse, in batches of 2');
+      check(e, warm(dialect, events), 'sse, warm template');
+    });
+  }
+});
+
+describe('every identity reply names its server', () => {
+  const probe = (route: string, status: number, body: string): Probe => ({ route, status, body, error: '' });
+  const none = (route: string) => probe(route, 404, '{"detail":"Not Found"}');
+  for (const e of MANIFEST.filter((x) => x.kind !== 'generation')) {
+    test(`${e.file} (${e.kind})`, () => {
+      const body = read(e);
+      if (e.kind === 'metrics') {
+        const profile = engineById(e.server);
+        assert.equal(engineOfMetrics(body)?.id ?? null, profile?.metrics ? profile.id : null, 'the /metrics page is read by its own profile, or by none');
+        return;
+      }
+      if (!['models', 'props', 'info'].includes(e.kind)) {
+        // Kept for the record (GET /version, SGLang's /get_server_info): preflight does not need them to tell the server.
+        assert.ok(JSON.parse(body) !== null);
+        return;
+      }
+      // As preflight sees it: the server's model list (or a 404 when this reply is the only one) and
+      // the GETs its profile asks for (/props, /info), from the same server's captured replies.
+      const own = (kind: string) => MANIFEST.find((x) => x.server === e.server && x.kind === kind);
+      const list = e.kind === 'models' ? e : e.kind === 'info' ? undefined : own('models');
+      const models = list ? probe('GET /v1/models', 200, read(list)) : none('GET /v1/models');
+      const extra = ['props', 'info']
+        .map((k) => (k === e.kind ? e : own(k)))
+        .filter((x): x is Entry => x !== undefined)
+        .map((x) => probe(`GET ${x.route ?? `/${x.kind}`}`, 200, read(x)));
+      const id = identify(none('GET /get_model_info'), models, extra);
+      assert.equal(id.engineId, e.server, `${e.file}: ${id.engine} (${id.evidence})`);
+    });
+  }
+});
