@@ -44,5 +44,5 @@ export const llamacpp: EngineProfile = {
   },
   metricsHint: 'start llama-server with --metrics',
   tokenize: { path: '/tokenize', textField: 'content', specialField: 'add_special', sendsModel: false, messages: false, countField: null },
-  checked: 'real llama-server in the test loop (test/real-engine), replies captured from it',
+  checked: 'real llama-server in the test loop (test/real-engine); corpus replies captured from it and quoted from 2023–2025 builds',
 };

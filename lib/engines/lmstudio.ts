@@ -9,5 +9,5 @@ export const lmstudio: EngineProfile = {
   offered: ['openai', 'openai-chat'],
   metrics: null,
   tokenize: null,
-  checked: 'replies quoted from its documentation',
+  checked: 'corpus replies quoted from its documentation and issues',
 };

@@ -16,5 +16,5 @@ export const ollama: EngineProfile = {
   offered: ['openai', 'openai-chat'],
   metrics: null,
   tokenize: null,
-  checked: 'replies quoted from its documentation',
+  checked: 'corpus replies quoted from its issues and built from its source',
 };

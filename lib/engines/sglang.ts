@@ -36,5 +36,5 @@ export const sglang: EngineProfile = {
   // /v1/tokenize (also /tokenize in recent versions): no messages form, so a conversation is counted
   // as its turns' text, without the chat template's few tokens per turn.
   tokenize: { path: '/v1/tokenize', textField: 'prompt', specialField: 'add_special_tokens', sendsModel: true, messages: false, countField: 'count' },
-  checked: 'simulator; replies quoted from its repository',
+  checked: 'simulator; corpus replies built from its source and quoted from its issues',
 };

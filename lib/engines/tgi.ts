@@ -1,6 +1,5 @@
 // Hugging Face Text Generation Inference: GET /info names the model, the router and the version.
-// Its OpenAI routes (/v1/completions, /v1/chat/completions) stream chunks whose finish_reason is ""
-// until the last one.
+// Its /v1/completions streams carry finish_reason "" until the last chunk.
 import { answered, positive, text, type EngineProfile } from './profile';
 
 export const tgi: EngineProfile = {
@@ -22,5 +21,5 @@ export const tgi: EngineProfile = {
   // Histograms in seconds; no counter of generated tokens, no speculative counters.
   metrics: null,
   tokenize: null,
-  checked: 'replies quoted from its documentation and repository',
+  checked: 'corpus replies from its integration-test recordings and its source',
 };

@@ -10,6 +10,6 @@ export const trtllm: EngineProfile = {
   offered: ['openai', 'openai-chat'],
   metrics: null,
   tokenize: null,
-  checked: 'replies quoted from its documentation and repository',
+  checked: 'corpus replies built from its source only (no published reply found)',
 };
 

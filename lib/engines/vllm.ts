@@ -32,5 +32,5 @@ export const vllm: EngineProfile = {
   },
   // The messages form renders the chat template, so its count is what /v1/chat/completions reports.
   tokenize: { path: '/tokenize', textField: 'prompt', specialField: 'add_special_tokens', sendsModel: true, messages: true, countField: 'count' },
-  checked: 'simulator; replies quoted from its repository',
+  checked: 'simulator; corpus replies quoted from its issues and built from its source',
 };
