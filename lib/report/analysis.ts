@@ -1,6 +1,7 @@
 // Conclusions drawn from the per-run figures: A/B speedups with intervals and a plain verdict,
 // the knee of a concurrency ramp, the rate where an open-model load falls behind.
-import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
+import type { Interval } from '../stats/bootstrap';
+import { versusOne } from './versus';
 import type { RunFigures } from './model';
 
 export interface Ratio {
@@ -22,26 +23,16 @@ export interface Comparison {
 const DISPLAY: Record<string, string> = { dflash: 'DFlash', mtp: 'MTP', ddtree: 'DDTree', eagle: 'EAGLE' };
 export const display = (label: string): string => DISPLAY[label] ?? label;
 
-/** Mean e2e over slices of [tokens/s, Σe2e, requests]. */
-const meanE2e = pooledMean(1, 2);
-
-const tps = (xs: Array<[number, number, number]>) => mean(xs.map((x) => x[0]));
-
-export function compare(a: RunFigures, b: RunFigures, where: string): Comparison {
-  let throughput: Ratio | null = null;
-  if (a.throughput !== null && b.throughput !== null && b.throughput > 0) {
-    const ci = a.slices.length >= 2 && b.slices.length >= 2 ? bootstrapRatio(a.slices, b.slices, tps) : null;
-    throughput = { value: a.throughput / b.throughput, ci };
-  }
-  let latency: Ratio | null = null;
-  if (a.e2e && b.e2e && a.e2e.avg > 0) {
-    const withReqs = (xs: Array<[number, number, number]>) => xs.filter((x) => x[2] > 0);
-    const sa = withReqs(a.slices);
-    const sb = withReqs(b.slices);
-    const ci = sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, meanE2e) : null;
-    latency = { value: b.e2e.avg / a.e2e.avg, ci };
-  }
-  return { cellId: a.cellId, a: a.variant, b: b.variant, throughput, latency, verdict: verdict(a.variant, b.variant, throughput, where) + caveat(a, b) };
+/**
+ * A against B in one cell: the same statistics as the N-way comparison (versus.ts, one comparison,
+ * 95 %): the interval is about its own estimate, and too few independent slices give no verdict.
+ */
+export function compare(a: RunFigures, b: RunFigures, where: string, sliceMs: number): Comparison {
+  const e = versusOne(a, b, sliceMs, 0.95);
+  const few = e.standing === 'too_few_samples' ? `; too few samples for a verdict: ${e.why}` : '';
+  // Without a verdict the interval is not shown as one.
+  const throughput = e.throughput && few ? { value: e.throughput.value, ci: null } : e.throughput;
+  return { cellId: a.cellId, a: a.variant, b: b.variant, throughput, latency: e.latency, verdict: verdict(a.variant, b.variant, throughput, where) + few + caveat(a, b) };
 }
 
 /** A ratio over a run that lost requests compares a server with a broken one: say so beside the verdict. */

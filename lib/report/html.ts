@@ -1,6 +1,7 @@
 // report.html: a self-contained page (inline CSS and SVG, no scripts, fonts or external files), so
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
+import { versusHtml } from './versus-render';
 import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
 import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel, CLIENT_HEAD, clientLines, clientRows } from './format';
@@ -266,6 +267,7 @@ export function renderHtml(r: Report): string {
   const body = [
     header(r),
     abSection(r),
+    versusHtml(r, section),
     section(r.runs.some((x) => x.load.kind === 'rate') ? 'Throughput vs offered rate' : 'Throughput vs concurrency', figures(throughputFigures(r))),
     section('Latency', figures(latencyFigures(r))),
     conclusions(r),

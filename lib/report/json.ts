@@ -1,5 +1,6 @@
 // summary.json: one record per cell and variant, every field named with its unit. Values that
 // were not measured are null, never zero.
+import { versusJson } from './versus-render';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
 import { datasetJson } from './dataset-render';
@@ -99,6 +100,7 @@ export function summaryJson(report: Report): string {
         e2e_speedup_ci95: c.latency?.ci ? [c.latency.ci.lo, c.latency.ci.hi] : null,
         verdict: c.verdict,
       })),
+      versus: versusJson(report.versus),
       knee: report.knee,
       fall_behind: report.fallBehind,
       errors_by_class: report.errorsByClass,

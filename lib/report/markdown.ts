@@ -4,6 +4,7 @@ import { display } from './analysis';
 import { CLIENT_HEAD, NOT_MEASURED, clientLines, clientRows, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel } from './format';
 import type { Report } from './report';
 import { datasetMarkdown } from './dataset-render';
+import { versusMarkdown } from './versus-render';
 
 function mdTable(head: string[], rows: string[][]): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
@@ -36,6 +37,7 @@ export function renderMarkdown(r: Report): string {
       '',
     );
   }
+  out.push(...versusMarkdown(r, mdTable));
   if (r.knee) out.push(`**Concurrency knee:** ${r.knee.text}`, '');
   if (r.fallBehind) out.push(`**Arrival rate:** ${r.fallBehind.text}`, '');
   out.push('## Per cell and variant', '');

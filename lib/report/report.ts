@@ -1,6 +1,7 @@
 // Assembles the whole report of a run from k6's summary data: per-run figures, the conclusions
 // the scenario asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
 // format this object.
+import { versus, type Versus } from './versus';
 import type { BenchConfig } from '../config/load';
 import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
@@ -17,7 +18,7 @@ import { TRANSPORTS, type TransportName } from '../transports';
 import { datasetReport, type DatasetReport } from './dataset';
 
 /** What a scenario concludes, besides the per-run table. */
-export type ReportKind = 'ab' | 'ramp' | 'context' | 'arrival' | 'smoke';
+export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke';
 
 export interface TargetSummary {
   variant: string;
@@ -56,6 +57,8 @@ export interface Report {
   targets: TargetSummary[];
   runs: RunFigures[];
   comparisons: Comparison[];
+  /** The compare benchmark: every variant against the baseline (lib/report/versus.ts); null otherwise. */
+  versus?: Versus | null;
   knee: Knee | null;
   fallBehind: FallBehind | null;
   errorsByClass: Partial<Record<ErrorClass, number>>;
@@ -95,9 +98,11 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
     for (const cell of plan.cells) {
       const ra = runs.find((r) => r.cellId === cell.id && r.variant === a);
       const rb = runs.find((r) => r.cellId === cell.id && r.variant === b);
-      if (ra && rb) comparisons.push(compare(ra, rb, `at ${where(cell.isl, cell.osl, cell.load)}`));
+      if (ra && rb) comparisons.push(compare(ra, rb, `at ${where(cell.isl, cell.osl, cell.load)}`, plan.sliceMs));
     }
   }
+  const variants = cfg.targets.map((t) => t.variant);
+  const vs = kind === 'compare' && plan.requests === null ? versus(runs, plan.cells, variants, cfg.baseline, plan.sliceMs) : null;
   const errorsByClass: Partial<Record<ErrorClass, number>> = {};
   for (const cls of ERROR_CLASSES) {
     const n = data.metrics[`${METRICS.errors.name}{error_class:${cls}}`]?.values.count ?? 0;
@@ -132,6 +137,7 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
     }),
     runs,
     comparisons,
+    versus: vs,
     knee: kind === 'ramp' ? findKnee(runs) : null,
     fallBehind: kind === 'arrival' ? findFallBehind(runs) : null,
     errorsByClass,

@@ -4,6 +4,7 @@ import { display } from './analysis';
 import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, clientLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
 import type { Report } from './report';
 import { datasetText } from './dataset-render';
+import { versusText } from './versus-render';
 
 export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
@@ -47,6 +48,7 @@ export function renderText(r: Report, files: string[]): string {
     out.push('', `${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)} (output throughput, 95% bootstrap interval):`);
     for (const c of r.comparisons) out.push(`  ${c.verdict}`);
   }
+  out.push(...versusText(r, (h, rows) => table(h, rows)));
   if (r.knee) out.push('', `Concurrency: ${r.knee.text}`);
   if (r.fallBehind) out.push('', `Arrival rate: ${r.fallBehind.text}`);
   out.push(...datasetText(r, (h, rows) => table(h, rows, 3)));

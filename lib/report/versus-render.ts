@@ -1,0 +1,134 @@
+// The N-way comparison in each report format: a speedup matrix (variants × cells, the baseline
+// 1.00×), the rankings, the crossovers, and for report.html a chart of speedup against concurrency.
+import { display } from './analysis';
+import { MARK, entryVerdict, type Versus, type VersusEntry } from './versus';
+import type { Report } from './report';
+import { PALETTE, esc } from './svg/common';
+import { lineChart, plottable, type Series } from './svg/line';
+
+const x2 = (v: number) => `${v.toFixed(2)}×`;
+
+function cellText(e: VersusEntry | undefined): string {
+  if (!e) return '–';
+  const t = e.throughput;
+  if (!t) return `${MARK.not_measured} not measured`;
+  return `${MARK[e.standing]} ${x2(t.value)}${t.ci ? ` [${t.ci.lo.toFixed(2)}, ${t.ci.hi.toFixed(2)}]` : ''}`;
+}
+
+/** Rows: the baseline, then each variant; columns: the cells. */
+function matrix(v: Versus, cellIds: string[]): { head: string[]; rows: string[][] } {
+  const head = ['variant', ...cellIds];
+  const rows = [[`${display(v.baseline)} (baseline)`, ...cellIds.map(() => '1.00×')]];
+  for (const variant of v.variants.filter((x) => x !== v.baseline)) {
+    rows.push([display(variant), ...cellIds.map((c) => cellText(v.entries.find((e) => e.variant === variant && e.cellId === c)))]);
+  }
+  return { head, rows };
+}
+
+const LEGEND = `${MARK.faster} faster, ${MARK.slower} slower, ${MARK.same} no significant difference, ${MARK.too_few_samples} too few samples, ${MARK.not_measured} not measured`;
+
+function explained(v: Versus): string[] {
+  const out = [`Method: ${v.method}.`];
+  const few = v.entries.filter((e) => e.standing === 'too_few_samples');
+  if (few.length) out.push(`No verdict in ${few.length} comparison(s): ${[...new Set(few.map((e) => e.why))].join('; ')}.`);
+  return out;
+}
+
+const cellIdsOf = (r: Report) => [...new Set(r.runs.map((x) => x.cellId))];
+
+export function versusText(r: Report, table: (head: string[], rows: string[][]) => string): string[] {
+  const v = r.versus;
+  if (!v) return [];
+  const { head, rows } = matrix(v, cellIdsOf(r));
+  const out = ['', `Output throughput against ${display(v.baseline)} (${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals; ${LEGEND}):`, table(head, rows)];
+  for (const rk of v.rankings) out.push(`  ranking at ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`);
+  for (const c of v.crossovers) out.push(`  ${c.text}`);
+  for (const l of explained(v)) out.push(`  ${l}`);
+  return out;
+}
+
+export function versusMarkdown(r: Report, mdTable: (head: string[], rows: string[][]) => string): string[] {
+  const v = r.versus;
+  if (!v) return [];
+  const { head, rows } = matrix(v, cellIdsOf(r));
+  const out = [`## Against ${display(v.baseline)}`, '', `Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals (${LEGEND}).`, '', mdTable(head, rows), ''];
+  if (v.rankings.length) out.push('**Rankings** (a tier holds what the intervals do not separate):', '', ...v.rankings.map((rk) => `- ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`), '');
+  if (v.crossovers.length) out.push('**Crossovers:**', '', ...v.crossovers.map((c) => `- ${c.text}`), '');
+  out.push(...explained(v).map((l) => `_${l}_`), '');
+  return out;
+}
+
+export function versusHtml(r: Report, section: (title: string, body: string) => string): string {
+  const v = r.versus;
+  if (!v) return '';
+  const ids = cellIdsOf(r);
+  const { head, rows } = matrix(v, ids);
+  const cls = (s: string) => (s.startsWith(MARK.faster) ? 'faster' : s.startsWith(MARK.slower) ? 'slower' : '');
+  const table =
+    `<div class="scroll"><table class="speedups"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+    rows.map((row) => `<tr>${row.map((c, i) => (i === 0 ? `<th>${esc(c)}</th>` : `<td class="${cls(c)}">${esc(c)}</td>`)).join('')}</tr>`).join('') +
+    '</tbody></table></div>';
+  const ranks = v.rankings.length ? `<ul class="verdicts">${v.rankings.map((rk) => `<li>${esc(rk.cellId)}: ${esc(rk.tiers.map((t) => t.map(display).join(' = ')).join(' > '))}</li>`).join('')}</ul>` : '';
+  const cross = v.crossovers.length ? `<ul class="verdicts">${v.crossovers.map((c) => `<li>${esc(c.text)}</li>`).join('')}</ul>` : '';
+  return section(
+    `Against ${display(v.baseline)}`,
+    `<p class="legend-note">${esc(`Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals. ${LEGEND}.`)}</p>` +
+      table +
+      ranks +
+      chart(r, v) +
+      cross +
+      explained(v)
+        .map((l) => `<p class="legend-note">${esc(l)}</p>`)
+        .join(''),
+  );
+}
+
+/** Speedup against concurrency, one line per variant, one panel per ISL/OSL, crossovers marked. */
+function chart(r: Report, v: Versus): string {
+  const groups = new Map<string, VersusEntry[]>();
+  for (const e of v.entries) if (e.load.kind === 'vus') groups.set(`ISL ${e.isl} · OSL ${e.osl}`, [...(groups.get(`ISL ${e.isl} · OSL ${e.osl}`) ?? []), e]);
+  const colors = new Map(r.targets.map((t, i) => [t.variant, PALETTE[i % PALETTE.length]]));
+  const parts: string[] = [];
+  for (const [key, list] of groups) {
+    const variants = [...new Set(list.map((e) => e.variant))];
+    const series: Series[] = variants.map((name) => ({
+      name: display(name),
+      color: colors.get(name) ?? PALETTE[0],
+      points: list
+        .filter((e) => e.variant === name)
+        .map((e) => ({ x: e.load.kind === 'vus' ? e.load.vus : 0, y: e.throughput?.value ?? null, lo: e.throughput?.ci?.lo ?? null, hi: e.throughput?.ci?.hi ?? null }))
+        .sort((a, b) => a.x - b.x),
+    }));
+    if (new Set(list.map((e) => (e.load.kind === 'vus' ? e.load.vus : 0))).size < 2 || !plottable(series)) continue;
+    const marks = v.crossovers
+      .filter((c) => `ISL ${c.isl} · OSL ${c.osl}` === key && c.to !== null && (c.kind === 'ends' || c.kind === 'reverses'))
+      .map((c) => ({ x: c.to as number, label: `${display(c.variant)} crossover` }));
+    parts.push(lineChart(series, { title: `speedup vs concurrency — ${key}`, xLabel: 'concurrency (requests in flight)', yLabel: `throughput ÷ ${display(v.baseline)}`, yScale: 'linear', marks }));
+  }
+  return parts.join('');
+}
+
+/** summary.json's `versus`: every entry with its verdict sentence. */
+export function versusJson(v: Versus | null | undefined): unknown {
+  if (!v) return null;
+  return {
+    baseline: v.baseline,
+    variants: v.variants,
+    interval_level: v.intervalLevel,
+    method: v.method,
+    entries: v.entries.map((e) => ({
+      cell: e.cellId,
+      variant: e.variant,
+      baseline: e.baseline,
+      throughput_ratio: e.throughput?.value ?? null,
+      throughput_ratio_ci: e.throughput?.ci ? [e.throughput.ci.lo, e.throughput.ci.hi] : null,
+      e2e_speedup: e.latency?.value ?? null,
+      e2e_speedup_ci: e.latency?.ci ? [e.latency.ci.lo, e.latency.ci.hi] : null,
+      standing: e.standing,
+      why: e.why,
+      verdict: entryVerdict(e, display),
+    })),
+    rankings: v.rankings,
+    crossovers: v.crossovers,
+  };
+}
