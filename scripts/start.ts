@@ -31,7 +31,7 @@ export const SIM_DEFAULTS: Record<string, string> = {
   CONCURRENCY: '1,8',
   DURATION: '20s',
   REQUEST_TIMEOUT: '10s',
-  SLICES: '5',
+  SLICES: '8',
   PREFLIGHT_TIMEOUT: '5s',
 };
 

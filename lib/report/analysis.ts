@@ -29,10 +29,11 @@ export const display = (label: string): string => DISPLAY[label] ?? label;
  */
 export function compare(a: RunFigures, b: RunFigures, where: string, sliceMs: number): Comparison {
   const e = versusOne(a, b, sliceMs, 0.95);
-  const few = e.standing === 'too_few_samples' ? `; too few samples for a verdict: ${e.why}` : '';
-  // Without a verdict the interval is not shown as one.
-  const throughput = e.throughput && few ? { value: e.throughput.value, ci: null } : e.throughput;
-  return { cellId: a.cellId, a: a.variant, b: b.variant, throughput, latency: e.latency, verdict: verdict(a.variant, b.variant, throughput, where) + few + caveat(a, b) };
+  const head = { cellId: a.cellId, a: a.variant, b: b.variant, throughput: e.throughput, latency: e.latency };
+  if (e.standing === 'too_few_samples' && e.throughput) {
+    return { ...head, verdict: `too few samples for a verdict ${where} (${x2(e.throughput.value)} the throughput): ${e.why}${caveat(a, b)}` };
+  }
+  return { ...head, verdict: verdict(a.variant, b.variant, e.throughput, where) + caveat(a, b) };
 }
 
 /** A ratio over a run that lost requests compares a server with a broken one: say so beside the verdict. */

@@ -465,7 +465,8 @@ describe('real llama.cpp servers', async () => {
         const c = s.comparisons[0];
         assert.deepEqual([c.a, c.b], ['dflash', 'mtp']);
         assert.ok(c.throughput_ratio_a_over_b !== null && c.throughput_ratio_a_over_b > 0, 'throughput ratio');
-        assert.match(c.verdict, /^(DFlash faster by|MTP faster by|no significant difference) /);
+        // Ten requests a cell, slices shorter than a request: no verdict rests on that.
+        assert.match(c.verdict, /^(DFlash faster by|MTP faster by|no significant difference|too few samples for a verdict) /);
         notes.push(`requests spec ${a.requests}, plain ${b.requests}; output tokens ${a.output_tokens}/${b.output_tokens}; verdict: ${c.verdict}; run ${(run.wallMs / 1000).toFixed(1)} s`);
         for (const n of notes) console.log(`# ${runner.name}: ${n}`);
       });

@@ -12,7 +12,7 @@ import { ROOT, RUNNERS } from './harness';
 
 const OSL = 64;
 const DURATION_MS = 8000;
-const SLICES = 4;
+const SLICES = 6;
 const ENV = {
   ISL: '128',
   OSL: String(OSL),
