@@ -119,7 +119,7 @@ function target(env: Env, slot: TargetSlot): TargetConfig {
   return {
     variant: label,
     url: p.baseUrl(vars.url, required(env, vars.url, `set it to the base URL of the ${prefix ? label + ' ' : ''}server, e.g. ${vars.url}=http://127.0.0.1:30000`)),
-    dialect: dialectOf(vars.dialect, get(env, vars.dialect)),
+    dialect: dialectOf(vars.dialect, get(env, vars.dialect) || 'auto'),
     model: get(env, vars.model).trim(),
     apiKey: (prefix ? get(env, vars.apiKey) || get(env, 'API_KEY') : get(env, 'API_KEY')).trim(),
     vars,

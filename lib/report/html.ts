@@ -138,7 +138,7 @@ function abSection(r: Report): string {
   });
   return section(
     `${display(a)} vs ${display(b)}`,
-    `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% bootstrap interval: faster only when the whole interval is on one side of 1×.</p>` +
+    `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% interval (batch means over the steady slices, Welch's t): faster only when the whole interval is on one side of 1×.</p>` +
       `<ul class="verdicts">${items.join('')}</ul>` +
       figures(speedupFigures(r), true),
   );

@@ -4,7 +4,8 @@ import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import type { Load, Plan, Run } from '../plan/matrix';
 import { probeScenario, steadyWindow } from '../plan/matrix';
-import { bootstrapMean, type Interval } from '../stats/bootstrap';
+import type { Interval } from '../stats/bootstrap';
+import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
 import { subKey } from '../plan/summary-keys';
 import { clientCheck, type ClientCheck } from './client-check';
@@ -56,7 +57,7 @@ export interface RunFigures {
   /** Aggregate output tokens per second over the window; its interval from slice batch means. */
   throughput: number | null;
   throughputCi: Interval | null;
-  /** Per steady slice: [output tokens/s, e2e sum ms, completed requests], the bootstrap's units. */
+  /** Per steady slice: [output tokens/s, e2e sum ms, completed requests]: the batches intervals are drawn from. */
   slices: Array<[number, number, number]>;
   requestRate: number | null;
   goodput: number | null;
@@ -160,7 +161,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     const seconds = (w.toMs - w.fromMs) / 1000;
     if (outputTokens > 0) {
       throughput = tokens / seconds;
-      throughputCi = bootstrapMean(slices.map((x) => x[0]));
+      throughputCi = tMeanInterval(slices.map((x) => x[0]), 0.95);
     }
     if (ok > 0) requestRate = reqs / seconds;
     if (e2e && e2e.avg > plan.sliceMs / 2 && slices.length > 1) {

@@ -45,7 +45,7 @@ export function renderText(r: Report, files: string[]): string {
   const client = clientLines(r.runs);
   if (client.length > 0) out.push('', 'Client self-check:', ...client.map((l) => `  ${l}`));
   if (r.comparisons.length > 0) {
-    out.push('', `${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)} (output throughput, 95% bootstrap interval):`);
+    out.push('', `${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)} (output throughput, 95% interval from the steady slices):`);
     for (const c of r.comparisons) out.push(`  ${c.verdict}`);
   }
   out.push(...versusText(r, (h, rows) => table(h, rows)));

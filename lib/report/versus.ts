@@ -1,8 +1,10 @@
-// N deployments against a baseline, cell by cell: the speedup of each (output throughput, and mean
-// e2e), with Bonferroni-adjusted simultaneous intervals so that a cell's verdicts hold together at
-// 95 %; a ranking that only orders what the intervals separate; and per variant, the concurrency
+// N deployments against a baseline, cell by cell: the speedup of each in output throughput (the
+// verdict: batch means over the steady slices, Welch's t on the log ratio) and in mean e2e (a
+// percentile bootstrap, shown beside it), with Bonferroni-adjusted simultaneous intervals so that a
+// cell's verdicts hold together at 95 %; a ranking that only orders what the intervals separate; and per variant, the concurrency
 // beyond which its gain over the baseline is no longer significant (the crossover).
-import { bootstrapRatios, mean, percentileInterval, pooledMean, type Interval } from '../stats/bootstrap';
+import { percentileInterval, pooledMean, ratioDistribution, resampledMeans, type Interval } from '../stats/bootstrap';
+import { ratioOfMeans } from '../stats/t-interval';
 import type { Load } from '../plan/matrix';
 import type { RunFigures } from './model';
 
@@ -60,7 +62,6 @@ export interface Versus {
 }
 
 type Slice = [number, number, number];
-const tps = (xs: Slice[]) => mean(xs.map((x) => x[0]));
 const meanE2e = pooledMean(1, 2);
 
 /** Why two runs' slices cannot carry an interval, or null when they can. */
@@ -72,24 +73,35 @@ function tooFew(a: RunFigures, b: RunFigures, sliceMs: number): string | null {
   return null;
 }
 
+/** Reps of each bootstrap distribution. */
+const REPS = 2000;
+
+/** A run's bootstrap distribution of its mean e2e (a ratio estimator, Σe2e ÷ Σrequests), drawn once per run and seed. */
+interface Drawn {
+  e2e: Float64Array | null;
+}
+
+function draw(run: RunFigures, seed: number): Drawn {
+  const withReqs = run.slices.filter((x) => x[2] > 0);
+  return { e2e: withReqs.length >= 2 ? resampledMeans(withReqs.map((x) => x[1]), withReqs.map((x) => x[2]), REPS, seed + 1) : null };
+}
+
 /** A speedup and its interval from the same statistic, or null when the statistic is undefined. */
-function speedup(num: Slice[], den: Slice[], stat: (xs: Slice[]) => number, level: number, seed: number): Speedup | null {
-  const d = stat(den);
-  if (!(d > 0)) return null;
-  const value = stat(num) / d;
-  if (!Number.isFinite(value)) return null;
-  const dist = bootstrapRatios(num, den, stat, { seed });
+function speedup(value: number, num: Float64Array | null, den: Float64Array | null, level: number): Speedup | null {
+  if (!Number.isFinite(value) || !(value > 0)) return null;
+  const dist = num && den ? ratioDistribution(num, den) : null;
   return { value, ci: dist === null ? null : percentileInterval(dist, level) };
 }
 
-/** One variant's run against the baseline's run of the same cell. */
-export function versusOne(v: RunFigures, base: RunFigures, sliceMs: number, level: number): VersusEntry {
+/** One variant's run against the baseline's run of the same cell (`baseDrawn`: the baseline's distributions, when already drawn). */
+export function versusOne(v: RunFigures, base: RunFigures, sliceMs: number, level: number, baseDrawn?: Drawn): VersusEntry {
   const head = { cellId: v.cellId, isl: v.isl, osl: v.osl, load: v.load, variant: v.variant, baseline: base.variant };
   if (v.throughput === null || base.throughput === null) return { ...head, throughput: null, latency: null, standing: 'not_measured', why: 'throughput was not measured for both' };
-  const seed = hash(`${v.cellId}/${v.variant}`);
-  const throughput = speedup(v.slices, base.slices, tps, level, seed);
+  const mine = draw(v, hash(`${v.cellId}/${v.variant}`));
+  const theirs = baseDrawn ?? draw(base, hash(`${base.cellId}/${base.variant}`));
+  const throughput = ratioOfMeans(v.slices.map((x) => x[0]), base.slices.map((x) => x[0]), level);
   const withReqs = (xs: Slice[]) => xs.filter((x) => x[2] > 0);
-  const latency = speedup(withReqs(base.slices), withReqs(v.slices), meanE2e, level, seed + 1);
+  const latency = speedup(meanE2e(withReqs(base.slices)) / meanE2e(withReqs(v.slices)), theirs.e2e, mine.e2e, level);
   const few = tooFew(v, base, sliceMs);
   if (few !== null || throughput === null || throughput.ci === null) {
     return { ...head, throughput, latency, standing: 'too_few_samples', why: few ?? 'no interval could be drawn' };
@@ -112,9 +124,10 @@ export function versus(runs: RunFigures[], cells: ReadonlyArray<{ id: string }>,
     const base = runs.find((r) => r.cellId === cell.id && r.variant === baseline);
     if (!base) continue;
     const here: VersusEntry[] = [];
+    const baseDrawn = draw(base, hash(`${base.cellId}/${base.variant}`));
     for (const v of others) {
       const run = runs.find((r) => r.cellId === cell.id && r.variant === v);
-      if (run) here.push(versusOne(run, base, sliceMs, level));
+      if (run) here.push(versusOne(run, base, sliceMs, level, baseDrawn));
     }
     entries.push(...here);
     rankings.push({ cellId: cell.id, tiers: rank(baseline, here) });
@@ -123,7 +136,7 @@ export function versus(runs: RunFigures[], cells: ReadonlyArray<{ id: string }>,
     baseline,
     variants,
     intervalLevel: level,
-    method: `each variant against ${baseline}, cell by cell: ratio of mean output throughput over steady slices, percentile bootstrap; ${(level * 100).toFixed(1)} % intervals (Bonferroni over ${others.length} comparison(s) per cell, so a cell's verdicts hold together at ${FAMILY_LEVEL * 100} %); fewer than ${MIN_SLICES} slices a side, or slices shorter than a request: too few samples, no verdict`,
+    method: `each variant against ${baseline}, cell by cell: ratio of mean output throughput over steady slices (batch means, Welch's t on the log ratio); ${(level * 100).toFixed(1)} % intervals (Bonferroni over ${others.length} comparison(s) per cell, so a cell's verdicts hold together at ${FAMILY_LEVEL * 100} %); fewer than ${MIN_SLICES} slices a side, or slices shorter than a request: too few samples, no verdict`,
     entries,
     rankings,
     crossovers: others.flatMap((v) => crossovers(v, entries.filter((e) => e.variant === v))),

@@ -142,7 +142,7 @@ export function throughputFigures(r: Report): Figure[] {
       out.push({ title: title + panel, svg: null, note: `No throughput measured for ${key}.` });
       continue;
     }
-    const intervals = runs.some((x) => x.throughputCi !== null) ? ' Bands and whiskers: 95% bootstrap interval over time slices.' : ' No intervals (fewer than 2 steady slices).';
+    const intervals = runs.some((x) => x.throughputCi !== null) ? ' Bands and whiskers: 95% interval (t) over the steady time slices.' : ' No intervals (fewer than 2 steady slices).';
     out.push({
       title: title + panel,
       note: (notes.join(' ') + intervals).trim(),
