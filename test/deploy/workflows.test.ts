@@ -170,6 +170,24 @@ describe('.github/workflows', () => {
     assert.deepEqual([...(inputs.scenario?.options ?? [])].sort(), scenarios.sort(), 'one option per scenario');
   });
 
+  test('load-test.yml: each run compared with the last successful scheduled run; a regression fails the job; only scheduled runs become the baseline', () => {
+    const [job] = jobsOf(loadTest);
+    const steps = job.steps;
+    const idx = (needle: string) => steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle));
+    const restore = idx('actions/cache/restore@');
+    const run = idx('npm start --');
+    const compare = idx('npm run compare -- baseline/summary.json');
+    const save = idx('actions/cache/save@');
+    assert.ok(restore >= 0 && restore < run && run < compare && compare < save, JSON.stringify([restore, run, compare, save]));
+    const key = (i: number) => String(steps[i].with?.key);
+    assert.equal(key(restore), key(save), 'the key saved is the key restored from');
+    assert.match(String(steps[restore].with?.['restore-keys']), /^load-test-baseline-\$\{\{ env\.SCENARIO \}\}-\$\{\{ env\.TARGETS \}\}-$/);
+    assert.match(steps[compare].run ?? '', /3\) echo "::error title=Regression::/);
+    assert.match(steps[compare].run ?? '', /No baseline yet/);
+    assert.match(String(steps[save].if), /github\.event_name == 'schedule'/);
+    assert.match(String(steps[save].if), /success\(\)/);
+  });
+
   test('load-test.yml: build, k6 pinned, npm start, SLOs from variables with defaults, Prometheus only via a secret', () => {
     const [job] = jobsOf(loadTest);
     assert.ok(job);
