@@ -186,7 +186,7 @@ async function main(): Promise<number> {
   const prometheus = args.includes('--prometheus');
   const unknown = args.filter((a) => a !== '--prometheus');
   if (unknown.length) {
-    console.error(`npm run capacity: unknown option ${unknown[0]}: expected --prometheus (settings come from the environment: see README, "Capacity under SLOs").`);
+    console.error(`npm run capacity: unknown option ${unknown[0]}: expected --prometheus (settings come from the environment: see docs/capacity.md).`);
     return 2;
   }
   const k6 = findK6();

@@ -1,5 +1,5 @@
-// Generates the reference tables of README.md (scenarios, variables, metrics) and docs/faults.md
-// (the fault matrix) from the definitions the code and tests run, between <!-- NAME:start --> and
+// Generates the tables of README.md (benchmarks) and of the reference pages in docs/ (variables,
+// metrics, capacity settings, engines, the fault matrix) from the definitions the code and tests run, between <!-- NAME:start --> and
 // <!-- NAME:end --> markers.
 //   npx tsx scripts/docs.ts          rewrite the files
 //   npx tsx scripts/docs.ts --check  exit 1 if one is out of date
@@ -73,7 +73,10 @@ type Sections = Record<string, () => string>;
 
 /** Each generated file and its sections. */
 export const FILES: Record<string, Sections> = {
-  'README.md': { scenarios: scenariosTable, variables: variablesTable, metrics: metricsTable, capacity: capacityTable },
+  'README.md': { scenarios: scenariosTable },
+  'docs/variables.md': { variables: variablesTable },
+  'docs/metrics.md': { metrics: metricsTable },
+  'docs/capacity.md': { capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
   'docs/engines.md': { engines: enginesTable },
 };

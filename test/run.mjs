@@ -75,7 +75,7 @@ if (wantK6.length > 0) {
   const inFiles = new Set(wantK6.map((s) => s.file)).size;
   const reasons = [...new Set(wantK6.map((s) => s.reason))];
   console.log(`\n${wantK6.length} tests or groups of tests in ${inFiles} files did not run (${reasons.join("; ")}).`);
-  console.log('Get k6 (tested: v1.3 and v2.2; with the xk6-sse extension for the sse tests): see README, "Tests", then set K6_BIN=/path/to/k6.');
+  console.log('Get k6 (tested: v1.3 and v2.2; with the xk6-sse extension for the sse tests): see docs/development.md, then set K6_BIN=/path/to/k6.');
   if (process.env.REQUIRE_K6 === '1') {
     console.log('REQUIRE_K6=1: tests that need k6 must run here.');
     status = status || 1;

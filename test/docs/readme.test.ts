@@ -1,36 +1,59 @@
+// The front door and the reference pages: generated tables up to date, every variable and metric
+// documented, the two commands named, and every repository path or link they name exists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { FILES, render } from '../../scripts/docs';
 import { VARIABLES } from '../../lib/config/variables';
 import { METRICS } from '../../lib/metrics/catalog';
+import { BENCHMARK_NAMES } from '../../lib/benchmarks';
 
 const root = join(__dirname, '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const read = (f: string) => readFileSync(join(root, f), 'utf8');
+const readme = read('README.md');
+const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
 
-test('the README tables match the code (npm run docs regenerates them)', () => {
-  assert.equal(render(readme), readme, 'README.md is out of date: run `npm run docs`');
+test('every generated table matches the code (npm run docs regenerates them)', () => {
+  for (const [file, sections] of Object.entries(FILES)) {
+    const text = read(file);
+    assert.equal(render(text, sections, file), text, `${file} is out of date: run \`npm run docs\``);
+  }
 });
 
 test('every variable and every metric is documented', () => {
-  for (const v of VARIABLES) assert.ok(readme.includes(`| \`${v.name}\` |`), v.name);
-  for (const m of Object.values(METRICS)) assert.ok(readme.includes(`| \`${m.name}\` |`), m.name);
+  const variables = read('docs/variables.md');
+  const metrics = read('docs/metrics.md');
+  for (const v of VARIABLES) assert.ok(variables.includes(`| \`${v.name}\` |`), v.name);
+  for (const m of Object.values(METRICS)) assert.ok(metrics.includes(`| \`${m.name}\` |`), m.name);
 });
 
-test('the README names the setup-and-run command and the test command, and both scripts exist', () => {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+test('the README is a front door: the two commands, every benchmark, at most about 200 lines', () => {
+  const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
   assert.match(readme, /npm ci && npm start/);
   assert.match(readme, /npm ci && npm test/);
   assert.ok(pkg.scripts.start && pkg.scripts.test);
+  for (const b of BENCHMARK_NAMES) assert.ok(readme.includes(`dist/${b}.js`), b);
+  assert.ok(readme.split('\n').length <= 210, `${readme.split('\n').length} lines`);
 });
 
-test('every scenario file has a bundle row', () => {
-  for (const f of ['dflash-vs-mtp', 'concurrency-ramp', 'context-matrix', 'arrival-rate', 'smoke']) assert.ok(readme.includes(`dist/${f}.js`), f);
-});
-
-test('docs/faults.md holds the fault matrix the tests run (npm run docs regenerates it)', () => {
-  const file = 'docs/faults.md';
-  const text = readFileSync(join(root, file), 'utf8');
-  assert.equal(render(text, FILES[file], file), text, `${file} is out of date: run \`npm run docs\``);
+test('every link and repository path named in the README and docs/ exists', () => {
+  const missing: string[] = [];
+  for (const file of ['README.md', ...docs]) {
+    const text = read(file);
+    const base = dirname(join(root, file));
+    // Markdown links to files of the repository (not URLs, not anchors).
+    for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1].split('#')[0];
+      if (target === '' || /^[a-z]+:/.test(target)) continue;
+      if (!existsSync(join(base, target))) missing.push(`${file}: link ${m[1]}`);
+    }
+    // Paths in backticks that name a file or folder of the repository by its top-level folder.
+    for (const m of text.matchAll(/`((?:lib|scripts|sim|test|bench|deploy|docs|scenarios|examples|\.github|\.ci)\/[A-Za-z0-9_./-]+)`/g)) {
+      const p = m[1].replace(/[.,:]$/, '');
+      if (/[*<>]/.test(p)) continue;
+      if (!existsSync(join(root, p))) missing.push(`${file}: \`${p}\``);
+    }
+  }
+  assert.deepEqual(missing, []);
 });
