@@ -4,6 +4,26 @@
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const globals = require('globals');
+const path = require('node:path');
+const importGraph = require('./scripts/lint/import-graph.cjs');
+
+/** lib/ has no import cycle: reported on every file of one, with the cycle's files. Built once per lint run. */
+let cycleOf = null;
+const noImportCycle = {
+  meta: { type: 'problem', schema: [], messages: { cycle: 'import cycle in lib/: {{files}}. Move the shared types to a leaf module.' } },
+  create(context) {
+    if (cycleOf === null) {
+      cycleOf = new Map();
+      for (const c of importGraph.cycles(importGraph.graph())) for (const f of c) cycleOf.set(f, c);
+    }
+    const c = cycleOf.get(path.resolve(context.filename));
+    return {
+      Program(node) {
+        if (c) context.report({ node, messageId: 'cycle', data: { files: c.map((f) => path.relative(importGraph.ROOT, f)).join(' → ') } });
+      },
+    };
+  },
+};
 
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**'] },
@@ -23,6 +43,11 @@ module.exports = tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
+    plugins: { layers: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'layers/no-import-cycle': 'error' },
+  },
+  {
+    files: ['lib/**/*.ts'],
     ignores: ['lib/k6/**'],
     rules: {
       'no-restricted-imports': [
@@ -30,6 +55,7 @@ module.exports = tseslint.config(
         {
           patterns: [
             { group: ['k6', 'k6/*'], message: 'Pure modules must not import k6: put k6 calls in lib/k6/.' },
+            { group: ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto'], message: 'lib/ runs on k6: no Node modules (put Node code in scripts/ or sim/).' },
             { group: ['**/test/*', '**/test/**'], message: 'Production code imports no test code.' },
           ],
         },

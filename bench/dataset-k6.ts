@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim } from '../sim/index';
 import { findK6 } from '../scripts/k6-runtime';
-import { randInt, rngFor } from '../lib/workload/rng';
+import { randInt, rngFor } from '../lib/stats/rng';
 
 const ROOT = join(__dirname, '..');
 const arg = (name: string, def: string) => {

@@ -3,7 +3,7 @@
 // error in a JSON array (the error path). Prints figures; asserts nothing.
 //   npx tsx bench/dataset-parse.ts [megabytes=100]
 import { locateJsonError, parseDataset, type DatasetFormat } from '../lib/workload/dataset';
-import { rngFor, randInt } from '../lib/workload/rng';
+import { rngFor, randInt } from '../lib/stats/rng';
 
 const MB = Number(process.argv[2] ?? '100');
 const target = MB * 1024 * 1024;

@@ -3,9 +3,11 @@
 // benchmarks is here as data; the configuration, the variables table, the report and `npm start`
 // derive from it. Pure, so the README's tables and the tests read the same definitions k6 runs.
 // (A benchmark is what scenarios/<name>.ts runs; each of its runs is one k6 scenario.)
-import type { BenchConfig } from './config/load';
+import type { BenchConfig } from './config/types';
 import { ConfigError } from './config/parse';
-import type { ReportKind } from './report/report';
+
+/** Which report a benchmark writes (lib/report/report.ts renders each). */
+export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke';
 
 /** A target a benchmark measures, and how its variables are named. */
 export interface TargetSlot {

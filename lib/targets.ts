@@ -1,7 +1,7 @@
 // A target as setup() finds it (TargetInfo, part of the setup data every report reads) and as a VU
 // uses it: resolved dialect object, model and request headers, built lazily in each VU from the
 // configuration (which holds the API key) and setup's findings (which do not). Pure.
-import type { BenchConfig, TargetConfig } from './config/load';
+import type { BenchConfig, TargetConfig } from './config/types';
 import { createDialect, type Dialect, type DialectName } from './dialects/index';
 import type { Engine } from './server-metrics/window';
 import type { PromptKind } from './workload/prompts';

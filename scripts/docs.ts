@@ -69,6 +69,16 @@ export function enginesTable(): string {
   return ['| server | id | extra probes | DIALECT=auto | /metrics | tokenize | checked against |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
+/** lib/'s folders and the folders each imports, from the import graph (scripts/lint/import-graph.cjs). */
+export function layersTable(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ig = require('./lint/import-graph.cjs') as { graph(): Map<string, string[]>; cycles(g: Map<string, string[]>): string[][]; folderEdges(g: Map<string, string[]>): Map<string, Set<string>> };
+  const g = ig.graph();
+  const rows = [...ig.folderEdges(g)].sort(([a], [b]) => a.localeCompare(b)).map(([f, to]) => `| \`lib/${f === '.' ? '' : `${f}/`}\` | ${[...to].sort().map((t) => `\`${t === '.' ? 'lib/*.ts' : t}\``).join(', ') || '—'} |`);
+  const n = ig.cycles(g).length;
+  return ['| folder | imports from |', '|---|---|', ...rows, '', `Files in lib/: ${g.size}; import cycles: ${n}.`].join('\n');
+}
+
 type Sections = Record<string, () => string>;
 
 /** Each generated file and its sections. */
@@ -79,6 +89,7 @@ export const FILES: Record<string, Sections> = {
   'docs/capacity.md': { capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
   'docs/engines.md': { engines: enginesTable },
+  'docs/architecture.md': { layers: layersTable },
 };
 
 export function render(text: string, sections: Sections = FILES['README.md'], file = 'README.md'): string {

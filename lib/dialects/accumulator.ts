@@ -2,35 +2,11 @@
 // supplies only a ChunkReader, which says what a chunk of its shape contains.
 import { classified, classifyErrorObject, messageOf, type RequestContext } from './errors';
 import { splitSseEvents } from './sse';
+import type { ChunkUpdate } from './chunk-update';
 import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
 import type { Arrivals } from './arrivals';
+export type { ChunkUpdate } from './chunk-update';
 import { EVENT_DONE, EVENT_NONE, TOKENS_UNKNOWN, type EventInfo, type FinishReason, type GenerationResult, type StreamReader } from './types';
-
-/** What one chunk (or one non-streamed reply) says. Absent fields say nothing. */
-export interface ChunkUpdate {
-  /** Text this chunk adds. */
-  textDelta?: string;
-  /** Whole text so far (SGLang's cumulative stream); replaces what was read before. */
-  textSoFar?: string;
-  /** The chunk carries generated content (text or tokens). */
-  carriesToken: boolean;
-  /** The chunk cannot hold generated content (an OpenAI usage-only chunk with no choices). */
-  noContent?: boolean;
-  /** Cumulative completion tokens as reported by the server at this chunk. */
-  completionTokens?: number;
-  promptTokens?: number;
-  cachedTokens?: number;
-  finishReason?: FinishReason;
-  /** Server message when the request was aborted (SGLang finish_reason type abort). */
-  abortMessage?: string;
-  specVerifySteps?: number;
-  acceptanceLength?: number;
-  /** Draft tokens proposed and accepted for the request so far (llama.cpp timings). */
-  draftTokens?: number;
-  draftAccepted?: number;
-  /** An error object inside the stream. */
-  error?: string;
-}
 
 export interface ChunkReader {
   read(chunk: Record<string, unknown>): ChunkUpdate;

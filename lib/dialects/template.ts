@@ -22,7 +22,7 @@
 // so the next chunk's tail is predicted and compared in one go (see `expect` and `fast`). And the
 // next stream from the same server has the same shape with another id: its template is rebuilt
 // from its first chunk and the previous template's skeleton (see `rebase`), without learning again.
-import type { ChunkUpdate } from './accumulator';
+import type { ChunkUpdate } from './chunk-update';
 import { arrivals, type Arrivals } from './arrivals';
 import { EVENT_NONE, TOKENS_UNKNOWN } from './types';
 

@@ -3,7 +3,7 @@
 // counts the prompts' tokens and fills the ISL buckets, and each VU keeps only the items it sends.
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
-import type { BenchConfig } from '../config/load';
+import type { BenchConfig } from '../config/types';
 import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
 import { requestHeaders, type ResolvedTarget, type TargetInfo } from '../targets';

@@ -1,6 +1,6 @@
 // The k6 `options` for a plan: one scenario per run (plus a server-metrics probe per run), the
 // sub-metric declarations the report reads, and the SLO thresholds. Pure data, no k6 import.
-import type { BenchConfig } from '../config/load';
+import type { BenchConfig } from '../config/types';
 import { summaryThresholds, TREND_STATS } from './summary-keys';
 import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, steadyWindow, type Plan, type Run } from './matrix';

@@ -1,7 +1,7 @@
 // The measurement plan: matrix cells, one run per cell and target, chained one after another
 // with k6's startTime, and the target order rotating from cell to cell (a balanced Latin square: A B, B A … for two) so
 // drift over time hits every target alike.
-import type { BenchConfig } from '../config/load';
+import type { BenchConfig } from '../config/types';
 
 export type Load = { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number };
 

@@ -1,7 +1,7 @@
 // k6 puts only whole metrics and threshold-named sub-metrics into the end-of-test summary. Each
 // run's figures are therefore declared as sub-metrics with always-true thresholds, by the same
 // key function that the report later reads them with.
-import type { BenchConfig } from '../config/load';
+import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';

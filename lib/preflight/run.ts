@@ -5,7 +5,7 @@
 // messages live in diagnose.ts; the requests go through an HttpPort, so this runs in Node tests
 // with a fake server as it runs in k6.
 import type { HttpPort } from '../http-port';
-import type { BenchConfig, TargetConfig } from '../config/load';
+import type { BenchConfig, TargetConfig } from '../config/types';
 import { DIALECT_TRAITS, createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';

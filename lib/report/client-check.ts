@@ -4,7 +4,7 @@
 // dropped iterations; plus whether ITL percentiles fall under the clock's resolution. A run whose
 // overhead or gap passes the stated rule is "client-limited", in every report.
 
-import type { Dist } from './model';
+import type { Dist } from './dist';
 
 /** Overhead above this is the client's: max(5 ms, 2 % of the server's own figure). */
 export const LIMIT_ABS_MS = 5;

@@ -18,14 +18,8 @@ export interface SummaryMetric {
 }
 export type SummaryMetrics = Record<string, SummaryMetric>;
 
-export interface Dist {
-  avg: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  count: number;
-}
+export type { Dist } from './dist';
+import type { Dist } from './dist';
 
 export interface ServerFigures {
   ttftMeanMs: number | null;

@@ -2,7 +2,7 @@
 // the scenario asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
 // format this object.
 import { versus, type Versus } from './versus';
-import type { BenchConfig } from '../config/load';
+import type { BenchConfig } from '../config/types';
 import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS } from '../metrics/catalog';
@@ -18,7 +18,8 @@ import { TRANSPORTS, type TransportName } from '../transports';
 import { datasetReport, type DatasetReport } from './dataset';
 
 /** What a scenario concludes, besides the per-run table. */
-export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke';
+export type { ReportKind } from '../benchmarks';
+import type { ReportKind } from '../benchmarks';
 
 export interface TargetSummary {
   variant: string;

@@ -1,6 +1,6 @@
 // Percentile bootstrap intervals for ratios of two independent samples (batch means of time
 // slices). Seeded, so the same data always gives the same interval.
-import { mulberry32 } from '../workload/rng';
+import { mulberry32 } from './rng';
 
 export interface Interval {
   lo: number;

@@ -4,10 +4,17 @@
 // every bucket holds PROMPT_POOL of them, so a bucket's prompts are the first of the seeded order
 // that fit it, the same for every target. Pure: the tokenize requests go through an HttpPort.
 import type { HttpPort } from '../http-port';
-import type { DatasetShape } from '../plan/dataset-keys';
 import { DatasetError, type DatasetFormat, type Turn } from './dataset';
 import { engineById } from '../engines/index';
 import { bucketByLength, describeLengths, parseTokenizeReply, tokenizeRequest, type LengthFilter, type LengthSource } from './lengths';
+
+/** Which breakdowns a DATASET run's report has: its domain and turn tag values. */
+export interface DatasetShape {
+  /** The domain tag values; a breakdown needs two or more. */
+  domains: readonly string[];
+  /** The turn tag values (multi-turn runs with conversations of two or more user turns); [] otherwise. */
+  turns: readonly string[];
+}
 
 export interface DatasetBucket {
   isl: number;

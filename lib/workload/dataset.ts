@@ -9,7 +9,7 @@
 // and text; item [i], 0-based, for a JSON array), the field and what was expected, e.g.
 //   DATASET=data.jsonl: line 17: output_tokens must be a positive whole number, got 'abc'
 import { ConfigError, quote } from '../config/parse';
-import { rngFor } from './rng';
+import { rngFor } from '../stats/rng';
 
 export type Role = 'system' | 'user' | 'assistant';
 

@@ -1,6 +1,6 @@
 // Deterministic prompts of exact length. Token-id prompts are exact: the server counts exactly
 // `length` input tokens. Text prompts (for chat) are approximate: see textPrompt.
-import { randInt, rngFor, type Rng } from './rng';
+import { randInt, rngFor, type Rng } from '../stats/rng';
 
 /** Token ids for the dialects that accept them, text for the rest (chat). */
 export type PromptKind = 'tokens' | 'text';

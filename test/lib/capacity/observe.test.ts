@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { measure, p99Interval, shareInterval, type RunSample } from '../../../lib/capacity/observe';
 import { quantileSorted } from '../../../lib/stats/bootstrap';
-import { mulberry32 } from '../../../lib/workload/rng';
+import { mulberry32 } from '../../../lib/stats/rng';
 import { k6Trend } from './fixtures';
 
 const rnd = mulberry32(11);

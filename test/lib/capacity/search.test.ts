@@ -7,7 +7,7 @@ import { runSearch, type RunnerPorts, type StepOutcome, type StepRequest } from 
 import { nextLoad, bracket } from '../../../lib/capacity/search';
 import { capacityOf, capacityRatio } from '../../../lib/capacity/estimate';
 import type { StepRun } from '../../../lib/capacity/step-run';
-import { mulberry32 } from '../../../lib/workload/rng';
+import { mulberry32 } from '../../../lib/stats/rng';
 import { k6Trend, settings } from './fixtures';
 
 /** A server whose e2e samples have p99 ≈ curve(load), n per second of load. */

@@ -10,7 +10,7 @@ import { subKey } from '../../../lib/plan/summary-keys';
 import { summaryJson } from '../../../lib/report/json';
 import type { SummaryMetrics } from '../../../lib/report/model';
 import { buildReport } from '../../../lib/report/report';
-import { mulberry32 } from '../../../lib/workload/rng';
+import { mulberry32 } from '../../../lib/stats/rng';
 
 const NOW = new Date('2026-12-03T10:00:00Z');
 

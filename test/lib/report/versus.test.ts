@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rank, versus, versusOne, type VersusEntry } from '../../../lib/report/versus';
 import { williams } from '../../../lib/plan/matrix';
-import { mulberry32 } from '../../../lib/workload/rng';
+import { mulberry32 } from '../../../lib/stats/rng';
 import type { RunFigures } from '../../../lib/report/model';
 
 const SLICE_MS = 2000;

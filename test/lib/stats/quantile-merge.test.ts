@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GRID_STATS, QUANTILE_GRID, mergeTrends, mergedQuantile, rankError, statName, type TrendValues } from '../../../lib/stats/quantile-merge';
 import { quantileSorted } from '../../../lib/stats/bootstrap';
-import { mulberry32 } from '../../../lib/workload/rng';
+import { mulberry32 } from '../../../lib/stats/rng';
 
 /** What k6 reports for a trend of these samples with the grid in summaryTrendStats. */
 function k6Trend(xs: number[]): TrendValues {

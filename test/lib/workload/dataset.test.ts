@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../../lib/config/parse';
-import { rngFor } from '../../../lib/workload/rng';
+import { rngFor } from '../../../lib/stats/rng';
 import {
   DatasetError,
   detectFormat,

@@ -1,0 +1,66 @@
+// The configuration's shape: a leaf module, so that the plan, the targets and the reports can name
+// it without importing the loader (and, through it, the benchmarks and the variables).
+import type { DialectName } from '../dialects/types';
+import type { TransportName } from '../transports';
+import type { DatasetConfig } from './dataset';
+
+export type Env = Record<string, string | undefined>;
+
+export interface TargetConfig {
+  /** Tag value and report label, e.g. dflash. */
+  variant: string;
+  url: string;
+  dialect: DialectName | 'auto';
+  model: string;
+  /** Sent as a bearer token to this target only. */
+  apiKey: string;
+  /** The variables that set this target, for messages that say what to change. */
+  vars: { url: string; dialect: string; model: string; apiKey: string };
+}
+
+export interface Slo {
+  ttftP99Ms: number | null;
+  itlP99Ms: number | null;
+  e2eP99Ms: number | null;
+  errorRate: number;
+}
+
+export interface BenchConfig {
+  /** The benchmark's name (scenarios/<name>.ts). */
+  benchmark: string;
+  runId: string;
+  resultsDir: string;
+  targets: TargetConfig[];
+  /** The variant every other is compared with: BASELINE_VARIANT (compare), else the first target. */
+  baseline: string;
+  isl: number[];
+  osl: number[];
+  concurrency: number[];
+  rates: number[];
+  maxVus: number;
+  durationMs: number;
+  requests: number | null;
+  transport: TransportName;
+  stream: boolean;
+  seed: number;
+  requestTimeoutMs: number;
+  gracefulStopMs: number;
+  targetDownAfterMs: number;
+  preflightTimeoutMs: number;
+  warmupRequests: number;
+  promptPool: number;
+  vocabSize: number;
+  sharedPrefix: number;
+  islSpread: number;
+  temperature: number;
+  ignoreEos: boolean;
+  slices: number;
+  /** Whose latencies make the percentiles: every request of a cell, or only those sent after its first slice (ramp-up). */
+  latencyWindow: 'all' | 'steady';
+  serverMetrics: 'auto' | 'on' | 'off';
+  /** Write a partial result for merging with other instances (PARTIAL). */
+  partial: boolean;
+  slo: Slo;
+  /** DATASET and its variables; null: seeded random token-id prompts (the default). */
+  dataset: DatasetConfig | null;
+}

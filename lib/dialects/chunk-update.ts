@@ -1,0 +1,29 @@
+// What one chunk of a reply says, in the dialects' common terms: a leaf module, so that the chunk
+// template (template.ts) and the accumulator that drives it do not import each other.
+import type { FinishReason } from './types';
+
+/** What one chunk (or one non-streamed reply) says. Absent fields say nothing. */
+export interface ChunkUpdate {
+  /** Text this chunk adds. */
+  textDelta?: string;
+  /** Whole text so far (SGLang's cumulative stream); replaces what was read before. */
+  textSoFar?: string;
+  /** The chunk carries generated content (text or tokens). */
+  carriesToken: boolean;
+  /** The chunk cannot hold generated content (an OpenAI usage-only chunk with no choices). */
+  noContent?: boolean;
+  /** Cumulative completion tokens as reported by the server at this chunk. */
+  completionTokens?: number;
+  promptTokens?: number;
+  cachedTokens?: number;
+  finishReason?: FinishReason;
+  /** Server message when the request was aborted (SGLang finish_reason type abort). */
+  abortMessage?: string;
+  specVerifySteps?: number;
+  acceptanceLength?: number;
+  /** Draft tokens proposed and accepted for the request so far (llama.cpp timings). */
+  draftTokens?: number;
+  draftAccepted?: number;
+  /** An error object inside the stream. */
+  error?: string;
+}

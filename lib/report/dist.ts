@@ -1,0 +1,10 @@
+// A distribution as the end-of-test summary gives it: a leaf type, shared by the per-run figures
+// (model.ts) and the client self-check.
+export interface Dist {
+  avg: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  count: number;
+}
