@@ -1,16 +1,16 @@
 // The main command (`npm start`): build the bundles, start two simulated servers (SGLang with a
-// DFlash profile, vLLM with an MTP profile) on free loopback ports, run the A/B scenario on them
+// DFlash profile, vLLM with an MTP profile) on free loopback ports, run the A/B benchmark on them
 // with a small matrix, and stop the servers whatever happens.
 //
 //   npm start                               dflash-vs-mtp on the simulators (~2 minutes)
-//   npm start -- --scenario smoke           another scenario on one simulator
+//   npm start -- --benchmark smoke          another benchmark on one simulator
 //   npm start -- --no-sim                   use DFLASH_URL / MTP_URL / TARGET_URL from the environment
 //   npm start -- --prometheus               stream to Prometheus (k6 -o experimental-prometheus-rw)
 //   npm start -- --instances 2              split the run over 2 k6 processes (execution segments), merge their reports
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
-//   TRANSPORT=sse npm start                 runs dist/sse/<scenario>.js (TTFT, ITL; needs xk6-sse)
-//   npm start -- --scenario capacity        the capacity search (npm run capacity) as an A/B on the simulators
-//   npm start -- --scenario compare         none, MTP, DFlash and DDTree profiles of one simulated SGLang (VARIANTS)
+//   TRANSPORT=sse npm start                 runs dist/sse/<benchmark>.js (TTFT, ITL; needs xk6-sse)
+//   npm start -- --benchmark capacity       the capacity search (npm run capacity) as an A/B on the simulators
+//   npm start -- --benchmark compare        none, MTP, DFlash and DDTree profiles of one simulated SGLang (VARIANTS)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,7 +35,7 @@ export const SIM_DEFAULTS: Record<string, string> = {
   PREFLIGHT_TIMEOUT: '5s',
 };
 
-/** `--scenario capacity`: the capacity search, not a bundle; its simulators run this much faster than model time. */
+/** `--benchmark capacity`: the capacity search, not a bundle; its simulators run this much faster than model time. */
 export const CAPACITY = 'capacity';
 export const CAPACITY_SIM_TIME_SCALE = 4;
 /** The A/B at equal SLO the simulators answer in a few minutes; any variable set by the user wins. */
@@ -56,7 +56,8 @@ export const CAPACITY_SIM_DEFAULTS: Record<string, string> = {
 };
 
 export interface StartArgs {
-  scenario: string;
+  /** The benchmark: what scenarios/<name>.ts runs (or `capacity`, the search). */
+  benchmark: string;
   sim: boolean;
   prometheus: boolean;
   /** k6 instances, each running its execution segment; their partial results are merged. */
@@ -64,8 +65,8 @@ export interface StartArgs {
   k6Args: string[];
 }
 
-export function parseStartArgs(argv: string[], scenarios: string[]): StartArgs {
-  const out: StartArgs = { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] };
+export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs {
+  const out: StartArgs = { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -74,16 +75,18 @@ export function parseStartArgs(argv: string[], scenarios: string[]): StartArgs {
     }
     if (a === '--no-sim') out.sim = false;
     else if (a === '--prometheus') out.prometheus = true;
-    else if (a === '--scenario' || a.startsWith('--scenario=')) {
+    else if (/^--(benchmark|scenario)(=|$)/.test(a)) {
+      // --scenario is the old name: a k6 scenario is k6's own (one per cell and variant).
+      const flag = a.split('=')[0];
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      if (!v || !scenarios.includes(v)) throw new Error(`--scenario ${v ?? ''}: expected one of ${scenarios.join(', ')}`);
-      out.scenario = v;
+      if (!v || !benchmarks.includes(v)) throw new Error(`${flag} ${v ?? ''}: expected one of ${benchmarks.join(', ')}`);
+      out.benchmark = v;
     } else if (a === '--instances' || a.startsWith('--instances=')) {
       const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
       if (!v || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new Error(`--instances ${v ?? ''}: expected a whole number from 1 to 64`);
       out.instances = Number(v);
     } else if (a === '--help' || a === '-h') throw new Error('help');
-    else throw new Error(`unknown option ${a}: expected --scenario NAME, --no-sim, --prometheus, --instances N, or -- followed by k6 arguments`);
+    else throw new Error(`unknown option ${a}: expected --benchmark NAME, --no-sim, --prometheus, --instances N, or -- followed by k6 arguments`);
   }
   return out;
 }
@@ -92,11 +95,11 @@ async function main(): Promise<number> {
   let args: StartArgs;
   try {
     args = parseStartArgs(process.argv.slice(2), [...BENCHMARK_NAMES, CAPACITY]);
-    if (args.scenario === CAPACITY && args.instances > 1) throw new Error('--instances: the capacity search runs one k6 at a time; split a benchmark instead');
+    if (args.benchmark === CAPACITY && args.instances > 1) throw new Error('--instances: the capacity search runs one k6 at a time; split a benchmark instead');
   } catch (e) {
     const msg = (e as Error).message;
     if (msg !== 'help') console.error(`npm start: ${msg}`);
-    console.error('usage: npm start -- [--scenario NAME] [--no-sim] [--prometheus] [--instances N] [-- k6 args]');
+    console.error('usage: npm start -- [--benchmark NAME] [--no-sim] [--prometheus] [--instances N] [-- k6 args]');
     return msg === 'help' ? 0 : 2;
   }
   const k6 = findK6();
@@ -120,12 +123,12 @@ async function main(): Promise<number> {
     await Promise.all(sims.splice(0).map((s) => s.stop().catch(() => undefined)));
   };
   const env: NodeJS.ProcessEnv = { ...process.env };
-  const capacity = args.scenario === CAPACITY;
+  const capacity = args.benchmark === CAPACITY;
   if (args.sim) {
     // One simulator per target slot of the benchmark, with the engine and profile the slot names.
     let slots: readonly TargetSlot[];
     try {
-      slots = slotsOf(BENCHMARKS[capacity ? 'dflash-vs-mtp' : args.scenario], process.env);
+      slots = slotsOf(BENCHMARKS[capacity ? 'dflash-vs-mtp' : args.benchmark], process.env);
     } catch (e) {
       console.error(`npm start: ${(e as Error).message}`);
       return 2;
@@ -158,7 +161,7 @@ async function main(): Promise<number> {
   }
   // TRANSPORT=sse runs the sse bundle, which names xk6-sse so that k6 (v1.0 or newer) provisions it.
   const transport = TRANSPORTS[env.TRANSPORT as TransportName] ?? TRANSPORTS.http;
-  const bundle = `${transport.bundleDir}/${args.scenario}.js`;
+  const bundle = `${transport.bundleDir}/${args.benchmark}.js`;
   if (transport.needs && !info.hasSse) {
     // Without the extension k6 can only provision a build with it (v1.0 or newer, network needed); when that is
     // switched off the run could only fail, so say how to get one before starting.
@@ -179,7 +182,7 @@ async function main(): Promise<number> {
   // One k6, or N k6 instances each with its execution segment (as the k6-operator runs them),
   // whose partial results are merged into one report.
   const segments = instanceSegments(args.instances);
-  const runId = env.RUN_ID || `${args.scenario}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
+  const runId = env.RUN_ID || `${args.benchmark}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
   const children = segments.map((seg, i) => {
     const childEnv = seg === null ? env : { ...env, PARTIAL: 'true', RUN_ID: runId };
     const segArgs = seg === null ? [] : ['--execution-segment', seg.segment, '--execution-segment-sequence', seg.sequence];

@@ -159,15 +159,15 @@ describe('.github/workflows', () => {
     }
   });
 
-  test('load-test.yml: nightly schedule and manual dispatch with scenario, duration and targets', () => {
+  test('load-test.yml: nightly schedule and manual dispatch with benchmark, duration and targets', () => {
     const on = loadTest.on as { schedule: { cron: string }[]; workflow_dispatch: { inputs: Record<string, { options?: string[]; default?: string }> } };
     assert.equal(on.schedule.length, 1);
     assert.deepEqual(cronProblems(on.schedule[0]?.cron ?? ''), []);
     const inputs = on.workflow_dispatch.inputs;
-    assert.deepEqual(Object.keys(inputs).sort(), ['duration', 'scenario', 'targets']);
+    assert.deepEqual(Object.keys(inputs).sort(), ['benchmark', 'duration', 'targets']);
     assert.deepEqual(inputs.targets?.options, ['sim', 'endpoints']);
     const scenarios = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
-    assert.deepEqual([...(inputs.scenario?.options ?? [])].sort(), scenarios.sort(), 'one option per scenario');
+    assert.deepEqual([...(inputs.benchmark?.options ?? [])].sort(), scenarios.sort(), 'one option per benchmark');
   });
 
   test('load-test.yml: each run compared with the last successful scheduled run; a regression fails the job; only scheduled runs become the baseline', () => {
@@ -181,7 +181,7 @@ describe('.github/workflows', () => {
     assert.ok(restore >= 0 && restore < run && run < compare && compare < save, JSON.stringify([restore, run, compare, save]));
     const key = (i: number) => String(steps[i].with?.key);
     assert.equal(key(restore), key(save), 'the key saved is the key restored from');
-    assert.match(String(steps[restore].with?.['restore-keys']), /^load-test-baseline-\$\{\{ env\.SCENARIO \}\}-\$\{\{ env\.TARGETS \}\}-$/);
+    assert.match(String(steps[restore].with?.['restore-keys']), /^load-test-baseline-\$\{\{ env\.BENCHMARK \}\}-\$\{\{ env\.TARGETS \}\}-$/);
     assert.match(steps[compare].run ?? '', /3\) echo "::error title=Regression::/);
     assert.match(steps[compare].run ?? '', /No baseline yet/);
     assert.match(String(steps[save].if), /github\.event_name == 'schedule'/);
@@ -226,7 +226,7 @@ describe('load-test.yml run script, with a stand-in npm', () => {
 
   function run(env: Record<string, string>) {
     const argsFile = join(tmp, `args-${Math.random()}`);
-    const base: Record<string, string> = { PATH: `${bin}:/usr/bin:/bin`, NPM_ARGS: argsFile, SCENARIO: 'dflash-vs-mtp', TARGETS: 'sim', DURATION: '30s', RUN_ID: 'gh1-1', SLO_E2E_P99: '20s', SLO_ERROR_RATE: '0.05' };
+    const base: Record<string, string> = { PATH: `${bin}:/usr/bin:/bin`, NPM_ARGS: argsFile, BENCHMARK: 'dflash-vs-mtp', TARGETS: 'sim', DURATION: '30s', RUN_ID: 'gh1-1', SLO_E2E_P99: '20s', SLO_ERROR_RATE: '0.05' };
     // GitHub runs `run:` with bash -e on Linux runners.
     const r = spawnSync('bash', ['-e', '-c', script], { env: { ...base, ...env }, encoding: 'utf8' });
     let args = '';
@@ -238,21 +238,21 @@ describe('load-test.yml run script, with a stand-in npm', () => {
     return { code: r.status, out: r.stdout + r.stderr, args };
   }
 
-  test('sim targets: npm start with the scenario, no --no-sim, no --prometheus without the secret', () => {
+  test('sim targets: npm start with the benchmark, no --no-sim, no --prometheus without the secret', () => {
     const r = run({});
     assert.equal(r.code, 0, r.out);
-    assert.equal(r.args, 'start -- --scenario dflash-vs-mtp');
+    assert.equal(r.args, 'start -- --benchmark dflash-vs-mtp');
   });
 
   test('endpoints: --no-sim, and a clear error when the URLs are missing', () => {
     const ok = run({ TARGETS: 'endpoints', DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2' });
     assert.equal(ok.code, 0, ok.out);
-    assert.equal(ok.args, 'start -- --scenario dflash-vs-mtp --no-sim');
+    assert.equal(ok.args, 'start -- --benchmark dflash-vs-mtp --no-sim');
     const missing = run({ TARGETS: 'endpoints', DFLASH_URL: 'http://a:1', MTP_URL: '' });
     assert.equal(missing.code, 1);
     assert.match(missing.out, /::error::targets=endpoints needs DFLASH_URL and MTP_URL/);
     assert.equal(missing.args, '', 'npm not called');
-    const single = run({ TARGETS: 'endpoints', SCENARIO: 'smoke', TARGET_URL: '' });
+    const single = run({ TARGETS: 'endpoints', BENCHMARK: 'smoke', TARGET_URL: '' });
     assert.match(single.out, /needs TARGET_URL/);
     assert.equal(run({ TARGETS: 'gpu' }).code, 1);
   });
@@ -260,7 +260,7 @@ describe('load-test.yml run script, with a stand-in npm', () => {
   test('the Prometheus secret turns on --prometheus; auth variables only when set; no secret printed', () => {
     const r = run({ K6_PROMETHEUS_RW_SERVER_URL: 'https://prom.example/api/v1/write', PROM_RW_USERNAME: '', API_KEY: 'sk-very-secret', PROM_RW_BEARER_TOKEN: 'tok-very-secret' });
     assert.equal(r.code, 0, r.out);
-    assert.equal(r.args, 'start -- --scenario dflash-vs-mtp --prometheus');
+    assert.equal(r.args, 'start -- --benchmark dflash-vs-mtp --prometheus');
     assert.match(r.out, /prometheus on/);
     for (const secret of ['sk-very-secret', 'tok-very-secret', 'prom.example']) assert.ok(!r.out.includes(secret), `printed ${secret}`);
   });

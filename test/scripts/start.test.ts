@@ -16,16 +16,19 @@ function start(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 test('arguments', () => {
-  assert.deepEqual(parseStartArgs([], SCENARIOS), { scenario: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] });
-  assert.deepEqual(parseStartArgs(['--scenario', 'smoke', '--no-sim', '--prometheus', '--instances', '3', '--', '--vus', '2'], SCENARIOS), {
-    scenario: 'smoke',
+  assert.deepEqual(parseStartArgs([], SCENARIOS), { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] });
+  assert.deepEqual(parseStartArgs(['--benchmark', 'smoke', '--no-sim', '--prometheus', '--instances', '3', '--', '--vus', '2'], SCENARIOS), {
+    benchmark: 'smoke',
     sim: false,
     prometheus: true,
     instances: 3,
     k6Args: ['--vus', '2'],
   });
   assert.throws(() => parseStartArgs(['--instances', '0'], SCENARIOS), /--instances 0: expected a whole number from 1 to 64/);
-  assert.throws(() => parseStartArgs(['--scenario', 'nope'], SCENARIOS), /--scenario nope: expected one of dflash-vs-mtp, smoke/);
+  assert.throws(() => parseStartArgs(['--benchmark', 'nope'], SCENARIOS), /--benchmark nope: expected one of dflash-vs-mtp, smoke/);
+  // The old name still works, and says which flag it read.
+  assert.equal(parseStartArgs(['--scenario=smoke'], SCENARIOS).benchmark, 'smoke');
+  assert.throws(() => parseStartArgs(['--scenario', 'nope'], SCENARIOS), /--scenario nope: expected one of/);
   assert.throws(() => parseStartArgs(['--sim'], SCENARIOS), /unknown option --sim/);
 });
 
@@ -81,7 +84,7 @@ test('TRANSPORT=sse runs the sse bundle (dist/sse/), which names xk6-sse for k6 
   const stub = join(dir, 'k6');
   writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
   chmodSync(stub, 0o755);
-  const r = start(['--scenario', 'smoke', '--no-sim'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' });
+  const r = start(['--benchmark', 'smoke', '--no-sim'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(readFileSync(out, 'utf8'), /^ARGS run dist\/sse\/smoke\.js$/m);
 });
@@ -93,13 +96,13 @@ test('TRANSPORT=sse on a k6 without xk6-sse and with extension resolution off: s
   writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v2.2.0 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
   chmodSync(stub, 0o755);
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' };
-  const r = start(['--scenario', 'smoke', '--no-sim'], { ...env, K6_AUTO_EXTENSION_RESOLUTION: 'false' });
+  const r = start(['--benchmark', 'smoke', '--no-sim'], { ...env, K6_AUTO_EXTENSION_RESOLUTION: 'false' });
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /lacks the xk6-sse extension\.\nTRANSPORT=sse needs a k6 binary with the xk6-sse extension \(module k6\/x\/sse\)/);
   assert.match(r.stderr, /xk6 build --with github\.com\/phymbert\/xk6-sse/);
   assert.equal(existsSync(out), false, 'k6 was not started');
   // With resolution on, k6 may provision the extension itself: the run goes ahead, and says so.
-  const on = start(['--scenario', 'smoke', '--no-sim'], env);
+  const on = start(['--benchmark', 'smoke', '--no-sim'], env);
   assert.equal(on.status, 0, on.stderr);
   assert.match(on.stdout, /has no xk6-sse: k6 will try to provision a build with it/);
 });
