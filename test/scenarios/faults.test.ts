@@ -89,6 +89,9 @@ async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport
       // non-2xx has no body, so each VU sends the first request of each status once more over http
       // to read it (lib/k6/transport.ts): the server sees up to one more per VU, never fewer.
       const diagnoses = transport === 'sse' && classes.some((k) => STATUS_CLASSES.has(k)) ? Number(MATRIX_ENV.CONCURRENCY) : 0;
+      // And the message says how the class was learned: from the body fetched over http, or (the
+      // request sent again succeeded, as a random fault allows) from the status alone.
+      if (diagnoses > 0) assert.match(run.result.stderr, /Body fetched by sending the request once more over http|Classified by status alone: xk6-sse exposes no body/, why);
       assert.ok(seen >= rec.requests && seen <= rec.requests + diagnoses, `client counted ${rec.requests} requests, the server saw ${seen} (${diagnoses} body fetches allowed)`);
     } else {
       assert.ok(rec.requests >= seenBeforeCrash, `client counted ${rec.requests}, the server had seen ${seenBeforeCrash} before dying`);
