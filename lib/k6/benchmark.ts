@@ -8,7 +8,7 @@ import { ConfigError } from '../config/parse';
 import { benchmarkEnv, checkResultsDir, recordedVariables } from '../config/environment';
 import type { BenchmarkSpec } from '../benchmarks';
 import { promptIndex } from '../workload/prompts';
-import { recordRequest, type SloLimits, type Window } from '../metrics/samples';
+import { type SloLimits, type Window } from '../metrics/samples';
 import { formatDuration, planOf, type Plan, type Run } from '../plan/matrix';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { renderHtml } from '../report/html';
@@ -25,6 +25,7 @@ import { k6Port } from './http-port';
 import { createPromptPools, neededKinds } from './prompts';
 import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
 import { SENDERS } from './transport';
+import { llmRequest } from './request';
 import { TRANSPORTS } from '../transports';
 import { stopAtSetup } from './config-error';
 import { BACKOFF, Reachability } from '../vu/reachability';
@@ -164,18 +165,16 @@ export function defineBenchmark(spec: BenchmarkSpec) {
       sleep(cfg.dataset.thinkTimeMs / 1000);
       current.lastEndMs = null;
     }
-    const wire = t.dialect.build({
+    const outcome = llmRequest(send, t, {
       prompt: item !== null ? item.prompt : (pools as NonNullable<typeof pools>).prompt(run.cell.isl, t.promptKind, promptIndex(current.slot, current.sent++, run.vus, cfg.promptPool)),
       maxTokens: item !== null ? item.maxTokens : run.cell.osl,
       ignoreEos: cfg.ignoreEos,
       temperature: cfg.temperature,
       stream,
       model: t.model || undefined,
-    });
-    const outcome = send(t, wire, cfg.requestTimeoutMs);
+    }, cfg.requestTimeoutMs, window, slo, add);
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
     if (current.lastEndMs !== null) add('clientGap', outcome.startMs - current.lastEndMs);
-    recordRequest(outcome, window, slo, add);
     if (item !== null) {
       recordDatasetRequest(outcome.result, item.intended, add);
       (datasetVu as DatasetVu).done(outcome.result);
