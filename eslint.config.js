@@ -63,6 +63,22 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The public library (lib/api/) stands on the k6 layer, as scenarios/ do: it imports lib/k6/, never k6 itself.
+    files: ['lib/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^k6(/.*)?$', message: 'lib/api/ reaches k6 through lib/k6/ (lib/k6/library.ts).' },
+            { group: ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto'], message: 'lib/ runs on k6: no Node modules (put Node code in scripts/ or sim/).' },
+            { group: ['**/test/*', '**/test/**'], message: 'Production code imports no test code.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: globals.node },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

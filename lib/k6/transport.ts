@@ -36,7 +36,8 @@ interface SseClient {
   on(event: 'error', fn: (e: { error(): string }) => void): void;
   close(): void;
 }
-interface SseModule {
+/** The xk6-sse module (`k6/x/sse`), as far as the sse sender uses it. */
+export interface SseModule {
   open(url: string, params: Record<string, unknown>, setup: (client: SseClient) => void): { status: number; error: string };
 }
 
@@ -201,6 +202,15 @@ function diagnoseStatus(target: ResolvedTarget, wire: WireRequest, status: numbe
   }
   diagnosed.set(key, error);
   return error;
+}
+
+/**
+ * The sse sender over an xk6-sse module the caller loaded itself (the public library, whose users'
+ * bundlers must not see a require: lib/k6/library.ts). Call in the init context.
+ */
+export function sseSenderWith(module: SseModule): Send {
+  sse = module;
+  return sendSse;
 }
 
 /** Each transport's sender, loaded in the init context (the sse one requires its extension then). */

@@ -153,16 +153,30 @@ export interface PreflightResult {
   warnings: string[];
 }
 
-export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig): PreflightResult {
+/** What the identification GETs found: the server, the dialect to speak and the model to name. */
+export interface Identified {
+  id: ServerIdentity;
+  /** GET /v1/models answered 200. */
+  modelsOk: boolean;
+  dialect: DialectName;
+  model: string;
+  notes: string[];
+  warnings: string[];
+}
+
+/**
+ * Which API a target speaks and which model to name, from GETs only (no generation): the part of
+ * preflight that resolves DIALECT=auto and an empty MODEL. The public library (lib/api) runs it
+ * alone in each VU whose client was created with dialect 'auto' or without a needed model.
+ */
+export function identifyTarget(io: HttpPort, t: TargetConfig): Identified {
   const notes: string[] = [];
   const warnings: string[] = [];
-  const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
   const modelsProbe = get(io, t, '/v1/models');
   if (modelsProbe.status === 401 || modelsProbe.status === 403) {
     throw new PreflightError('auth', `${t.variant}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`);
   }
-  const id: ServerIdentity = identifyTarget(io, t, modelsProbe);
-  if (modelsProbe.status === 200) healthy.push('GET /v1/models');
+  const id: ServerIdentity = identifyServer(io, t, modelsProbe);
   let dialect: DialectName;
   if (t.dialect === 'auto') {
     if (id.dialect === null) {
@@ -179,6 +193,15 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
   if (DIALECT_TRAITS[dialect].needsModel && chosen.model === '') {
     throw new PreflightError('unknown_model', `${t.variant}: the server lists no model at GET /v1/models; set ${t.vars.model}.`);
   }
+  return { id, modelsOk: modelsProbe.status === 200, dialect, model: chosen.model, notes, warnings };
+}
+
+export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig): PreflightResult {
+  const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
+  const found = identifyTarget(io, t);
+  const { id, dialect, notes, warnings } = found;
+  const chosen = { model: found.model };
+  if (found.modelsOk) healthy.push('GET /v1/models');
   const longest = longestPrompt(cfg.isl, cfg.promptPool, cfg.islSpread);
   const maxOsl = Math.max(...cfg.osl);
   const ctxErr = contextError(longest, maxOsl, id.maxModelLen);
@@ -232,7 +255,7 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
 }
 
 /** GET /get_model_info and /v1/models, then what the engine profiles ask for, a round at a time. */
-function identifyTarget(io: HttpPort, t: TargetConfig, modelsProbe: Probe): ServerIdentity {
+function identifyServer(io: HttpPort, t: TargetConfig, modelsProbe: Probe): ServerIdentity {
   const modelInfo = get(io, t, '/get_model_info');
   const extra: Probe[] = [];
   for (let round = 0; round < 3; round++) {
