@@ -29,12 +29,12 @@ export const K6_TARGET: Pick<BuildOptions, 'target' | 'external' | 'define' | 'p
   define: { __SSE_BUNDLE__: 'false', __non_webpack_require__: 'globalThis.require' },
 };
 
-export async function buildLibrary(): Promise<void> {
-  rmSync(LIB_DIR, { recursive: true, force: true });
+/** The self-contained ES module, written to `outfile` (the tests bundle it into their own folders). */
+export async function bundleLibrary(outfile: string): Promise<void> {
   await build({
     ...K6_TARGET,
     entryPoints: [join(ROOT, 'lib', 'api', 'index.ts')],
-    outfile: LIB_FILE,
+    outfile,
     bundle: true,
     format: 'esm',
     tsconfig: join(ROOT, 'tsconfig.json'),
@@ -43,6 +43,12 @@ export async function buildLibrary(): Promise<void> {
     logLevel: 'warning',
     banner: { js: `// k6-llm-bench ${version}: the library for your own k6 scripts (docs/library.md). Apache-2.0.` },
   });
+}
+
+/** dist/lib/: the bundle and its declarations. */
+export async function buildLibrary(): Promise<void> {
+  rmSync(LIB_DIR, { recursive: true, force: true });
+  await bundleLibrary(LIB_FILE);
   const tsc = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.lib.json')], { cwd: ROOT, encoding: 'utf8' });
   if (tsc.status !== 0) throw new Error(`declarations failed:\n${tsc.stdout}${tsc.stderr}`);
 }
