@@ -6,7 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VARIABLES } from '../lib/config/variables';
-import { METRICS, TAGS, promName, type MetricDef } from '../lib/metrics/catalog';
+import { METRICS, TAGS, promName, type MetricDef, type MetricKey } from '../lib/metrics/catalog';
+import { RECORDED } from '../lib/api/plan';
 import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
@@ -79,6 +80,37 @@ export function layersTable(): string {
   return ['| folder | imports from |', '|---|---|', ...rows, '', `Files in lib/: ${g.size}; import cycles: ${n}.`].join('\n');
 }
 
+/** What each call of the library (lib/api) records: its subset of the catalog, with when and which tags. */
+export function libraryMetricsTable(): string {
+  const when: Partial<Record<MetricKey, string>> = {
+    success: 'every call: 1 or 0',
+    errors: 'every failed call',
+    preflightFailed: 'preflight() of a target that failed',
+    runVus: "a VU's first call in a scenario",
+    windowTokens: 'constant-vus / constant-arrival-rate scenarios of one duration',
+    windowRequests: 'the same',
+    windowE2e: 'the same',
+    windowTtft: 'the same, sse',
+    windowTtftRequests: 'the same, sse',
+    windowLastEnd: 'other scenarios',
+    inputTokens: "successful calls the server counted",
+    outputTokens: "successful calls the server counted",
+    cachedTokens: 'where the server reports prefix-cache hits',
+    acceptance: 'where the server reports verify steps (SGLang meta_info)',
+    specVerifySteps: 'the same',
+    specTokens: 'the same',
+    draftTokens: 'where the server reports drafts (llama.cpp timings)',
+    draftAccepted: 'the same',
+  };
+  const extra: Partial<Record<MetricKey, string>> = { errors: ', `error_class`', itlRule: ', `itl_rule`', windowTokens: ', `slice`', windowRequests: ', `slice`', windowE2e: ', `slice`', windowTtft: ', `slice`', windowTtftRequests: ', `slice`' };
+  const rows = RECORDED.map((k) => {
+    const d: MetricDef = METRICS[k];
+    const tags = k === 'preflightFailed' ? '`variant`, `reason`' : `\`variant\`, \`dialect\`, yours${extra[k] ?? ''}`;
+    return `| \`${d.name}\` | ${d.type} | ${when[k] ?? (d.sseOnly ? 'successful calls, sse transport' : 'successful calls')} | ${tags} |`;
+  });
+  return ['| metric | type | recorded for | tags (besides k6\'s `scenario`) |', '|---|---|---|---|', ...rows].join('\n');
+}
+
 type Sections = Record<string, () => string>;
 
 /** Each generated file and its sections. */
@@ -90,6 +122,7 @@ export const FILES: Record<string, Sections> = {
   'docs/faults.md': { faults: faultTable },
   'docs/engines.md': { engines: enginesTable },
   'docs/architecture.md': { layers: layersTable },
+  'docs/library.md': { 'library-metrics': libraryMetricsTable },
 };
 
 export function render(text: string, sections: Sections = FILES['README.md'], file = 'README.md'): string {

@@ -18,7 +18,7 @@ export interface SummaryOptions {
   title?: string;
   /** The run's id in the reports. Default: the testid tag, else llm-<UTC stamp>. */
   runId?: string;
-  /** Folder of the files. Default '.' (where k6 runs). */
+  /** Folder of the files; it must exist (k6 creates none). Default '.' (where k6 runs). */
   dir?: string;
   /** File names in `dir`; null leaves a file out. Defaults summary.json, report.md, report.html. */
   files?: { json?: string | null; markdown?: string | null; html?: string | null };

@@ -3,7 +3,7 @@
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
 import { createMetrics, type K6Metrics } from './metrics';
-import { sseSenderWith, SENDERS, type Send, type SseModule } from './transport';
+import { sendHttp, sseSenderWith, type Send, type SseModule } from './transport';
 
 export { k6Port } from './http-port';
 export type { Send, SseModule } from './transport';
@@ -57,7 +57,7 @@ export function abortTest(message: string): never {
   throw new Error(message);
 }
 
-export const httpSender = (): Send => SENDERS.http();
+export const httpSender = (): Send => sendHttp;
 
 /**
  * The sse sender. `module` is the xk6-sse module when the user imported it (`import sse from
@@ -80,9 +80,9 @@ export function sseSender(module?: unknown): Send {
   // k6 v1 throws for an unknown module; k6 v2 hands back an empty placeholder.
   if (loaded && typeof (loaded as SseModule).open === 'function') return sseSenderWith(loaded as SseModule);
   throw new Error(
-    "k6-llm-bench: transport 'sse' needs a k6 binary with the xk6-sse extension (module k6/x/sse). Build one with " +
+    "k6-llm-bench: transport 'sse' needs a k6 binary with the xk6-sse extension. Build one with " +
       '`xk6 build --with github.com/phymbert/xk6-sse`, or let k6 (v1.0 or newer, with network access) provision it: ' +
-      "add `import sse from 'k6/x/sse'` to your script and pass `sse` to the client; or use transport 'http'. " +
+      "import the extension's module in your script and pass it as the client's `sse` option (docs/library.md); or use transport 'http'. " +
       "Create the client in the init context (at the top of the script). " +
       `(k6: ${said || 'the extension is not in this build'})`,
   );

@@ -13,7 +13,8 @@ import type { TransportName } from '../transports';
 
 export type Send = (target: ResolvedTarget, wire: WireRequest, timeoutMs: number) => Outcome;
 
-const sendHttp: Send = (target, wire, timeoutMs) => {
+/** The http sender (stock k6). */
+export const sendHttp: Send = (target, wire, timeoutMs) => {
   const startMs = Date.now();
   const res = http.post(target.url + wire.path, wire.body, target.params);
   const endMs = Date.now();

@@ -173,7 +173,7 @@ for (const runner of RUNNERS) {
       }
     });
 
-    test('compare-providers: two deployments side by side, the verdict and each throughput agree with the simulators', async () => {
+    test('compare-providers: two deployments side by side, the verdict and each throughput agree with the simulators', async (ctx) => {
       const DURATION_MS = 9000;
       const SLICES = 6;
       const [none, dflash] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'none', timeScale: 4, seed: 25 }), spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: 26 })]);
@@ -191,6 +191,7 @@ for (const runner of RUNNERS) {
           const start = Math.min(...gens.map((g) => g.arrivalMs));
           const truth = await sim.summary(start + DURATION_MS / SLICES, start + DURATION_MS);
           const measured = rec.output_throughput_tokens_per_s as number;
+          ctx.diagnostic(`${name}: ${measured.toFixed(0)} tok/s, the simulator's ${truth.outputTokensPerSec.toFixed(0)}; verdict: ${s.comparisons[0].verdict}`);
           assert.ok(Math.abs(measured / truth.outputTokensPerSec - 1) < 0.1, `${name}: ${measured.toFixed(0)} tok/s vs the simulator's ${truth.outputTokensPerSec.toFixed(0)}`);
         }
       } finally {
