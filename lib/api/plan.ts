@@ -120,8 +120,12 @@ export function keepThresholds(scenarios: Record<string, ScenarioOptions>, varia
   const all = summaryThresholds(plan, { slo: { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null, errorRate: 1 }, serverMetrics: 'off' }, false);
   // Only the declarations: the benchmarks' SLO thresholds (success rate, no target down) are not the user's.
   const keep = new Set<string>(Object.values(KEEP));
+  const success = METRICS.success.name;
   const out: Record<string, string[]> = {};
-  for (const [key, exprs] of Object.entries(all)) if (exprs.every((e) => keep.has(e))) out[key] = exprs;
+  for (const [key, exprs] of Object.entries(all)) {
+    if (key === success || key.startsWith(`${success}{variant:`)) continue;
+    if (exprs.every((e) => keep.has(e))) out[key] = exprs;
+  }
   // Which client ran in which scenario: the report's variant of each run.
   for (const scenario of names) for (const variant of vs) out[variantKey(scenario, variant)] = [KEEP.rate];
   return out;
