@@ -253,7 +253,9 @@ export class LlmClient {
       return this.resolved;
     } catch (e) {
       if (!(e instanceof PreflightError)) throw e;
-      const cls = e.reason === 'auth' ? 'auth' : e.reason === 'unknown_model' ? 'unknown_model' : /refused|no such host|lookup|timeout|reset|EOF/i.test(e.message) ? 'unreachable' : 'wrong_dialect';
+      const down = e.reason === 'unknown_api' && /refused|no such host|lookup|timeout|reset|EOF/i.test(e.message);
+      if (down) return { error: { class: 'unreachable', message: `${s.name}: cannot connect to ${s.url} to find its API: is the server running and the URL right? (${e.message})` } };
+      const cls = e.reason === 'auth' ? 'auth' : e.reason === 'unknown_model' ? 'unknown_model' : 'wrong_dialect';
       return { error: { class: cls, message: libraryWording(e.message) } };
     }
   }

@@ -9,6 +9,7 @@ import { TRANSPORTS, type TransportName } from '../transports';
 import { libraryConfig, type ClientSpec } from './config';
 import { reportPlan, variantsByScenario, windowMode, type ScenarioOptions, type WindowMode } from './plan';
 import { HTTP_NOT_MEASURED } from './result';
+import { METRICS } from '../metrics/catalog';
 
 /** What preflight() in setup() found, as the script returns it from setup (directly or under `llm`). */
 export interface LlmSetup {
@@ -95,7 +96,14 @@ export function libraryReport(input: LibraryReportInput): Report {
   }
   notMeasured.push('server-side figures: the library does not scrape the server\'s /metrics');
   if (setupData.failures.length > 0) notMeasured.push('everything: preflight failed, no load was sent (the diagnosis is below)');
-  else if (plan.runs.length === 0) notMeasured.push('everything: no LLM request was recorded in any scenario');
+  else if (plan.runs.length === 0) {
+    const all = metrics[METRICS.success.name]?.values;
+    notMeasured.push(
+      all && (all.passes ?? 0) + (all.fails ?? 0) > 0
+        ? 'per-scenario figures: k6 kept none in its summary; wrap the options in llmOptions() (after creating the clients) so that it keeps them'
+        : 'everything: no LLM request was recorded in any scenario',
+    );
+  }
   report.notMeasured = notMeasured;
   for (const t of report.targets) {
     if (t.engine === 'unknown') t.engine = 'not identified (no preflight result in the setup data)';

@@ -136,3 +136,10 @@ test("setup's preflight result is found as setup's value or its llm field", () =
   assert.equal(setupOf({ other: 1 }), null);
   assert.equal(setupOf(undefined), null);
 });
+
+test('a script that did not wrap its options in llmOptions is told why its report has no rows', () => {
+  const scenarios = { default: { executor: 'constant-vus', vus: 1, duration: '10s' } };
+  const report = libraryReport({ title: 't', runId: 'r', clients: [client('x')], scenarios, slices: 6, data: { metrics: { llm_success: rate(5) } }, now: NOW });
+  assert.equal(report.runs.length, 0);
+  assert.ok(report.notMeasured.some((n) => n.includes('wrap the options in llmOptions()')), report.notMeasured.join('; '));
+});
