@@ -1,0 +1,106 @@
+// Everything a benchmark's k6 functions share, made once at init: the configuration (a bad value
+// stops the run in setup with one line), the plan, the metrics, the sender, the prompt source, the
+// k6 options. setup.ts, measure.ts, probe.ts and summary.ts each take this and return one function.
+import { loadConfig, type BenchConfig, type Env } from '../config/load';
+import { ConfigError } from '../config/parse';
+import { benchmarkEnv, checkResultsDir } from '../config/environment';
+import type { BenchmarkSpec } from '../benchmarks';
+import type { AddSample, SloLimits } from '../metrics/samples';
+import { planOf, probeScenario, type Plan, type Run } from '../plan/matrix';
+import { k6Options, setupTimeoutMs } from '../plan/k6-options';
+import { datasetThresholds } from '../plan/dataset-keys';
+import { TOKENIZE_BUDGET_MS } from '../workload/dataset-plan';
+import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
+import { TRANSPORTS, type TransportSpec } from '../transports';
+import { readBaseline, type Baseline } from '../compare/baseline';
+import { adder, createMetrics, type K6Metrics } from './metrics';
+import { SENDERS, type Send } from './transport';
+import { createPromptPools, neededKinds } from './prompts';
+import { DatasetVu, openDataset, type SharedDataset } from './dataset';
+import { datasetSource, poolSource, type PromptSource } from './prompt-source';
+
+export interface Bench {
+  spec: BenchmarkSpec;
+  env: Env;
+  cfg: BenchConfig;
+  plan: Plan;
+  dataset: SharedDataset | null;
+  baseline: Baseline | null;
+  /** Each run, and its server-metrics probe, by k6 scenario name. */
+  runs: Map<string, { run: Run; index: number }>;
+  metrics: K6Metrics;
+  add: AddSample;
+  transport: TransportSpec;
+  send: Send;
+  source: PromptSource;
+  slo: SloLimits;
+  /** Ask for a streamed reply (the transport needs one, or STREAM=true). */
+  stream: boolean;
+  options: ReturnType<typeof k6Options>;
+  /** The targets as this VU uses them, resolved from the setup data on first use. */
+  target(data: SetupData, variant: string): ResolvedTarget;
+}
+
+/** The shared state of a benchmark, or the one-line message of a configuration error. */
+export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
+  let env: Env;
+  let cfg: BenchConfig;
+  let dataset: SharedDataset | null;
+  let baseline: Baseline | null;
+  try {
+    const read = (path: string) => open(path);
+    // The sse bundles (dist/sse/*.js, see bundle.d.ts) measure TTFT by default; TRANSPORT=http still works there.
+    env = benchmarkEnv(__ENV, read, spec.defaults, __SSE_BUNDLE__ ? 'sse' : null);
+    cfg = loadConfig(spec, env, new Date());
+    spec.validate?.(cfg);
+    checkResultsDir(cfg.resultsDir, __ENV.PWD, read);
+    // DATASET: read and parsed once per test (SharedArray); a bad file stops here with one line.
+    dataset = openDataset(cfg, read);
+    // BASELINE: a summary.json this run is compared with at the end (lib/compare/baseline.ts).
+    baseline = readBaseline(env, read);
+  } catch (e) {
+    // One line that names the variable (k6 would print a stack after an exception at init).
+    if (e instanceof ConfigError) return { error: `k6-llm-bench ${spec.name}: ${e.message}` };
+    throw e;
+  }
+  return assemble(spec, env, cfg, dataset, baseline);
+}
+
+function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: SharedDataset | null, baseline: Baseline | null): Bench {
+  const plan = planOf(spec.load, cfg);
+  const runs = new Map<string, { run: Run; index: number }>();
+  plan.runs.forEach((run, index) => {
+    runs.set(run.scenario, { run, index });
+    runs.set(probeScenario(run), { run, index });
+  });
+  const metrics = createMetrics();
+  const transport = TRANSPORTS[cfg.transport];
+  const options = k6Options(plan, cfg);
+  if (dataset !== null) {
+    // Per-domain and per-turn figures reach the summary only as declared sub-metrics; setup also counts the prompts' tokens.
+    Object.assign(options.thresholds as Record<string, string[]>, datasetThresholds(plan, dataset.shape));
+    options.setupTimeout = `${setupTimeoutMs(cfg) + TOKENIZE_BUDGET_MS + 10_000}ms`;
+  }
+  let targets: Map<string, ResolvedTarget> | null = null;
+  return {
+    spec,
+    env,
+    cfg,
+    plan,
+    dataset,
+    baseline,
+    runs,
+    metrics,
+    add: adder(metrics),
+    transport,
+    send: SENDERS[cfg.transport](),
+    source: dataset === null ? poolSource(cfg, createPromptPools(cfg, neededKinds(cfg))) : datasetSource(cfg, new DatasetVu(cfg, dataset)),
+    slo: { ttftP99Ms: cfg.slo.ttftP99Ms, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms },
+    stream: transport.streams || cfg.stream,
+    options,
+    target(data, variant) {
+      if (targets === null) targets = resolveTargets(cfg, data);
+      return targets.get(variant) as ResolvedTarget;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+// The measuring iteration: one request from the prompt source to the run's target, its samples,
+// its first error of each class logged, and the back-off and target-down rules.
+import { sleep } from 'k6';
+import type { Outcome } from '../metrics/samples';
+import type { SetupData } from '../targets';
+import type { Bench } from './bench-context';
+import { llmRequest } from './request';
+import { abortIfPreflightFailed } from './setup';
+import { vuRun, type VuRun } from './vu-run';
+
+export function makeMeasure(b: Bench): (data: SetupData) => void {
+  const { cfg, add } = b;
+  // Each VU logs the first error of each class it meets; the summary has the counts.
+  const logged = new Set<string>();
+  let current: VuRun | null = null;
+  return function measure(data: SetupData): void {
+    abortIfPreflightFailed(data);
+    const cur = (current = vuRun(b, data, current));
+    if (idleIfDown(b, cur)) return;
+    const { run, target: t } = cur;
+    const p = b.source.next(run, t);
+    if (p.pauseMs > 0) {
+      sleep(p.pauseMs / 1000);
+      cur.lastEndMs = null;
+    }
+    const req = { prompt: p.prompt, maxTokens: p.maxTokens, ignoreEos: cfg.ignoreEos, temperature: cfg.temperature, stream: b.stream, model: t.model || undefined };
+    const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);
+    // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
+    if (cur.lastEndMs !== null) add('clientGap', outcome.startMs - cur.lastEndMs);
+    b.source.done(outcome.result, add);
+    const err = outcome.result.error;
+    if (err && !logged.has(err.class)) {
+      logged.add(err.class);
+      console.warn(`${run.variant} ${run.cell.id}: ${err.class}: ${err.message}`);
+    }
+    backOff(cur, outcome);
+  };
+}
+
+/** Nothing more is sent to a target declared down; a closed-loop VU idles instead of spinning. */
+function idleIfDown(b: Bench, cur: VuRun): boolean {
+  if (cur.reach.downAtMs === null) return false;
+  if (!cur.downNoted) {
+    cur.downNoted = true;
+    b.add('targetDown', 1);
+  }
+  if (cur.run.cell.load.kind === 'vus') sleep(1);
+  return true;
+}
+
+/** While nothing listens: wait (50 ms doubling to 1 s), and after TARGET_DOWN_AFTER declare the target down. */
+function backOff(cur: VuRun, outcome: Outcome): void {
+  const r = cur.reach;
+  const next = r.after(outcome.result.error?.class === 'unreachable', outcome.endMs);
+  if (next.declaredDown) {
+    console.warn(
+      `${cur.run.variant}: nothing has listened at ${cur.target.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} s (TARGET_DOWN_AFTER): ` +
+        'declared down; this VU sends it nothing more and the report marks its remaining runs as not fully measured.',
+    );
+  }
+  if (next.waitMs > 0) sleep(next.waitMs / 1000);
+  cur.lastEndMs = next.waitMs > 0 || cur.run.cell.load.kind === 'rate' ? null : outcome.endMs;
+}

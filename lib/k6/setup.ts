@@ -1,0 +1,47 @@
+// setup(): say what the run will do, preflight every target (a failure is kept for the reports and
+// stops the run at the first iteration), and count DATASET prompts' tokens.
+import exec from 'k6/execution';
+import { redacted } from '../config/load';
+import { formatDuration } from '../plan/matrix';
+import { PreflightError, preflightTarget } from '../preflight/run';
+import type { SetupData } from '../targets';
+import type { Bench } from './bench-context';
+import { setupDataset } from './dataset';
+import { k6Port } from './http-port';
+
+export function makeSetup(b: Bench): () => SetupData {
+  const { spec, cfg, plan } = b;
+  return function setup(): SetupData {
+    console.log(
+      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.targets.length} target(s) = ${plan.runs.length} run(s), ` +
+        `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${b.transport.measures}.`,
+    );
+    const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? redacted(cfg).runId;
+    const o = exec.test.options as { executionSegment?: string | null; executionSegmentSequence?: string | null };
+    const data: SetupData = { runId: testid, targets: [], warnings: [], failures: [], segment: o.executionSegment || null, sequence: o.executionSegmentSequence || null };
+    for (const t of cfg.targets) {
+      try {
+        const r = preflightTarget(k6Port('preflight'), cfg, t);
+        data.targets.push(r.info);
+        data.warnings.push(...r.warnings);
+        console.log(`${t.variant}: ${r.info.engine} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`);
+      } catch (e) {
+        if (!(e instanceof PreflightError)) throw e;
+        data.failures.push({ variant: t.variant, reason: e.reason, message: e.message });
+        b.metrics.preflightFailed.add(1, { variant: t.variant, reason: e.reason });
+      }
+    }
+    if (b.dataset !== null && data.failures.length === 0) data.dataset = setupDataset(k6Port('dataset'), cfg, b.dataset, data.targets, spec.name);
+    for (const w of data.warnings) console.warn(`warning: ${w}`);
+    // setup() returns even when preflight failed, so that the reports receive the diagnosis in the
+    // setup data; the first iteration then aborts the run before sending anything.
+    return data;
+  };
+}
+
+/** Stops the run at the first iteration when preflight failed (setup returned to hand the reports the diagnosis). */
+export function abortIfPreflightFailed(data: SetupData): void {
+  if (data.failures.length > 0) {
+    exec.test.abort(`preflight failed, no load was sent:\n  ${data.failures.map((f) => f.message).join('\n  ')}`);
+  }
+}

@@ -1,0 +1,47 @@
+// handleSummary: the reports (terminal, summary.json, report.md, report.html), an instance's
+// partial result for merging, and the comparison with a BASELINE run.
+import { recordedVariables } from '../config/environment';
+import { baselineOutputs } from '../compare/baseline';
+import { renderHtml } from '../report/html';
+import { summaryJson } from '../report/json';
+import { renderMarkdown } from '../report/markdown';
+import { PARTIAL_FORMAT, reportMetrics, segmentFileName, type PartialResult } from '../report/partial';
+import { buildReport, type SummaryDataLike } from '../report/report';
+import { renderText } from '../report/text';
+import type { Bench } from './bench-context';
+
+export function makeSummary(b: Bench): (data: SummaryDataLike) => Record<string, string> {
+  const { spec, cfg, plan, env, baseline } = b;
+  return function handleSummary(data: SummaryDataLike): Record<string, string> {
+    const report = buildReport(spec, cfg, plan, data, new Date());
+    // Instances of one run share its id (and a results volume, under the k6-operator): each
+    // names its files after its segment.
+    const segment = data.setup_data?.segment;
+    const base = `${cfg.resultsDir}/${report.runId}${segment ? `.segment-${segmentFileName(segment)}` : ''}`;
+    const json = summaryJson(report);
+    const files: Record<string, string> = {
+      [`${base}.summary.json`]: json,
+      [`${base}.report.md`]: renderMarkdown(report),
+      [`${base}.report.html`]: renderHtml(report),
+    };
+    if (cfg.partial) {
+      const setup = data.setup_data ?? null;
+      const partial: PartialResult = {
+        format: PARTIAL_FORMAT,
+        benchmark: spec.name,
+        runId: report.runId,
+        segment: setup?.segment ?? null,
+        sequence: setup?.sequence ?? null,
+        variables: recordedVariables(env),
+        setup,
+        metrics: reportMetrics(data.metrics),
+        testRunDurationMs: data.state?.testRunDurationMs ?? null,
+      };
+      files[`${base}.partial.json`] = JSON.stringify(partial);
+    }
+    // One instance's figures are its share of each run: only the merged summary compares with a baseline.
+    const compared =
+      baseline === null ? null : segment ? { text: `\nBASELINE: not compared here (one instance of several); compare the merged summary: npm run compare -- ${baseline.path} <merged>.summary.json\n`, files: {} } : baselineOutputs(baseline, json, base);
+    return { stdout: renderText(report, Object.keys(files)) + (compared?.text ?? ''), ...files, ...compared?.files };
+  };
+}

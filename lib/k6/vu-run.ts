@@ -1,0 +1,49 @@
+// What one VU holds for the run it is in: resolved on its first iteration there, because k6's
+// execution fields are calls into the runtime, so per-request work reads none of them.
+import exec from 'k6/execution';
+import type { Window } from '../metrics/samples';
+import type { Run } from '../plan/matrix';
+import type { ResolvedTarget, SetupData } from '../targets';
+import { BACKOFF, Reachability } from '../vu/reachability';
+import type { Bench } from './bench-context';
+
+export interface VuRun {
+  /** The k6 scenario's name. */
+  name: string;
+  run: Run;
+  index: number;
+  target: ResolvedTarget;
+  window: Window;
+  /** This VU's place among the run's VUs. */
+  slot: number;
+  reach: Reachability;
+  downNoted: boolean;
+  /** When this VU's last request ended, for the client gap; null after a pause or in open loop. */
+  lastEndMs: number | null;
+}
+
+/** Per VU and target: back-off while nothing listens, and whether the target was declared down. */
+const reach = new Map<string, Reachability>();
+
+/** The VU's run for k6's current scenario: the one it had, or a new one on entering the next run. */
+export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
+  const name = exec.scenario.name;
+  if (current !== null && current.name === name) return current;
+  const entry = b.runs.get(name);
+  if (!entry) throw new Error(`no run named ${name}`);
+  const { cfg, plan } = b;
+  const t = b.target(data, entry.run.variant);
+  const start = exec.scenario.startTime;
+  const steady = cfg.latencyWindow === 'steady' && plan.slices > 1 && plan.requests === null;
+  const window: Window = { cellStartMs: start, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null, latencyFromMs: steady ? start + plan.sliceMs : -Infinity };
+  let r = reach.get(t.variant);
+  if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.targetDownAfterMs })));
+  const next: VuRun = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, reach: r, downNoted: false, lastEndMs: null };
+  exec.vu.metrics.tags.dialect = t.dialect.name;
+  // Instances of one run would otherwise write identical series to Prometheus.
+  if (data.segment) exec.vu.metrics.tags.segment = data.segment;
+  b.source.start(data, t, entry.run, next.slot);
+  b.add('runVus', 1);
+  if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}`);
+  return next;
+}
