@@ -34,6 +34,8 @@ export interface SetupData {
   failures: Array<{ variant: string; reason: string; message: string }>;
   /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/workload/dataset-plan.ts). */
   dataset?: DatasetPlan;
+  /** When setup ended and the runs started (epoch ms), stamped by recordRun (lib/k6/run-record.ts): how handleSummary tells a stopped run. */
+  runsStartMs?: number;
 }
 
 export interface ResolvedTarget {

@@ -7,6 +7,7 @@
 //   npm start -- --no-sim                   use DFLASH_URL / MTP_URL / TARGET_URL from the environment
 //   npm start -- --prometheus               stream to Prometheus (k6 -o experimental-prometheus-rw)
 //   npm start -- --instances 2              split the run over 2 k6 processes (execution segments), merge their reports
+//   npm start -- --no-raw                   no raw record (by default results/<run id>.raw.json.gz, k6 --out json; npm run report reads it)
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
 //   TRANSPORT=sse npm start                 runs dist/sse/<benchmark>.js (TTFT, ITL; needs xk6-sse)
 //   npm start -- --benchmark capacity       the capacity search (npm run capacity) as an A/B on the simulators
@@ -21,6 +22,7 @@ import { findK6, INSTALL_K6, INSTALL_SSE, k6Info, versionWarning } from './k6-ru
 import { mergeFiles } from './merge';
 import { segmentFileName } from '../lib/report/partial';
 import { realK6, runCapacity } from './capacity';
+import { rawRecordArgs, rawRecordPath, writeSidecar } from './raw-record';
 
 const ROOT = join(__dirname, '..');
 
@@ -62,11 +64,13 @@ export interface StartArgs {
   prometheus: boolean;
   /** k6 instances, each running its execution segment; their partial results are merged. */
   instances: number;
+  /** Write the raw record (k6 --out json=results/<run id>.raw.json.gz) and its sidecar. */
+  raw: boolean;
   k6Args: string[];
 }
 
 export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs {
-  const out: StartArgs = { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] };
+  const out: StartArgs = { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, raw: true, k6Args: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -75,6 +79,7 @@ export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs 
     }
     if (a === '--no-sim') out.sim = false;
     else if (a === '--prometheus') out.prometheus = true;
+    else if (a === '--no-raw') out.raw = false;
     else if (/^--(benchmark|scenario)(=|$)/.test(a)) {
       // --scenario is the old name: a k6 scenario is k6's own (one per cell and variant).
       const flag = a.split('=')[0];
@@ -86,7 +91,7 @@ export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs 
       if (!v || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new Error(`--instances ${v ?? ''}: expected a whole number from 1 to 64`);
       out.instances = Number(v);
     } else if (a === '--help' || a === '-h') throw new Error('help');
-    else throw new Error(`unknown option ${a}: expected --benchmark NAME, --no-sim, --prometheus, --instances N, or -- followed by k6 arguments`);
+    else throw new Error(`unknown option ${a}: expected --benchmark NAME, --no-sim, --prometheus, --instances N, --no-raw, or -- followed by k6 arguments`);
   }
   return out;
 }
@@ -99,7 +104,7 @@ async function main(): Promise<number> {
   } catch (e) {
     const msg = (e as Error).message;
     if (msg !== 'help') console.error(`npm start: ${msg}`);
-    console.error('usage: npm start -- [--benchmark NAME] [--no-sim] [--prometheus] [--instances N] [-- k6 args]');
+    console.error('usage: npm start -- [--benchmark NAME] [--no-sim] [--prometheus] [--instances N] [--no-raw] [-- k6 args]');
     return msg === 'help' ? 0 : 2;
   }
   const k6 = findK6();
@@ -183,10 +188,16 @@ async function main(): Promise<number> {
   // whose partial results are merged into one report.
   const segments = instanceSegments(args.instances);
   const runId = env.RUN_ID || `${args.benchmark}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
+  // The raw record, written while the run goes, is named after the run: k6 is given its id.
+  if (args.raw) env.RUN_ID = runId;
+  const raws: Array<string | null> = [];
   const children = segments.map((seg, i) => {
     const childEnv = seg === null ? env : { ...env, PARTIAL: 'true', RUN_ID: runId };
     const segArgs = seg === null ? [] : ['--execution-segment', seg.segment, '--execution-segment-sequence', seg.sequence];
-    return spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...k6Args.slice(1)], { cwd: ROOT, env: childEnv, stdio: i === 0 ? 'inherit' : ['ignore', 'ignore', 'inherit'] });
+    const raw = args.raw ? rawRecordPath(join(ROOT, env.RESULTS_DIR as string), runId, seg === null ? '' : `.segment-${segmentFileName(seg.segment)}`) : null;
+    if (raw) writeSidecar(raw, args.benchmark, childEnv, join(ROOT, bundle), transport.bundleDir !== TRANSPORTS.http.bundleDir);
+    raws.push(raw);
+    return spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...(raw ? rawRecordArgs(raw) : []), ...k6Args.slice(1)], { cwd: ROOT, env: childEnv, stdio: i === 0 ? 'inherit' : ['ignore', 'ignore', 'inherit'] });
   });
   // Ctrl-C reaches k6 through the terminal's process group; k6 stops gracefully and still writes
   // its summary. We only make sure the simulators outlive it and then go.
@@ -221,6 +232,7 @@ async function main(): Promise<number> {
   await stopSims();
   if (code === 99) console.error('k6 exited 99: an SLO threshold was crossed (see SLOs above).');
   else if (code !== 0) console.error(`k6 exited ${code}.`);
+  if (code !== 0 && code !== 99 && raws[0]) console.error(`What was measured is in the raw record: npm run report -- ${raws.filter(Boolean).join(' ')}`);
   return code;
 }
 

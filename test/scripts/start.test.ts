@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { instanceSegments, parseStartArgs } from '../../scripts/start';
@@ -16,12 +16,13 @@ function start(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 test('arguments', () => {
-  assert.deepEqual(parseStartArgs([], SCENARIOS), { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, k6Args: [] });
-  assert.deepEqual(parseStartArgs(['--benchmark', 'smoke', '--no-sim', '--prometheus', '--instances', '3', '--', '--vus', '2'], SCENARIOS), {
+  assert.deepEqual(parseStartArgs([], SCENARIOS), { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, raw: true, k6Args: [] });
+  assert.deepEqual(parseStartArgs(['--benchmark', 'smoke', '--no-sim', '--prometheus', '--instances', '3', '--no-raw', '--', '--vus', '2'], SCENARIOS), {
     benchmark: 'smoke',
     sim: false,
     prometheus: true,
     instances: 3,
+    raw: false,
     k6Args: ['--vus', '2'],
   });
   assert.throws(() => parseStartArgs(['--instances', '0'], SCENARIOS), /--instances 0: expected a whole number from 1 to 64/);
@@ -57,7 +58,7 @@ test('hands k6 the simulators, the small matrix and the bundle; stops the simula
     `#!/bin/sh
 if [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi
 echo "ARGS $*" > "${out}"
-env | grep -E '^(DFLASH_URL|MTP_URL|TARGET_URL|ISL|OSL|CONCURRENCY|DURATION|RESULTS_DIR|K6_NO_USAGE_REPORT)=' | sort >> "${out}"
+env | grep -E '^(DFLASH_URL|MTP_URL|TARGET_URL|ISL|OSL|CONCURRENCY|DURATION|RESULTS_DIR|K6_NO_USAGE_REPORT|RUN_ID)=' | sort >> "${out}"
 "${process.execPath}" -e 'Promise.all([process.env.DFLASH_URL, process.env.MTP_URL].map((u) => fetch(u + "/health").then((r) => r.status))).then((s) => console.log("HEALTH " + s.join(",")))' >> "${out}"
 exit 99
 `,
@@ -67,7 +68,16 @@ exit 99
   assert.equal(r.status, 99, r.stderr);
   assert.match(r.stderr, /k6 exited 99: an SLO threshold was crossed/);
   const seen = readFileSync(out, 'utf8');
-  assert.match(seen, /^ARGS run dist\/dflash-vs-mtp\.js$/m);
+  // The raw record by default (docs/durability.md), named after the run id k6 is given, and its sidecar with the settings.
+  const raw = /^ARGS run --out json=(\S+\/results\/(dflash-vs-mtp-\d+)\.raw\.json\.gz) dist\/dflash-vs-mtp\.js$/m.exec(seen);
+  assert.ok(raw, seen);
+  assert.match(seen, new RegExp(`^RUN_ID=${raw[2]}$`, 'm'));
+  const sidecar = raw[1].replace(/\.raw\.json\.gz$/, '.run.json');
+  const meta = JSON.parse(readFileSync(sidecar, 'utf8')) as { benchmark: string; variables: Record<string, string> };
+  rmSync(sidecar);
+  assert.equal(meta.benchmark, 'dflash-vs-mtp');
+  assert.equal(meta.variables.OSL, '32');
+  assert.equal(meta.variables.DFLASH_URL, /^DFLASH_URL=(.*)$/m.exec(seen)?.[1]);
   assert.match(seen, /^HEALTH 200,200$/m, 'both simulators answered while k6 ran');
   assert.match(seen, /^OSL=32$/m, "the user's variable wins over the small matrix");
   assert.match(seen, /^ISL=512$/m);
@@ -84,7 +94,7 @@ test('TRANSPORT=sse runs the sse bundle (dist/sse/), which names xk6-sse for k6 
   const stub = join(dir, 'k6');
   writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
   chmodSync(stub, 0o755);
-  const r = start(['--benchmark', 'smoke', '--no-sim'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' });
+  const r = start(['--benchmark', 'smoke', '--no-sim', '--no-raw'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(readFileSync(out, 'utf8'), /^ARGS run dist\/sse\/smoke\.js$/m);
 });
