@@ -210,5 +210,6 @@ function thresholds(m: SummaryMetrics): Threshold[] {
       out.push({ metric: name, expression, ok: samples > 0 || expression === TARGET_UP ? t.ok : null });
     }
   }
-  return out;
+  // k6 hands the metrics over in no fixed order: sorted, every report of a run lists them alike.
+  return out.sort((a, b) => (a.metric === b.metric ? a.expression.localeCompare(b.expression) : a.metric.localeCompare(b.metric)));
 }
