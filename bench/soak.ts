@@ -16,6 +16,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findK6 } from '../scripts/k6-runtime';
+import { writeSidecar } from '../scripts/raw-record';
 import { cpuSeconds, memoryMb, ROOT, slope, spawnSimProcess } from './proc';
 
 const arg = (name: string, def: string): string => {
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
     RESULTS_DIR: dir,
     RUN_ID: 'soak',
   };
+  // As npm start does: the settings beside the record, so that `npm run report` reads it alone.
+  if (RAW) writeSidecar(raw, 'context-matrix', env, bundle, true);
   const k6Args = ['run', '-q', '--address', '', ...(RAW ? ['--out', `json=${raw}`] : []), ...K6_ARGS, bundle];
   const [cmd, argv] = NICE > 0 ? ['nice', ['-n', String(NICE), K6, ...k6Args]] : [K6, k6Args];
   console.log(`soak: ${VUS} sse streams for ${MINUTES} min against the simulator (time-scale ${TIME_SCALE}, record limit ${RECORD_LIMIT}), raw record ${RAW ? 'on' : 'off'}${K6_ARGS.length ? `, k6 ${K6_ARGS.join(' ')}` : ''}; k6 ${K6}`);

@@ -76,7 +76,8 @@ export function progressOf(rec: RawRecord, plan: Plan, closedOrNot: boolean | nu
     if (spans[i] === null && !startedLater) state = last !== null && last > end + run.gracefulStopMs ? 'complete' : 'not run';
     else if (startedLater || last === null) state = 'complete';
     else if (plan.requests !== null && iterationsOf(run.scenario) >= Math.max(plan.requests, run.vus)) state = closed || last >= end + run.gracefulStopMs + WRITTEN_MS ? 'complete' : 'incomplete';
-    else if (closed) state = plan.requests === null && last >= end - CLOSE_SLACK_MS ? 'complete' : 'incomplete';
+    // In REQUESTS mode a run whose time ran out (maxDuration) before its requests were sent is over too.
+    else if (closed) state = last >= (plan.requests === null ? end - CLOSE_SLACK_MS : end + run.gracefulStopMs) ? 'complete' : 'incomplete';
     else state = last >= end + run.gracefulStopMs + WRITTEN_MS ? 'complete' : 'incomplete';
     const coveredMs = state === 'complete' ? run.durationMs : state === 'not run' || last === null ? 0 : Math.max(0, Math.min(run.durationMs, last - run.startMs));
     return { scenario: run.scenario, index: i, state, coveredMs };
@@ -88,11 +89,13 @@ export function progressOf(rec: RawRecord, plan: Plan, closedOrNot: boolean | nu
 
 /**
  * How far each run got when the test stopped `elapsedMs` after its runs started, from the plan's
- * times alone: what handleSummary can tell after a graceful stop (Ctrl-C, SIGTERM).
+ * times alone: what handleSummary can tell after a graceful stop (Ctrl-C, SIGTERM). In REQUESTS
+ * mode a run ends when its requests are done, before its time is up: `sent` says whether it did.
  */
-export function progressAt(plan: Plan, elapsedMs: number, ending: Exclude<Ending, 'finished'>): Progress {
+export function progressAt(plan: Plan, elapsedMs: number, ending: Exclude<Ending, 'finished'>, sent: (run: Run) => boolean = () => false): Progress {
   const runs: RunProgress[] = plan.runs.map((run, index) => {
-    const state: RunState = elapsedMs >= run.startMs + run.durationMs ? 'complete' : elapsedMs > run.startMs ? 'incomplete' : 'not run';
+    const started = elapsedMs > run.startMs;
+    const state: RunState = elapsedMs >= run.startMs + run.durationMs || (started && plan.requests !== null && sent(run)) ? 'complete' : started ? 'incomplete' : 'not run';
     return { scenario: run.scenario, index, state, coveredMs: state === 'complete' ? run.durationMs : state === 'incomplete' ? elapsedMs - run.startMs : 0 };
   });
   return { ending: runs.every((r) => r.state === 'complete') ? 'finished' : ending, t0Ms: null, stoppedAtMs: elapsedMs, runs };
@@ -108,7 +111,8 @@ export const ENDINGS: Record<Exclude<Ending, 'finished'>, string> = {
 
 /** One sentence: where the run stopped and why the report is partial; null for a finished run. */
 export function stopSentence(progress: Progress, plan: Plan): string | null {
-  if (progress.ending === 'finished') return null;
+  // Killed after its last run (in teardown or the summary): every figure is there.
+  if (progress.ending === 'finished' || progress.runs.every((r) => r.state === 'complete')) return null;
   const inFlight = progress.runs.find((r) => r.state === 'incomplete');
   const done = progress.runs.filter((r) => r.state === 'complete').length;
   const n = plan.runs.length;
@@ -198,5 +202,9 @@ export function markStopped(report: Report, cfg: Pick<BenchConfig, 'targets' | '
   const setup = data.setup_data;
   const start = setup?.runsStartMs;
   if (typeof start !== 'number' || setup?.failures?.length) return;
-  markPartial(report, cfg, plan, progressAt(plan, nowMs - start, 'stopped'), (s) => data.metrics[subKey('e2e', s)]?.values.max ?? 0);
+  const sent = (run: Run) => {
+    const v = data.metrics[subKey('success', run.scenario)]?.values;
+    return (v?.passes ?? 0) + (v?.fails ?? 0) >= Math.max(plan.requests ?? 0, run.vus);
+  };
+  markPartial(report, cfg, plan, progressAt(plan, nowMs - start, 'stopped', sent), (s) => data.metrics[subKey('e2e', s)]?.values.max ?? 0);
 }

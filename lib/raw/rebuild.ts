@@ -77,6 +77,7 @@ export function rebuild(rec: RawRecord, closed: boolean | null, spec: BenchmarkS
   const data: SummaryDataLike = { metrics, setup_data: setupData, state: { testRunDurationMs } };
   const report = buildReport(spec, cfg, plan, data, now);
   const progress = progressOf(rec, plan, closed);
-  markPartial(report, cfg, plan, progress, (scenario) => metrics[subKey('e2e', scenario)]?.values.max ?? 0);
+  // A run that preflight stopped before any load says so already (buildReport).
+  if (!setupData.failures?.length) markPartial(report, cfg, plan, progress, (scenario) => metrics[subKey('e2e', scenario)]?.values.max ?? 0);
   return { report, plan, progress, data, setupRecorded: setup !== null };
 }

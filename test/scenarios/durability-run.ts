@@ -102,18 +102,20 @@ export function relativeDiffs(a: Rec, b: Rec): Record<string, number> {
 
 /**
  * What the kill test allows between a killed run's finished cells and an uninterrupted run's:
- * about twice the largest difference bench/rerun-noise.ts measured between uninterrupted runs of
- * the same seed (docs/durability.md has the figures), at least 5 %.
+ * 3–4× the largest difference bench/rerun-noise.ts measured between five uninterrupted runs of the
+ * same seed on a quiet machine (docs/durability.md has the figures), so that a machine shared
+ * with other work passes too (one such run put cell 1's throughput 8.8 % apart).
  */
 export const NOISE: Record<(typeof COMPARED)[number], number> = {
-  requests_ok: 0.08,
-  output_tokens: 0.08,
-  output_throughput_tokens_per_s: 0.08,
-  request_rate_per_s: 0.08,
-  'e2e_ms.avg': 0.08,
-  'e2e_ms.p50': 0.08,
+  requests_ok: 0.12,
+  output_tokens: 0.12,
+  output_throughput_tokens_per_s: 0.12,
+  request_rate_per_s: 0.12,
+  'e2e_ms.avg': 0.12,
+  'e2e_ms.p50': 0.12,
   'e2e_ms.p90': 0.2,
-  'ttft_ms.p50': 0.15,
-  'itl_ms.p50': 0.25,
+  'ttft_ms.p50': 0.25,
+  // Per-token gaps of 1–3 ms on k6's 1 ms clock: one tick is a third of the value.
+  'itl_ms.p50': 0.4,
   acceptance_length_tokens_per_step: 0.05,
 };

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { lossSentence, remoteWriteLoss } from '../../../lib/raw/k6-log';
-import { progressAt, progressOf, stopSentence } from '../../../lib/raw/progress';
+import { markStopped, progressAt, progressOf, stopSentence } from '../../../lib/raw/progress';
+import { buildReport } from '../../../lib/report/report';
 import { rebuild } from '../../../lib/raw/rebuild';
 import { RawRecord, timeMs } from '../../../lib/raw/record';
 import { metricLine, point, rampPlan, recordUpTo, T0 } from './synthetic';
@@ -148,4 +149,41 @@ test("remote-write loss from k6's log lines (logfmt and json)", () => {
   assert.equal(loss.lastError, 'connect: connection refused');
   assert.match(lossSentence(loss, 5000, 60_000) as string, /^Prometheus remote write: 2 of ~12 pushes failed .*about 10 s of the run/);
   assert.equal(lossSentence(remoteWriteLoss('all fine'), 5000, 1000), null);
+});
+
+test("handleSummary after a graceful stop: the report marked from setup's stamp and the clock; a finished run untouched; REQUESTS mode by the requests sent", () => {
+  const { spec, cfg, plan } = rampPlan();
+  const stopped = rebuild(recordUpTo(plan, 14_500), true, spec, cfg, null, new Date(T0));
+  const data = { ...stopped.data, setup_data: { ...stopped.data.setup_data, runsStartMs: T0 } };
+  const report = buildReport(spec, cfg, plan, data, new Date(T0));
+  assert.equal(report.warnings.length, 0);
+  markStopped(report, cfg, plan, data, T0 + 14_600);
+  assert.match(report.warnings[0], /^partial run: the test stopped 14\.6 s into the test's 30\.0 s of runs, 2\.6 s into run 3\/5 .*k6 stopped the test early/);
+  assert.match(report.runs[2].notes[0], /^incomplete/);
+  const done = buildReport(spec, cfg, plan, data, new Date(T0));
+  markStopped(done, cfg, plan, data, T0 + 29_000);
+  assert.equal(done.warnings.length, 0);
+  // Without the stamp (setup did not run recordRun), nothing is marked.
+  const plain = buildReport(spec, cfg, plan, stopped.data, new Date(T0));
+  markStopped(plain, cfg, plan, stopped.data, T0 + 14_600);
+  assert.equal(plain.warnings.length, 0);
+  // REQUESTS mode: runs 1–2 sent their 40 requests well before their time was up.
+  const req = rampPlan({ REQUESTS: '40' });
+  assert.deepEqual(
+    progressAt(req.plan, 14_500, 'stopped', (run) => run.startMs < 12_000).runs.map((r) => r.state),
+    ['complete', 'complete', 'incomplete', 'not run', 'not run'],
+  );
+});
+
+test('killed after the last run (in the summary): ending killed, nothing marked partial', () => {
+  const { spec, cfg, plan } = rampPlan();
+  const rec = recordUpTo(plan, 40_000);
+  // k6 samples its VUs every second to the end: the record goes on past the last run's graceful stop.
+  rec.add(metricLine('vus', 'gauge'));
+  rec.add(point('vus', T0 + 31_000, 0, {}));
+  const r = rebuild(rec, false, spec, cfg, null, new Date(T0));
+  assert.equal(r.progress.ending, 'killed');
+  assert.ok(r.progress.runs.every((x) => x.state === 'complete'));
+  assert.equal(stopSentence(r.progress, plan), null);
+  assert.equal(r.report.warnings.length, 0);
 });
