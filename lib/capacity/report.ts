@@ -132,7 +132,7 @@ export function pathRows(s: CapacitySettings, r: CapacityReport): string[][] {
 }
 
 export function pathHead(s: CapacitySettings): string[] {
-  return ['target', 'step', s.loop.short, 'meets SLOs', ...s.criteria.map((c) => (c.key === 'attainment' ? 'attainment' : `${label(c.key)} ms [95%]`)), 'ok', 'failed', 'goodput req/s', 'load time/runs'];
+  return ['variant', 'step', s.loop.short, 'meets SLOs', ...s.criteria.map((c) => (c.key === 'attainment' ? 'attainment' : `${label(c.key)} ms [95%]`)), 'ok', 'failed', 'goodput req/s', 'load time/runs'];
 }
 
 function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {

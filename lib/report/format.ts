@@ -58,19 +58,19 @@ const ITL_RULE_TEXT: Record<ItlRule, string> = {
   'per-chunk': 'per chunk only (tokens per event unknown): gaps between events in llm_itl_per_chunk (marked †), not per token',
 };
 
-/** One line per target saying how its ITL was measured (the rule of lib/metrics/timing); none without events. */
+/** One line per variant saying how its ITL was measured (the rule of lib/metrics/timing); none without events. */
 export function itlRuleLines(runs: readonly RunFigures[]): string[] {
-  const byTarget = new Map<string, Partial<Record<ItlRule, number>>>();
+  const byVariant = new Map<string, Partial<Record<ItlRule, number>>>();
   for (const x of runs) {
-    const acc = byTarget.get(x.variant) ?? {};
+    const acc = byVariant.get(x.variant) ?? {};
     for (const [rule, n] of Object.entries(x.itlRule.requests) as Array<[ItlRule, number]>) acc[rule] = (acc[rule] ?? 0) + n;
-    byTarget.set(x.variant, acc);
+    byVariant.set(x.variant, acc);
   }
   const out: string[] = [];
-  for (const [target, counts] of byTarget) {
+  for (const [variant, counts] of byVariant) {
     const rules = Object.keys(counts) as ItlRule[];
-    if (rules.length === 1) out.push(`${target}: ITL ${ITL_RULE_TEXT[rules[0]]}`);
-    else if (rules.length > 1) out.push(`${target}: ITL by request — ${rules.map((r) => `${counts[r]} ${r}`).join(', ')} (per-chunk gaps are in llm_itl_per_chunk, not in ITL)`);
+    if (rules.length === 1) out.push(`${variant}: ITL ${ITL_RULE_TEXT[rules[0]]}`);
+    else if (rules.length > 1) out.push(`${variant}: ITL by request — ${rules.map((r) => `${counts[r]} ${r}`).join(', ')} (per-chunk gaps are in llm_itl_per_chunk, not in ITL)`);
   }
   return out;
 }
@@ -89,15 +89,15 @@ export function fmtItl(x: RunFigures, p: 'p50' | 'p99'): string {
 
 /** Per target: draft tokens accepted ÷ drafted over all its runs (llama.cpp timings); none when not reported. */
 export function draftLines(runs: readonly RunFigures[]): string[] {
-  const byTarget = new Map<string, { drafted: number; accepted: number }>();
+  const byVariant = new Map<string, { drafted: number; accepted: number }>();
   for (const x of runs) {
     if (!x.draftAcceptance) continue;
-    const acc = byTarget.get(x.variant) ?? { drafted: 0, accepted: 0 };
+    const acc = byVariant.get(x.variant) ?? { drafted: 0, accepted: 0 };
     acc.drafted += x.draftAcceptance.drafted;
     acc.accepted += x.draftAcceptance.accepted;
-    byTarget.set(x.variant, acc);
+    byVariant.set(x.variant, acc);
   }
-  return [...byTarget].map(
+  return [...byVariant].map(
     ([target, d]) =>
       `${target}: ${((d.accepted / d.drafted) * 100).toFixed(1)}% of draft tokens accepted (${d.accepted} of ${d.drafted}, the server's per-request counts; per cell in summary.json; not an acceptance length)`,
   );

@@ -114,7 +114,7 @@ function header(r: Report): string {
     : '';
   return (
     `<header><h1>${esc(r.benchmark)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +
-    `<div class="scroll"><table class="targets"><thead><tr><th>target</th><th>server</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
+    `<div class="scroll"><table class="targets"><thead><tr><th>variant</th><th>engine</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table></div>${pf}${nm}</header>`
   );
 }

@@ -15,7 +15,7 @@ export function renderMarkdown(r: Report): string {
   const out: string[] = [];
   out.push(`# ${r.benchmark} — ${r.runId}`, '');
   out.push(`Generated ${r.generatedAt}, transport \`${r.transport}\`.`, '');
-  out.push(mdTable(['target', 'server', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.variant, t.engine, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
+  out.push(mdTable(['variant', 'engine', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.variant, t.engine, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
   if (r.preflightFailures.length) {
     out.push('**Preflight failed, no load was sent:**', '', ...r.preflightFailures.map((f) => `- ${f.variant}: ${f.headline}${f.message ? `. ${f.message}` : ''}`), '');
   }
