@@ -15,6 +15,7 @@ import {
   CELL_C16,
   CELL_C4,
   MAIN,
+  NWAY,
   OTHER,
   RUN_S,
   SPLIT,
@@ -125,6 +126,9 @@ describe('dashboard definition', () => {
       assert.equal(v[name]?.includeAll, true, name);
       assert.equal(v[name]?.allValue, '.*', name);
     }
+    assert.equal(v.baseline?.multi, false, 'one baseline');
+    assert.equal(v.baseline?.includeAll, false, 'one baseline');
+    assert.equal(varQuery(v.baseline as Variable), varQuery(v.variant as Variable), 'the baseline is one of the test\'s variants');
     for (const name of ['testid', 'variant', 'cell']) assert.match(varQuery(v[name] as Variable), new RegExp(`^label_values\\(.*, ${name}\\)$`), name);
   });
 
@@ -154,9 +158,10 @@ describe('dashboard definition', () => {
         if (s.names.some((n) => n.startsWith('k6_'))) assert.ok(s.matchers.includes('testid="$testid"'), `${label} lacks testid="$testid"`);
         if (s.names.some((n) => n.startsWith('k6_llm_'))) {
           assert.ok(s.matchers.includes('cell=~"$cell"'), `${label} lacks cell=~"$cell"`);
-          // The ratio panel compares the two fixed variants whatever the variant filter says.
-          const pinned = s.matchers.includes('variant="dflash"') || s.matchers.includes('variant="mtp"');
-          assert.ok(s.matchers.includes('variant=~"$variant"') || (pinned && /ratio/i.test(panel.title)), `${label} lacks variant=~"$variant"`);
+          // The ratio panel divides by the baseline whatever the variant filter says.
+          const baseline = s.matchers.includes('variant="$baseline"') && /ratio/i.test(panel.title);
+          assert.ok(s.matchers.includes('variant=~"$variant"') || baseline, `${label} lacks variant=~"$variant"`);
+          assert.ok(!s.matchers.some((m) => /^variant="[a-z]/.test(m)), `${label}: a variant named in the query (the ratio is against $baseline)`);
         }
         if (s.names.some((n) => n.includes(':'))) {
           assert.ok(s.matchers.includes('job="llm-server"') && s.matchers.includes('variant=~"$variant"'), `${label}: server series come from the llm-server job, filtered by variant`);
@@ -222,8 +227,9 @@ interface Vars {
   testid: string;
   variant: string[] | 'All';
   cell: string[] | 'All';
+  baseline: string;
 }
-const ALL: Vars = { testid: MAIN.testid, variant: 'All', cell: 'All' };
+const ALL: Vars = { testid: MAIN.testid, variant: 'All', cell: 'All', baseline: 'mtp' };
 const STEP = 15;
 /** What Grafana substitutes for $__rate_interval with the datasource's default 15 s scrape interval. */
 const RATE_INTERVAL = '1m';
@@ -238,6 +244,7 @@ function render(expr: string, v: Vars, rangeS: number): string {
   return expr
     .replaceAll('$testid', v.testid)
     .replaceAll('$variant', multi(v.variant))
+    .replaceAll('$baseline', v.baseline)
     .replaceAll('$cell', multi(v.cell))
     .replaceAll('$domain', '.+')
     .replaceAll('$__rate_interval', RATE_INTERVAL)
@@ -312,7 +319,8 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       assert.ok(m, name);
       return labelValues(prom.base, m[1] as string, m[2] as string, t0, end);
     };
-    assert.deepEqual(await lv('testid', ALL), [MAIN.testid, OTHER.testid, SPLIT.testid, DATASET_TEST.testid].sort());
+    assert.deepEqual(await lv('testid', ALL), [MAIN.testid, OTHER.testid, SPLIT.testid, DATASET_TEST.testid, NWAY.testid].sort());
+    assert.deepEqual(await lv('baseline', { ...ALL, testid: NWAY.testid }), ['dflash', 'mtp', 'none']);
     assert.deepEqual(await lv('domain', { ...ALL, testid: DATASET_TEST.testid }), ['chat', 'code']);
     assert.deepEqual(await lv('domain', ALL), [], 'a run without DATASET has no domain');
     assert.deepEqual(await lv('variant', ALL), ['dflash', 'mtp']);
@@ -369,7 +377,7 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
     'Output throughput ratio': {
       A: async () => {
         const r = await run('Output throughput ratio', 'A');
-        assert.deepEqual(seriesSet(r, ['cell']), cells.map((c) => `cell=${c}`).sort());
+        assert.deepEqual(seriesSet(r, ['variant', 'cell']), cells.map((c) => `variant=dflash,cell=${c}`).sort());
         for (const cell of [CELL_C4, CELL_C16]) {
           const d = MAIN.runs.find((x) => x.variant === 'dflash' && x.cell === cell) as RunSpec;
           const m = MAIN.runs.find((x) => x.variant === 'mtp' && x.cell === cell) as RunSpec;
@@ -382,11 +390,22 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
         // While the second cell's dflash run has not happened yet, that cell has no ratio.
         const mid = t0 + (MAIN.runs[2] as RunSpec).start + 90;
         const partial = await run('Output throughput ratio', 'A', ALL, mid);
-        assert.deepEqual(seriesSet(partial, ['cell']), [`cell=${CELL_C4.id}`]);
+        assert.deepEqual(seriesSet(partial, ['variant', 'cell']), [`variant=dflash,cell=${CELL_C4.id}`]);
+        // The other way round with the other baseline.
+        const inverse = await run('Output throughput ratio', 'A', { ...ALL, baseline: 'dflash' });
+        assert.deepEqual(seriesSet(inverse, ['variant', 'cell']), cells.map((c) => `variant=mtp,cell=${c}`).sort());
+        near(valueAt(find(inverse, { cell: CELL_C4.id }), end), 300 / 600, 'mtp ÷ dflash at c4');
+        // N variants: each against the baseline, only in the cells both ran.
+        const nway = await run('Output throughput ratio', 'A', { ...ALL, testid: NWAY.testid, baseline: 'none' });
+        assert.deepEqual(seriesSet(nway, ['variant', 'cell']), [`variant=dflash,cell=${CELL_C4.id}`, `variant=mtp,cell=${CELL_C4.id}`]);
+        near(valueAt(find(nway, { variant: 'dflash' }), end), 600 / 250, 'dflash ÷ none');
+        near(valueAt(find(nway, { variant: 'mtp' }), end), 400 / 250, 'mtp ÷ none');
+        const picked = await run('Output throughput ratio', 'A', { ...ALL, testid: NWAY.testid, baseline: 'none', variant: ['mtp'] });
+        assert.deepEqual(seriesSet(picked, ['variant', 'cell']), [`variant=mtp,cell=${CELL_C4.id}`], 'the variant filter picks the bars');
       },
       B: async () => {
         const r = await run('Output throughput ratio', 'B');
-        assert.deepEqual(seriesSet(r, []), ['']);
+        assert.deepEqual(seriesSet(r, ['variant']), ['variant=dflash']);
         const sum = (v: string) => MAIN.runs.filter((x) => x.variant === v).reduce((a, x) => a + steadyTokens(x), 0);
         near(valueAt(r[0] as Series, end), sum('dflash') / sum('mtp'), 'overall ratio');
         const c4 = await run('Output throughput ratio', 'B', { ...ALL, cell: [CELL_C4.id] });
@@ -395,6 +414,11 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
         const mid = t0 + (MAIN.runs[2] as RunSpec).start + 90;
         const partial = await run('Output throughput ratio', 'B', ALL, mid);
         near(valueAt(partial[0] as Series, mid), 2, 'overall ratio mid-test (complete cells only)');
+        // N variants: the baseline's c16 run has no partner, so it does not enter any variant's sum.
+        const nway = await run('Output throughput ratio', 'B', { ...ALL, testid: NWAY.testid, baseline: 'none' });
+        assert.deepEqual(seriesSet(nway, ['variant']), ['variant=dflash', 'variant=mtp']);
+        near(valueAt(find(nway, { variant: 'dflash' }), end), 600 / 250, 'dflash ÷ none over complete cells');
+        near(valueAt(find(nway, { variant: 'mtp' }), end), 400 / 250, 'mtp ÷ none over complete cells');
       },
     },
     'Acceptance length per cell': {

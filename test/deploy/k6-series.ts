@@ -37,7 +37,7 @@ export const CELL_C4: Cell = { id: 'i1024_o256_c4', isl: 1024, osl: 256, concurr
 export const CELL_C16: Cell = { id: 'i1024_o256_c16', isl: 1024, osl: 256, concurrency: 16 };
 
 export interface RunSpec {
-  variant: 'dflash' | 'mtp';
+  variant: string;
   cell: Cell;
   /** Offset of the run from the test's start, seconds. */
   start: number;
@@ -122,6 +122,21 @@ export const OTHER: TestSpec = {
 export const SPLIT: TestSpec & { segments: string[] } = { ...MAIN, testid: 'dflash-vs-mtp-20260101-121000', segments: ['0:1/2', '1/2:1'] };
 
 export const TEST_S = startOf(MAIN.runs.length) - BETWEEN_S;
+
+/**
+ * A compare run of three variants (none the baseline): one cell all three ran, and a second cell
+ * only the baseline reached, so it has no ratio yet.
+ */
+export const NWAY: TestSpec = {
+  testid: 'compare-20260101-122000',
+  vusMax: 16,
+  runs: [
+    { ...(MAIN.runs[0] as RunSpec), variant: 'none', start: startOf(0), tps: 250, serverAcceptance: null, acceptanceMean: null, acceptanceTokens: null },
+    { ...(MAIN.runs[0] as RunSpec), variant: 'dflash', start: startOf(1), tps: 600 },
+    { ...(MAIN.runs[0] as RunSpec), variant: 'mtp', start: startOf(2), tps: 400, ramp: 0.9 },
+    { ...(MAIN.runs[3] as RunSpec), variant: 'none', start: startOf(3), tps: 900, serverAcceptance: null, acceptanceMean: null, acceptanceTokens: null },
+  ],
+};
 
 /** A domain's share of a DATASET run: its output rate, mean e2e and (SGLang) acceptance length. */
 export interface DomainSpec {
@@ -324,10 +339,10 @@ function emitServers(om: OpenMetrics, t0: number, endRel: number): void {
   }
 }
 
-/** OpenMetrics text for MAIN, OTHER and the scrape job, the tests starting at unix second t0. */
+/** OpenMetrics text for MAIN, OTHER, NWAY and the scrape job, the tests starting at unix second t0. */
 export function openMetrics(t0: number, endRel: number): string {
   const om = new OpenMetrics();
-  for (const test of [MAIN, OTHER]) {
+  for (const test of [MAIN, OTHER, NWAY]) {
     for (const r of test.runs) emitRun(om, test, r, t0);
     emitVus(om, test, t0);
   }
