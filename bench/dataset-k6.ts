@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startSim } from '../sim/index';
 import { findK6 } from '../scripts/k6-runtime';
 import { randInt, rngFor } from '../lib/stats/rng';
+import { QUIET_K6_ENV } from './proc';
 
 const ROOT = join(__dirname, '..');
 const arg = (name: string, def: string) => {
@@ -110,8 +111,7 @@ async function main() {
   const sim = await startSim({ engine: 'sglang', spec: 'none', port: 0, maxRunning: 4096, kvCapacity: 100_000_000, timeScale: 4, recordLimit: 1000, prefixCaching: false });
   const env = (vus: number, withDataset: boolean): NodeJS.ProcessEnv => ({
     ...process.env,
-    K6_NO_USAGE_REPORT: 'true',
-    K6_AUTO_EXTENSION_RESOLUTION: 'false',
+    ...QUIET_K6_ENV,
     TARGET_URL: sim.url,
     DIALECT: 'sglang',
     ISL: '256',

@@ -2,15 +2,14 @@
 // per-request work (building, parsing, metrics) cost next to a bare k6 script sending the same
 // requests? Needs a real k6 (K6_BIN or PATH). Prints figures; asserts nothing.
 //   npx tsx bench/k6-load.ts [--vus 1000] [--duration 30s]
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim } from '../sim/index';
 import { findK6, INSTALL_K6 } from '../scripts/k6-runtime';
 import { tokenPromptPool } from '../lib/workload/prompts';
+import { QUIET_K6_ENV, ROOT, runMeasured } from './proc';
 
-const ROOT = join(__dirname, '..');
 const arg = (name: string, def: string) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : def;
@@ -27,36 +26,10 @@ interface Measure {
   wallSec: number;
 }
 
-/** Runs k6 under bash so `times` reports the child's CPU; polls /proc for its peak memory. */
+/** k6's CPU, peak memory and the requests it counted. */
 async function runK6(k6: string, args: string[], env: NodeJS.ProcessEnv, countFrom: (out: string) => number): Promise<Measure> {
-  const quoted = [k6, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const child = spawn('bash', ['-c', `${quoted} > /tmp/k6-load.out 2>&1 & pid=$!; echo $pid; wait $pid; times`], { env, cwd: ROOT });
-  let out = '';
-  let pid = 0;
-  let peak = 0;
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (!pid) pid = Number(out.split('\n')[0]) || 0;
-  });
-  const t0 = Date.now();
-  const poll = setInterval(() => {
-    if (!pid) return;
-    try {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
-    } catch {
-      // exited
-    }
-  }, 250);
-  await new Promise((r) => child.on('exit', r));
-  clearInterval(poll);
-  // `times`: line 1 the shell's user/sys, line 2 its children's (k6).
-  const lines = out.trim().split('\n');
-  const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
-    const m = /(\d+)m([\d.]+)s/.exec(t);
-    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
-  });
-  return { requests: countFrom(readFileSync('/tmp/k6-load.out', 'utf8')), cpuSec: user + sys, peakRssMb: peak, wallSec: (Date.now() - t0) / 1000 };
+  const run = await runMeasured([k6, ...args], env, ROOT);
+  return { requests: countFrom(run.output), cpuSec: run.cpuSec, peakRssMb: run.peakRssMb, wallSec: run.wallSec };
 }
 
 /** A bare k6 script sending the same requests (the same prompt pool, in the same dialect), nothing else. */
@@ -82,7 +55,7 @@ async function main() {
     console.error(INSTALL_K6);
     process.exit(1);
   }
-  const env = { ...process.env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false' };
+  const env = { ...process.env, ...QUIET_K6_ENV };
   const dir = mkdtempSync(join(tmpdir(), 'k6-load-'));
   const bareCount = (o: string) => Number(/REQUESTS (\d+)/.exec(o)?.[1] ?? 0);
   const suiteCount = (runId: string) => () => {

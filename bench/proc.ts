@@ -2,7 +2,7 @@
 // own (so its memory and CPU are its own, apart from the benchmark's), and a process's CPU and
 // memory read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..');
@@ -91,4 +91,58 @@ export function slope(xs: number[], ys: number[]): { slope: number; se: number }
   let sse = 0;
   for (let i = 0; i < n; i++) sse += (ys[i] - (my + b * (xs[i] - mx))) ** 2;
   return { slope: b, se: Math.sqrt(sse / (n - 2) / sxx) };
+}
+
+/** k6's environment in every benchmark: no usage report, no automatic extension resolution. */
+export const QUIET_K6_ENV = { K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false' } as const;
+
+export interface Measured {
+  exit: number;
+  /** The command's whole CPU (user + sys), from bash's `times` once it has exited. */
+  cpuSec: number;
+  /** Peak resident memory (VmRSS/VmHWM polled every 250 ms), MB. */
+  peakRssMb: number;
+  wallSec: number;
+  /** Its stdout and stderr. */
+  output: string;
+}
+
+/**
+ * Runs a command under bash so that `times` gives its exact CPU after it exits (a /proc poll would
+ * miss the last interval), polling its memory meanwhile.
+ */
+export async function runMeasured(argv: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Measured> {
+  const outFile = join(cwd, `.measured-${process.pid}-${Date.now()}.out`);
+  // Line 1: the command's pid; after it exits, `times` prints the shell's CPU, then its children's.
+  const child = spawn('bash', ['-c', '"$@" > "$MEASURED_OUT" 2>&1 & pid=$!; echo $pid; wait $pid; rc=$?; times; exit $rc', 'bash', ...argv], {
+    env: { ...env, MEASURED_OUT: outFile },
+    cwd,
+  });
+  let out = '';
+  let pid = 0;
+  let peak = 0;
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (!pid) pid = Number(out.split('\n')[0]) || 0;
+  });
+  const timer = setInterval(() => {
+    const m = pid ? memoryMb(pid) : null;
+    if (m) peak = Math.max(peak, m.rss, m.hwm);
+  }, 250);
+  const t0 = Date.now();
+  const exit = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
+  clearInterval(timer);
+  const lines = out.trim().split('\n');
+  const [user, sys] = (lines[lines.length - 1] ?? '').split(/\s+/).map((t) => {
+    const m = /(\d+)m([\d.]+)s/.exec(t);
+    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
+  });
+  let output = '';
+  try {
+    output = readFileSync(outFile, 'utf8');
+    rmSync(outFile);
+  } catch {
+    // The shell could not create it: the exit code says why.
+  }
+  return { exit, cpuSec: user + sys, peakRssMb: peak, wallSec: (Date.now() - t0) / 1000, output };
 }

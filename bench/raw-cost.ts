@@ -5,13 +5,12 @@
 // reads fewer events under the extra cost is not flattered. Prints figures; asserts nothing.
 //   npx tsx bench/raw-cost.ts [--vus 256] [--duration 30s] [--time-scale 4] [--repeat 2]
 //                             [--modes none,json.gz,json] [--k6 PATH]
-import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { findK6 } from '../scripts/k6-runtime';
-import { memoryMb, ROOT, spawnSimProcess } from './proc';
+import { QUIET_K6_ENV, ROOT, runMeasured, spawnSimProcess } from './proc';
 
 const arg = (name: string, def: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -57,8 +56,7 @@ async function runOnce(mode: string): Promise<Figures> {
   const raw = mode === 'none' ? null : join(dir, `cost.raw.${mode}`);
   const env = {
     ...process.env,
-    K6_NO_USAGE_REPORT: 'true',
-    K6_AUTO_EXTENSION_RESOLUTION: 'false',
+    ...QUIET_K6_ENV,
     TARGET_URL: sim.url,
     TRANSPORT: 'sse',
     ISL: '128',
@@ -70,32 +68,9 @@ async function runOnce(mode: string): Promise<Figures> {
     WARMUP_REQUESTS: '1',
     RESULTS_DIR: dir,
     RUN_ID: 'cost',
-    RAW_COST_OUT: join(dir, 'k6.out'),
   };
-  const args = [K6 as string, 'run', '-q', '--address', '', ...(raw ? ['--out', `json=${raw}`] : []), BUNDLE];
-  // bash runs k6 and reports, after it exits, its children's CPU (`times`, second line).
-  const child = spawn('bash', ['-c', '"$@" > "$RAW_COST_OUT" 2>&1 & pid=$!; echo $pid; wait $pid; rc=$?; times; exit $rc', 'bash', ...args], { env, cwd: dir });
-  let out = '';
-  let pid = 0;
-  let peak = 0;
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
-    if (!pid) pid = Number(out.split('\n')[0]) || 0;
-  });
-  const timer = setInterval(() => {
-    const m = pid ? memoryMb(pid) : null;
-    if (m) peak = Math.max(peak, m.rss, m.hwm);
-  }, 500);
-  const t0 = Date.now();
-  const exit = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
-  clearInterval(timer);
-  const wallSec = (Date.now() - t0) / 1000;
+  const run = await runMeasured([K6 as string, 'run', '-q', '--address', '', ...(raw ? ['--out', `json=${raw}`] : []), BUNDLE], env, dir);
   await sim.stop();
-  const lines = out.trim().split('\n');
-  const [user, sys] = lines[lines.length - 1].split(/\s+/).map((t) => {
-    const m = /(\d+)m([\d.]+)s/.exec(t);
-    return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
-  });
   let events = 0;
   let requests = 0;
   try {
@@ -104,12 +79,12 @@ async function runOnce(mode: string): Promise<Figures> {
     requests = r.requests_ok;
     events = (r.itl_ms?.count ?? 0) + (r.ttft_ms?.count ?? 0);
   } catch {
-    console.error(`${mode}: no summary.json (exit ${exit}): ${existsSync(env.RAW_COST_OUT) ? readFileSync(env.RAW_COST_OUT, 'utf8').slice(-1500) : ''}`);
+    console.error(`${mode}: no summary.json (exit ${run.exit}): ${run.output.slice(-1500)}`);
   }
   const size = raw && existsSync(raw) ? statSync(raw).size : null;
   const inflated = raw && existsSync(raw) ? await inflate(raw) : null;
   rmSync(dir, { recursive: true, force: true });
-  return { mode, exit, cpuSec: user + sys, wallSec, events, requests, bytes: size, rawBytes: inflated?.bytes ?? null, lines: inflated?.lines ?? null, peakRssMb: peak };
+  return { mode, exit: run.exit, cpuSec: run.cpuSec, wallSec: run.wallSec, events, requests, bytes: size, rawBytes: inflated?.bytes ?? null, lines: inflated?.lines ?? null, peakRssMb: run.peakRssMb };
 }
 
 const median = (xs: number[]) => {

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { findK6 } from '../scripts/k6-runtime';
 import { writeSidecar } from '../scripts/raw-record';
-import { cpuSeconds, memoryMb, ROOT, slope, spawnSimProcess } from './proc';
+import { cpuSeconds, memoryMb, QUIET_K6_ENV, ROOT, slope, spawnSimProcess } from './proc';
 
 const arg = (name: string, def: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -56,8 +56,7 @@ async function main(): Promise<void> {
   const raw = join(dir, 'soak.raw.json.gz');
   const env = {
     ...process.env,
-    K6_NO_USAGE_REPORT: 'true',
-    K6_AUTO_EXTENSION_RESOLUTION: 'false',
+    ...QUIET_K6_ENV,
     TARGET_URL: sim.url,
     TRANSPORT: 'sse',
     ISL: '128',

@@ -20,6 +20,7 @@ import { startSim } from '../sim/index';
 import type { RequestRecord } from '../sim/index';
 import { findK6 } from '../scripts/k6-runtime';
 import { quantileSorted } from '../lib/stats/bootstrap';
+import { QUIET_K6_ENV } from './proc';
 
 const ROOT = join(__dirname, '..');
 const arg = (name: string, def: string): string => {
@@ -140,8 +141,7 @@ async function runOnce(vus: number, dialect: string, bundle: string, timeScale: 
   const script = isFloor(bundle) ? floorScript(dir, dialect, vus, duration, bundle === 'floor+itl') : bundle;
   const env = {
     ...process.env,
-    K6_NO_USAGE_REPORT: 'true',
-    K6_AUTO_EXTENSION_RESOLUTION: 'false',
+    ...QUIET_K6_ENV,
     TARGET_URL: sim.url,
     TRANSPORT: 'sse',
     DIALECT: dialect,
