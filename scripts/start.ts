@@ -23,6 +23,8 @@ import { mergeFiles } from './merge';
 import { segmentFileName } from '../lib/report/partial';
 import { realK6, runCapacity } from './capacity';
 import { rawRecordArgs, rawRecordPath, writeSidecar } from './raw-record';
+import { lossSentence, remoteWriteLoss, RW_FAILED, RW_SLOW, type RemoteWriteLoss } from '../lib/raw/k6-log';
+import { duration } from '../lib/config/parse';
 
 const ROOT = join(__dirname, '..');
 
@@ -191,13 +193,19 @@ async function main(): Promise<number> {
   // The raw record, written while the run goes, is named after the run: k6 is given its id.
   if (args.raw) env.RUN_ID = runId;
   const raws: Array<string | null> = [];
+  const rwWatch = remoteWriteWatch();
+  const k6Started = Date.now();
   const children = segments.map((seg, i) => {
     const childEnv = seg === null ? env : { ...env, PARTIAL: 'true', RUN_ID: runId };
     const segArgs = seg === null ? [] : ['--execution-segment', seg.segment, '--execution-segment-sequence', seg.sequence];
     const raw = args.raw ? rawRecordPath(join(ROOT, env.RESULTS_DIR as string), runId, seg === null ? '' : `.segment-${segmentFileName(seg.segment)}`) : null;
     if (raw) writeSidecar(raw, args.benchmark, childEnv, join(ROOT, bundle), transport.bundleDir !== TRANSPORTS.http.bundleDir);
     raws.push(raw);
-    return spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...(raw ? rawRecordArgs(raw) : []), ...k6Args.slice(1)], { cwd: ROOT, env: childEnv, stdio: i === 0 ? 'inherit' : ['ignore', 'ignore', 'inherit'] });
+    // Streaming to Prometheus, k6's stderr passes through here: its failed remote writes are counted.
+    const stderr = args.prometheus ? 'pipe' : 'inherit';
+    const child = spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...(raw ? rawRecordArgs(raw) : []), ...k6Args.slice(1)], { cwd: ROOT, env: childEnv, stdio: [i === 0 ? 'inherit' : 'ignore', i === 0 ? 'inherit' : 'ignore', stderr] });
+    if (child.stderr) rwWatch.follow(child.stderr);
+    return child;
   });
   // Ctrl-C reaches k6 through the terminal's process group; k6 stops gracefully and still writes
   // its summary. We only make sure the simulators outlive it and then go.
@@ -230,6 +238,16 @@ async function main(): Promise<number> {
     }
   }
   await stopSims();
+  if (args.prometheus) {
+    let pushMs = 5000;
+    try {
+      pushMs = duration('K6_PROMETHEUS_RW_PUSH_INTERVAL', env.K6_PROMETHEUS_RW_PUSH_INTERVAL || '5s');
+    } catch {
+      // k6 itself refuses a bad interval; the default is then as good a guess as any.
+    }
+    const line = lossSentence(rwWatch.loss(), pushMs, Date.now() - k6Started);
+    if (line) console.error(line);
+  }
   if (code === 99) console.error('k6 exited 99: an SLO threshold was crossed (see SLOs above).');
   else if (code !== 0) console.error(`k6 exited ${code}.`);
   if (code !== 0 && code !== 99 && raws[0]) console.error(`What was measured is in the raw record: npm run report -- ${raws.filter(Boolean).join(' ')}`);
@@ -252,4 +270,25 @@ export function instanceSegments(n: number): Array<{ segment: string; sequence: 
   const bound = (i: number) => (i === 0 ? '0' : i === n ? '1' : `${i}/${n}`);
   const sequence = Array.from({ length: n + 1 }, (_, i) => bound(i)).join(',');
   return Array.from({ length: n }, (_, i) => ({ segment: `${bound(i)}:${bound(i + 1)}`, sequence }));
+}
+
+/** Passes k6's stderr on unchanged and counts the remote-write failures k6 logs there (it keeps no counter of them). */
+export function remoteWriteWatch(): { follow(stream: NodeJS.ReadableStream): void; loss(): RemoteWriteLoss } {
+  let log = '';
+  return {
+    follow(stream) {
+      let rest = '';
+      stream.on('data', (d: Buffer) => {
+        process.stderr.write(d);
+        const lines = (rest + d.toString()).split('\n');
+        rest = lines.pop() ?? '';
+        // Only the lines that matter are kept: a long run's log is not held in memory.
+        for (const line of lines) if (line.includes(RW_FAILED) || line.includes(RW_SLOW)) log += line + '\n';
+      });
+      stream.on('end', () => {
+        if (rest.includes(RW_FAILED) || rest.includes(RW_SLOW)) log += rest + '\n';
+      });
+    },
+    loss: () => remoteWriteLoss(log),
+  };
 }

@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { instanceSegments, parseStartArgs } from '../../scripts/start';
+import { PassThrough } from 'node:stream';
+import { instanceSegments, parseStartArgs, remoteWriteWatch } from '../../scripts/start';
 
 const ROOT = join(__dirname, '..', '..');
 const SCENARIOS = ['dflash-vs-mtp', 'smoke'];
@@ -115,4 +116,28 @@ test('TRANSPORT=sse on a k6 without xk6-sse and with extension resolution off: s
   const on = start(['--benchmark', 'smoke', '--no-sim'], env);
   assert.equal(on.status, 0, on.stderr);
   assert.match(on.stdout, /has no xk6-sse: k6 will try to provision a build with it/);
+});
+
+test('--prometheus: the remote-write failures k6 logs are counted, lines split across chunks included', async () => {
+  const watch = remoteWriteWatch();
+  const stream = new PassThrough();
+  watch.follow(stream);
+  const fail = (t: string) => `time="${t}" level=error msg="Failed to send the time series data to the endpoint" error="HTTP POST request failed: connection refused" output="Prometheus remote write"\n`;
+  const text = 'time="2026-01-01T00:00:00Z" level=info msg="▶ run 1/2" source=console\n' + fail('2026-01-01T00:00:05Z') + fail('2026-01-01T00:00:10Z');
+  // Cut mid-line, as a pipe may deliver it; stderr still reaches the terminal (silenced here).
+  const write = process.stderr.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    stream.write(text.slice(0, 150));
+    stream.write(text.slice(150));
+    stream.end();
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    process.stderr.write = write;
+  }
+  const loss = watch.loss();
+  assert.equal(loss.failed, 2);
+  assert.equal(loss.firstAt, '2026-01-01T00:00:05Z');
+  assert.equal(loss.lastError, 'HTTP POST request failed: connection refused');
+  assert.equal(remoteWriteWatch().loss().failed, 0, 'no log, no loss');
 });
