@@ -47,8 +47,18 @@ function turnTable(d: DatasetReport): Table | null {
   return rows.length ? { head: ['cell', 'variant', 'turn', 'requests', 'TTFT p50', 'e2e p50', 'prompt tokens', 'cached tokens', 'cached share'], rows } : null;
 }
 
-function abTitle(c: DomainComparison): string {
-  return `${display(c.a)} vs ${display(c.b)} by domain`;
+/** "DFlash vs MTP by domain", or "each variant vs none by domain" in a comparison of N. */
+function abTitle(cs: DomainComparison[]): string {
+  const as = new Set(cs.map((c) => c.a));
+  return as.size > 1 ? `each variant vs ${display(cs[0].b)} by domain` : `${display(cs[0].a)} vs ${display(cs[0].b)} by domain`;
+}
+
+/** "95% bootstrap interval", or "99.2% bootstrap intervals, 95% simultaneous over 6 comparisons". */
+function levelNote(cs: DomainComparison[]): string {
+  const level = cs[0].level;
+  if (level <= 0.95) return '95% bootstrap interval';
+  const m = Math.round(0.05 / (1 - level));
+  return `${(level * 100).toFixed(1)}% bootstrap intervals, 95% simultaneous over ${m} comparisons`;
 }
 
 // ---- terminal -------------------------------------------------------------------------------------
@@ -64,7 +74,7 @@ export function datasetText(r: Report, table: (head: string[], rows: string[][])
   const tt = turnTable(d);
   if (tt) out.push('By turn:', table(tt.head, tt.rows));
   if (d.comparisons.length) {
-    out.push(`${abTitle(d.comparisons[0])} (mean e2e latency, 95% bootstrap interval):`);
+    out.push(`${abTitle(d.comparisons)} (mean e2e latency, ${levelNote(d.comparisons)}):`);
     for (const c of d.comparisons) out.push(`  ${c.verdict}`);
   }
   return out;
@@ -77,7 +87,7 @@ export function datasetMarkdown(r: Report, mdTable: (head: string[], rows: strin
   if (!d) return [];
   const out = ['## Dataset', '', datasetHeadline(d), ''];
   if (d.comparisons.length) {
-    out.push(`### ${abTitle(d.comparisons[0])}`, '', ...d.comparisons.map((c) => `- ${c.verdict}`), '');
+    out.push(`### ${abTitle(d.comparisons)}`, '', `Mean e2e latency, ${levelNote(d.comparisons)}.`, '', ...d.comparisons.map((c) => `- ${c.verdict}`), '');
   }
   const lt = lengthTable(d);
   out.push('### Lengths sent (the server\'s counts)', '', mdTable(lt.head, lt.rows), '');
@@ -103,7 +113,7 @@ export function datasetHtml(r: Report): string {
   if (!d) return '';
   const parts = [`<p class="meta">${esc(datasetHeadline(d))}</p>`];
   if (d.comparisons.length) {
-    parts.push(`<h3>${esc(abTitle(d.comparisons[0]))}</h3><ul class="verdicts">${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`);
+    parts.push(`<h3>${esc(abTitle(d.comparisons))}</h3><p class="meta">Mean e2e latency, ${esc(levelNote(d.comparisons))}.</p><ul class="verdicts">${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`);
   }
   parts.push(`<h3>Lengths sent (the server's counts)</h3>${htmlTable(lengthTable(d), 2)}`);
   const dt = domainTable(d);
@@ -158,6 +168,7 @@ export function datasetJson(r: Report): unknown {
         domain: x.domain,
         e2e_speedup_b_over_a: x.speedup?.value ?? null,
         e2e_speedup_ci95: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
+        ci_level: c.level,
         verdict: x.text,
         acceptance_length_a: x.acceptance.a,
         acceptance_length_b: x.acceptance.b,

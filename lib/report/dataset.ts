@@ -65,8 +65,10 @@ export interface DomainComparison {
   a: string;
   b: string;
   domains: DomainVerdict[];
-  /** One line: "by domain at …: DFlash 2.10× [1.90, 2.30] faster on code; 1.20× [0.98, 1.40] on chat: not significant" (mean e2e, 95% interval). */
+  /** One line: "by domain at …: DFlash 2.10× [1.90, 2.30] faster on code; 1.20× [0.98, 1.40] on chat: not significant" (mean e2e, interval at `level`). */
   verdict: string;
+  /** Confidence of each interval: 0.95 in the A/B; in a comparison of N, 95% simultaneous over every variant and domain (Bonferroni). */
+  level: number;
 }
 
 export interface DatasetReport {
@@ -161,7 +163,7 @@ export function domainVerdict(a: string, b: string, domain: string, r: Ratio | n
   return `${x2(r.value)} ${ci2(r.ci)} on ${domain}: not significant`;
 }
 
-function compareDomains(a: DatasetRun, b: DatasetRun, where: string): DomainComparison {
+function compareDomains(a: DatasetRun, b: DatasetRun, where: string, level: number): DomainComparison {
   const domains = a.domains.map((da): DomainVerdict => {
     const db = b.domains.find((x) => x.domain === da.domain) as DomainFigures;
     let speedup: Ratio | null = null;
@@ -169,7 +171,7 @@ function compareDomains(a: DatasetRun, b: DatasetRun, where: string): DomainComp
       const withReqs = (xs: Array<[number, number]>) => xs.filter((x) => x[1] > 0);
       const sa = withReqs(da.slices);
       const sb = withReqs(db.slices);
-      speedup = { value: db.e2e.avg / da.e2e.avg, ci: sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, meanE2e) : null };
+      speedup = { value: db.e2e.avg / da.e2e.avg, ci: sa.length >= 2 && sb.length >= 2 ? bootstrapRatio(sb, sa, meanE2e, { level }) : null };
     }
     return { domain: da.domain, speedup, text: domainVerdict(a.variant, b.variant, da.domain, speedup), acceptance: { a: da.acceptance, b: db.acceptance } };
   });
@@ -179,6 +181,7 @@ function compareDomains(a: DatasetRun, b: DatasetRun, where: string): DomainComp
     b: b.variant,
     domains,
     verdict: `by domain ${where}: ${domains.map((d) => d.text).join('; ')}`,
+    level,
   };
 }
 
@@ -208,14 +211,21 @@ export function datasetReport(cfg: BenchConfig, plan: Plan, m: SummaryMetrics, d
   // Cell by cell, targets in their order (runs were measured in alternating order).
   const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
   const runs = [...plan.runs].sort((x, y) => order(x) - order(y)).map((r) => runOf(m, plan, r, ds));
+  // The A/B: the first variant against the second. A comparison of N: each variant against the
+  // baseline, every interval widened so that all of them hold together 95% of the time.
   const comparisons: DomainComparison[] = [];
-  if (kind === 'ab' && cfg.targets.length === 2 && byDomain(ds.shape)) {
-    const [a, b] = cfg.targets.map((t) => t.variant);
-    for (const cell of plan.cells) {
-      const ra = runs.find((r) => r.cellId === cell.id && r.variant === a);
-      const rb = runs.find((r) => r.cellId === cell.id && r.variant === b);
-      const run = plan.runs.find((r) => r.cell.id === cell.id) as Run;
-      if (ra && rb) comparisons.push(compareDomains(ra, rb, where(run)));
+  const pairs: Array<[string, string]> = [];
+  if (kind === 'ab' && cfg.targets.length === 2) pairs.push([cfg.targets[0].variant, cfg.targets[1].variant]);
+  if (kind === 'compare') for (const t of cfg.targets) if (t.variant !== cfg.baseline) pairs.push([t.variant, cfg.baseline]);
+  const level = 1 - 0.05 / Math.max(1, kind === 'compare' ? pairs.length * ds.shape.domains.length : 1);
+  if (byDomain(ds.shape)) {
+    for (const [a, b] of pairs) {
+      for (const cell of plan.cells) {
+        const ra = runs.find((r) => r.cellId === cell.id && r.variant === a);
+        const rb = runs.find((r) => r.cellId === cell.id && r.variant === b);
+        const run = plan.runs.find((r) => r.cell.id === cell.id) as Run;
+        if (ra && rb) comparisons.push(compareDomains(ra, rb, where(run), level));
+      }
     }
   }
   return {

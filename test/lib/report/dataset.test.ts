@@ -42,9 +42,9 @@ const trend = (avg: number, n: number, extra: Record<string, number> = {}) => ({
 const counter = (n: number) => ({ type: 'counter', values: { count: n, rate: 0 } });
 
 /** Per domain: e2e mean (ms) on each side, the same in every slice, a little noise so the interval is not a point. */
-function metrics(e2e: Record<string, Record<string, number>>, ratio = 1.0): SummaryMetrics {
+function metrics(e2e: Record<string, Record<string, number>>, ratio = 1.0, runs = plan.runs): SummaryMetrics {
   const m: SummaryMetrics = {};
-  for (const run of plan.runs) {
+  for (const run of runs) {
     const s = run.scenario;
     m[subKey('promptLength', s)] = trend(30, 40);
     m[subKey('outputLength', s)] = trend(96, 40);
@@ -139,4 +139,26 @@ test('sub-metrics: per run × domain (× slice for the interval) and × turn, on
   assert.equal(plain.dataset, null);
   const keys = Object.keys(k6Options(plan, plain).thresholds as object);
   assert.equal(keys.filter((k) => /domain:|turn:|llm_request_prompt_tokens|llm_prompt_length_ratio/.test(k)).length, 0);
+});
+
+test('compare: each variant against the baseline by domain, the intervals simultaneous over every variant and domain', () => {
+  const nway = loadConfig(BENCHMARKS.compare, { VARIANTS: 'none,mtp,dflash', NONE_URL: 'http://a:1', MTP_URL: 'http://b:2', DFLASH_URL: 'http://c:3', ISL: '24', OSL: '96', CONCURRENCY: '1', DURATION: '12s', SLICES: '4', DATASET: 'builtin:code,chat' }, NOW);
+  const p3 = buildPlan(nway, buildCells(nway.isl, nway.osl, [{ kind: 'vus', vus: 1 }]), ['none', 'mtp', 'dflash']);
+  const e2e = { code: { none: 300, mtp: 210, dflash: 100 }, chat: { none: 300, mtp: 260, dflash: 400 } };
+  const d = datasetReport(nway, p3, metrics(e2e, 1, p3.runs), dsPlan(), 'compare', () => 'at c=1');
+  assert.ok(d);
+  assert.deepEqual(d.comparisons.map((c) => `${c.a}÷${c.b}`), ['mtp÷none', 'dflash÷none'], 'each variant against the baseline, none against itself');
+  // 2 variants × 2 domains: each interval at 1 − 0.05/4.
+  for (const c of d.comparisons) assert.equal(c.level, 1 - 0.05 / 4);
+  const dflashCode = d.comparisons[1].domains.find((x) => x.domain === 'code');
+  assert.ok(dflashCode?.speedup?.ci);
+  assert.ok(Math.abs(dflashCode.speedup.value - 3) < 1e-9);
+  // Wider than the single 95% interval of the same data.
+  const single = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 300 }, chat: { dflash: 400, mtp: 300 } }), dsPlan(), 'ab', () => '');
+  const ci95 = single?.comparisons[0].domains.find((x) => x.domain === 'code')?.speedup?.ci;
+  assert.ok(ci95);
+  assert.ok(dflashCode.speedup.ci.hi - dflashCode.speedup.ci.lo > ci95.hi - ci95.lo, `${JSON.stringify(dflashCode.speedup.ci)} vs ${JSON.stringify(ci95)}`);
+  const text = datasetText({ dataset: d } as Report, table).join('\n');
+  assert.match(text, /each variant vs none by domain \(mean e2e latency, 98\.8% bootstrap intervals, 95% simultaneous over 4 comparisons\):/);
+  assert.match(text, /DFlash 3\.00× \[\d\.\d\d, \d\.\d\d\] faster on code/);
 });
