@@ -1,8 +1,10 @@
 // A run against a baseline run: for every cell and variant both measured, the ratios new ÷ baseline
-// of output throughput and of mean e2e latency with 95% bootstrap intervals over the steady time
-// slices (the resampling of lib/stats/bootstrap.ts, as the A/B comparison uses it), a verdict, and
-// whether the new run is slower beyond the tolerance with its whole interval: a regression.
+// of output throughput and of mean e2e latency with 95% intervals over the steady time slices (as
+// the in-run verdicts have them: Welch's t on the log ratio for throughput, a percentile bootstrap
+// for the pooled e2e), a verdict, and whether the new run is slower beyond the tolerance with its
+// whole interval: a regression.
 import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
+import { ratioOfMeans } from '../stats/t-interval';
 import type { Ratio } from '../report/analysis';
 import { CompareInputError, type BenchSummary, type SummaryRecord, type SummarySlices } from './summary';
 import { checkWorkload, describeDifferences, type Difference } from './workload';
@@ -194,7 +196,9 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellCompa
     return out(vb, vn, tPoint === null ? null : { value: tPoint, ci: null }, lPoint === null ? null : { value: lPoint, ci: null }, 'too-few-samples');
   }
 
-  const throughput = tPoint === null ? null : { value: tPoint, ci: holding(bootstrapRatio(tn, tb, tps), tPoint) };
+  // Throughput: Welch's t on the log ratio of the slices' means, as the in-run verdicts use it (a
+  // percentile bootstrap over 5–8 slices calls a difference between identical servers too often).
+  const throughput = tPoint === null ? null : { value: tPoint, ci: holding(ratioOfMeans(tn.map((x) => x[0]), tb.map((x) => x[0]), 0.95)?.ci ?? null, tPoint) };
   const latency = lPoint === null ? null : { value: lPoint, ci: holding(bootstrapRatio(withRequests(tn), withRequests(tb), meanE2e), lPoint) };
   if ((throughput !== null && throughput.ci === null) || (latency !== null && latency.ci === null)) {
     notes.unshift('not enough data for an interval: most resamples had nothing to divide by');

@@ -62,7 +62,7 @@ function headerLines(c: Comparison): string[] {
 const lim = (t: number) => String(Math.round((1 + t) * 10000) / 10000);
 
 const METHOD = (c: Comparison) =>
-  `ratios new ÷ baseline with 95% bootstrap intervals over the steady time slices; a regression is slower beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
+  `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ratio; e2e: percentile bootstrap); a regression is slower beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
 
 export function renderCompareText(c: Comparison, files: string[] = []): string {
   const out: string[] = [];
