@@ -2,7 +2,7 @@
 // prompts of 200–2,000 characters, ShareGPT conversations of 2–6 turns), plus locating a syntax
 // error in a JSON array (the error path). Prints figures; asserts nothing.
 //   npx tsx bench/dataset-parse.ts [megabytes=100]
-import { locateJsonError, parseDataset, type DatasetFormat } from '../lib/workload/dataset';
+import { locateJsonError, parseDataset, type DatasetFormat } from '../lib/dataset/format';
 import { rngFor, randInt } from '../lib/stats/rng';
 
 const MB = Number(process.argv[2] ?? '100');

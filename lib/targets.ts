@@ -5,7 +5,7 @@ import type { BenchConfig, TargetConfig } from './config/types';
 import { createDialect, type Dialect, type DialectName } from './dialects/index';
 import type { Engine } from './server-metrics/window';
 import type { PromptKind } from './workload/prompts';
-import type { DatasetPlan } from './workload/dataset-plan';
+import type { DatasetPlan } from './dataset/plan';
 import { TRANSPORTS } from './transports';
 
 /** What setup() learned about a target. Serialised into setup data: never holds the API key. */
@@ -32,7 +32,7 @@ export interface SetupData {
   sequence: string | null;
   /** Targets that failed preflight, with the whole diagnosis: the run aborts before any load. */
   failures: Array<{ variant: string; reason: string; message: string }>;
-  /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/workload/dataset-plan.ts). */
+  /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/dataset/plan.ts). */
   dataset?: DatasetPlan;
   /** When setup ended and the runs started (epoch ms), stamped by recordRun (lib/k6/run-record.ts): how handleSummary tells a stopped run. */
   runsStartMs?: number;

@@ -8,7 +8,7 @@ import type { MetricKey } from '../metrics/catalog';
 import { identifyTarget, PreflightError, preflightTarget } from '../preflight/run';
 import { requestHeaders, type ResolvedTarget, type TargetInfo } from '../targets';
 import { TRANSPORTS, type TransportName } from '../transports';
-import { turnsText } from '../workload/dataset';
+import { turnsText } from '../dataset/format';
 import { llmRequest } from '../k6/request';
 import { httpSender, k6Port, libraryMetrics, scenarioNow, sseSender, testScenarios, type Send } from '../k6/library';
 import type { K6Metrics } from '../k6/metrics';

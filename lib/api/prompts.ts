@@ -1,14 +1,14 @@
 // Prompts and datasets for a user's script: the benchmarks' built-in prompt set, their dataset
 // reader (ShareGPT JSON, JSONL of messages or prompts, plain text: docs/datasets.md), seeded
 // prompts of a given length, and the turns of a conversation as chat messages.
-import { builtinItems, BUILTIN_DOMAINS, type BuiltinDomain } from '../workload/builtin-prompts';
-import { parseDataset, requestTurns, turnsText, userTurns, type DatasetItem } from '../workload/dataset';
+import { builtinItems, BUILTIN_DOMAINS, type BuiltinDomain } from '../dataset/builtin';
+import { parseDataset, requestTurns, turnsText, userTurns, type DatasetItem } from '../dataset/format';
 import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { readText, sharedArray } from '../k6/library';
 import type { Message } from './client';
 
-export type { DatasetItem, Turn } from '../workload/dataset';
+export type { DatasetItem, Turn } from '../dataset/format';
 export { BUILTIN_DOMAINS, type BuiltinDomain };
 
 /** The built-in prompts (code, math, chat, summarization; some chat items are conversations), the same everywhere. */

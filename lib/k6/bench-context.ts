@@ -9,7 +9,7 @@ import type { AddSample, SloLimits } from '../metrics/samples';
 import { planOf, probeScenario, type Plan, type Run } from '../plan/matrix';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { datasetThresholds } from '../plan/dataset-keys';
-import { TOKENIZE_BUDGET_MS } from '../workload/dataset-plan';
+import { TOKENIZE_BUDGET_MS } from '../dataset/plan';
 import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
 import { TRANSPORTS, type TransportSpec } from '../transports';
 import { readBaseline, type Baseline } from '../compare/baseline';

@@ -8,12 +8,12 @@ import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
 import { requestHeaders, type ResolvedTarget, type TargetInfo } from '../targets';
 import { DIALECT_TRAITS } from '../dialects/index';
-import type { DatasetItem } from '../workload/dataset';
-import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../workload/dataset-plan';
-import { DatasetPlayer, firstRequest, turnTag, turnTags, type NextRequest } from '../workload/dataset-player';
-import { buildStore, readDataset, storedItem, type DatasetMeta, type DatasetStore, type StoredItem } from '../workload/dataset-store';
+import type { DatasetItem } from '../dataset/format';
+import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../dataset/plan';
+import { DatasetPlayer, firstRequest, turnTag, turnTags, type NextRequest } from '../dataset/player';
+import { buildStore, readDataset, storedItem, type DatasetMeta, type DatasetStore, type StoredItem } from '../dataset/store';
 import type { DatasetShape } from '../plan/dataset-keys';
-import { describeLengths } from '../workload/lengths';
+import { describeLengths } from '../dataset/lengths';
 
 /** The dataset as every VU sees it: the header, and items read on demand from the shared copy. */
 export interface SharedDataset {

@@ -8,8 +8,8 @@ import type { Plan, Run } from '../plan/matrix';
 import { byDomain } from '../plan/dataset-keys';
 import { subKey } from '../plan/summary-keys';
 import { bootstrapRatio, pooledMean, type Interval } from '../stats/bootstrap';
-import type { DatasetPlan } from '../workload/dataset-plan';
-import { describeLengths } from '../workload/lengths';
+import type { DatasetPlan } from '../dataset/plan';
+import { describeLengths } from '../dataset/lengths';
 import { display, type Ratio } from './analysis';
 import type { Dist, SummaryMetrics } from './model';
 

@@ -57,3 +57,19 @@ test('every link and repository path named in the README and docs/ exists', () =
   }
   assert.deepEqual(missing, []);
 });
+
+test("docs/architecture.md's picture names every folder of lib/, and only folders that exist", () => {
+  const arch = read('docs/architecture.md');
+  const picture = arch.slice(arch.indexOf('```\n scenarios/'), arch.indexOf('```', arch.indexOf('```\n scenarios/') + 3));
+  const folders = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .flatMap((e) => [`${dir}/${e.name}`, ...folders(`${dir}/${e.name}`)]);
+  for (const f of folders('lib')) {
+    const parts = f.split('/');
+    // A sub-folder is drawn beside its parent: "lib/report/ (+svg/)".
+    const drawn = parts.length === 2 ? `${f}/` : `${parts.slice(0, -1).join('/')}/ (+${parts[parts.length - 1]}/)`;
+    assert.ok(picture.includes(drawn), `${f}/ is not in the picture of docs/architecture.md (drawn as "${drawn}")`);
+  }
+  for (const [named] of picture.matchAll(/lib\/[a-z0-9/-]+(?:\.ts)?/g)) assert.ok(existsSync(join(root, named)), `the picture names ${named}, which does not exist`);
+});

@@ -4,8 +4,8 @@ import { DomainAcceptance, domainOf, parseAcceptByDomain } from '../../sim/engin
 import { parseArgs, resolveOptions } from '../../sim/index';
 import type { RequestRecord } from '../../sim/index';
 import { Rng } from '../../sim/rng';
-import { domainMarker, markTurns } from '../../lib/workload/dataset';
-import { builtinItems } from '../../lib/workload/builtin-prompts';
+import { domainMarker, markTurns } from '../../lib/dataset/format';
+import { builtinItems } from '../../lib/dataset/builtin';
 import { request, sim } from './helpers';
 
 test('domainOf reads the first [domain: NAME] marker anywhere in the text', () => {

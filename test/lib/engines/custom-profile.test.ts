@@ -9,7 +9,7 @@ import { preflightTarget } from '../../../lib/preflight/run';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { snapshot, windowFigures } from '../../../lib/server-metrics/window';
-import { parseTokenizeReply, tokenizeRequest } from '../../../lib/workload/lengths';
+import { parseTokenizeReply, tokenizeRequest } from '../../../lib/dataset/lengths';
 import { reply } from '../fixtures';
 
 // The one file a new server needs (here inline): how it is recognised, its dialect, /metrics, tokenize.

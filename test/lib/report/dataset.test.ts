@@ -14,7 +14,7 @@ import { datasetJson, datasetText } from '../../../lib/report/dataset-render';
 import { table } from '../../../lib/report/format';
 import type { SummaryMetrics } from '../../../lib/report/model';
 import type { Report } from '../../../lib/report/report';
-import type { DatasetPlan } from '../../../lib/workload/dataset-plan';
+import type { DatasetPlan } from '../../../lib/dataset/plan';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 const env = { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '24', OSL: '96', CONCURRENCY: '1', DURATION: '12s', SLICES: '4', DATASET: 'builtin:code,chat' };

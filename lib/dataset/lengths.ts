@@ -6,7 +6,7 @@
 // that renders the chat template, SGLang /v1/tokenize, llama.cpp /tokenize); other servers have none
 // and the estimate applies.
 import { engineById } from '../engines/index';
-import { DatasetError, turnsText, type DatasetItem, type Turn } from './dataset';
+import { DatasetError, turnsText, type DatasetItem, type Turn } from './format';
 
 export interface TokenizeCall {
   method: 'POST';

@@ -14,7 +14,7 @@ import {
   turnsText,
   userTurns,
   type Dataset,
-} from '../../../lib/workload/dataset';
+} from '../../../lib/dataset/format';
 
 const parse = (text: string, file = 'data.jsonl'): Dataset => parseDataset(text, { file });
 

@@ -4,7 +4,7 @@
 // dataset. Single-turn prompts are one user turn; some chat items are conversations of 2–4 user
 // turns with recorded assistant replies, for multi-turn replay.
 import { ConfigError, quote } from '../config/parse';
-import type { Dataset, DatasetItem, Turn } from './dataset';
+import type { Dataset, DatasetItem, Turn } from './format';
 import { chatPrompts } from './builtin/chat';
 import { codePrompts } from './builtin/code';
 import { mathPrompts } from './builtin/math';

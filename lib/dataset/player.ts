@@ -5,10 +5,10 @@
 // or the server's own replies. Pure: items come through `item(index)`.
 import type { HistorySource } from '../config/dataset';
 import type { GenerationResult, Prompt } from '../dialects/types';
-import { markTurns, requestTurns, turnsText, userTurns, type DatasetItem, type Turn } from './dataset';
-import type { DatasetBucket, DatasetPlan } from './dataset-plan';
-import { NO_DOMAIN } from './dataset-store';
-import { promptIndex } from './prompts';
+import { markTurns, requestTurns, turnsText, userTurns, type DatasetItem, type Turn } from './format';
+import type { DatasetBucket, DatasetPlan } from './plan';
+import { NO_DOMAIN } from './store';
+import { promptIndex } from '../workload/prompts';
 
 /** Turns from this one on share one `turn` tag value ("8+"), so the tag's values stay few. */
 export const MAX_TURN_TAG = 8;

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { datasetConfig } from '../../../lib/config/dataset';
-import { DatasetError, parseDataset, type DatasetItem } from '../../../lib/workload/dataset';
-import { buildStore, firstRequestChars, readDataset, storedItem, NO_DOMAIN } from '../../../lib/workload/dataset-store';
-import { estimateCounter, planDataset, serverCounter, tokenizeEngine, type Counter, type DatasetPlan } from '../../../lib/workload/dataset-plan';
-import { DatasetPlayer, firstRequest, turnTag, turnTags } from '../../../lib/workload/dataset-player';
+import { DatasetError, parseDataset, type DatasetItem } from '../../../lib/dataset/format';
+import { buildStore, firstRequestChars, readDataset, storedItem, NO_DOMAIN } from '../../../lib/dataset/store';
+import { estimateCounter, planDataset, serverCounter, tokenizeEngine, type Counter, type DatasetPlan } from '../../../lib/dataset/plan';
+import { DatasetPlayer, firstRequest, turnTag, turnTags } from '../../../lib/dataset/player';
 import { failed } from '../../../lib/dialects/reply';
 import type { GenerationResult } from '../../../lib/dialects/types';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';

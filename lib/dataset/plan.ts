@@ -4,7 +4,7 @@
 // every bucket holds PROMPT_POOL of them, so a bucket's prompts are the first of the seeded order
 // that fit it, the same for every target. Pure: the tokenize requests go through an HttpPort.
 import type { HttpPort } from '../http-port';
-import { DatasetError, type DatasetFormat, type Turn } from './dataset';
+import { DatasetError, type DatasetFormat, type Turn } from './format';
 import { engineById } from '../engines/index';
 import { bucketByLength, describeLengths, parseTokenizeReply, tokenizeRequest, type LengthFilter, type LengthSource } from './lengths';
 

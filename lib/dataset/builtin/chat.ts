@@ -1,7 +1,7 @@
 // Built-in prompts, domain `chat`: open questions a person asks an assistant, and conversations of
 // two to four user turns (with short assistant replies in between, so the history can be replayed
 // as recorded). Written for this project.
-import type { Turn } from '../dataset';
+import type { Turn } from '../format';
 
 const QUESTIONS: string[] = [
   'What are some good ways to get back into reading when I have lost the habit?',

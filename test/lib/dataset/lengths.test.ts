@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DatasetError, type DatasetItem } from '../../../lib/workload/dataset';
+import { DatasetError, type DatasetItem } from '../../../lib/dataset/format';
 import {
   bucketByLength,
   describeLengths,
@@ -8,7 +8,7 @@ import {
   filterByLength,
   parseTokenizeReply,
   tokenizeRequest,
-} from '../../../lib/workload/lengths';
+} from '../../../lib/dataset/lengths';
 
 const turns = [
   { role: 'system' as const, content: 'Be brief.' },

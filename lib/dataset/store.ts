@@ -5,8 +5,8 @@
 // (so setup can fill the ISL buckets without parsing every item). Pure: no k6 import.
 import type { DatasetConfig } from '../config/dataset';
 import { ConfigError, quote } from '../config/parse';
-import { builtinDataset, isBuiltinSpec } from './builtin-prompts';
-import { domainMarker, parseDataset, seededOrder, selectDomains, userTurns, type Dataset, type DatasetFormat, type DatasetItem } from './dataset';
+import { builtinDataset, isBuiltinSpec } from './builtin';
+import { domainMarker, parseDataset, seededOrder, selectDomains, userTurns, type Dataset, type DatasetFormat, type DatasetItem } from './format';
 import { ESTIMATE_CHARS_PER_TOKEN } from './lengths';
 
 /** The domain tag of an item without one, in a dataset where others have one. */

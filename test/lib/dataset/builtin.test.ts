@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../../lib/config/parse';
-import { BUILTIN_DOMAINS, builtinDataset, builtinItems, isBuiltinSpec } from '../../../lib/workload/builtin-prompts';
-import { userTurns } from '../../../lib/workload/dataset';
+import { BUILTIN_DOMAINS, builtinDataset, builtinItems, isBuiltinSpec } from '../../../lib/dataset/builtin';
+import { userTurns } from '../../../lib/dataset/format';
 
 test('the built-in set: a few hundred prompts, every domain well represented, ids unique', () => {
   const items = builtinItems();
