@@ -30,6 +30,10 @@ export interface RequestRecord {
   behind: boolean;
   queueExitMs: number | null;
   firstTokenMs: number | null;
+  /** Leading output tokens that were reasoning (the simulator's reasoning profile); 0 without one. */
+  reasoningTokens: number;
+  /** When the event carrying the first answer token (after the reasoning) went out; null without reasoning or an answer. */
+  firstAnswerMs: number | null;
   events: EventRecord[];
   finishMs: number | null;
   /** length | stop | abort (server-side abort or injected reset) | error | disconnect (client went away) */
@@ -136,6 +140,8 @@ export class Recorder {
       behind: intakeLagMs > this.lagThresholdMs,
       queueExitMs: null,
       firstTokenMs: null,
+      reasoningTokens: 0,
+      firstAnswerMs: null,
       events: [],
       finishMs: performance.timeOrigin + performance.now(),
       finishReason: 'error',

@@ -2,7 +2,7 @@
 // supplies only a ChunkReader, which says what a chunk of its shape contains.
 import { classified, classifyErrorObject, messageOf, type RequestContext } from './errors';
 import { splitSseEvents } from './sse';
-import type { ChunkUpdate } from './chunk-update';
+import type { ChunkUpdate, Phase } from './chunk-update';
 import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
 import type { Arrivals } from './arrivals';
 export type { ChunkUpdate } from './chunk-update';
@@ -57,6 +57,13 @@ export class Accumulator implements StreamReader {
   private draftAccepted: number | null = null;
   private events = 0;
   private tokenEvents = 0;
+  /** Reasoning in the reply (see classify): the phase of the last chunk with text, the first reasoning and answer token events, reasoning tokens counted from the stream (NaN once one is unknown). */
+  private phase: Phase | undefined = undefined;
+  private reasoningSeen = false;
+  private firstReasoning = -1;
+  private firstAnswer = -1;
+  private streamReasoningTokens = 0;
+  private serverReasoningTokens: number | null = null;
   private done = false;
   private streamed = true;
   private streamError: { message: string; code: number | null } | null = null;
@@ -182,6 +189,7 @@ export class Accumulator implements StreamReader {
         if (u.carriesToken || (!u.noContent && tokens !== null && tokens > 0)) {
           this.tokenEvents++;
           r = tokens === null ? TOKENS_UNKNOWN : tokens;
+          this.classify(u.phase, this.tokenEvents - 1, tokens === null ? NaN : tokens);
         }
         this.arm(t);
         return r;
@@ -243,8 +251,16 @@ export class Accumulator implements StreamReader {
   private disarm(): void {
     if (this.fastRead === null || this.fast === null) return;
     const s = this.fast.get();
+    const before = { completion: this.completion, tokenEvents: this.tokenEvents };
     this.completion = s.completion;
     this.tokenEvents = s.tokenEvents;
+    const gained = s.tokenEvents - before.tokenEvents;
+    if (gained > 0 && this.fastOf !== null) {
+      // Every chunk the closure read has the template's shape, so one phase: their tokens are the count's rise.
+      const c = s.completion;
+      const sum = c === null ? NaN : before.completion !== null ? c - before.completion : before.tokenEvents === 0 ? c : NaN;
+      this.classify(this.fastOf.update.phase, before.tokenEvents, sum);
+    }
     this.events += s.matched;
     if (s.matched > 0 && this.hook) this.reader.templateMatched?.(s.lastMatched);
     this.fastRead = null;
@@ -328,11 +344,36 @@ export class Accumulator implements StreamReader {
     if (u.acceptanceLength !== undefined) this.accept = u.acceptanceLength;
     if (u.draftTokens !== undefined) this.drafted = u.draftTokens;
     if (u.draftAccepted !== undefined) this.draftAccepted = u.draftAccepted;
+    if (u.reasoningTokens !== undefined) this.serverReasoningTokens = u.reasoningTokens;
     // A token count that rises without visible text still means tokens arrived (a token that
     // decodes to nothing yet), except in a chunk that cannot hold content at all.
-    if (!(u.carriesToken || (!u.noContent && tokens !== null && tokens > 0))) return EVENT_NONE;
+    if (!(u.carriesToken || (!u.noContent && tokens !== null && tokens > 0))) {
+      // A non-streamed reply is one chunk with no token event: its phase still says whether it reasoned.
+      if (u.phase !== undefined && u.phase !== 'answer') this.reasoningSeen = true;
+      return EVENT_NONE;
+    }
     this.tokenEvents++;
+    this.classify(u.phase, this.tokenEvents - 1, tokens === null ? NaN : tokens);
     return tokens === null ? TOKENS_UNKNOWN : tokens;
+  }
+
+  /**
+   * Notes token events from index `first` on, all of one phase, carrying `tokens` (NaN:
+   * unknown). Reasoning streams before the answer, so the first answer event ends it; an event
+   * without text (a token that decodes to nothing yet) belongs to the phase of the chunk before.
+   */
+  private classify(phase: Phase | undefined, first: number, tokens: number): void {
+    const p = phase ?? this.phase;
+    if (p === undefined) return;
+    this.phase = p;
+    if (p !== 'answer') {
+      this.reasoningSeen = true;
+      if (this.firstReasoning < 0) this.firstReasoning = first;
+    }
+    if (p === 'reasoning') this.streamReasoningTokens += tokens;
+    // A chunk with both: how its tokens split is not said.
+    else if (p === 'both') this.streamReasoningTokens = NaN;
+    if (p !== 'reasoning' && this.firstAnswer < 0) this.firstAnswer = first;
   }
 
   /** A non-streamed reply is complete by construction: no [DONE] is expected. */
@@ -369,6 +410,15 @@ export class Accumulator implements StreamReader {
       error: null,
     };
     if (this.drafted !== null) result.draft = { drafted: this.drafted, accepted: this.draftAccepted ?? 0 };
+    if (this.reasoningSeen || (this.serverReasoningTokens ?? 0) > 0) {
+      // The server's count first; else the stream's, when every reasoning event said its tokens.
+      const counted = this.streamed && Number.isFinite(this.streamReasoningTokens) && this.firstReasoning >= 0 ? this.streamReasoningTokens : null;
+      result.reasoning = {
+        tokens: this.serverReasoningTokens ?? counted,
+        firstReasoningEvent: this.streamed && this.firstReasoning >= 0 ? this.firstReasoning : null,
+        firstAnswerEvent: this.streamed && this.firstAnswer >= 0 ? this.firstAnswer : null,
+      };
+    }
     // The text is built (or, when the reader kept it aside unparsed, parsed) only if someone reads
     // it: a benchmark rarely does, and joining hundreds of pieces costs on k6's engine.
     const reader = this.reader;

@@ -2,6 +2,13 @@
 // template (template.ts) and the accumulator that drives it do not import each other.
 import type { FinishReason } from './types';
 
+/**
+ * What a chunk's text is, for a reply that separates reasoning from its answer (chat
+ * `reasoning_content` / `reasoning` deltas, or `<think>` spans): reasoning only, answer only, or
+ * both (the chunk where the answer starts). Absent: the reader cannot tell (no reasoning field).
+ */
+export type Phase = 'reasoning' | 'answer' | 'both';
+
 /** What one chunk (or one non-streamed reply) says. Absent fields say nothing. */
 export interface ChunkUpdate {
   /** Text this chunk adds. */
@@ -24,6 +31,10 @@ export interface ChunkUpdate {
   /** Draft tokens proposed and accepted for the request so far (llama.cpp timings). */
   draftTokens?: number;
   draftAccepted?: number;
+  /** See Phase; set only on chunks that carry text. */
+  phase?: Phase;
+  /** The server's own count of reasoning tokens (usage.completion_tokens_details.reasoning_tokens). */
+  reasoningTokens?: number;
   /** An error object inside the stream. */
   error?: string;
 }

@@ -1,6 +1,7 @@
 // The OpenAI-compatible API served by vLLM and SGLang: /v1/completions and /v1/chat/completions.
 // Both share usage accounting; they differ in where the generated text sits in a choice.
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
+import type { Phase } from './chunk-update';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
@@ -17,6 +18,8 @@ interface Shape {
   choiceText(choice: Record<string, unknown>): string;
   /** The keys that hold that text in a streamed chunk (for the chunk template, see template.ts). */
   textKeys: readonly string[];
+  /** Whether a choice's text is reasoning or answer; absent: the shape carries no reasoning. */
+  phaseOf?: (choice: Record<string, unknown>) => Phase | undefined;
 }
 
 const completions: Shape = {
@@ -55,6 +58,13 @@ const chat: Shape = {
     return reasoning + str(m.content);
   },
   textKeys: ['content', 'reasoning_content', 'reasoning'],
+  phaseOf(choice) {
+    const m = obj(choice.delta) ?? obj(choice.message);
+    if (!m) return undefined;
+    const reasoning = str(m.reasoning_content) !== '' || str(m.reasoning) !== '';
+    const answer = str(m.content) !== '';
+    return reasoning ? (answer ? 'both' : 'reasoning') : answer ? 'answer' : undefined;
+  },
 };
 
 function str(v: unknown): string {
@@ -66,7 +76,7 @@ function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect 
   const rctx: RequestContext = { ...ctx, route };
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
-  const reader = () => openaiChunkReader(shape.choiceText, shape.textKeys);
+  const reader = () => openaiChunkReader(shape.choiceText, shape.textKeys, shape.phaseOf);
   return {
     name: shape.name,
     path: shape.path,
@@ -93,7 +103,11 @@ const FINISH_ALIASES = new Map([
   ['stop_sequence', 'stop'],
 ]);
 
-export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => string, textKeys: readonly string[] = []): ChunkReader {
+export function openaiChunkReader(
+  choiceText: (c: Record<string, unknown>) => string,
+  textKeys: readonly string[] = [],
+  phaseOf?: (c: Record<string, unknown>) => Phase | undefined,
+): ChunkReader {
   const read = (chunk: Record<string, unknown>): ChunkUpdate => {
     const u: ChunkUpdate = { carriesToken: false };
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
@@ -104,6 +118,8 @@ export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => st
       if (text !== '') {
         u.textDelta = text;
         u.carriesToken = true;
+        const phase = phaseOf?.(choice);
+        if (phase !== undefined) u.phase = phase;
       }
       // TGI sends finish_reason "" on every chunk but the last: not a finish reason.
       const finish = choice.finish_reason;
@@ -115,6 +131,9 @@ export function openaiChunkReader(choiceText: (c: Record<string, unknown>) => st
       u.promptTokens = num(usage.prompt_tokens);
       const details = obj(usage.prompt_tokens_details);
       if (details) u.cachedTokens = num(details.cached_tokens);
+      // vLLM (with a reasoning parser) and OpenAI say how many of the completion tokens were reasoning.
+      const outDetails = obj(usage.completion_tokens_details);
+      if (outDetails) u.reasoningTokens = num(outDetails.reasoning_tokens);
     }
     const timings = obj(chunk.timings);
     if (timings) readDraftTimings(timings, u);

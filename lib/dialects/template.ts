@@ -86,10 +86,10 @@ export function remember(cache: TemplateCache, sk: Skeleton): void {
   if (list.length > CACHED_SKELETONS) list.length = CACHED_SKELETONS;
 }
 
-type Field = 'completionTokens' | 'promptTokens' | 'cachedTokens' | 'specVerifySteps' | 'acceptanceLength' | 'draftTokens' | 'draftAccepted';
-const FIELDS: readonly Field[] = ['completionTokens', 'promptTokens', 'cachedTokens', 'specVerifySteps', 'acceptanceLength', 'draftTokens', 'draftAccepted'];
+type Field = 'completionTokens' | 'promptTokens' | 'cachedTokens' | 'specVerifySteps' | 'acceptanceLength' | 'draftTokens' | 'draftAccepted' | 'reasoningTokens';
+const FIELDS: readonly Field[] = ['completionTokens', 'promptTokens', 'cachedTokens', 'specVerifySteps', 'acceptanceLength', 'draftTokens', 'draftAccepted', 'reasoningTokens'];
 /** Fields no hole may feed: the altered copy must give them exactly as learned. */
-const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = ['textSoFar', 'carriesToken', 'noContent', 'finishReason', 'abortMessage', 'error'];
+const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = ['textSoFar', 'carriesToken', 'noContent', 'finishReason', 'abortMessage', 'error', 'phase'];
 
 /** A string body that needs no unescaping and cannot end the string early. */
 // eslint-disable-next-line no-control-regex

@@ -109,7 +109,21 @@ export interface GenerationResult {
    * draft_n_accepted); absent or null when the server does not report them.
    */
   draft?: DraftCounts | null;
+  /** Present only when the reply carried reasoning (see ReasoningSplit). */
+  reasoning?: ReasoningSplit | null;
   error: ClassifiedError | null;
+}
+
+/**
+ * A reply that reasoned before it answered. Event indexes count token-carrying events (the sse
+ * transport's columns); null when the reply was not streamed or has no such event.
+ */
+export interface ReasoningSplit {
+  /** Reasoning tokens: the server's count, else the stream's; null when neither said. */
+  tokens: number | null;
+  firstReasoningEvent: number | null;
+  /** The first event carrying answer text; null when the reply never answered (or was not streamed). */
+  firstAnswerEvent: number | null;
 }
 
 /**

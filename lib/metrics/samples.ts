@@ -1,8 +1,8 @@
 // Which metric samples one finished request produces. Pure, so the arithmetic is tested in Node;
 // the k6 layer only calls .add() on each.
-import type { GenerationResult } from '../dialects/types';
+import type { GenerationResult, ReasoningSplit } from '../dialects/types';
 import type { MetricKey } from './catalog';
-import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type Events, type SampleSink } from './timing';
+import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type EventColumns, type Events, type SampleSink } from './timing';
 
 export interface Outcome {
   result: GenerationResult;
@@ -100,6 +100,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     add('specTokens', tokens);
   }
   if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
+  if (r.reasoning) recordReasoning(r.reasoning, tokens, o.startMs, latency ? ev : null, add);
   if (r.draft && r.draft.drafted > 0) {
     add('draftTokens', r.draft.drafted);
     add('draftAccepted', r.draft.accepted);
@@ -121,4 +122,18 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   }
   if (w.trackLastEnd) add('windowLastEnd', o.endMs - w.cellStartMs);
   if (latency && sloSet(slo) && meetsSlo(t.e2eMs, t.ttftMs, t.tpotMs, slo)) add('good', 1);
+}
+
+/**
+ * A reply that reasoned: its two first-token times (from the event columns, so only where events
+ * are timed) and its token split. Nothing is recorded that was not said: no answer time for a
+ * reply cut during its reasoning, no split without the reasoning count.
+ */
+function recordReasoning(rs: ReasoningSplit, completionTokens: number | null, startMs: number, ev: EventColumns | null, add: AddSample): void {
+  add('reasoningRequests', 1);
+  if (ev !== null && rs.firstReasoningEvent !== null && rs.firstReasoningEvent < ev.n) add('ttftReasoning', ev.t[rs.firstReasoningEvent] - startMs);
+  if (ev !== null && rs.firstAnswerEvent !== null && rs.firstAnswerEvent < ev.n) add('ttftAnswer', ev.t[rs.firstAnswerEvent] - startMs);
+  if (rs.tokens === null) return;
+  add('reasoningTokens', rs.tokens);
+  if (completionTokens !== null && completionTokens >= rs.tokens) add('answerTokens', completionTokens - rs.tokens);
 }

@@ -60,6 +60,17 @@ export function runRecord(r: RunFigures) {
     output_tokens: r.tokens.output,
     input_tokens: r.tokens.input,
     cached_input_tokens: r.tokens.cached,
+    reasoning:
+      // Absent in figures read back from a run written before reasoning was measured.
+      (r.reasoning ?? null) === null
+        ? null
+        : {
+            requests: r.reasoning!.requests,
+            ttft_reasoning_ms: ms(r.reasoning!.ttftReasoning),
+            ttft_answer_ms: ms(r.reasoning!.ttftAnswer),
+            reasoning_tokens: r.reasoning!.reasoningTokens,
+            answer_tokens: r.reasoning!.answerTokens,
+          },
     server_ttft_mean_ms: r.server?.ttftMeanMs ?? null,
     server_itl_mean_ms: r.server?.itlMeanMs ?? null,
     server_e2e_mean_ms: r.server?.e2eMeanMs ?? null,

@@ -71,6 +71,8 @@ export interface RunFigures {
   /** Accepted ÷ drafted tokens summed over the run's requests (llama.cpp timings); not an acceptance length. */
   draftAcceptance: { rate: number; drafted: number; accepted: number } | null;
   tokens: { output: number; input: number; cached: number };
+  /** Replies that reasoned before answering; null when none did. */
+  reasoning: Reasoning | null;
   server: ServerFigures | null;
   dropped: number;
   /** VUs that sent requests in this run (on this instance, with an execution segment). */
@@ -176,6 +178,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
 
   const ttft = dist(m, subKey('ttft', s));
   const itl = dist(m, subKey('itl', s));
+  const reasoning = reasoningOf(m, s);
+  if (reasoning !== null) notes.push(reasoningNote(reasoning));
   const dropped = count(m, subKey('dropped_iterations', s));
   const p = probeScenario(run);
   const server: ServerFigures = {
@@ -229,6 +233,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     acceptance,
     draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
+    reasoning,
     server: anyServer ? server : null,
     dropped,
     vusRan: count(m, subKey('runVus', s)),
@@ -245,4 +250,38 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     }),
     notes,
   };
+}
+
+export interface Reasoning {
+  requests: number;
+  /** Time to the first reasoning and to the first answer token (sse only; null: not measured). */
+  ttftReasoning: Dist | null;
+  ttftAnswer: Dist | null;
+  /** Summed over the replies whose reasoning count was said; null when none said it. */
+  reasoningTokens: number | null;
+  answerTokens: number | null;
+}
+
+function reasoningOf(m: Parameters<typeof count>[0], s: string): Reasoning | null {
+  const requests = count(m, subKey('reasoningRequests', s));
+  if (requests === 0) return null;
+  const said = m[subKey('reasoningTokens', s)] !== undefined;
+  return {
+    requests,
+    ttftReasoning: dist(m, subKey('ttftReasoning', s)),
+    ttftAnswer: dist(m, subKey('ttftAnswer', s)),
+    reasoningTokens: said ? count(m, subKey('reasoningTokens', s)) : null,
+    answerTokens: m[subKey('answerTokens', s)] !== undefined ? count(m, subKey('answerTokens', s)) : null,
+  };
+}
+
+/** One sentence on the replies that reasoned: the answer's first token is the one a user waits for. */
+function reasoningNote(r: Reasoning): string {
+  const p50 = (d: Dist | null) => (d === null || d.count === 0 ? null : `${d.p50.toFixed(1)} ms`);
+  const answer = p50(r.ttftAnswer);
+  const first = p50(r.ttftReasoning);
+  const times =
+    answer === null && first === null ? 'time to first answer token not measured (needs TRANSPORT=sse)' : `time to first answer token p50 ${answer ?? 'not measured (no reply answered)'}, to first reasoning token p50 ${first ?? 'not measured'}`;
+  const tokens = r.reasoningTokens === null ? 'reasoning tokens not measured (the server did not count them, nor did the stream per event)' : `${r.reasoningTokens} reasoning and ${r.answerTokens ?? 'unknown'} answer tokens`;
+  return `${r.requests} replies reasoned before answering: ${times}; ${tokens}.`;
 }

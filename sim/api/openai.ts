@@ -27,7 +27,11 @@ export function contextCheck(ctx: SimContext, promptLen: number, maxNew: number 
 function usage(s: SessionState): Json {
   const p = s.req.promptIds.length;
   const n = s.ids.length;
-  return { prompt_tokens: p, total_tokens: p + n, completion_tokens: n };
+  const u: Json = { prompt_tokens: p, total_tokens: p + n, completion_tokens: n };
+  // As vLLM with a reasoning parser: the reasoning share of the completion, in the final usage
+  // (the running per-chunk usage keeps its shape).
+  if (s.req.reasoningTokens > 0 && s.finish) u.completion_tokens_details = { reasoning_tokens: Math.min(n, s.req.reasoningTokens) };
+  return u;
 }
 
 function finishFields(f: Finish | null): { finish_reason: string | null; stop: string | number | null } {

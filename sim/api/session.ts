@@ -139,6 +139,8 @@ export class Session implements SessionState {
       behind: req.intakeLagMs > ctx.o.lagThresholdMs,
       queueExitMs: null,
       firstTokenMs: null,
+      reasoningTokens: 0,
+      firstAnswerMs: null,
       events: [],
       finishMs: null,
       finishReason: null,
@@ -368,6 +370,11 @@ export class Session implements SessionState {
   private noteEvent(t: number, scheduledMs: number, tokens: number): void {
     const r = this.record;
     r.events.push({ timeMs: t, scheduledMs, tokens });
+    const reasoning = this.req.reasoningTokens;
+    if (reasoning > 0) {
+      r.reasoningTokens = Math.min(r.completionTokens + tokens, reasoning);
+      if (r.firstAnswerMs === null && r.completionTokens + tokens > reasoning) r.firstAnswerMs = t;
+    }
     r.completionTokens += tokens;
     // The simulator's own lateness against its schedule: the ground truth says when it fell behind.
     if (t - scheduledMs > r.lagMs) {

@@ -17,8 +17,8 @@ test('records carry every field; /sim routes are not recorded; since filter; res
   assert.equal(recs.length, 2);
   const r = recs[0] as RequestRecord;
   assert.deepEqual(Object.keys(r).sort(), [
-    'arrivalMs', 'behind', 'cachedTokens', 'completionTokens', 'domain', 'errorClass', 'events', 'faults', 'finishMs', 'finishReason', 'firstTokenMs', 'id', 'intakeLagMs',
-    'lagMs', 'maxNewTokens', 'ordinal', 'promptTokens', 'queueExitMs', 'route', 'status', 'stream', 'verifySteps', 'verifyTokens',
+    'arrivalMs', 'behind', 'cachedTokens', 'completionTokens', 'domain', 'errorClass', 'events', 'faults', 'finishMs', 'finishReason', 'firstAnswerMs', 'firstTokenMs', 'id', 'intakeLagMs',
+    'lagMs', 'maxNewTokens', 'ordinal', 'promptTokens', 'queueExitMs', 'reasoningTokens', 'route', 'status', 'stream', 'verifySteps', 'verifyTokens',
   ]);
   assert.equal(r.route, '/generate');
   assert.equal(r.stream, true);
