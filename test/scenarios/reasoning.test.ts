@@ -1,0 +1,76 @@
+// A reasoning model on real k6: the simulator's reasoning profile streams N reasoning tokens, then
+// the answer. The time to the first answer token must match the simulator's record of when that
+// token went out (as TTFT matches in sse.test.ts), and the reasoning/answer split must equal the
+// truth, on both transports (http cannot time events: it says so, and still counts the split).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { spawnSim } from './sim-process';
+import { explain, RUNNERS } from './harness';
+
+const OSL = 48;
+const FRACTION = 0.5;
+
+interface ReasoningRecord {
+  requests_ok: number;
+  output_tokens: number;
+  notes: string[];
+  reasoning: {
+    requests: number;
+    ttft_reasoning_ms: { p50: number; count: number } | null;
+    ttft_answer_ms: { p50: number; count: number } | null;
+    reasoning_tokens: number | null;
+    answer_tokens: number | null;
+  } | null;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+for (const runner of RUNNERS) {
+  for (const transport of ['sse', 'http'] as const) {
+    const skip = runner.skip ?? (transport === 'sse' ? runner.sseSkip : null) ?? undefined;
+    describe(`reasoning replies over ${transport} on ${runner.name}`, { skip }, () => {
+      test('time to first answer token against the truth; the reasoning and answer tokens equal it', async () => {
+        const sim = await spawnSim({ engine: 'vllm', timeScale: 1, seed: 21, reasoningFraction: FRACTION, reasoningField: 'reasoning' });
+        try {
+          const run = await runner.run(
+            'context-matrix',
+            { TARGET_URL: sim.url, DIALECT: 'openai-chat', TRANSPORT: transport, ISL: '128', OSL: String(OSL), CONCURRENCY: '2', DURATION: '5s', SLICES: '1', REQUEST_TIMEOUT: '10s', GRACEFUL_STOP: '5s', WARMUP_REQUESTS: '0' },
+            90_000,
+          );
+          assert.equal(run.result.exitCode, 0, explain(run));
+          const file = run.result.files.find((f) => f.endsWith('.summary.json')) as string;
+          const rec = (JSON.parse(readFileSync(file, 'utf8')) as { records: ReasoningRecord[] }).records[0];
+          const truth = (await sim.requests()).filter((r) => r.maxNewTokens === OSL && r.completionTokens === OSL);
+          assert.ok(truth.length >= 5, `${truth.length} run requests in the truth`);
+          const perRequest = FRACTION * OSL;
+          assert.ok(truth.every((r) => r.reasoningTokens === perRequest && r.firstAnswerMs !== null), 'the profile: half the budget reasons, then it answers');
+          const rs = rec.reasoning;
+          assert.ok(rs !== null, 'the run saw its replies reason');
+          assert.equal(rs.requests, rec.requests_ok, 'every successful reply reasoned');
+          assert.equal(rs.reasoning_tokens, perRequest * rec.requests_ok, 'reasoning tokens equal the truth');
+          assert.equal(rs.answer_tokens, rec.output_tokens - perRequest * rec.requests_ok, 'answer tokens are the rest');
+          assert.ok(rec.notes.some((n) => /replies reasoned before answering/.test(n)), rec.notes.join(' | '));
+          if (transport === 'http') {
+            assert.equal(rs.ttft_answer_ms, null, 'http cannot time the answer');
+            assert.ok(rec.notes.some((n) => /first answer token not measured \(needs TRANSPORT=sse\)/.test(n)));
+            return;
+          }
+          const trueAnswer = median(truth.map((r) => (r.firstAnswerMs as number) - r.arrivalMs));
+          const trueFirst = median(truth.map((r) => (r.firstTokenMs as number) - r.arrivalMs));
+          // The answer starts a whole reasoning span after the first token: reading the first token
+          // (or the end) as the answer's would miss by that much; the client's own overhead is far less.
+          const span = trueAnswer - trueFirst;
+          assert.ok(span > 50, `the reasoning span is long enough to tell apart: ${span} ms`);
+          assert.ok(rs.ttft_answer_ms !== null && rs.ttft_answer_ms.count === rec.requests_ok, 'one answer TTFT per reply');
+          const gap = rs.ttft_answer_ms.p50 - trueAnswer;
+          console.log(`# ${runner.name}: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ${trueAnswer.toFixed(1)} ms; first reasoning token client ${rs.ttft_reasoning_ms?.p50.toFixed(1)} ms, truth ${trueFirst.toFixed(1)} ms`);
+          assert.ok(gap > -2 && gap < 0.1 * span, `answer TTFT p50 client ${rs.ttft_answer_ms.p50} vs truth ${trueAnswer} (span ${span})`);
+          assert.ok(rs.ttft_reasoning_ms !== null && Math.abs(rs.ttft_reasoning_ms.p50 - trueFirst) < 0.1 * span, 'first reasoning token too');
+        } finally {
+          await sim.stop();
+        }
+      });
+    });
+  }
+}
