@@ -440,6 +440,28 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
         for (const x of MAIN.runs) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), end), x.serverAcceptance as number, runName(x));
       },
     },
+    'Time to first answer token': Object.fromEntries(
+      ([['A', 'answer', 'p50'], ['B', 'answer', 'p99'], ['C', 'first', 'p50']] as const).map(([ref, kind, p]) => [
+        ref,
+        async () => {
+          const r = await run('Time to first answer token', ref);
+          const reasoned = MAIN.runs.filter((x) => x.reasoning);
+          assert.deepEqual(seriesSet(r, ['variant', 'cell']), reasoned.map((x) => `variant=${x.variant},cell=${x.cell.id}`).sort(), 'only runs whose replies reasoned');
+          for (const x of reasoned) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), t), x.reasoning![kind][p], `${runName(x)} ${kind} ${p}`);
+        },
+      ]),
+    ),
+    'Reasoning and answer tokens per second': Object.fromEntries(
+      ([['A', 'reasoningTps'], ['B', 'answerTps']] as const).map(([ref, field]) => [
+        ref,
+        async () => {
+          const r = await run('Reasoning and answer tokens per second', ref);
+          const reasoned = MAIN.runs.filter((x) => x.reasoning);
+          assert.deepEqual(seriesSet(r, ['variant']), [...new Set(reasoned.map((x) => `variant=${x.variant}`))].sort());
+          for (const x of reasoned) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant }), t), x.reasoning![field], `${runName(x)} ${field}`);
+        },
+      ]),
+    ),
     'Output throughput (tokens/s)': {
       A: async () => {
         const r = await run('Output throughput (tokens/s)', 'A');

@@ -58,6 +58,8 @@ export interface RunSpec {
   acceptanceTokens: number | null;
   /** Server-side acceptance over the steady window (probe scenario). */
   serverAcceptance: number | null;
+  /** Replies that reasoned: time to the first answer and first reasoning token, reasoning and answer tokens per second. */
+  reasoning?: { answer: Stats; first: Stats; reasoningTps: number; answerTps: number };
 }
 
 export interface TestSpec {
@@ -83,6 +85,7 @@ export const MAIN: TestSpec = {
       variant: 'mtp', cell: CELL_C4, start: startOf(1), dialect: 'openai', tps: 300, ramp: 0.8,
       e2e: stats(3.3, 3.8, 4.4, 3.4, 5.1), ttft: stats(0.052, 0.071, 0.13, 0.055, 0.21), itl: stats(0.0128, 0.016, 0.024, 0.0133, 0.06),
       errorRate: 0.01, errorClass: 'overloaded', acceptanceMean: null, acceptanceTokens: null, serverAcceptance: 2.6,
+      reasoning: { answer: stats(0.9, 1.2, 1.6, 0.95, 2.1), first: stats(0.05, 0.07, 0.13, 0.055, 0.21), reasoningTps: 180, answerTps: 120 },
     },
     {
       variant: 'mtp', cell: CELL_C16, start: startOf(2), dialect: 'openai', tps: 1200, ramp: 0.8,
@@ -271,6 +274,12 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
     trend(om, METRICS.requestTps, base, t, stats(r.cell.osl / r.e2e.p50, (r.cell.osl / r.e2e.p50) * 1.1, (r.cell.osl / r.e2e.p50) * 1.3, r.cell.osl / r.e2e.avg, (r.cell.osl / r.e2e.p50) * 1.5), rs * rel);
     if (r.ttft) trend(om, METRICS.ttft, base, t, r.ttft, rs * rel);
     if (r.itl) trend(om, METRICS.itl, base, t, r.itl, r.tps * rel);
+    if (r.reasoning) {
+      trend(om, METRICS.ttftAnswer, base, t, r.reasoning.answer, rs * rel);
+      trend(om, METRICS.ttftReasoning, base, t, r.reasoning.first, rs * rel);
+      om.add(promName(METRICS.reasoningTokens), base, t, r.reasoning.reasoningTps * rel);
+      om.add(promName(METRICS.answerTokens), base, t, r.reasoning.answerTps * rel);
+    }
     if (r.errorClass !== null && r.errorRate > 0) om.add(promName(METRICS.errors), { ...base, error_class: r.errorClass }, t, failRate(r) * rel);
     if (r.acceptanceMean !== null) trend(om, METRICS.acceptance, base, t, stats(r.acceptanceMean, r.acceptanceMean + 2, r.acceptanceMean + 4, r.acceptanceMean, 16), rs * rel);
     if (r.acceptanceTokens !== null) {
