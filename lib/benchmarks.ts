@@ -36,6 +36,8 @@ export interface BenchmarkSpec {
   validate?: (cfg: BenchConfig) => void;
   /** The targets are named by VARIANTS (`targets` are its default), one of them BASELINE_VARIANT. */
   variants?: true;
+  /** TRACE may replace the load axis with a trace replayed on its own clock. */
+  trace?: true;
 }
 
 /** The speculative profiles the simulator has: a variant of that name runs on it under `npm start`. */
@@ -81,6 +83,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     load: 'vus',
     targets: NWAY,
     variants: true,
+    trace: true,
   },
   'dflash-vs-mtp': {
     name: 'dflash-vs-mtp',
@@ -88,6 +91,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     report: 'ab',
     load: 'vus',
     targets: AB,
+    trace: true,
   },
   'concurrency-ramp': {
     name: 'concurrency-ramp',

@@ -6,6 +6,7 @@ import { createDialect, type Dialect, type DialectName } from './dialects/index'
 import type { Engine } from './server-metrics/window';
 import type { PromptKind } from './workload/prompts';
 import type { DatasetPlan } from './dataset/plan';
+import type { TraceShape } from './workload/trace';
 import { TRANSPORTS } from './transports';
 
 /** What setup() learned about a target. Serialised into setup data: never holds the API key. */
@@ -34,6 +35,8 @@ export interface SetupData {
   failures: Array<{ variant: string; reason: string; message: string }>;
   /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/dataset/plan.ts). */
   dataset?: DatasetPlan;
+  /** TRACE runs: the replayed slice's shape (its request count and span make the plan). */
+  trace?: TraceShape;
   /** When setup ended and the runs started (epoch ms), stamped by recordRun (lib/k6/run-record.ts): how handleSummary tells a stopped run. */
   runsStartMs?: number;
 }

@@ -4,8 +4,9 @@ import { DIALECT_NAMES } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
 import { VARIABLES } from './variables';
-import { slotsOf, type BenchmarkSpec, type TargetSlot } from '../benchmarks';
+import { BENCHMARKS, slotsOf, type BenchmarkSpec, type TargetSlot } from '../benchmarks';
 import { datasetConfig } from './dataset';
+import { traceConfig } from './trace';
 
 export type { Env, TargetConfig, Slo, BenchConfig } from './types';
 export type { TransportName as Transport } from '../transports';
@@ -79,7 +80,7 @@ export function stamp(d: Date): string {
   return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
-export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'variants'>, env: Env, now: Date): BenchConfig {
+export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'variants' | 'trace'>, env: Env, now: Date): BenchConfig {
   const scenario = spec.name;
   const targets = slotsOf(spec, env).map((slot) => target(env, slot));
   const baselineRaw = spec.variants ? get(env, 'BASELINE_VARIANT').trim() : '';
@@ -142,7 +143,13 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
       (name) => get(env, name),
       (name) => env[name] !== undefined && env[name]?.trim() !== '',
     ),
+    trace: null,
   };
+  if (spec.trace) cfg.trace = traceConfig((name) => get(env, name), (name) => env[name] !== undefined && env[name]?.trim() !== '');
+  else if (get(env, 'TRACE').trim() !== '') {
+    const replaying = Object.values(BENCHMARKS).filter((b) => b.trace).map((b) => b.name);
+    throw new ConfigError(`TRACE applies to ${replaying.join(' and ')} (a trace replayed against each deployment), not to ${scenario}.`);
+  }
   if (!TRANSPORTS[cfg.transport].timesEvents && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {
     const timing = TRANSPORT_NAMES.filter((n) => TRANSPORTS[n].timesEvents).join(' or ');
     throw new ConfigError(`SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=${timing}: the ${cfg.transport} transport cannot measure TTFT or ITL.`);

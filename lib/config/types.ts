@@ -3,6 +3,7 @@
 import type { DialectName } from '../dialects/types';
 import type { TransportName } from '../transports';
 import type { DatasetConfig } from './dataset';
+import type { TraceConfig } from './trace';
 
 export type Env = Record<string, string | undefined>;
 
@@ -63,4 +64,6 @@ export interface BenchConfig {
   slo: Slo;
   /** DATASET and its variables; null: seeded random token-id prompts (the default). */
   dataset: DatasetConfig | null;
+  /** TRACE and its variables; null: the load comes from CONCURRENCY or RATE. */
+  trace: TraceConfig | null;
 }

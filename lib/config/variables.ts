@@ -42,6 +42,7 @@ function targetVariables(): VariableDef[] {
 const DIALECT_HELP =
   "API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (llama.cpp's POST /completion) or auto (probe the server in setup).";
 const OPEN_LOOP = where((b) => b.load === 'rate');
+const TRACING = where((b) => b.trace === true);
 
 export const VARIABLES: readonly VariableDef[] = [
   { name: 'CONFIG', default: '', help: 'Path of a JSON file whose keys are these variable names (absolute, or relative to the bundle in dist/ as k6 reads it); variables set in the environment win over it.' },
@@ -94,6 +95,18 @@ export const VARIABLES: readonly VariableDef[] = [
   },
   { name: 'MULTI_TURN_HISTORY', default: 'dataset', help: "With MULTI_TURN: the earlier replies in each request are the dataset's assistant turns (dataset) or the server's own replies (server; then the two sides of an A/B send different histories)." },
   { name: 'THINK_TIME', default: '0s', help: 'With MULTI_TURN: pause before each later turn of a conversation (a user reading and typing); the VU sends nothing meanwhile.' },
+  {
+    name: 'TRACE',
+    default: '',
+    help:
+      'Replay a request trace instead of the ISL × OSL × CONCURRENCY matrix: Mooncake-style JSONL ({"timestamp": ms, "input_length", "output_length", optional "hash_ids" and "session_id"}) or CSV (timestamp,input_tokens,output_tokens); absolute path, or relative to the bundle in dist/. Each request is sent open-loop at its instant with token-id prompts of the lengths the trace gives, sharing a prefix block exactly where hash_ids are shared; the same trace is replayed against every deployment. Each request records its schedule lag (llm_schedule_lag).',
+    benchmarks: TRACING,
+  },
+  { name: 'TRACE_SPEED', default: '1', help: 'With TRACE: how fast the trace clock runs (2: arrival gaps halved).', benchmarks: TRACING },
+  { name: 'TRACE_WINDOW', default: '', help: 'With TRACE: the slice replayed, FROM-TO in trace time from its first arrival, e.g. 60s-180s; default all of it.', benchmarks: TRACING },
+  { name: 'TRACE_VUS', default: '64', help: 'With TRACE: VUs holding requests (waiting for their instant or in flight): the most in flight at once; a request due when all are busy is sent late and its lag says so.', benchmarks: TRACING },
+  { name: 'TRACE_BLOCK_SIZE', default: '512', help: "With TRACE: tokens per hash id (Mooncake's traces use 512).", benchmarks: TRACING },
+  { name: 'TRACE_MAX_LAG', default: '50ms', help: 'With TRACE: a replay whose p99 schedule lag (sent − due) is above this is marked not faithful (client-limited) in the report.', benchmarks: TRACING },
   { name: 'TEMPERATURE', default: '0', help: 'Sampling temperature.' },
   { name: 'IGNORE_EOS', default: 'true', help: 'Ask the server to generate exactly OSL tokens (ignore_eos).' },
   { name: 'SLICES', default: '6', help: "Time slices per cell for throughput and its confidence interval; the first slice is ramp-up and left out." },

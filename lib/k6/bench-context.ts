@@ -18,6 +18,7 @@ import { SENDERS, type Send } from './transport';
 import { createPromptPools, neededKinds } from './prompts';
 import { DatasetVu, openDataset, type SharedDataset } from './dataset';
 import { datasetSource, poolSource, type PromptSource } from './prompt-source';
+import { openTrace, traceSource, type SharedTrace } from './trace';
 
 export interface Bench {
   spec: BenchmarkSpec;
@@ -25,6 +26,7 @@ export interface Bench {
   cfg: BenchConfig;
   plan: Plan;
   dataset: SharedDataset | null;
+  trace: SharedTrace | null;
   baseline: Baseline | null;
   /** Each run, and its server-metrics probe, by k6 scenario name. */
   runs: Map<string, { run: Run; index: number }>;
@@ -46,6 +48,7 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
   let env: Env;
   let cfg: BenchConfig;
   let dataset: SharedDataset | null;
+  let trace: SharedTrace | null;
   let baseline: Baseline | null;
   try {
     const read = (path: string) => open(path);
@@ -56,6 +59,8 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
     checkResultsDir(cfg.resultsDir, __ENV.PWD, read);
     // DATASET: read and parsed once per test (SharedArray); a bad file stops here with one line.
     dataset = openDataset(cfg, read);
+    // TRACE: likewise; its span and request count make the plan.
+    trace = openTrace(cfg, read);
     // BASELINE: a summary.json this run is compared with at the end (lib/compare/baseline.ts).
     baseline = readBaseline(env, read);
   } catch (e) {
@@ -63,11 +68,17 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
     if (e instanceof ConfigError) return { error: `k6-llm-bench ${spec.name}: ${e.message}` };
     throw e;
   }
-  return assemble(spec, env, cfg, dataset, baseline);
+  return assemble(spec, env, cfg, dataset, trace, baseline);
 }
 
-function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: SharedDataset | null, baseline: Baseline | null): Bench {
-  const plan = planOf(spec.load, cfg);
+function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): PromptSource {
+  if (trace !== null) return traceSource(cfg, trace);
+  if (dataset !== null) return datasetSource(cfg, new DatasetVu(cfg, dataset));
+  return poolSource(cfg, createPromptPools(cfg, neededKinds(cfg)));
+}
+
+function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null, baseline: Baseline | null): Bench {
+  const plan = planOf(spec.load, cfg, trace?.shape ?? null);
   const runs = new Map<string, { run: Run; index: number }>();
   plan.runs.forEach((run, index) => {
     runs.set(run.scenario, { run, index });
@@ -88,13 +99,14 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
     cfg,
     plan,
     dataset,
+    trace,
     baseline,
     runs,
     metrics,
     add: adder(metrics),
     transport,
     send: SENDERS[cfg.transport](),
-    source: dataset === null ? poolSource(cfg, createPromptPools(cfg, neededKinds(cfg))) : datasetSource(cfg, new DatasetVu(cfg, dataset)),
+    source: promptSource(cfg, dataset, trace),
     slo: { ttftP99Ms: cfg.slo.ttftP99Ms, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms },
     stream: transport.streams || cfg.stream,
     options,

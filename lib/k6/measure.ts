@@ -23,10 +23,16 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       sleep(p.pauseMs / 1000);
       cur.lastEndMs = null;
     }
+    if (p.dueMs !== undefined) {
+      // Until the first whole ms at or after the instant: k6's clock reads whole ms, so the lag is never read below 0.
+      const wait = Math.ceil(p.dueMs) - Date.now();
+      if (wait > 0) sleep(wait / 1000);
+    }
     const req = { prompt: p.prompt, maxTokens: p.maxTokens, ignoreEos: cfg.ignoreEos, temperature: cfg.temperature, stream: b.stream, model: t.model || undefined };
     const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
     if (cur.lastEndMs !== null) add('clientGap', outcome.startMs - cur.lastEndMs);
+    if (p.dueMs !== undefined) add('scheduleLag', outcome.startMs - p.dueMs);
     b.source.done(outcome.result, add);
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {
@@ -59,5 +65,5 @@ function backOff(cur: VuRun, outcome: Outcome): void {
     );
   }
   if (next.waitMs > 0) sleep(next.waitMs / 1000);
-  cur.lastEndMs = next.waitMs > 0 || cur.run.cell.load.kind === 'rate' ? null : outcome.endMs;
+  cur.lastEndMs = next.waitMs > 0 || cur.run.cell.load.kind !== 'vus' ? null : outcome.endMs;
 }

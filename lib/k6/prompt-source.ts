@@ -16,6 +16,8 @@ export interface NextPrompt {
   maxTokens: number;
   /** Pause before sending (a user's think time between turns), ms; 0 for none. */
   pauseMs: number;
+  /** A trace replay: the epoch ms the request is due; sent then, and its lateness recorded. */
+  dueMs?: number;
 }
 
 export interface PromptSource {

@@ -10,6 +10,7 @@ import { setupDataset } from './dataset';
 import { k6Port } from './http-port';
 import { recordRun } from './run-record';
 import { recordedVariables } from '../config/environment';
+import { traceLogLine } from '../workload/trace';
 
 export function makeSetup(b: Bench): () => SetupData {
   const { spec, cfg, plan } = b;
@@ -32,6 +33,10 @@ export function makeSetup(b: Bench): () => SetupData {
         data.failures.push({ variant: t.variant, reason: e.reason, message: e.message });
         b.metrics.preflightFailed.add(1, { variant: t.variant, reason: e.reason });
       }
+    }
+    if (b.trace !== null) {
+      data.trace = b.trace.shape;
+      console.log(traceLogLine(b.trace.source, b.trace.shape, cfg.trace as NonNullable<typeof cfg.trace>));
     }
     if (b.dataset !== null && data.failures.length === 0) data.dataset = setupDataset(k6Port('dataset'), cfg, b.dataset, data.targets, spec.name);
     for (const w of data.warnings) console.warn(`warning: ${w}`);

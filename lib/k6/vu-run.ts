@@ -44,6 +44,10 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
   if (data.segment) exec.vu.metrics.tags.segment = data.segment;
   b.source.start(data, t, entry.run, next.slot);
   b.add('runVus', 1);
-  if (exec.scenario.iterationInTest === 0) console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}`);
+  if (exec.scenario.iterationInTest === 0) {
+    // A replay's requests are due at this instant plus their trace offsets: said, so a server's own record can be checked against it.
+    const clock = entry.run.cell.load.kind === 'trace' ? ` (replay clock starts at ${start} ms since the epoch)` : '';
+    console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}${clock}`);
+  }
   return next;
 }

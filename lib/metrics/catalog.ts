@@ -236,6 +236,13 @@ export const METRICS = {
     unit: 'VUs',
     help: 'VUs that sent requests in the run (one sample per VU and run): with k6 --execution-segment, the share of the run this instance carried.',
   },
+  scheduleLag: {
+    name: 'llm_schedule_lag',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'TRACE replays: how late each request was sent against its instant in the trace (sent − due); a p99 above TRACE_MAX_LAG marks the replay not faithful (client-limited).',
+  },
   clientGap: {
     name: 'llm_client_gap',
     type: 'trend',

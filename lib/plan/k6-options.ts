@@ -11,8 +11,10 @@ const ms = (n: number) => `${Math.round(n)}ms`;
 
 function runTags(run: Run): Record<string, string> {
   const tags: Record<string, string> = { variant: run.variant, cell: run.cell.id, isl: String(run.cell.isl), osl: String(run.cell.osl) };
-  if (run.cell.load.kind === 'vus') tags.concurrency = String(run.cell.load.vus);
-  else tags.rate = String(run.cell.load.rate);
+  const load = run.cell.load;
+  if (load.kind === 'vus') tags.concurrency = String(load.vus);
+  else if (load.kind === 'rate') tags.rate = String(load.rate);
+  else tags.trace_speed = String(load.speed);
   return tags;
 }
 
@@ -28,6 +30,10 @@ export function arrivalRate(rate: number): { rate: number; timeUnit: string } {
 function loadScenario(run: Run, plan: Plan, cfg: BenchConfig): Record<string, unknown> {
   const common = { startTime: ms(run.startMs), gracefulStop: ms(run.gracefulStopMs), exec: 'measure', tags: runTags(run) };
   const load = run.cell.load;
+  if (load.kind === 'trace') {
+    // Iteration i is request i of the trace: a free VU takes it and sleeps until it is due (lib/k6/trace.ts).
+    return { executor: 'shared-iterations', vus: load.vus, iterations: load.requests, maxDuration: ms(run.durationMs), ...common };
+  }
   if (load.kind === 'rate') {
     return {
       executor: 'constant-arrival-rate',

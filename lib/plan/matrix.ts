@@ -2,8 +2,10 @@
 // with k6's startTime, and the target order rotating from cell to cell (a balanced Latin square: A B, B A … for two) so
 // drift over time hits every target alike.
 import type { BenchConfig } from '../config/types';
+import type { TraceShape } from '../workload/trace';
 
-export type Load = { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number };
+/** Closed loop (VUs), open loop at a rate, or a trace replayed on its own clock (open loop, at most `vus` in flight). */
+export type Load = { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number } | { kind: 'trace'; speed: number; requests: number; vus: number; maxLagMs: number };
 
 export interface Cell {
   /** e.g. i1024_o256_c8, or i1024_o256_r2.5 for an arrival rate. */
@@ -38,7 +40,14 @@ export interface Plan {
 }
 
 export function loadId(load: Load): string {
+  if (load.kind === 'trace') return `x${String(load.speed).replace('.', 'p')}`;
   return load.kind === 'vus' ? `c${load.vus}` : `r${String(load.rate).replace('.', 'p')}`;
+}
+
+/** VUs a run starts with: its concurrency, the trace's VUs, or enough for ten seconds of arrivals in flight. */
+export function runVus(load: Load, maxVus: number): number {
+  if (load.kind === 'vus' || load.kind === 'trace') return load.vus;
+  return Math.min(maxVus, Math.max(1, Math.ceil(load.rate * 10)));
 }
 
 /** ISL × OSL × load, in that nesting order (loads vary fastest). */
@@ -58,8 +67,7 @@ export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs'
     const rows = williams(targets.length);
     for (const k of rows[i % rows.length]) {
       const target = targets[k];
-      // An arrival rate pre-allocates enough VUs for ten seconds of arrivals in flight.
-      const vus = cell.load.kind === 'vus' ? cell.load.vus : Math.min(cfg.maxVus, Math.max(1, Math.ceil(cell.load.rate * 10)));
+      const vus = runVus(cell.load, cfg.maxVus);
       runs.push({ scenario: `${target}_${cell.id}`, vus, cell, variant: target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
       t += cfg.durationMs + cfg.gracefulStopMs + RUN_GAP_MS;
     }
@@ -98,8 +106,26 @@ export function formatDuration(ms: number): string {
   return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
 }
 
-/** The plan of a benchmark under a configuration: its load axis, cells and runs. */
-export function planOf(load: 'vus' | 'rate', cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'targets'>): Plan {
+/** The load time of a trace replay: until its last request is due, and a second for the VU that sends it. */
+export function traceDurationMs(shape: Pick<TraceShape, 'spanMs'>, speed: number): number {
+  return Math.ceil(shape.spanMs / speed) + 1000;
+}
+
+/**
+ * The plan of a benchmark under a configuration: its load axis, cells and runs. With TRACE, one
+ * cell (`trace_x<speed>`) whose ISL and OSL are the trace's mean lengths, replayed once per target.
+ */
+export function planOf(
+  load: 'vus' | 'rate',
+  cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'targets' | 'trace'>,
+  trace: TraceShape | null = null,
+): Plan {
+  if (cfg.trace !== null) {
+    if (trace === null) throw new Error(`TRACE=${cfg.trace.spec}: the trace's shape is not in this run's record (a run recorded before setup ended), so its plan cannot be rebuilt.`);
+    const tl: Load = { kind: 'trace', speed: cfg.trace.speed, requests: trace.requests, vus: cfg.trace.vus, maxLagMs: cfg.trace.maxLagMs };
+    const cell: Cell = { id: `trace_${loadId(tl)}`, isl: Math.round(trace.meanInput), osl: Math.round(trace.meanOutput), load: tl };
+    return buildPlan({ ...cfg, durationMs: traceDurationMs(trace, cfg.trace.speed), requests: null }, [cell], cfg.targets.map((t) => t.variant));
+  }
   const loads: Load[] = load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
   return buildPlan(cfg, buildCells(cfg.isl, cfg.osl, loads), cfg.targets.map((t) => t.variant));
 }

@@ -51,6 +51,7 @@ const PER_RUN: MetricKey[] = [
   'windowLastEnd',
   'targetDown',
   'clientGap',
+  'scheduleLag',
   'runVus',
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests'];

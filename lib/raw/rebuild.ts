@@ -66,7 +66,7 @@ function setupFromSamples(rec: RawRecord, cfg: BenchConfig): Partial<SetupData> 
  * setup data the run recorded, if any.
  */
 export function rebuild(rec: RawRecord, closed: boolean | null, spec: BenchmarkSpec, cfg: BenchConfig, setup: Partial<SetupData> | null, now: Date): Rebuilt {
-  const plan = planOf(spec.load, cfg);
+  const plan = planOf(spec.load, cfg, setup?.trace ?? null);
   checkPlan(rec, plan);
   const thresholds = { ...(k6Options(plan, cfg).thresholds as Record<string, string[]>) };
   // Sub-metrics k6 declared beyond the plan's own (the dataset's per-domain and per-turn keys).

@@ -20,6 +20,8 @@ export interface ClientCheck {
   /** Time between a VU's request end and its next send (closed loop only). */
   gap: Dist | null;
   dropped: number;
+  /** TRACE replays: sent − due per request, and the bound its p99 is held to; null otherwise. */
+  schedule: { lag: Dist | null; maxLagMs: number } | null;
   /** ITL percentiles within two clock ticks: they are quantised (the mean stays exact). */
   itlQuantised: boolean;
   /** Why the run is client-limited; empty when it is not. */
@@ -43,6 +45,7 @@ export interface ClientCheckInput {
   dropped: number;
   /** Open loop: dropped iterations mean the VU pool, not the CPU, ran out. */
   openLoop: boolean;
+  schedule: ClientCheck['schedule'];
 }
 
 export function clientCheck(i: ClientCheckInput): ClientCheck {
@@ -58,12 +61,21 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
   if (i.gap !== null && i.clientE2eMeanMs !== null && i.gap.avg > limitMs(i.clientE2eMeanMs)) {
     limited.push(`VUs spend ${i.gap.avg.toFixed(1)} ms between requests (mean) against ${i.clientE2eMeanMs.toFixed(0)} ms per request`);
   }
-  if (i.openLoop && i.dropped > 0) limited.push(`${i.dropped} iterations dropped: no free VU (raise MAX_VUS)`);
+  if (i.openLoop && i.dropped > 0) {
+    limited.push(i.schedule !== null ? `${i.dropped} requests of the trace never sent: every TRACE_VUS VU was busy until the replay's end (raise TRACE_VUS)` : `${i.dropped} iterations dropped: no free VU (raise MAX_VUS)`);
+  }
+  const lag = i.schedule?.lag ?? null;
+  if (i.schedule !== null && lag !== null && lag.p99 > i.schedule.maxLagMs) {
+    limited.push(
+      `trace replay not faithful: p99 schedule lag ${lag.p99.toFixed(1)} ms is above TRACE_MAX_LAG ${i.schedule.maxLagMs} ms (requests went out late: every TRACE_VUS VU busy, or the client's CPU)`,
+    );
+  }
   return {
     e2eOverheadMs,
     ttftOverheadMs,
     gap: i.gap,
     dropped: i.dropped,
+    schedule: i.schedule,
     itlQuantised: i.itl !== null && i.itl.p50 < 2 * CLOCK_RESOLUTION_MS,
     limited,
   };

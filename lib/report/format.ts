@@ -1,5 +1,6 @@
 // Number formatting shared by the text, markdown and html renderers.
 import type { ItlRule } from '../metrics/timing';
+import type { Load } from '../plan/matrix';
 import type { RunFigures } from './model';
 import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from './client-check';
 
@@ -35,8 +36,15 @@ export function fmtCi(ci: { lo: number; hi: number } | null, digits = 1): string
   return ci === null ? '' : ` [${fmt(ci.lo, digits)}, ${fmt(ci.hi, digits)}]`;
 }
 
-export function loadLabel(load: { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number }): string {
+export function loadLabel(load: Load): string {
+  if (load.kind === 'trace') return `trace ×${load.speed}`;
   return load.kind === 'vus' ? `c=${load.vus}` : `${load.rate}/s`;
+}
+
+/** The load in words, for a title: c=8, 2 req/s, trace at 4× speed. */
+export function loadWords(load: Load): string {
+  if (load.kind === 'trace') return `trace at ${load.speed}× speed`;
+  return load.kind === 'vus' ? `c=${load.vus}` : `${load.rate} req/s`;
 }
 
 /** Pads a table of strings into aligned columns: the first `textColumns` left, numbers right. */

@@ -32,6 +32,17 @@ export function runRecord(r: RunFigures) {
     osl_tokens: r.osl,
     concurrency_vus: r.load.kind === 'vus' ? r.load.vus : null,
     arrival_rate_per_s: r.load.kind === 'rate' ? r.load.rate : null,
+    trace:
+      r.load.kind === 'trace'
+        ? {
+            speed: r.load.speed,
+            requests: r.load.requests,
+            vus: r.load.vus,
+            schedule_lag_ms: ms(r.client.schedule?.lag ?? null),
+            max_lag_ms: r.load.maxLagMs,
+            faithful: r.client.schedule?.lag == null ? null : r.client.schedule.lag.p99 <= r.load.maxLagMs,
+          }
+        : null,
     requests: r.requests.total,
     requests_ok: r.requests.ok,
     requests_failed: r.requests.failed,

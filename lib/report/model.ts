@@ -180,6 +180,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const itl = dist(m, subKey('itl', s));
   const reasoning = reasoningOf(m, s);
   if (reasoning !== null) notes.push(reasoningNote(reasoning));
+  if (run.cell.load.kind === 'trace') notes.push(traceNote(run.cell.load, dist(m, subKey('scheduleLag', s))));
   const dropped = count(m, subKey('dropped_iterations', s));
   const p = probeScenario(run);
   const server: ServerFigures = {
@@ -246,7 +247,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
       gap: dist(m, subKey('clientGap', s)),
       itl,
       dropped,
-      openLoop: run.cell.load.kind === 'rate',
+      openLoop: run.cell.load.kind !== 'vus',
+      schedule: run.cell.load.kind === 'trace' ? { lag: dist(m, subKey('scheduleLag', s)), maxLagMs: run.cell.load.maxLagMs } : null,
     }),
     notes,
   };
@@ -276,6 +278,13 @@ function reasoningOf(m: Parameters<typeof count>[0], s: string): Reasoning | nul
 }
 
 /** One sentence on the replies that reasoned: the answer's first token is the one a user waits for. */
+function traceNote(load: Extract<Run['cell']['load'], { kind: 'trace' }>, lag: Dist | null): string {
+  const head = `trace replay at ${load.speed}× speed: ${lag?.count ?? 0} of ${load.requests} requests sent`;
+  if (lag === null) return `${head}.`;
+  const faithful = lag.p99 <= load.maxLagMs ? `within TRACE_MAX_LAG ${load.maxLagMs} ms` : `above TRACE_MAX_LAG ${load.maxLagMs} ms: not faithful`;
+  return `${head}; schedule lag (sent − due) p50 ${lag.p50.toFixed(1)} ms, p99 ${lag.p99.toFixed(1)} ms (${faithful}), max ${lag.max.toFixed(1)} ms.`;
+}
+
 function reasoningNote(r: Reasoning): string {
   const p50 = (d: Dist | null) => (d === null || d.count === 0 ? null : `${d.p50.toFixed(1)} ms`);
   const answer = p50(r.ttftAnswer);

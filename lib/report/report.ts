@@ -11,6 +11,7 @@ import { KEEP, preflightKey, TARGET_UP } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
+import { loadWords } from './format';
 import { sloSet } from '../metrics/samples';
 import type { SetupData } from '../targets';
 import type { BenchmarkSpec } from '../benchmarks';
@@ -160,7 +161,7 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
 }
 
 export function where(isl: number, osl: number, load: RunFigures['load']): string {
-  return `ISL ${isl}, OSL ${osl}, ${load.kind === 'vus' ? `c=${load.vus}` : `${load.rate} req/s`}`;
+  return `ISL ${isl}, OSL ${osl}, ${loadWords(load)}`;
 }
 
 function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Report['settings'] {

@@ -55,7 +55,7 @@ function randomIds(rng: Rng, n: number, spec: PromptSpec): number[] {
 }
 
 // Common short English words: most BPE tokenizers encode each as one token with its leading space.
-const WORDS = (
+export const WORDS = (
   'the of and to in is was for on are as with his they at be this from have or by one had not but what all were ' +
   'when we there can an your which their said if do will each about how up out them then she many some so these ' +
   'would other into has more her two like him see time could no make than first been its who now people my made ' +

@@ -3,6 +3,7 @@
 import { TRANSPORTS } from '../../transports';
 import { display, type Comparison } from '../analysis';
 import type { RunFigures } from '../model';
+import { loadWords } from '../format';
 import type { Report } from '../report';
 import { PALETTE } from './common';
 import { intervalChart, type IntervalRow } from './interval';
@@ -27,8 +28,8 @@ export function targetColors(r: Report): Map<string, string> {
   return m;
 }
 
-const loadX = (x: RunFigures) => (x.load.kind === 'vus' ? x.load.vus : x.load.rate);
-const loadText = (x: RunFigures) => (x.load.kind === 'vus' ? `c=${x.load.vus}` : `${x.load.rate} req/s`);
+const loadX = (x: RunFigures) => (x.load.kind === 'vus' ? x.load.vus : x.load.kind === 'rate' ? x.load.rate : x.load.speed);
+const loadText = (x: RunFigures) => loadWords(x.load);
 const uniq = <T>(xs: T[]) => [...new Set(xs)];
 const isArrival = (r: Report) => r.runs.some((x) => x.load.kind === 'rate');
 

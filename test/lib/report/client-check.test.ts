@@ -7,7 +7,7 @@ import { renderHtml } from '../../../lib/report/html';
 import { summaryJson } from '../../../lib/report/json';
 import { abReport, dist } from '../../fixtures/report/reports';
 
-const base = { clientWindowE2eMs: 1003, clientWindowTtftMs: 52, serverE2eMeanMs: 1000, serverTtftMeanMs: 50, clientE2eMeanMs: 1003, gap: dist(0.5, 2, 100), itl: dist(11), dropped: 0, openLoop: false };
+const base = { clientWindowE2eMs: 1003, clientWindowTtftMs: 52, serverE2eMeanMs: 1000, serverTtftMeanMs: 50, clientE2eMeanMs: 1003, gap: dist(0.5, 2, 100), itl: dist(11), dropped: 0, openLoop: false, schedule: null };
 
 test('the rule: overhead above max(5 ms, 2 %) of the server figure makes a run client-limited', () => {
   assert.equal(limitMs(100), 5);
@@ -24,6 +24,14 @@ test('the rule: overhead above max(5 ms, 2 %) of the server figure makes a run c
   assert.match(gap.limited.join(), /VUs spend 42\.0 ms between requests/);
   assert.match(clientCheck({ ...base, openLoop: true, dropped: 7 }).limited.join(), /7 iterations dropped/);
   assert.deepEqual(clientCheck({ ...base, openLoop: false, dropped: 7 }).limited, [], 'closed loop: dropped iterations are the executor\'s, not a fault');
+});
+
+test('a trace replay whose p99 schedule lag passes TRACE_MAX_LAG is marked not faithful; within it, not', () => {
+  const late = clientCheck({ ...base, gap: null, openLoop: true, schedule: { lag: { ...dist(3, 2, 500), p99: 80 }, maxLagMs: 50 } });
+  assert.match(late.limited.join(), /trace replay not faithful: p99 schedule lag 80\.0 ms is above TRACE_MAX_LAG 50 ms/);
+  const onTime = clientCheck({ ...base, gap: null, openLoop: true, schedule: { lag: { ...dist(1, 2, 500), p99: 12 }, maxLagMs: 50 } });
+  assert.deepEqual(onTime.limited, []);
+  assert.deepEqual(clientCheck({ ...base, gap: null, openLoop: true, schedule: { lag: null, maxLagMs: 50 } }).limited, [], 'no request sent: no lag, and none made up');
 });
 
 test('without the server\'s own figures there is no overhead, never a made-up one', () => {
