@@ -38,6 +38,8 @@ export interface BenchmarkSpec {
   variants?: true;
   /** TRACE may replace the load axis with a trace replayed on its own clock. */
   trace?: true;
+  /** Its levels escalate: a level that saturates the server ends the run (SATURATION_STOP). */
+  escalates?: true;
 }
 
 /** The speculative profiles the simulator has: a variant of that name runs on it under `npm start`. */
@@ -99,6 +101,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     report: 'ramp',
     load: 'vus',
     targets: SINGLE,
+    escalates: true,
     defaults: { CONCURRENCY: '1,2,4,8,16,32,64' },
     validate(cfg) {
       if (cfg.concurrency.length < 2) throw new ConfigError('CONCURRENCY needs at least two levels for a ramp, e.g. CONCURRENCY=1,4,16,64.');
@@ -125,6 +128,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     report: 'arrival',
     load: 'rate',
     targets: SINGLE,
+    escalates: true,
   },
   smoke: {
     name: 'smoke',

@@ -2,5 +2,5 @@
 import { defineBenchmark } from '../lib/k6/benchmark';
 import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['concurrency-ramp']);
+export const { options, setup, measure, probe, watch, handleSummary } = defineBenchmark(BENCHMARKS['concurrency-ramp']);
 export default measure;

@@ -2,5 +2,5 @@
 import { defineBenchmark } from '../lib/k6/benchmark';
 import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['dflash-vs-mtp']);
+export const { options, setup, measure, probe, watch, handleSummary } = defineBenchmark(BENCHMARKS['dflash-vs-mtp']);
 export default measure;

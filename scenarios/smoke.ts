@@ -2,5 +2,5 @@
 import { defineBenchmark } from '../lib/k6/benchmark';
 import { BENCHMARKS } from '../lib/benchmarks';
 
-export const { options, setup, measure, probe, handleSummary } = defineBenchmark(BENCHMARKS['smoke']);
+export const { options, setup, measure, probe, watch, handleSummary } = defineBenchmark(BENCHMARKS['smoke']);
 export default measure;

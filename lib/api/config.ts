@@ -77,5 +77,6 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     slo: { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null, errorRate: 1 },
     dataset: null,
     trace: null,
+    saturationStop: false,
   };
 }

@@ -65,6 +65,8 @@ export function stepEnv(s: CapacitySettings, env: Record<string, string | undefi
   out.LATENCY_WINDOW = env.LATENCY_WINDOW?.trim() || 'steady';
   out.RUN_ID = x.runId;
   out.RESULTS_DIR = x.resultsDir;
+  // Each step is one level judged by its SLOs afterwards: the in-run saturation stop (exit 108) would end the step without its result.
+  out.SATURATION_STOP = 'false';
   // Warm-up belongs to the target's first run; later runs find it warm.
   if (!x.first) out.WARMUP_REQUESTS = '0';
   return out;

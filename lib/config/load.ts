@@ -80,7 +80,7 @@ export function stamp(d: Date): string {
   return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
-export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'variants' | 'trace'>, env: Env, now: Date): BenchConfig {
+export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'variants' | 'trace' | 'escalates'>, env: Env, now: Date): BenchConfig {
   const scenario = spec.name;
   const targets = slotsOf(spec, env).map((slot) => target(env, slot));
   const baselineRaw = spec.variants ? get(env, 'BASELINE_VARIANT').trim() : '';
@@ -144,6 +144,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
       (name) => env[name] !== undefined && env[name]?.trim() !== '',
     ),
     trace: null,
+    saturationStop: spec.escalates === true && p.bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
   };
   if (spec.trace) cfg.trace = traceConfig((name) => get(env, name), (name) => env[name] !== undefined && env[name]?.trim() !== '');
   else if (get(env, 'TRACE').trim() !== '') {

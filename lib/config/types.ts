@@ -66,4 +66,6 @@ export interface BenchConfig {
   dataset: DatasetConfig | null;
   /** TRACE and its variables; null: the load comes from CONCURRENCY or RATE. */
   trace: TraceConfig | null;
+  /** SATURATION_STOP: a benchmark whose levels escalate ends when the server's queue shows it saturated. */
+  saturationStop: boolean;
 }

@@ -116,6 +116,12 @@ export const VARIABLES: readonly VariableDef[] = [
     help: "Whose latencies make the TTFT, ITL, TPOT and e2e percentiles and the SLO goodput: all of a cell's requests, or steady: only those sent after its first slice, so the ramp-up's burst (every VU starting at once) is left out. The capacity search uses steady.",
   },
   { name: 'SERVER_METRICS', default: 'auto', help: "Scrape the target's /metrics at each cell's steady window: auto (when it answers), on (warn if missing) or off." },
+  {
+    name: 'SATURATION_STOP',
+    default: 'true',
+    help: "Watch the server's queue gauge (/metrics, about once a second) during each level; when it keeps growing, or holds at least half the level's VUs for 10 s (an open loop also completing under 90 % of its rate), end the run there with the reason instead of escalating (k6 exits 108). false: run every level.",
+    benchmarks: where((b) => b.escalates === true),
+  },
   { name: 'SLO_TTFT_P99', default: '', help: 'SLO: p99 TTFT at most this duration (threshold; needs TRANSPORT=sse).' },
   { name: 'SLO_ITL_P99', default: '', help: 'SLO: p99 inter-token latency at most this duration (needs TRANSPORT=sse).' },
   { name: 'SLO_E2E_P99', default: '', help: 'SLO: p99 end-to-end latency at most this duration.' },

@@ -37,6 +37,7 @@ export const llamacpp: EngineProfile = {
     itl: [],
     e2e: null,
     queue: null,
+    waiting: 'llamacpp:requests_deferred',
     generationTokens: 'llamacpp:tokens_predicted_total',
     specDrafts: 'llamacpp:spec_decode_num_drafts_total',
     specAccepted: 'llamacpp:spec_decode_num_accepted_tokens_total',

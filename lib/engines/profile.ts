@@ -41,6 +41,8 @@ export interface MetricNames {
   itl: string[];
   e2e: string | null;
   queue: string | null;
+  /** Gauge of requests waiting to be scheduled (the saturation watch, lib/server-metrics/saturation.ts); absent or null: none. */
+  waiting?: string | null;
   /** Counter of generated tokens. */
   generationTokens: string;
   specDrafts: string | null;

@@ -27,6 +27,7 @@ export const sglang: EngineProfile = {
     itl: ['sglang:inter_token_latency_seconds', 'sglang:time_per_output_token_seconds'],
     e2e: 'sglang:e2e_request_latency_seconds',
     queue: 'sglang:queue_time_seconds',
+    waiting: 'sglang:num_queue_reqs',
     generationTokens: 'sglang:generation_tokens_total',
     specDrafts: null,
     specAccepted: null,

@@ -25,6 +25,7 @@ export const vllm: EngineProfile = {
     itl: ['vllm:inter_token_latency_seconds', 'vllm:time_per_output_token_seconds'],
     e2e: 'vllm:e2e_request_latency_seconds',
     queue: 'vllm:request_queue_time_seconds',
+    waiting: 'vllm:num_requests_waiting',
     generationTokens: 'vllm:generation_tokens_total',
     specDrafts: 'vllm:spec_decode_num_drafts_total',
     specAccepted: 'vllm:spec_decode_num_accepted_tokens_total',

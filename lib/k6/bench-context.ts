@@ -6,7 +6,7 @@ import { ConfigError } from '../config/parse';
 import { benchmarkEnv, checkResultsDir } from '../config/environment';
 import type { BenchmarkSpec } from '../benchmarks';
 import type { AddSample, SloLimits } from '../metrics/samples';
-import { planOf, probeScenario, type Plan, type Run } from '../plan/matrix';
+import { planOf, probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { datasetThresholds } from '../plan/dataset-keys';
 import { TOKENIZE_BUDGET_MS } from '../dataset/plan';
@@ -83,6 +83,7 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
   plan.runs.forEach((run, index) => {
     runs.set(run.scenario, { run, index });
     runs.set(probeScenario(run), { run, index });
+    runs.set(watchScenario(run), { run, index });
   });
   const metrics = createMetrics();
   const transport = TRANSPORTS[cfg.transport];

@@ -8,10 +8,11 @@ import { makeMeasure } from './measure';
 import { makeProbe } from './probe';
 import { makeSetup } from './setup';
 import { makeSummary } from './summary';
+import { makeWatch } from './watch';
 
 export function defineBenchmark(spec: BenchmarkSpec) {
   const b = loadBenchmark(spec);
   // A bad variable or file: setup() stops the run with one line, before any load.
   if ('error' in b) return stopAtSetup(b.error);
-  return { options: b.options, setup: makeSetup(b), measure: makeMeasure(b), probe: makeProbe(b), handleSummary: makeSummary(b) };
+  return { options: b.options, setup: makeSetup(b), measure: makeMeasure(b), probe: makeProbe(b), watch: makeWatch(b), handleSummary: makeSummary(b) };
 }

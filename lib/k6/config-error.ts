@@ -16,6 +16,7 @@ export function stopAtSetup(message: string) {
     },
     measure: nothing,
     probe: nothing,
+    watch: nothing,
     handleSummary: (): Record<string, string> => ({}),
   };
 }

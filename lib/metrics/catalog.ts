@@ -236,6 +236,27 @@ export const METRICS = {
     unit: 'VUs',
     help: 'VUs that sent requests in the run (one sample per VU and run): with k6 --execution-segment, the share of the run this instance carried.',
   },
+  saturated: {
+    name: 'llm_saturated',
+    type: 'counter',
+    time: false,
+    unit: 'runs',
+    help: "1 for the run whose level saturated the server (SATURATION_STOP), tagged saturation_rule: growing (the queue kept growing) or full (half the VUs waiting throughout); the run ended there.",
+  },
+  saturationAfter: {
+    name: 'llm_saturation_after',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: 'SATURATION_STOP: time from the start of the saturated run to the scrape that showed it.',
+  },
+  saturationWaiting: {
+    name: 'llm_saturation_waiting',
+    type: 'trend',
+    time: false,
+    unit: 'requests',
+    help: "SATURATION_STOP: requests waiting in the server's queue at that scrape.",
+  },
   scheduleLag: {
     name: 'llm_schedule_lag',
     type: 'trend',

@@ -3,7 +3,7 @@
 import type { BenchConfig } from '../config/types';
 import { summaryThresholds, TREND_STATS } from './summary-keys';
 import { GRID_STATS } from '../stats/quantile-merge';
-import { probeScenario, steadyWindow, type Plan, type Run } from './matrix';
+import { probeScenario, steadyWindow, watchScenario, type Plan, type Run } from './matrix';
 
 const PROBE_SLACK_MS = 20_000;
 
@@ -75,6 +75,19 @@ export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown>
         maxDuration: ms(w.toMs - w.fromMs + PROBE_SLACK_MS),
         gracefulStop: '0s',
         exec: 'probe',
+        tags: runTags(run),
+      };
+    }
+    if (probes && cfg.saturationStop) {
+      // The whole run, scraping about once a second: saturation is seen as it happens (lib/k6/watch.ts).
+      scenarios[watchScenario(run)] = {
+        executor: 'per-vu-iterations',
+        vus: 1,
+        iterations: 1,
+        startTime: ms(run.startMs),
+        maxDuration: ms(run.durationMs + PROBE_SLACK_MS),
+        gracefulStop: '0s',
+        exec: 'watch',
         tags: runTags(run),
       };
     }

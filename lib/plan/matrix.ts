@@ -99,6 +99,11 @@ export function probeScenario(run: Run): string {
   return `probe_${run.scenario}`;
 }
 
+/** The name of the saturation watch scenario of a run (SATURATION_STOP). */
+export function watchScenario(run: Run): string {
+  return `watch_${run.scenario}`;
+}
+
 export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s}s`;

@@ -1,11 +1,12 @@
 // k6 puts only whole metrics and threshold-named sub-metrics into the end-of-test summary. Each
 // run's figures are therefore declared as sub-metrics with always-true thresholds, by the same
 // key function that the report later reads them with.
+import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
-import { probeScenario, type Plan } from './matrix';
+import { probeScenario, watchScenario, type Plan } from './matrix';
 import { PREFLIGHT_REASONS } from '../preflight/diagnose';
 
 export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {
@@ -61,7 +62,7 @@ export function preflightKey(target: string, reason: string): string {
   return `${METRICS.preflightFailed.name}{variant:${target},reason:${reason}}`;
 }
 
-export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'serverMetrics'>, withProbes: boolean): Record<string, string[]> {
+export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop'>, withProbes: boolean): Record<string, string[]> {
   const targets = [...new Set(plan.runs.map((r) => r.variant))];
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
@@ -69,6 +70,12 @@ export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'se
     for (const m of PER_RUN) keep(subKey(m, run.scenario), m);
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
     for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');
+    if (cfg.saturationStop) {
+      const w = watchScenario(run);
+      for (const rule of SATURATION_RULES) keep(subKey('saturated', w, { saturation_rule: rule }), 'saturated');
+      keep(subKey('saturationAfter', w), 'saturationAfter');
+      keep(subKey('saturationWaiting', w), 'saturationWaiting');
+    }
     for (let s = 0; s < plan.slices; s++) for (const m of PER_SLICE) keep(subKey(m, run.scenario, { slice: String(s) }), m);
     th[subKey('dropped_iterations', run.scenario)] = ['count>=0'];
     if (withProbes) for (const m of PER_PROBE) keep(subKey(m, probeScenario(run)), m);

@@ -82,6 +82,7 @@ export function runRecord(r: RunFigures) {
             reasoning_tokens: r.reasoning!.reasoningTokens,
             answer_tokens: r.reasoning!.answerTokens,
           },
+    saturation: (r.saturation ?? null) === null ? null : { rule: r.saturation!.rule, after_ms: r.saturation!.afterMs, waiting: r.saturation!.waiting },
     server_ttft_mean_ms: r.server?.ttftMeanMs ?? null,
     server_itl_mean_ms: r.server?.itlMeanMs ?? null,
     server_e2e_mean_ms: r.server?.e2eMeanMs ?? null,

@@ -3,7 +3,8 @@
 import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import type { Load, Plan, Run } from '../plan/matrix';
-import { probeScenario, steadyWindow } from '../plan/matrix';
+import { probeScenario, steadyWindow, watchScenario } from '../plan/matrix';
+import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
@@ -73,6 +74,8 @@ export interface RunFigures {
   tokens: { output: number; input: number; cached: number };
   /** Replies that reasoned before answering; null when none did. */
   reasoning: Reasoning | null;
+  /** SATURATION_STOP: this run's level saturated the server, and the run ended there; null otherwise. */
+  saturation: SaturationFigures | null;
   server: ServerFigures | null;
   dropped: number;
   /** VUs that sent requests in this run (on this instance, with an execution segment). */
@@ -181,6 +184,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const reasoning = reasoningOf(m, s);
   if (reasoning !== null) notes.push(reasoningNote(reasoning));
   if (run.cell.load.kind === 'trace') notes.push(traceNote(run.cell.load, dist(m, subKey('scheduleLag', s))));
+  const saturation = saturationOf(m, run);
+  if (saturation !== null) notes.push(saturationNote(saturation));
   const dropped = count(m, subKey('dropped_iterations', s));
   const p = probeScenario(run);
   const server: ServerFigures = {
@@ -235,6 +240,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
     reasoning,
+    saturation,
     server: anyServer ? server : null,
     dropped,
     vusRan: count(m, subKey('runVus', s)),
@@ -278,6 +284,32 @@ function reasoningOf(m: Parameters<typeof count>[0], s: string): Reasoning | nul
 }
 
 /** One sentence on the replies that reasoned: the answer's first token is the one a user waits for. */
+export interface SaturationFigures {
+  rule: (typeof SATURATION_RULES)[number];
+  /** From the run's start to the scrape that showed it. */
+  afterMs: number | null;
+  /** Requests waiting in the server's queue then. */
+  waiting: number | null;
+}
+
+function saturationOf(m: SummaryMetrics, run: Run): SaturationFigures | null {
+  const w = watchScenario(run);
+  const rule = SATURATION_RULES.find((r) => count(m, subKey('saturated', w, { saturation_rule: r })) > 0);
+  if (rule === undefined) return null;
+  return { rule, afterMs: single(m, subKey('saturationAfter', w)), waiting: single(m, subKey('saturationWaiting', w)) };
+}
+
+const SATURATION_WHY: Record<SaturationFigures['rule'], string> = {
+  growing: "the server's queue kept growing",
+  full: "at least half the level's requests waited in the server's queue throughout",
+};
+
+function saturationNote(s: SaturationFigures): string {
+  const when = s.afterMs === null ? '' : ` ${(s.afterMs / 1000).toFixed(1)} s into this level`;
+  const queue = s.waiting === null ? '' : ` (${s.waiting} waiting)`;
+  return `saturated${when}: ${SATURATION_WHY[s.rule]}${queue}; the run ended here and later levels were not run (SATURATION_STOP).`;
+}
+
 function traceNote(load: Extract<Run['cell']['load'], { kind: 'trace' }>, lag: Dist | null): string {
   const head = `trace replay at ${load.speed}× speed: ${lag?.count ?? 0} of ${load.requests} requests sent`;
   if (lag === null) return `${head}.`;

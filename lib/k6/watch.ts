@@ -1,0 +1,38 @@
+// The saturation watch of a run (SATURATION_STOP): its own k6 scenario scrapes the target's queue
+// gauge about once a second for the whole run. When the rule in lib/server-metrics/saturation.ts
+// fires, it records when and why, and ends the test: k6 cannot skip the later, heavier levels of
+// its plan any other way, and each would only queue more. The reports still run (k6 calls
+// handleSummary after an abort) and say where and why the run stopped.
+import exec from 'k6/execution';
+import { queueNames, watchRun } from '../server-metrics/saturation';
+import type { SetupData } from '../targets';
+import type { Bench } from './bench-context';
+import { k6Port } from './http-port';
+import { abortIfPreflightFailed } from './setup';
+
+export function makeWatch(b: Bench): (data: SetupData) => void {
+  const port = k6Port('watch');
+  return function watch(data: SetupData): void {
+    abortIfPreflightFailed(data);
+    b.source.clearTags();
+    const entry = b.runs.get(exec.scenario.name);
+    if (!entry) return;
+    const { run } = entry;
+    const t = b.target(data, run.variant);
+    if (t.metrics === null) return; // the probe says once why the server's figures are not measured
+    if (queueNames(t.metrics) === null) {
+      if (entry.index === 0) console.warn(`${run.variant}: saturation not watched: ${t.metrics} exposes no queue gauge in /metrics; every level runs.`);
+      return;
+    }
+    const start = exec.scenario.startTime;
+    const v = watchRun(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, run.cell.load, start + run.durationMs);
+    if (v === null) return;
+    const afterMs = v.atMs - start;
+    b.metrics.saturated.add(1, { saturation_rule: v.rule });
+    b.metrics.saturationAfter.add(afterMs);
+    b.metrics.saturationWaiting.add(v.waiting);
+    const message = `${run.variant} ${run.cell.id}: the server is saturated ${(afterMs / 1000).toFixed(1)} s into this level: ${v.evidence}. Later levels are not run (SATURATION_STOP=false runs every level).`;
+    console.warn(message);
+    exec.test.abort(message);
+  };
+}
