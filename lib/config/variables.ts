@@ -103,7 +103,7 @@ export const VARIABLES: readonly VariableDef[] = [
     benchmarks: TRACING,
   },
   { name: 'TRACE_SPEED', default: '1', help: 'With TRACE: how fast the trace clock runs (2: arrival gaps halved).', benchmarks: TRACING },
-  { name: 'TRACE_WINDOW', default: '', help: 'With TRACE: the slice replayed, FROM-TO in trace time from its first arrival, e.g. 60s-180s; default all of it.', benchmarks: TRACING },
+  { name: 'TRACE_WINDOW', default: '', help: "With TRACE: the slice replayed, FROM-TO in trace time from its first arrival, e.g. 60s-180s; the replay starts at the slice's first request. Default all of it.", benchmarks: TRACING },
   { name: 'TRACE_VUS', default: '64', help: 'With TRACE: VUs holding requests (waiting for their instant or in flight): the most in flight at once; a request due when all are busy is sent late and its lag says so.', benchmarks: TRACING },
   { name: 'TRACE_BLOCK_SIZE', default: '512', help: "With TRACE: tokens per hash id (Mooncake's traces use 512).", benchmarks: TRACING },
   { name: 'TRACE_MAX_LAG', default: '50ms', help: 'With TRACE: a replay whose p99 schedule lag (sent − due) is above this is marked not faithful (client-limited) in the report.', benchmarks: TRACING },

@@ -115,12 +115,17 @@ function ids(v: unknown, at: string): number[] {
   return v as number[];
 }
 
-/** The entries with fromMs ≤ offset < toMs, offsets counted from the trace's first arrival; times shifted so the window starts at 0. */
+/**
+ * The entries with fromMs ≤ offset < toMs, offsets counted from the trace's first arrival; times
+ * shifted so the slice's first request is at 0 (the replay's span and load time are the slice's).
+ */
 export function windowOf(trace: Trace, win: { fromMs: number; toMs: number } | null): Trace {
   const t0 = trace.entries[0].atMs;
   const from = win?.fromMs ?? 0;
   const to = win?.toMs ?? Infinity;
-  const entries = trace.entries.filter((e) => e.atMs - t0 >= from && e.atMs - t0 < to).map((e) => ({ ...e, atMs: e.atMs - t0 - from }));
+  const inside = trace.entries.filter((e) => e.atMs - t0 >= from && e.atMs - t0 < to);
+  const first = inside.length > 0 ? inside[0].atMs : 0;
+  const entries = inside.map((e) => ({ ...e, atMs: e.atMs - first }));
   if (entries.length === 0) throw new ConfigError(`TRACE_WINDOW: no request of ${trace.source} falls in ${from} ms – ${to} ms (the trace spans ${trace.entries[trace.entries.length - 1].atMs - t0} ms).`);
   return { ...trace, entries };
 }
@@ -194,13 +199,3 @@ export function traceUnits<T>(entry: TraceEntry, index: number, spec: BlockSpec,
 
 export const tokenUnit = (spec: BlockSpec) => (rng: Rng) => randInt(rng, spec.idFloor, spec.vocabSize);
 export const wordUnit = (rng: Rng) => WORDS[randInt(rng, 0, WORDS.length)];
-
-/** Leading tokens of entry b's prompt that are the same as some earlier prompt's, by the hash-id rule (for checks against a server's cache). */
-export function sharedLeadingBlocks(entry: TraceEntry, seen: ReadonlySet<number>): number {
-  let n = 0;
-  for (const h of entry.hashIds ?? []) {
-    if (!seen.has(h)) break;
-    n++;
-  }
-  return n;
-}

@@ -58,10 +58,10 @@ describe('parseTrace', () => {
 });
 
 describe('windowOf', () => {
-  test('picks the slice by offset from the first arrival and starts it at 0', () => {
+  test('picks the slice by offset from the first arrival and starts it at its first request', () => {
     const t = parseTrace(jsonl, 'm.jsonl');
-    assert.deepEqual(windowOf(t, { fromMs: 40, toMs: 700 }).entries.map((e) => e.atMs), [10, 610]);
-    assert.deepEqual(windowOf(t, { fromMs: 40, toMs: 650 }).entries.map((e) => e.atMs), [10], 'the end is outside');
+    assert.deepEqual(windowOf(t, { fromMs: 40, toMs: 700 }).entries.map((e) => e.atMs), [0, 600]);
+    assert.deepEqual(windowOf(t, { fromMs: 40, toMs: 650 }).entries.map((e) => e.atMs), [0], 'the end is outside');
     assert.deepEqual(windowOf(t, null).entries.map((e) => e.atMs), [0, 50, 650]);
     assert.throws(() => windowOf(t, { fromMs: 1000, toMs: 2000 }), /TRACE_WINDOW: no request of m\.jsonl falls in 1000 ms – 2000 ms \(the trace spans 650 ms\)/);
   });
