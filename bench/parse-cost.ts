@@ -57,7 +57,7 @@ function cpuMicros(fn: () => void, minMs = 200): number {
 
 const prompt = { kind: 'tokens' as const, json: tokenPromptPool({ isl: 1024, poolSize: 1, seed: 1, vocabSize: 32000, idFloor: 1000, sharedPrefix: 0, spread: 0 })[0], length: 1024 };
 const window = { cellStartMs: 0, sliceMs: 1000, slices: 10, trackLastEnd: false, latencyFromMs: -Infinity };
-const slo = { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null };
+const slo = { ttftP99Ms: null, ttftOf: 'first' as const, itlP99Ms: null, e2eP99Ms: null };
 
 console.log('CPU per request (µs), median of 5 batches; speculative replies with 4 tokens per event.');
 console.log('dialect      tokens   build  http(json)  http(stream)  sse(events)  samples   µs/1k tok (sse)');

@@ -67,7 +67,7 @@ export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, R
   for (const tc of cfg.targets) {
     const info = data.targets.find((t) => t.variant === tc.variant);
     if (!info) throw new Error(`setup data has no target ${tc.variant}`);
-    const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model });
+    const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model, thinkTags: cfg.thinkTags });
     const headers = requestHeaders(tc, TRANSPORTS[cfg.transport].accept ?? undefined);
     out.set(tc.variant, {
       variant: tc.variant,

@@ -38,7 +38,7 @@ export interface SimOptions {
   // Generation.
   eosRate: number;
   reasoningFraction: number;
-  reasoningField: 'reasoning_content' | 'reasoning';
+  reasoningField: 'reasoning_content' | 'reasoning' | 'think';
   // Speculative decoding.
   spec: SpecMode;
   specAcceptLength: number;
@@ -94,7 +94,7 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
   { key: 'incrementalStreamingOutput', flag: 'incremental-streaming-output', kind: 'bool', def: false, help: 'sglang /generate: stream text deltas instead of cumulative text' },
   { key: 'eosRate', flag: 'eos-rate', kind: 'number', min: 0, max: 1, def: 0, help: 'per-token chance of EOS when ignore_eos is false; 0 = always run to the token limit' },
   { key: 'reasoningFraction', flag: 'reasoning-fraction', kind: 'number', min: 0, max: 1, def: 0, help: 'chat: this fraction of the token limit streams as reasoning before content' },
-  { key: 'reasoningField', flag: 'reasoning-field', kind: 'enum', values: ['reasoning_content', 'reasoning'], def: 'reasoning_content', help: 'chat delta field that carries reasoning' },
+  { key: 'reasoningField', flag: 'reasoning-field', kind: 'enum', values: ['reasoning_content', 'reasoning', 'think'], def: 'reasoning_content', help: 'chat delta field that carries reasoning; think: none, <think>…</think> in the content (a server without a reasoning parser), and no reasoning_tokens in usage' },
   { key: 'spec', flag: 'spec', kind: 'enum', values: ['none', 'mtp', 'dflash', 'ddtree'], def: 'none', help: 'speculative decoding mode' },
   { key: 'specAcceptLength', flag: 'spec-accept-length', kind: 'number', min: 0, max: 1000, def: 0, help: 'mean tokens committed per verify step (bonus included); 0 = mode default (2.5 / 6 / 8)' },
   { key: 'specDraftTokens', flag: 'spec-draft-tokens', kind: 'int', min: 0, max: 1000, def: 0, help: 'draft depth; a step commits 1..depth+1 tokens; 0 = mode default (3 / 15 / 15)' },

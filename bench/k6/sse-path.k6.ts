@@ -43,7 +43,7 @@ const target = { variant: 'A', url: 'http://replay', dialect, model: 'm', prompt
 const send = SENDERS.sse();
 const wire = dialect.build({ prompt: dialect.acceptsTokenIds ? { kind: 'tokens', json: '[1000,1001,1002]', length: 3 } : { kind: 'text', text: 'hi' }, maxTokens: 256, ignoreEos: true, temperature: 0, stream: true, model: 'm' });
 const window: Window = { cellStartMs: Date.now(), sliceMs: 60_000, slices: 5, trackLastEnd: false, latencyFromMs: -Infinity };
-const slo: SloLimits = { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null };
+const slo: SloLimits = { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null };
 
 /** What the stand-in itself costs: the same replay to a handler that only reads each event's data. */
 function replayOnly(): void {

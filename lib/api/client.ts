@@ -100,7 +100,7 @@ export interface PreflightOutcome {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_TOKENS = 256;
-const NO_SLO: SloLimits = { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null };
+const NO_SLO: SloLimits = { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null };
 
 function ms(v: string | number | undefined, fallback: number, what: string): number {
   if (v === undefined) return fallback;

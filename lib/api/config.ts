@@ -74,9 +74,10 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     // The library does not scrape /metrics: preflight does not look for it.
     serverMetrics: 'off',
     partial: false,
-    slo: { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null, errorRate: 1 },
+    slo: { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null, errorRate: 1 },
     dataset: null,
     trace: null,
     saturationStop: false,
+    thinkTags: false,
   };
 }

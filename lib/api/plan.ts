@@ -117,7 +117,7 @@ export function keepThresholds(scenarios: Record<string, ScenarioOptions>, varia
   const vs = variants.length > 0 ? variants : ['target'];
   const runs: Run[] = names.flatMap((scenario) => vs.map((variant) => ({ scenario, variant, vus: 1, cell: { id: scenario, isl: 0, osl: 0, load: { kind: 'vus', vus: 1 } }, startMs: 0, durationMs: 0, gracefulStopMs: 0 }) as Run));
   const plan: Plan = { cells: [], runs, slices: mode.kind === 'slices' ? mode.slices : 0, sliceMs: mode.kind === 'slices' ? mode.sliceMs : 1, totalMs: 0, requests: mode.kind === 'slices' ? null : 1 };
-  const all = summaryThresholds(plan, { slo: { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null, errorRate: 1 }, serverMetrics: 'off', saturationStop: false }, false);
+  const all = summaryThresholds(plan, { slo: { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null, errorRate: 1 }, serverMetrics: 'off', saturationStop: false }, false);
   // Only the declarations: the benchmarks' SLO thresholds (success rate, no target down) are not the user's.
   const keep = new Set<string>(Object.values(KEEP));
   const success = METRICS.success.name;

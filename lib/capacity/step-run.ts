@@ -52,7 +52,8 @@ export function readStepRun(name: string, partialText: string, now = new Date())
   const s = run.scenario;
   const good = m[subKey('good', s)]?.values.count ?? 0;
   return {
-    ttft: trend(m, subKey('ttft', s)),
+    // SLO_TTFT_OF=answer: the capacity search holds the answer's first token to SLO_TTFT_P99.
+    ttft: trend(m, subKey(cfg.slo.ttftOf === 'answer' ? 'ttftAnswer' : 'ttft', s)),
     itl: trend(m, subKey('itl', s)),
     e2e: trend(m, subKey('e2e', s)),
     ok: run.requests.ok,

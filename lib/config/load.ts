@@ -135,6 +135,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
     partial: p.bool('PARTIAL', get(env, 'PARTIAL')),
     slo: {
       ttftP99Ms: optionalDuration(env, 'SLO_TTFT_P99'),
+      ttftOf: p.oneOf('SLO_TTFT_OF', get(env, 'SLO_TTFT_OF'), ['first', 'answer'] as const),
       itlP99Ms: optionalDuration(env, 'SLO_ITL_P99'),
       e2eP99Ms: optionalDuration(env, 'SLO_E2E_P99'),
       errorRate: p.number('SLO_ERROR_RATE', get(env, 'SLO_ERROR_RATE'), 0, 1),
@@ -144,6 +145,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
       (name) => env[name] !== undefined && env[name]?.trim() !== '',
     ),
     trace: null,
+    thinkTags: p.bool('THINK_TAGS', get(env, 'THINK_TAGS')),
     saturationStop: spec.escalates === true && p.bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
   };
   if (spec.trace) cfg.trace = traceConfig((name) => get(env, name), (name) => env[name] !== undefined && env[name]?.trim() !== '');
@@ -151,6 +153,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
     const replaying = Object.values(BENCHMARKS).filter((b) => b.trace).map((b) => b.name);
     throw new ConfigError(`TRACE applies to ${replaying.join(' and ')} (a trace replayed against each deployment), not to ${scenario}.`);
   }
+  if (cfg.slo.ttftOf !== 'first' && cfg.slo.ttftP99Ms === null) throw new ConfigError(`SLO_TTFT_OF=${cfg.slo.ttftOf} says which first token SLO_TTFT_P99 holds: set SLO_TTFT_P99 too.`);
   if (!TRANSPORTS[cfg.transport].timesEvents && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {
     const timing = TRANSPORT_NAMES.filter((n) => TRANSPORTS[n].timesEvents).join(' or ');
     throw new ConfigError(`SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=${timing}: the ${cfg.transport} transport cannot measure TTFT or ITL.`);

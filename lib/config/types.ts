@@ -21,6 +21,8 @@ export interface TargetConfig {
 
 export interface Slo {
   ttftP99Ms: number | null;
+  /** SLO_TTFT_OF: the first token of either kind (llm_ttft) or of the answer (llm_ttft_answer). */
+  ttftOf: 'first' | 'answer';
   itlP99Ms: number | null;
   e2eP99Ms: number | null;
   errorRate: number;
@@ -66,6 +68,8 @@ export interface BenchConfig {
   dataset: DatasetConfig | null;
   /** TRACE and its variables; null: the load comes from CONCURRENCY or RATE. */
   trace: TraceConfig | null;
+  /** THINK_TAGS: <think>…</think> in a reply's content is reasoning. */
+  thinkTags: boolean;
   /** SATURATION_STOP: a benchmark whose levels escalate ends when the server's queue shows it saturated. */
   saturationStop: boolean;
 }

@@ -122,7 +122,17 @@ export const VARIABLES: readonly VariableDef[] = [
     help: "Watch the server's queue gauge (/metrics, about once a second) during each level; when it keeps growing, or holds at least half the level's VUs for 10 s (an open loop also completing under 90 % of its rate), end the run there with the reason instead of escalating (k6 exits 108). false: run every level.",
     benchmarks: where((b) => b.escalates === true),
   },
+  {
+    name: 'THINK_TAGS',
+    default: 'false',
+    help: 'The model writes its reasoning into the content as <think>…</think> (served without a reasoning parser): everything before the first </think> counts as reasoning, the rest as answer, on the OpenAI routes (docs/reasoning.md). A reply without </think> then has no answer.',
+  },
   { name: 'SLO_TTFT_P99', default: '', help: 'SLO: p99 TTFT at most this duration (threshold; needs TRANSPORT=sse).' },
+  {
+    name: 'SLO_TTFT_OF',
+    default: 'first',
+    help: "Which first token SLO_TTFT_P99 (and goodput, and the capacity search) holds: first, the first token of either kind (llm_ttft: a reasoning model's first reasoning token), or answer, the first answer token a user reads (llm_ttft_answer: after the reasoning; the first token of a reply that does not reason).",
+  },
   { name: 'SLO_ITL_P99', default: '', help: 'SLO: p99 inter-token latency at most this duration (needs TRANSPORT=sse).' },
   { name: 'SLO_E2E_P99', default: '', help: 'SLO: p99 end-to-end latency at most this duration.' },
   { name: 'SLO_ERROR_RATE', default: '0.05', help: 'SLO: share of failed requests at most this (0 to 1); the run exits 99 when breached.' },

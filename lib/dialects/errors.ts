@@ -66,6 +66,8 @@ export interface RequestContext {
   /** The variable that names the model, e.g. MODEL. */
   modelVar: string;
   model?: string;
+  /** THINK_TAGS: the content's <think>…</think> is reasoning (OpenAI routes; see think.ts). */
+  thinkTags?: boolean;
 }
 
 /** Whether an error body or message says the request exceeds the model's context, at any status. */

@@ -6,6 +6,7 @@ import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
 import { parseReply } from './reply';
+import { thinkPhases } from './think';
 import type { Dialect, DialectName, GenerationRequest, WireRequest } from './types';
 
 interface Shape {
@@ -67,6 +68,18 @@ const chat: Shape = {
   },
 };
 
+/** A reply's phases from <think>…</think> in its text; reasoning fields, where a server sends them, still count as they say. */
+function thinkPhaseOf(shape: Shape): (choice: Record<string, unknown>) => Phase | undefined {
+  const split = thinkPhases();
+  return (choice) => {
+    const own = shape.phaseOf?.(choice);
+    if (own === 'reasoning' || own === 'both') return own;
+    const m = obj(choice.delta) ?? obj(choice.message);
+    const text = m ? str(m.content) : shape.choiceText(choice);
+    return text === '' ? own : split(text);
+  };
+}
+
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
@@ -76,7 +89,8 @@ function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect 
   const rctx: RequestContext = { ...ctx, route };
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
-  const reader = () => openaiChunkReader(shape.choiceText, shape.textKeys, shape.phaseOf);
+  // THINK_TAGS: each reply's phases depend on its text so far, so every chunk is parsed (no template).
+  const reader = ctx.thinkTags ? () => openaiChunkReader(shape.choiceText, [], thinkPhaseOf(shape)) : () => openaiChunkReader(shape.choiceText, shape.textKeys, shape.phaseOf);
   return {
     name: shape.name,
     path: shape.path,

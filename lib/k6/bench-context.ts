@@ -108,7 +108,7 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
     transport,
     send: SENDERS[cfg.transport](),
     source: promptSource(cfg, dataset, trace),
-    slo: { ttftP99Ms: cfg.slo.ttftP99Ms, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms },
+    slo: { ttftP99Ms: cfg.slo.ttftP99Ms, ttftOf: cfg.slo.ttftOf, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms },
     stream: transport.streams || cfg.stream,
     options,
     target(data, variant) {

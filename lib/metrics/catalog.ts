@@ -47,7 +47,7 @@ export const METRICS = {
     type: 'trend',
     time: true,
     unit: 'ms',
-    help: 'Replies that reasoned: from sending to the first event carrying answer text, the first token a user reads. Not recorded for a reply that never answered (cut during its reasoning).',
+    help: 'From sending to the first event carrying answer text, the first token a user reads: after the reasoning of a reply that reasoned, the first token (as llm_ttft) of one that did not. Not recorded for a reply that never answered (cut during its reasoning). SLO_TTFT_OF=answer holds SLO_TTFT_P99 to it.',
     sseOnly: true,
   },
   reasoningRequests: {

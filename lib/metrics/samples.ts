@@ -25,6 +25,8 @@ export interface Window {
 
 export interface SloLimits {
   ttftP99Ms: number | null;
+  /** Which first token the TTFT SLO holds (SLO_TTFT_OF): the first of either kind, or the first of the answer. */
+  ttftOf: 'first' | 'answer';
   itlP99Ms: number | null;
   e2eP99Ms: number | null;
 }
@@ -101,6 +103,8 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   }
   if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
   if (r.reasoning) recordReasoning(r.reasoning, tokens, o.startMs, latency ? ev : null, add);
+  const answerMs = answerTtft(r, t.ttftMs, o.startMs, ev);
+  if (latency && answerMs !== null) add('ttftAnswer', answerMs);
   if (r.draft && r.draft.drafted > 0) {
     add('draftTokens', r.draft.drafted);
     add('draftAccepted', r.draft.accepted);
@@ -121,18 +125,27 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     add('windowE2e', t.e2eMs, tags);
   }
   if (w.trackLastEnd) add('windowLastEnd', o.endMs - w.cellStartMs);
-  if (latency && sloSet(slo) && meetsSlo(t.e2eMs, t.ttftMs, t.tpotMs, slo)) add('good', 1);
+  if (latency && sloSet(slo) && meetsSlo(t.e2eMs, slo.ttftOf === 'answer' ? answerMs : t.ttftMs, t.tpotMs, slo)) add('good', 1);
 }
 
 /**
- * A reply that reasoned: its two first-token times (from the event columns, so only where events
- * are timed) and its token split. Nothing is recorded that was not said: no answer time for a
+ * Time to the first answer token: after a reasoning reply's reasoning (null when it was cut before
+ * answering, or its events are not timed), or the first token of a reply that did not reason.
+ */
+function answerTtft(r: GenerationResult, ttftMs: number | null, startMs: number, ev: EventColumns | null): number | null {
+  if (!r.reasoning) return ttftMs;
+  const i = r.reasoning.firstAnswerEvent;
+  return ev !== null && i !== null && i < ev.n ? ev.t[i] - startMs : null;
+}
+
+/**
+ * A reply that reasoned: its first reasoning token's time (from the event columns, so only where
+ * events are timed; the answer's is answerTtft's) and its token split. Nothing is recorded that was not said: no answer time for a
  * reply cut during its reasoning, no split without the reasoning count.
  */
 function recordReasoning(rs: ReasoningSplit, completionTokens: number | null, startMs: number, ev: EventColumns | null, add: AddSample): void {
   add('reasoningRequests', 1);
   if (ev !== null && rs.firstReasoningEvent !== null && rs.firstReasoningEvent < ev.n) add('ttftReasoning', ev.t[rs.firstReasoningEvent] - startMs);
-  if (ev !== null && rs.firstAnswerEvent !== null && rs.firstAnswerEvent < ev.n) add('ttftAnswer', ev.t[rs.firstAnswerEvent] - startMs);
   if (rs.tokens === null) return;
   add('reasoningTokens', rs.tokens);
   if (completionTokens !== null && completionTokens >= rs.tokens) add('answerTokens', completionTokens - rs.tokens);

@@ -89,7 +89,7 @@ export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'se
   if (targets.length > 1) for (const target of targets) th[`${METRICS.success.name}{variant:${target}}`] = [`rate>=${round(1 - slo.errorRate)}`];
   th[METRICS.targetDown.name] = [TARGET_UP];
   if (slo.e2eP99Ms !== null) th[METRICS.e2e.name] = [`p(99)<=${slo.e2eP99Ms}`];
-  if (slo.ttftP99Ms !== null) th[METRICS.ttft.name] = [`p(99)<=${slo.ttftP99Ms}`];
+  if (slo.ttftP99Ms !== null) th[METRICS[slo.ttftOf === 'answer' ? 'ttftAnswer' : 'ttft'].name] = [`p(99)<=${slo.ttftP99Ms}`];
   if (slo.itlP99Ms !== null) th[METRICS.itl.name] = [`p(99)<=${slo.itlP99Ms}`];
   return th;
 }

@@ -322,7 +322,9 @@ function reasoningNote(r: Reasoning): string {
   const answer = p50(r.ttftAnswer);
   const first = p50(r.ttftReasoning);
   const times =
-    answer === null && first === null ? 'time to first answer token not measured (needs TRANSPORT=sse)' : `time to first answer token p50 ${answer ?? 'not measured (no reply answered)'}, to first reasoning token p50 ${first ?? 'not measured'}`;
+    answer === null && first === null
+      ? 'time to first answer token not measured (needs TRANSPORT=sse)'
+      : `time to first answer token p50 ${answer ?? 'not measured (no reply answered)'} (every reply that answered), to first reasoning token p50 ${first ?? 'not measured'}`;
   const tokens = r.reasoningTokens === null ? 'reasoning tokens not measured (the server did not count them, nor did the stream per event)' : `${r.reasoningTokens} reasoning and ${r.answerTokens ?? 'unknown'} answer tokens`;
   return `${r.requests} replies reasoned before answering: ${times}; ${tokens}.`;
 }

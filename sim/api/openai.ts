@@ -24,13 +24,23 @@ export function contextCheck(ctx: SimContext, promptLen: number, maxNew: number 
   if (message !== null) throw new HttpError(400, message, null, 'context_length');
 }
 
-function usage(s: SessionState): Json {
+/**
+ * --reasoning-field think: the reasoning goes into the content between <think> and </think>, as a
+ * server without a reasoning parser sends it; the close tag ends the chunk that ends the reasoning.
+ */
+function thinkTagged(s: SessionState, d: Delta): Delta {
+  let text = '';
+  if (d.reasoning) text += (s.reasoning === d.reasoning ? '<think>' : '') + d.reasoning + (s.ids.length >= s.req.reasoningTokens ? '</think>' : '');
+  return { ...d, reasoning: '', content: text + d.content };
+}
+
+function usage(s: SessionState, think = false): Json {
   const p = s.req.promptIds.length;
   const n = s.ids.length;
   const u: Json = { prompt_tokens: p, total_tokens: p + n, completion_tokens: n };
   // As vLLM with a reasoning parser: the reasoning share of the completion, in the final usage
   // (the running per-chunk usage keeps its shape).
-  if (s.req.reasoningTokens > 0 && s.finish) u.completion_tokens_details = { reasoning_tokens: Math.min(n, s.req.reasoningTokens) };
+  if (s.req.reasoningTokens > 0 && s.finish && !think) u.completion_tokens_details = { reasoning_tokens: Math.min(n, s.req.reasoningTokens) };
   return u;
 }
 
@@ -46,13 +56,15 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
   // 'set' (vLLM): chat chunks carry only the fields that are set; 'all' (SGLang): every field.
   const sparse = p.chatChunkFields === 'set';
   const model = ctx.o.model;
-  const rField = sparse ? ctx.o.reasoningField : 'reasoning_content';
+  const think = ctx.o.reasoningField === 'think';
+  const rField = sparse && !think ? ctx.o.reasoningField : 'reasoning_content';
   const object = kind === 'chat' ? 'chat.completion.chunk' : 'text_completion';
   const head = (s: SessionState): Json => ({ id: s.req.id, object, created: s.created, model });
   // vLLM reports the matched stop as "stop_reason", SGLang as "matched_stop".
   const stopKey = p.stopKey;
 
-  const choice = (s: SessionState, d: Delta): Json => {
+  const choice = (s: SessionState, given: Delta): Json => {
+    const d = think && kind === 'chat' ? thinkTagged(s, given) : given;
     const { finish_reason, stop } = finishFields(s.finish);
     if (kind === 'completion') return { index: 0, text: d.content, logprobs: null, finish_reason, [stopKey]: stop };
     if (sparse) {
@@ -94,18 +106,20 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
       const out: string[] = [];
       // vLLM and SGLang send the role-only chunk when the first output arrives, just before it.
       if (kind === 'chat' && first) out.push(roleChunk(s));
-      out.push(chunk(s, [choice(s, d)], so.continuousUsage ? usage(s) : null));
+      out.push(chunk(s, [choice(s, d)], so.continuousUsage ? usage(s, think) : null));
       return out;
     },
-    tail: (s) => (so.includeUsage ? [chunk(s, [], usage(s))] : []),
+    tail: (s) => (so.includeUsage ? [chunk(s, [], usage(s, think))] : []),
     body(s) {
       const { finish_reason, stop } = finishFields(s.finish);
-      const u = { ...usage(s), prompt_tokens_details: null };
+      const u = { ...usage(s, think), prompt_tokens_details: null };
       if (kind === 'completion') {
         const c = { index: 0, text: s.content, logprobs: null, finish_reason, [stopKey]: stop, ...(p.promptLogprobs ? { prompt_logprobs: null } : {}) };
         return { id: s.req.id, object: 'text_completion', created: s.created, model, choices: [c], usage: u };
       }
-      const message: Json = { role: 'assistant', content: s.content, [rField]: s.reasoning || null, tool_calls: [] };
+      const message: Json = think
+        ? { role: 'assistant', content: s.reasoning ? `<think>${s.reasoning}</think>${s.content}` : s.content, tool_calls: [] }
+        : { role: 'assistant', content: s.content, [rField]: s.reasoning || null, tool_calls: [] };
       const c = { index: 0, message, logprobs: null, finish_reason, [stopKey]: stop };
       return { id: s.req.id, object: 'chat.completion', created: s.created, model, choices: [c], usage: u };
     },

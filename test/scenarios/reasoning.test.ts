@@ -74,3 +74,42 @@ for (const runner of RUNNERS) {
     });
   }
 }
+
+// A model served without a reasoning parser (<think>…</think> in the content, no reasoning count):
+// THINK_TAGS=true reads the answer's first token from the text, and SLO_TTFT_OF=answer holds
+// SLO_TTFT_P99 to it: between the first token (~70 ms) and the answer (~720 ms), every reply
+// misses, so the threshold fails the run (exit 99) and goodput is 0.
+for (const runner of RUNNERS) {
+  const skip = runner.skip ?? runner.sseSkip ?? undefined;
+  describe(`think tags and SLO_TTFT_OF=answer on ${runner.name}`, { skip }, () => {
+    test('the answer time from <think> spans matches the truth; the TTFT SLO judges it', async () => {
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 1, seed: 22, reasoningFraction: FRACTION, reasoningField: 'think' });
+      try {
+        const run = await runner.run(
+          'context-matrix',
+          {
+            TARGET_URL: sim.url, DIALECT: 'openai-chat', TRANSPORT: 'sse', THINK_TAGS: 'true', SLO_TTFT_P99: '400ms', SLO_TTFT_OF: 'answer', SLO_ERROR_RATE: '1',
+            ISL: '128', OSL: String(OSL), CONCURRENCY: '2', DURATION: '5s', SLICES: '1', REQUEST_TIMEOUT: '10s', GRACEFUL_STOP: '5s', WARMUP_REQUESTS: '0',
+          },
+          90_000,
+        );
+        assert.equal(run.result.exitCode, 99, `the answer SLO is breached\n${explain(run)}`);
+        assert.match(run.result.stderr, /thresholds on metrics 'llm_ttft_answer' have been crossed/);
+        const file = run.result.files.find((f) => f.endsWith('.summary.json')) as string;
+        const rec = (JSON.parse(readFileSync(file, 'utf8')) as { records: Array<ReasoningRecord & { goodput_requests_per_s: number | null }> }).records[0];
+        const truth = (await sim.requests()).filter((r) => r.maxNewTokens === OSL && r.completionTokens === OSL);
+        const trueAnswer = median(truth.map((r) => (r.firstAnswerMs as number) - r.arrivalMs));
+        const trueFirst = median(truth.map((r) => (r.firstTokenMs as number) - r.arrivalMs));
+        const rs = rec.reasoning;
+        assert.ok(rs !== null && rs.requests === rec.requests_ok && rs.ttft_answer_ms !== null, JSON.stringify(rec));
+        console.log(`# ${runner.name}: <think> spans: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ${trueAnswer.toFixed(1)} ms`);
+        assert.ok(Math.abs(rs.ttft_answer_ms.p50 - trueAnswer) < 0.1 * (trueAnswer - trueFirst), `answer TTFT p50 client ${rs.ttft_answer_ms.p50} vs truth ${trueAnswer}`);
+        assert.equal(rs.reasoning_tokens, FRACTION * OSL * rec.requests_ok, 'counted from the stream, the server said none');
+        assert.equal(rec.goodput_requests_per_s, 0, 'no reply answered within 400 ms');
+      } finally {
+        await sim.stop();
+      }
+    });
+  });
+}
+

@@ -76,7 +76,7 @@ describe('reasoning split on the simulator\'s reasoning profile', () => {
         const add = (m: MetricKey, v: number) => {
           got[m] = (got[m] ?? 0) + v;
         };
-        recordRequest({ result, startMs: 900, endMs: 2000, events: columns }, { cellStartMs: 0, sliceMs: 1e9, slices: 1, trackLastEnd: false, latencyFromMs: 0 }, { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null }, add);
+        recordRequest({ result, startMs: 900, endMs: 2000, events: columns }, { cellStartMs: 0, sliceMs: 1e9, slices: 1, trackLastEnd: false, latencyFromMs: 0 }, { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null }, add);
         assert.equal(got.ttftAnswer, 1000 + r.events.findIndex((e) => /"content":"[^"]/.test(e.data)) - 900);
         assert.equal(got.ttftReasoning, got.ttft);
         assert.equal((got.reasoningTokens ?? 0) + (got.answerTokens ?? 0), result.completionTokens);

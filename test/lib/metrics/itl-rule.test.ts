@@ -83,7 +83,7 @@ describe('recordRequest: the rule is counted, per-chunk gaps under their own met
   });
   const collect = (completion: number, events: TimedEvent[]) => {
     const out: Array<{ metric: MetricKey; value: number; tags?: Record<string, string> }> = [];
-    recordRequest({ result: ok(completion), startMs: 0, endMs: 100, events }, { cellStartMs: 0, sliceMs: 1000, slices: 2, trackLastEnd: false, latencyFromMs: -Infinity }, { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null }, (metric, value, tags) =>
+    recordRequest({ result: ok(completion), startMs: 0, endMs: 100, events }, { cellStartMs: 0, sliceMs: 1000, slices: 2, trackLastEnd: false, latencyFromMs: -Infinity }, { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null }, (metric, value, tags) =>
       out.push({ metric, value, tags }),
     );
     return out;

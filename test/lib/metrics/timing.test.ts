@@ -58,7 +58,7 @@ function ok(over: Partial<GenerationResult> = {}): GenerationResult {
   return { ok: true, status: 200, text: '', promptTokens: 10, completionTokens: 100, cachedTokens: null, finishReason: 'length', tokenEvents: 0, specVerifySteps: null, acceptanceLength: null, error: null, ...over };
 }
 const win = { cellStartMs: 0, sliceMs: 1000, slices: 4, trackLastEnd: false, latencyFromMs: -Infinity };
-const noSlo = { ttftP99Ms: null, itlP99Ms: null, e2eP99Ms: null };
+const noSlo = { ttftP99Ms: null, ttftOf: 'first' as const, itlP99Ms: null, e2eP99Ms: null };
 const byMetric = (samples: Sample[], m: string) => samples.filter((s) => s.metric === m);
 
 describe('recordRequest', () => {
