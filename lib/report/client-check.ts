@@ -28,6 +28,11 @@ export interface ClientCheck {
   limited: string[];
 }
 
+/** A trace replay is faithful when its p99 schedule lag is within TRACE_MAX_LAG; null: nothing was sent. */
+export function faithful(lag: Dist | null, maxLagMs: number): boolean | null {
+  return lag === null ? null : lag.p99 <= maxLagMs;
+}
+
 export function limitMs(serverMs: number): number {
   return Math.max(LIMIT_ABS_MS, LIMIT_REL * serverMs);
 }
@@ -65,7 +70,7 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
     limited.push(i.schedule !== null ? `${i.dropped} requests of the trace never sent: every TRACE_VUS VU was busy until the replay's end (raise TRACE_VUS)` : `${i.dropped} iterations dropped: no free VU (raise MAX_VUS)`);
   }
   const lag = i.schedule?.lag ?? null;
-  if (i.schedule !== null && lag !== null && lag.p99 > i.schedule.maxLagMs) {
+  if (i.schedule !== null && lag !== null && faithful(lag, i.schedule.maxLagMs) === false) {
     limited.push(
       `trace replay not faithful: p99 schedule lag ${lag.p99.toFixed(1)} ms is above TRACE_MAX_LAG ${i.schedule.maxLagMs} ms (requests went out late: every TRACE_VUS VU busy, or the client's CPU)`,
     );

@@ -4,6 +4,7 @@ import { versusJson } from './versus-render';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './report';
 import { datasetJson } from './dataset-render';
+import { faithful } from './client-check';
 
 function ms(d: Dist | null) {
   return d === null ? null : { avg: d.avg, p50: d.p50, p90: d.p90, p99: d.p99, max: d.max, count: d.count };
@@ -40,7 +41,7 @@ export function runRecord(r: RunFigures) {
             vus: r.load.vus,
             schedule_lag_ms: ms(r.client.schedule?.lag ?? null),
             max_lag_ms: r.load.maxLagMs,
-            faithful: r.client.schedule?.lag == null ? null : r.client.schedule.lag.p99 <= r.load.maxLagMs,
+            faithful: faithful(r.client.schedule?.lag ?? null, r.load.maxLagMs),
           }
         : null,
     requests: r.requests.total,

@@ -9,7 +9,7 @@ import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
 import { subKey } from '../plan/summary-keys';
-import { clientCheck, type ClientCheck } from './client-check';
+import { clientCheck, faithful, type ClientCheck } from './client-check';
 
 export interface SummaryMetric {
   type: string;
@@ -313,8 +313,8 @@ function saturationNote(s: SaturationFigures): string {
 function traceNote(load: Extract<Run['cell']['load'], { kind: 'trace' }>, lag: Dist | null): string {
   const head = `trace replay at ${load.speed}× speed: ${lag?.count ?? 0} of ${load.requests} requests sent`;
   if (lag === null) return `${head}.`;
-  const faithful = lag.p99 <= load.maxLagMs ? `within TRACE_MAX_LAG ${load.maxLagMs} ms` : `above TRACE_MAX_LAG ${load.maxLagMs} ms: not faithful`;
-  return `${head}; schedule lag (sent − due) p50 ${lag.p50.toFixed(1)} ms, p99 ${lag.p99.toFixed(1)} ms (${faithful}), max ${lag.max.toFixed(1)} ms.`;
+  const verdict = faithful(lag, load.maxLagMs) ? `within TRACE_MAX_LAG ${load.maxLagMs} ms` : `above TRACE_MAX_LAG ${load.maxLagMs} ms: not faithful`;
+  return `${head}; schedule lag (sent − due) p50 ${lag.p50.toFixed(1)} ms, p99 ${lag.p99.toFixed(1)} ms (${verdict}), max ${lag.max.toFixed(1)} ms.`;
 }
 
 function reasoningNote(r: Reasoning): string {

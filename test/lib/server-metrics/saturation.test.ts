@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpPort } from '../../../lib/http-port';
-import { COMPLETION_SHARE, judge, MIN_RISE, watchRun, WINDOW_MS, type QueueSample } from '../../../lib/server-metrics/saturation';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMPLETION_SHARE, judge, MIN_RISE, queueNames, queueSample, watchRun, WINDOW_MS, type QueueSample } from '../../../lib/server-metrics/saturation';
 
 /** One scrape a second for `seconds`, queue and completions given per second index. */
 function series(seconds: number, waiting: (i: number) => number, completed: (i: number) => number | null = (i) => i * 4): QueueSample[] {
@@ -107,4 +109,19 @@ test('watchRun scrapes once a second and stops at the first verdict, skipping fa
   calls = 0;
   assert.equal(watchRun(io, { url: 'http://x', engine: 'openai', headers: {} }, { kind: 'vus', vus: 64 }, 60_000), null);
   assert.equal(calls, 0);
+});
+
+test("a real llama.cpp server's /metrics (captured) gives the queue gauge the watch reads", () => {
+  const body = readFileSync(join(__dirname, '..', '..', 'fixtures', 'replies', 'llamacpp-metrics-end.txt'), 'utf8');
+  const io: HttpPort = {
+    now: () => 1000,
+    sleep: () => undefined,
+    get: () => ({ status: 200, body, contentType: 'text/plain', error: '', errorCode: 0 }),
+    post: () => {
+      throw new Error('the watch only reads');
+    },
+  };
+  const names = queueNames('llamacpp');
+  assert.deepEqual(names, { waiting: 'llamacpp:requests_deferred', completed: null });
+  assert.deepEqual(queueSample(io, { url: 'http://x', engine: 'llamacpp', headers: {} }, names), { atMs: 1000, waiting: 0, completed: null });
 });
