@@ -23,6 +23,12 @@ export interface NextPrompt {
 export interface PromptSource {
   /** A VU's first iteration in a run: its target, the run and the VU's slot among the run's VUs. */
   start(data: SetupData, target: ResolvedTarget, run: Run, slot: number): void;
+  /**
+   * A replay: the epoch ms the next request is due, read before it is built. The VU waits until
+   * shortly before then to build it: VUs building prompts due far ahead would otherwise take the
+   * CPU from those sending now (at a replay's start, every VU at once).
+   */
+  due?(): number;
   next(run: Run, target: ResolvedTarget): NextPrompt;
   /** How the request went (a conversation's next turn may depend on the reply). */
   done(result: GenerationResult, add: AddSample): void;

@@ -70,6 +70,9 @@ export function traceSource(cfg: BenchConfig, trace: SharedTrace): PromptSource 
     start() {
       startMs = exec.scenario.startTime;
     },
+    due() {
+      return startMs + dueMs(trace.entry(exec.scenario.iterationInTest), t.speed);
+    },
     next(_run, target) {
       const index = exec.scenario.iterationInTest;
       const e = trace.entry(index);

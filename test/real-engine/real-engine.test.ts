@@ -29,6 +29,7 @@
 //   through a recording proxy here, so those two very pages are known and the figures can be
 //   recomputed exactly (the per-request sums above are over the whole run, the window's over the
 //   requests that finished inside it: the two acceptance figures differ).
+// test-runner: alone (llama.cpp uses both cores; its timings are checked against the server's own)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';

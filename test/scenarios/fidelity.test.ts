@@ -11,6 +11,7 @@
 // read late because it was busy, shortening the recorded TTFT and e2e; writes late): each
 // request's TTFT and e2e bound is widened by its own lag, so the client is never blamed for the
 // ruler's lateness.
+// test-runner: alone (its bounds are the client's timing error against the simulator's record)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';

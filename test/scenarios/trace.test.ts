@@ -3,6 +3,11 @@
 // simulators' own records are the judge: every request arrives within TRACE_MAX_LAG of its instant
 // at p99 (the replay clock's start is what k6 logs), and a prompt's cached tokens are exactly the
 // blocks the trace shares with an earlier request, never more.
+//
+// CI replays slices of the trace (TRACE_WINDOW): two minutes of it at 4× (30 s per deployment) and
+// 40 s at 1×. The whole 4-minute trace, at 4× and at 1× (8 minutes), runs with TEST_LONG=1
+// (`npm run test:long`, the scheduled workflow .github/workflows/long.yml).
+// test-runner: alone (its bounds are arrival lags of a few milliseconds)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,15 +32,23 @@ interface TraceRecord {
   trace: { speed: number; requests: number; schedule_lag_ms: { p50: number; p99: number; count: number } | null; faithful: boolean | null } | null;
 }
 
-const rows = synthTrace({ requests: 2000, spanMs: 240_000, seed: 7, blockSize: BLOCK });
+const LONG = process.env.TEST_LONG === '1';
+const trace = synthTrace({ requests: 2000, spanMs: 240_000, seed: 7, blockSize: BLOCK });
 const dir = mkdtempSync(join(tmpdir(), 'llm-trace-'));
 const file = join(dir, 'trace.jsonl');
-writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+writeFileSync(file, trace.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+/** The rows TRACE_WINDOW picks, as lib/workload/trace.ts windowOf does: offsets from the first arrival in [from, to). */
+function slice(win: [number, number] | null): SynthRow[] {
+  if (win === null) return trace;
+  const t0 = trace[0].timestamp;
+  return trace.filter((r) => r.timestamp - t0 >= win[0] * 1000 && r.timestamp - t0 < win[1] * 1000);
+}
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 /** Each trace row's record on the server: same prompt and output lengths, the arrival nearest its instant (null: it never arrived). */
-function match(truth: RequestRecord[], due: number[]): Array<RequestRecord | null> {
+function match(rows: SynthRow[], truth: RequestRecord[], due: number[]): Array<RequestRecord | null> {
   const byShape = new Map<string, RequestRecord[]>();
   for (const r of truth) byShape.set(`${r.promptTokens}:${r.maxNewTokens}`, [...(byShape.get(`${r.promptTokens}:${r.maxNewTokens}`) ?? []), r]);
   return rows.map((row, i) => {
@@ -51,7 +64,7 @@ function match(truth: RequestRecord[], due: number[]): Array<RequestRecord | nul
  * finished when i arrived (its blocks surely cached), and with any that had arrived (the most a
  * cache could hold).
  */
-function sharedBefore(i: number, matched: Array<RequestRecord | null>): { finished: number; arrived: number } {
+function sharedBefore(rows: SynthRow[], i: number, matched: Array<RequestRecord | null>): { finished: number; arrived: number } {
   const row: SynthRow = rows[i];
   const arrival = matched[i]?.arrivalMs ?? Infinity;
   let finished = 0;
@@ -68,17 +81,32 @@ function sharedBefore(i: number, matched: Array<RequestRecord | null>): { finish
   return { finished, arrived };
 }
 
-const cases = [
-  { speed: 4, transport: 'sse' as const, runners: RUNNERS },
-  { speed: 4, transport: 'http' as const, runners: RUNNERS },
-  // The whole trace on its own clock: 4 minutes per deployment, so on k6 v2 only (.ci/run's v2.2 phase).
-  { speed: 1, transport: 'sse' as const, runners: RUNNERS.filter((r) => (r.k6?.major ?? 0) >= 2) },
-];
+/** window: TRACE_WINDOW in seconds of the trace (null: the whole trace). */
+const all: Array<{ speed: number; transport: 'sse' | 'http'; window: [number, number] | null }> = LONG
+  ? [
+      { speed: 4, transport: 'sse', window: null },
+      { speed: 4, transport: 'http', window: null },
+      // The whole trace on its own clock: 4 minutes per deployment.
+      { speed: 1, transport: 'sse', window: null },
+    ]
+  : [
+      { speed: 4, transport: 'sse', window: [0, 120] },
+      { speed: 4, transport: 'http', window: [0, 120] },
+      // The trace's own clock, over a slice that starts mid-trace (a burst and a lull of it).
+      { speed: 1, transport: 'sse', window: [100, 140] },
+    ];
+// TEST_SUBSET=v2 (.ci/run's k6 v2.2 phase): what can differ on v2 is the executor and its clock, not
+// the transport: one replay, 4× over sse.
+const cases = process.env.TEST_SUBSET === 'v2' ? all.slice(0, 1) : all;
 
 for (const c of cases) {
-  for (const runner of c.runners) {
+  const rows = slice(c.window);
+  const span = (rows[rows.length - 1].timestamp - rows[0].timestamp) / 1000;
+  const windowEnv: Record<string, string> = c.window === null ? {} : { TRACE_WINDOW: `${c.window[0]}s-${c.window[1]}s` };
+  for (const runner of RUNNERS) {
     const skip = runner.skip ?? (c.transport === 'sse' ? runner.sseSkip : null) ?? undefined;
-    describe(`trace replay at ${c.speed}× over ${c.transport} on ${runner.name}`, { skip }, () => {
+    const what = c.window === null ? 'the whole trace' : `TRACE_WINDOW ${c.window[0]}s-${c.window[1]}s, ${rows.length} requests`;
+    describe(`trace replay at ${c.speed}× over ${c.transport} (${what}) on ${runner.name}`, { skip }, () => {
       test('arrivals on schedule by the servers\' own records; cached prefixes where the trace shares blocks', async () => {
         const sims = await Promise.all([
           spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 20, seed: 3 }),
@@ -97,8 +125,9 @@ for (const c of cases) {
               GRACEFUL_STOP: '5s',
               REQUEST_TIMEOUT: '10s',
               WARMUP_REQUESTS: '0',
+              ...windowEnv,
             },
-            (2 * (240 / c.speed) + 90) * 1000,
+            (2 * (span / c.speed) + 90) * 1000,
           );
           assert.equal(run.result.exitCode, 0, explain(run));
           const summary = JSON.parse(readFileSync(run.result.files.find((f) => f.endsWith('.summary.json')) as string, 'utf8')) as { records: TraceRecord[] };
@@ -117,7 +146,7 @@ for (const c of cases) {
             const truth = (await sims[k].requests()).filter((r) => r.promptTokens > BLOCK && r.status === 200);
             assert.equal(truth.length, rec.requests_ok, `${variant}: the server saw every request that succeeded`);
             const due = rows.map((r) => start + (r.timestamp - rows[0].timestamp) / c.speed);
-            const matched = match(truth, due);
+            const matched = match(rows, truth, due);
             assert.equal(matched.filter((m) => m !== null).length, truth.length, 'each record is one row of the trace');
             // arrivalMs may be late by the simulator's own intake lag (it was busy and read the socket
             // late): the request came in at some moment of [arrivalMs − intakeLagMs, arrivalMs]. The
@@ -153,7 +182,7 @@ for (const c of cases) {
             for (let i = 0; i < rows.length; i++) {
               const m = matched[i];
               if (m === null) continue;
-              const shared = sharedBefore(i, matched);
+              const shared = sharedBefore(rows, i, matched);
               // The simulator caches whole 16-token blocks and never the prompt's last token.
               const cacheable = (tokens: number) => Math.min(Math.floor(tokens / SIM_BLOCK) * SIM_BLOCK, rows[i].input_length - 1);
               const expected = cacheable(shared.finished);
