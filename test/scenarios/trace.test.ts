@@ -4,8 +4,8 @@
 // at p99 (the replay clock's start is what k6 logs), and a prompt's cached tokens are exactly the
 // blocks the trace shares with an earlier request, never more.
 //
-// CI replays slices of the trace (TRACE_WINDOW): two minutes of it at 4× (30 s per deployment) and
-// 40 s at 1×. The whole 4-minute trace, at 4× and at 1× (8 minutes), runs with TEST_LONG=1
+// CI replays slices of the trace (TRACE_WINDOW): its first 80 s at 4× (20 s per deployment) and
+// 40 s from its middle at 1×. The whole 4-minute trace, at 4× and at 1× (8 minutes), runs with TEST_LONG=1
 // (`npm run test:long`, the scheduled workflow .github/workflows/long.yml).
 // test-runner: alone (its bounds are arrival lags of a few milliseconds)
 import { describe, test } from 'node:test';
@@ -90,8 +90,8 @@ const all: Array<{ speed: number; transport: 'sse' | 'http'; window: [number, nu
       { speed: 1, transport: 'sse', window: null },
     ]
   : [
-      { speed: 4, transport: 'sse', window: [0, 120] },
-      { speed: 4, transport: 'http', window: [0, 120] },
+      { speed: 4, transport: 'sse', window: [0, 80] },
+      { speed: 4, transport: 'http', window: [0, 80] },
       // The trace's own clock, over a slice that starts mid-trace (a burst and a lull of it).
       { speed: 1, transport: 'sse', window: [100, 140] },
     ];
