@@ -9,6 +9,11 @@
 //                        literally: k6 >= 1.0 with automatic extension resolution provisions a
 //                        binary with xk6-sse itself. TRANSPORT=http still works there.
 //
+//   dist/once.js, dist/sse/once.js
+//                        setup() and handleSummary() (lib/k6/once.ts): what only k6's VU 0 runs.
+//                        Each bundle requires it from beside itself, in VU 0 only: k6 compiles a
+//                        script in every VU, and the report code would cost each VU its memory.
+//
 // The same sources; the constant __SSE_BUNDLE__ (DefinePlugin) tells them apart, and webpack drops
 // the branch the constant rules out, so each bundle holds only its own way of loading the module.
 const fs = require('node:fs');
@@ -22,6 +27,9 @@ const entry = Object.fromEntries(
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => [path.basename(f, '.ts'), path.join(scenarioDir, f)]),
 );
+entry.once = path.resolve(__dirname, 'lib', 'k6', 'once.ts');
+// lib/k6/benchmark.ts's require('./once') stays a require of the file beside the bundle.
+const onceExternal = ({ request, context }, cb) => (request === './once' && context === path.resolve(__dirname, 'lib', 'k6') ? cb(null, 'commonjs ./once.js') : cb());
 
 function bundles({ sse }) {
   return {
@@ -55,7 +63,7 @@ function bundles({ sse }) {
       ],
     },
     plugins: [new DefinePlugin({ __SSE_BUNDLE__: JSON.stringify(sse) })],
-    externals: [/^k6(\/.*)?$/],
+    externals: [/^k6(\/.*)?$/, onceExternal],
     externalsType: 'commonjs',
     optimization: { minimize: false },
     performance: { hints: false },

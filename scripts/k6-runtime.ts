@@ -17,7 +17,7 @@ export const INSTALL_K6 = [
   `k6 is not installed (looked at K6_BIN and PATH). Install k6 (tested: ${TESTED_K6.join(' and ')}), then run this again:`,
   "  Debian/Ubuntu: add Grafana's k6 apt repository (k6 installation docs), then apt-get install k6",
   '  macOS:         brew install k6',
-  '  Docker:        docker run --rm -i grafana/k6 run - <dist/smoke.js',
+  '  Docker:        docker run --rm -v "$PWD/dist:/dist" grafana/k6 run /dist/smoke.js',
   '  Any OS:        download a release binary from github.com/grafana/k6/releases and set K6_BIN=/path/to/k6',
   '  GitHub Actions: uses: grafana/setup-k6-action@v1',
 ].join('\n');

@@ -1,6 +1,7 @@
 // Everything a benchmark's k6 functions share, made once at init: the configuration (a bad value
 // stops the run in setup with one line), the plan, the metrics, the sender, the prompt source, the
-// k6 options. setup.ts, measure.ts, probe.ts and summary.ts each take this and return one function.
+// k6 options. setup.ts, measure.ts, probe.ts and summary.ts each take this and return one function
+// (setup.ts and summary.ts in VU 0 only: once.ts).
 import { loadConfig, type BenchConfig, type Env } from '../config/load';
 import { ConfigError } from '../config/parse';
 import { benchmarkEnv, checkResultsDir } from '../config/environment';
@@ -12,7 +13,6 @@ import { datasetThresholds } from '../plan/dataset-keys';
 import { TOKENIZE_BUDGET_MS } from '../dataset/plan';
 import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
 import { TRANSPORTS, type TransportSpec } from '../transports';
-import { readBaseline, type Baseline } from '../compare/baseline';
 import { adder, createMetrics, type K6Metrics } from './metrics';
 import { SENDERS, type Send } from './transport';
 import { createPromptPools, neededKinds } from './prompts';
@@ -27,7 +27,6 @@ export interface Bench {
   plan: Plan;
   dataset: SharedDataset | null;
   trace: SharedTrace | null;
-  baseline: Baseline | null;
   /** Each run, and its server-metrics probe, by k6 scenario name. */
   runs: Map<string, { run: Run; index: number }>;
   metrics: K6Metrics;
@@ -49,7 +48,6 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
   let cfg: BenchConfig;
   let dataset: SharedDataset | null;
   let trace: SharedTrace | null;
-  let baseline: Baseline | null;
   try {
     const read = (path: string) => open(path);
     // The sse bundles (dist/sse/*.js, see bundle.d.ts) measure TTFT by default; TRANSPORT=http still works there.
@@ -61,14 +59,12 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
     dataset = openDataset(cfg, read);
     // TRACE: likewise; its span and request count make the plan.
     trace = openTrace(cfg, read);
-    // BASELINE: a summary.json this run is compared with at the end (lib/compare/baseline.ts).
-    baseline = readBaseline(env, read);
   } catch (e) {
     // One line that names the variable (k6 would print a stack after an exception at init).
     if (e instanceof ConfigError) return { error: `k6-llm-bench ${spec.name}: ${e.message}` };
     throw e;
   }
-  return assemble(spec, env, cfg, dataset, trace, baseline);
+  return assemble(spec, env, cfg, dataset, trace);
 }
 
 function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): PromptSource {
@@ -77,7 +73,7 @@ function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: Sh
   return poolSource(cfg, createPromptPools(cfg, neededKinds(cfg)));
 }
 
-function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null, baseline: Baseline | null): Bench {
+function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): Bench {
   const plan = planOf(spec.load, cfg, trace?.shape ?? null);
   const runs = new Map<string, { run: Run; index: number }>();
   plan.runs.forEach((run, index) => {
@@ -101,7 +97,6 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
     plan,
     dataset,
     trace,
-    baseline,
     runs,
     metrics,
     add: adder(metrics),

@@ -5,7 +5,7 @@ import type { Outcome } from '../metrics/samples';
 import type { SetupData } from '../targets';
 import type { Bench } from './bench-context';
 import { llmRequest } from './request';
-import { abortIfPreflightFailed } from './setup';
+import { abortIfPreflightFailed } from './preflight-gate';
 import { vuRun, type VuRun } from './vu-run';
 
 /**

@@ -6,7 +6,7 @@ import { probeWindow } from '../server-metrics/probe';
 import type { SetupData } from '../targets';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
-import { abortIfPreflightFailed } from './setup';
+import { abortIfPreflightFailed } from './preflight-gate';
 
 type ServerKey = 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput' | 'serverTimePerToken';
 

@@ -48,10 +48,3 @@ export function makeSetup(b: Bench): () => SetupData {
     return data;
   };
 }
-
-/** Stops the run at the first iteration when preflight failed (setup returned to hand the reports the diagnosis). */
-export function abortIfPreflightFailed(data: SetupData): void {
-  if (data.failures.length > 0) {
-    exec.test.abort(`preflight failed, no load was sent:\n  ${data.failures.map((f) => f.message).join('\n  ')}`);
-  }
-}

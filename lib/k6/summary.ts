@@ -1,7 +1,7 @@
 // handleSummary: the reports (terminal, summary.json, report.md, report.html), an instance's
 // partial result for merging, and the comparison with a BASELINE run.
 import { recordedVariables } from '../config/environment';
-import { baselineOutputs } from '../compare/baseline';
+import { baselineOutputs, type Baseline } from '../compare/baseline';
 import { renderHtml } from '../report/html';
 import { summaryJson } from '../report/json';
 import { renderMarkdown } from '../report/markdown';
@@ -11,8 +11,8 @@ import { renderText } from '../report/text';
 import type { Bench } from './bench-context';
 import { markStopped } from '../raw/progress';
 
-export function makeSummary(b: Bench): (data: SummaryDataLike) => Record<string, string> {
-  const { spec, cfg, plan, env, baseline } = b;
+export function makeSummary(b: Bench, baseline: Baseline | null): (data: SummaryDataLike) => Record<string, string> {
+  const { spec, cfg, plan, env } = b;
   return function handleSummary(data: SummaryDataLike): Record<string, string> {
     const report = buildReport(spec, cfg, plan, data, new Date());
     // Stopped early (Ctrl-C, SIGTERM): the cell in flight is marked incomplete, as `npm run report` marks it.

@@ -8,7 +8,7 @@ import { queueNames, watchRun } from '../server-metrics/saturation';
 import type { SetupData } from '../targets';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
-import { abortIfPreflightFailed } from './setup';
+import { abortIfPreflightFailed } from './preflight-gate';
 
 export function makeWatch(b: Bench): (data: SetupData) => void {
   const port = k6Port('watch');

@@ -7,7 +7,7 @@ import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
 import { probeScenario, watchScenario, type Plan } from './matrix';
-import { PREFLIGHT_REASONS } from '../preflight/diagnose';
+import { PREFLIGHT_REASONS } from '../preflight/reasons';
 
 export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {
   const name = metric in METRICS ? METRICS[metric as MetricKey].name : metric;

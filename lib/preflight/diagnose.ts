@@ -6,22 +6,7 @@ import { formatSeconds } from '../dialects/errors';
 import { poolLengths } from '../workload/prompts';
 import { OPENAI_COMPATIBLE, engineById, engineName, recognise, sightings, type EngineProfile } from '../engines/index';
 
-/** Why a target failed preflight: a low-cardinality tag, and the headline the report shows. */
-export const PREFLIGHT_REASONS = {
-  unreachable: 'nothing answers at the URL',
-  not_ready: 'the server is not ready (503 on /health)',
-  auth: 'the server rejected the credentials',
-  unknown_api: 'the server speaks no known API at this URL',
-  unknown_model: 'the model is not served there',
-  context_length: 'the matrix exceeds the model context length',
-  stalled: 'healthy but hung: no token within PREFLIGHT_TIMEOUT',
-  stalled_layer: 'the generation route in use hangs, another route answers: an API layer is stuck, not the engine',
-  wrong_dialect: 'wrong dialect: the server speaks another API',
-  generation_failed: 'the one-token test generation failed',
-  warmup_failed: 'a warm-up request failed',
-} as const;
-
-export type PreflightReason = keyof typeof PREFLIGHT_REASONS;
+export { PREFLIGHT_REASONS, type PreflightReason } from './reasons';
 
 export interface Probe {
   /** e.g. "GET /v1/models" */

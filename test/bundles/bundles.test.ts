@@ -107,7 +107,10 @@ for (const { file: bundle, sse } of BUNDLES) {
     });
     assert.deepEqual([...freeGlobals], [], `uses globals k6 does not have: ${[...freeGlobals].join(', ')}`);
     assert.ok(required.length > 0);
-    for (const r of required) assert.match(r, /^k6(\/.*)?$/, `requires ${r}, which k6 cannot load`);
+    // k6 modules, and once.js beside the bundle (what only VU 0 runs: lib/k6/once.ts).
+    for (const r of required) assert.match(r, /^(k6(\/.*)?|\.\/once\.js)$/, `requires ${r}, which k6 cannot load`);
+    assert.equal(required.filter((r) => r === './once.js').length, 1, 'requires once.js once');
+    assert.ok(existsSync(join(dist, bundle, '..', 'once.js')), `once.js is missing beside dist/${bundle}`);
     assert.ok(required.includes('k6/http') && required.includes('k6/metrics'));
     if (sse) {
       // The extension by its literal name, once, and nothing computed: k6 >= 1.0 provisions it.
@@ -129,6 +132,22 @@ for (const { file: bundle, sse } of BUNDLES) {
     }
     assert.match(src, /__webpack_export_target__ = exports/, 'not a CommonJS bundle');
     assert.doesNotMatch(src, /\/\/# sourceMappingURL=data:/, 'inline source maps bloat the bundle');
+  });
+}
+
+for (const dir of ['', 'sse/']) {
+  test(`dist/${dir}once.js, what only VU 0 runs: ES2020, k6 modules only, setup and the reports in it, and nothing else requires it`, () => {
+    const src = readFileSync(join(dist, dir, 'once.js'), 'utf8');
+    const ast = acorn.parse(src, { ecmaVersion: 2020, sourceType: 'script' });
+    const required: string[] = [];
+    walk(ast, (n) => {
+      if (n.type === 'CallExpression' && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === 'require') required.push(String((n.arguments as Node[])[0]?.value));
+    });
+    for (const r of required) assert.match(r, /^k6(\/.*)?$/, `once.js requires ${r}`);
+    assert.match(src, /vu0Functions: \(\) => \(/, 'export vu0Functions missing');
+    // The report code lives here, not in the bundle every VU compiles.
+    assert.match(src, /function renderHtml\(/);
+    assert.doesNotMatch(readFileSync(join(dist, dir, 'dflash-vs-mtp.js'), 'utf8'), /function renderHtml\(/);
   });
 }
 

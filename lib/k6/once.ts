@@ -1,0 +1,30 @@
+// What only k6's VU 0 runs: setup() (preflight, the run record) and handleSummary() (every report,
+// and the comparison with BASELINE). k6 runs a script's init code in every VU, and again in VU 0
+// for the options, setup() and handleSummary(). This module is a file of its own (dist/once.js,
+// webpack.config.js) that benchmark.ts requires in VU 0 alone, so the VUs that send requests never
+// compile report rendering, charts, statistics, the comparison or the preflight's diagnosis.
+import { ConfigError } from '../config/parse';
+import { readBaseline } from '../compare/baseline';
+import type { SetupData } from '../targets';
+import type { SummaryDataLike } from '../report/report';
+import type { Bench } from './bench-context';
+import { makeSetup } from './setup';
+import { makeSummary } from './summary';
+
+export interface Vu0Functions {
+  setup: () => SetupData;
+  handleSummary: (data: SummaryDataLike) => Record<string, string>;
+}
+
+/** setup() and handleSummary(), or the one-line message of a bad BASELINE. Call in the init context. */
+export function vu0Functions(b: Bench): Vu0Functions | { error: string } {
+  let baseline;
+  try {
+    // BASELINE: a summary.json this run is compared with at the end (lib/compare/baseline.ts).
+    baseline = readBaseline(b.env, (path) => open(path));
+  } catch (e) {
+    if (e instanceof ConfigError) return { error: `k6-llm-bench ${b.spec.name}: ${e.message}` };
+    throw e;
+  }
+  return { setup: makeSetup(b), handleSummary: makeSummary(b, baseline) };
+}
