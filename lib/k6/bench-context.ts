@@ -3,9 +3,9 @@
 // k6 options. setup.ts, measure.ts, probe.ts and summary.ts each take this and return one function
 // (setup.ts and summary.ts in VU 0 only: once.ts).
 import { loadConfig, type BenchConfig, type Env } from '../config/load';
-import { ConfigError } from '../config/parse';
 import { benchmarkEnv, checkResultsDir } from '../config/environment';
 import type { BenchmarkSpec } from '../benchmarks';
+import { configErrorOf } from './config-error';
 import type { AddSample, SloLimits } from '../metrics/samples';
 import { planOf, probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
@@ -61,8 +61,7 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
     trace = openTrace(cfg, read);
   } catch (e) {
     // One line that names the variable (k6 would print a stack after an exception at init).
-    if (e instanceof ConfigError) return { error: `k6-llm-bench ${spec.name}: ${e.message}` };
-    throw e;
+    return configErrorOf(spec, e);
   }
   return assemble(spec, env, cfg, dataset, trace);
 }

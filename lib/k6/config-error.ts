@@ -3,6 +3,14 @@
 // aborted: …", exit 108). So a bad variable or file yields a benchmark whose setup() says why and
 // stops, before any VU sends anything, and whose summary writes no report.
 import exec from 'k6/execution';
+import type { BenchmarkSpec } from '../benchmarks';
+import { ConfigError } from '../config/parse';
+
+/** A ConfigError as the one line setup() stops with; any other exception is rethrown. */
+export function configErrorOf(spec: BenchmarkSpec, e: unknown): { error: string } {
+  if (e instanceof ConfigError) return { error: `k6-llm-bench ${spec.name}: ${e.message}` };
+  throw e;
+}
 
 export function stopAtSetup(message: string) {
   const nothing = () => undefined;

@@ -3,11 +3,11 @@
 // for the options, setup() and handleSummary(). This module is a file of its own (dist/once.js,
 // webpack.config.js) that benchmark.ts requires in VU 0 alone, so the VUs that send requests never
 // compile report rendering, charts, statistics, the comparison or the preflight's diagnosis.
-import { ConfigError } from '../config/parse';
 import { readBaseline } from '../compare/baseline';
 import type { SetupData } from '../targets';
 import type { SummaryDataLike } from '../report/report';
 import type { Bench } from './bench-context';
+import { configErrorOf } from './config-error';
 import { makeSetup } from './setup';
 import { makeSummary } from './summary';
 
@@ -23,8 +23,7 @@ export function vu0Functions(b: Bench): Vu0Functions | { error: string } {
     // BASELINE: a summary.json this run is compared with at the end (lib/compare/baseline.ts).
     baseline = readBaseline(b.env, (path) => open(path));
   } catch (e) {
-    if (e instanceof ConfigError) return { error: `k6-llm-bench ${b.spec.name}: ${e.message}` };
-    throw e;
+    return configErrorOf(b.spec, e);
   }
   return { setup: makeSetup(b), handleSummary: makeSummary(b, baseline) };
 }

@@ -103,6 +103,17 @@ describe('capacity search against a fine sweep of the simulators', () => {
     }
     return truths[which] as number;
   };
+  /** The open-loop search of the dflash simulator over http, as both open-loop cases run it. */
+  const openLoop = () => ({
+    TARGET_URL: dflash.url,
+    TRANSPORT: 'http',
+    CAPACITY_LOOP: 'open',
+    SLO_E2E_P99: `${E2E_OPEN_MS}ms`,
+    CAPACITY_START: '8',
+    CAPACITY_MAX_LOAD: '256',
+    // Enough VUs for the requests in flight; pre-allocating ten seconds of arrivals would only slow each run's start.
+    MAX_VUS: '40',
+  });
   const openTruth = async () => {
     if (truths.open === undefined) {
       const s = await sweep(dflash, { engine: 'sglang', isl: ISL, osl: OSL }, 'open', 8, E2E_OPEN_MS, 10_000, (lo, hi) => Array.from({ length: 5 }, (_, i) => Math.round((lo + ((hi - lo) * (i + 1)) / 6) * 10) / 10));
@@ -146,17 +157,7 @@ describe('capacity search against a fine sweep of the simulators', () => {
       // The open loop's truth sweep and its search near saturation take over four minutes: CI runs
       // the search end to end (the case below), TEST_LONG=1 (`npm run test:long`) checks it against the truth.
       test('open loop over http: the search converges; every load it passed kept its schedule', { skip: LONG ? 'TEST_LONG=1 runs the check against the truth instead' : undefined }, async () => {
-        const { code, report, log } = await search(runner, {
-          TARGET_URL: dflash.url,
-          TRANSPORT: 'http',
-          CAPACITY_LOOP: 'open',
-          SLO_E2E_P99: `${E2E_OPEN_MS}ms`,
-          CAPACITY_START: '8',
-          CAPACITY_MAX_LOAD: '256',
-          CAPACITY_MIN_SAMPLES: '300',
-          CAPACITY_STEP_MAX: '10s',
-          MAX_VUS: '40',
-        });
+        const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_MIN_SAMPLES: '300', CAPACITY_STEP_MAX: '10s' });
         const why = log.join('\n');
         assert.equal(code, 0, why);
         const t = report.targets[0];
@@ -170,18 +171,8 @@ describe('capacity search against a fine sweep of the simulators', () => {
 
       test('open loop over http: the capacity in requests per second within 10 % of the truth', { skip: LONG ? undefined : 'runs with TEST_LONG=1 (npm run test:long; the scheduled workflow long.yml): over four minutes' }, async () => {
         const truth = await openTruth();
-        const { code, report, log } = await search(runner, {
-          TARGET_URL: dflash.url,
-          TRANSPORT: 'http',
-          CAPACITY_LOOP: 'open',
-          SLO_E2E_P99: `${E2E_OPEN_MS}ms`,
-          CAPACITY_START: '8',
-          CAPACITY_MAX_LOAD: '256',
-          // An open loop's p99 near saturation is the noisiest figure here: give its loads near the answer more time.
-          CAPACITY_STEP_MAX: '30s',
-          // Enough VUs for the requests in flight; pre-allocating ten seconds of arrivals would only slow each run's start.
-          MAX_VUS: '40',
-        });
+        // An open loop's p99 near saturation is the noisiest figure here: give its loads near the answer more time.
+        const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_STEP_MAX: '30s' });
         const why = `${log.join('\n')}\ntruth ${truth.toFixed(2)} req/s`;
         assert.equal(code, 0, why);
         const t = report.targets[0];
