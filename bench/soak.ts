@@ -6,7 +6,7 @@
 // Prints figures; asserts nothing.
 //   npx tsx bench/soak.ts [--minutes 30] [--vus 256] [--time-scale 4] [--k6 PATH]
 //                         [--bundle dist/sse/context-matrix.js] [--no-raw] [--warmup 5]
-//                         [--record-limit 10000] [--nice 0] [--keep] [--k6-args '--no-summary --no-thresholds']
+//                         [--record-limit 10000] [--nice 0] [--keep] [--k6-args '--summary-mode=disabled --no-thresholds']
 //
 // The simulator keeps the newest --record-limit request records as its ground truth (100,000 by
 // default in `npm run sim`, each with its token events): a bounded store that fills in the first
@@ -34,7 +34,7 @@ const INTERVAL_MS = Number(arg('interval-ms', '60000'));
 const RAW = !flag('no-raw');
 const K6 = arg('k6', '') || findK6();
 const BUNDLE = resolve(ROOT, arg('bundle', 'dist/sse/context-matrix.js'));
-// E.g. '--no-summary --no-thresholds': k6 then keeps no metric sinks (every trend value) in memory.
+// E.g. '--summary-mode=disabled --no-thresholds' (k6 v2.2 has no --no-summary): k6 then keeps no metric sinks (every trend value) in memory.
 const K6_ARGS = arg('k6-args', '').split(' ').filter(Boolean);
 
 interface Row {

@@ -13,7 +13,7 @@
 // summary, paid once per run, are left out. Several bundles (--bundles) run alternately, so their
 // ratio is measured under the same machine load.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startSim } from '../sim/index';
@@ -21,6 +21,7 @@ import type { RequestRecord } from '../sim/index';
 import { findK6 } from '../scripts/k6-runtime';
 import { quantileSorted } from '../lib/stats/bootstrap';
 import { QUIET_K6_ENV } from './proc';
+import { floorScript } from './floor-script';
 
 const ROOT = join(__dirname, '..');
 const arg = (name: string, def: string): string => {
@@ -138,7 +139,7 @@ async function runOnce(vus: number, dialect: string, bundle: string, timeScale: 
     recordLimit: 1_000_000,
   });
   const dir = mkdtempSync(join(tmpdir(), 'sse-cost-'));
-  const script = isFloor(bundle) ? floorScript(dir, dialect, vus, duration, bundle === 'floor+itl') : bundle;
+  const script = isFloor(bundle) ? floorScript(dir, { dialect, vus, duration, isl: ISL, osl: OSL, itl: bundle === 'floor+itl' }) : bundle;
   const env = {
     ...process.env,
     ...QUIET_K6_ENV,
@@ -255,33 +256,6 @@ async function runOnce(vus: number, dialect: string, bundle: string, timeScale: 
     machineBusy: total > 0 ? busy / total : NaN,
     load,
   };
-}
-
-/** The bare script: the suite's request for this dialect, and an event handler that does nothing but read e.data. */
-function floorScript(dir: string, dialect: string, vus: number, duration: string, itl: boolean): string {
-  const prompt = Array.from({ length: ISL }, (_, i) => 1000 + ((i * 7919) % 30000));
-  const [path, body] =
-    dialect === 'sglang'
-      ? ['/generate', { input_ids: prompt, sampling_params: { max_new_tokens: OSL, temperature: 0, ignore_eos: true }, stream: true }]
-      : ['/v1/completions', { model: 'qwen3-32b-sim', prompt, max_tokens: OSL, temperature: 0, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }];
-  const file = join(dir, 'floor.js');
-  writeFileSync(
-    file,
-    `const sse = require('k6/x/sse');
-const { Trend } = require('k6/metrics');
-const itl = new Trend('floor_itl', true);
-const body = ${JSON.stringify(JSON.stringify(body))};
-exports.options = { scenarios: { s: { executor: 'constant-vus', vus: ${vus}, duration: '${duration}', gracefulStop: '60s' } } };
-exports.default = function () {
-  let n = 0;
-  sse.open(__ENV.TARGET_URL + '${path}', { method: 'POST', body: body, headers: { 'Content-Type': 'application/json' }, timeout: '60s' }, function (client) {
-    client.on('event', function (e) { if (e.data === '[DONE]') client.close(); else n++; });
-  });
-  ${itl ? 'for (let i = 0; i < n; i++) itl.add(1);' : ''}
-};
-`,
-  );
-  return file;
 }
 
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');

@@ -1,4 +1,4 @@
-// The dialect registry: one name → one module. `auto` is resolved by probing (see lib/k6/preflight).
+// The dialect registry: one name → one module. `auto` is resolved by probing (lib/preflight/run.ts, from setup() in lib/k6/setup.ts).
 import type { RequestContext } from './errors';
 import { llamacppDialect } from './llamacpp';
 import { openaiChatDialect, openaiDialect } from './openai';

@@ -299,10 +299,11 @@ export class ChunkTemplate {
         let text = fixedText;
         if (hasText) {
           const end = s.length - e.length;
-          if (!(end > plen && s.slice(end) === e && s.slice(0, plen) === prefix)) break;
+          // endsWith/startsWith compare in place; slice would make two strings per event first.
+          if (!(end > plen && s.endsWith(e) && s.startsWith(prefix))) break;
           text = s.slice(plen, end);
           if (UNSAFE_TEXT.test(text)) break;
-        } else if (wrap === null ? s !== e : s.length < e.length || s.slice(s.length - e.length) !== e) {
+        } else if (wrap === null ? s !== e : !s.endsWith(e)) {
           break;
         }
         // It matches: from here on, the chunk is taken. The next prediction is built in one

@@ -10,15 +10,21 @@ import type { AddSample, SloLimits } from '../metrics/samples';
 import { planOf, probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { datasetThresholds } from '../plan/dataset-keys';
-import { TOKENIZE_BUDGET_MS } from '../dataset/plan';
 import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
 import { TRANSPORTS, type TransportSpec } from '../transports';
 import { adder, createMetrics, type K6Metrics } from './metrics';
 import { SENDERS, type Send } from './transport';
 import { createPromptPools, neededKinds } from './prompts';
-import { DatasetVu, openDataset, type SharedDataset } from './dataset';
+import type { SharedDataset } from './dataset';
 import { datasetSource, poolSource, type PromptSource } from './prompt-source';
-import { openTrace, traceSource, type SharedTrace } from './trace';
+import type { SharedTrace } from './trace';
+
+// k6's CommonJS require, which webpack resolves inside the bundle. A module reached only through it
+// is evaluated on its first call: the dataset and trace code (about a third of what evaluating the
+// bundle leaves in each VU's heap, docs/fidelity.md) is evaluated only in runs that set DATASET or TRACE.
+declare function require(id: string): unknown;
+const datasetModule = () => require('./dataset') as typeof import('./dataset');
+const traceModule = () => require('./trace') as typeof import('./trace');
 
 export interface Bench {
   spec: BenchmarkSpec;
@@ -37,7 +43,8 @@ export interface Bench {
   slo: SloLimits;
   /** Ask for a streamed reply (the transport needs one, or STREAM=true). */
   stream: boolean;
-  options: ReturnType<typeof k6Options>;
+  /** The k6 options: built in VU 0 only (empty in the others, whose options k6 overwrites). */
+  options: K6Options;
   /** The targets as this VU uses them, resolved from the setup data on first use. */
   target(data: SetupData, variant: string): ResolvedTarget;
 }
@@ -56,9 +63,9 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
     spec.validate?.(cfg);
     checkResultsDir(cfg.resultsDir, __ENV.PWD, read);
     // DATASET: read and parsed once per test (SharedArray); a bad file stops here with one line.
-    dataset = openDataset(cfg, read);
+    dataset = cfg.dataset === null ? null : datasetModule().openDataset(cfg, read);
     // TRACE: likewise; its span and request count make the plan.
-    trace = openTrace(cfg, read);
+    trace = cfg.trace === null ? null : traceModule().openTrace(cfg, read);
   } catch (e) {
     // One line that names the variable (k6 would print a stack after an exception at init).
     return configErrorOf(spec, e);
@@ -67,9 +74,21 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
 }
 
 function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): PromptSource {
-  if (trace !== null) return traceSource(cfg, trace);
-  if (dataset !== null) return datasetSource(cfg, new DatasetVu(cfg, dataset));
+  if (trace !== null) return traceModule().traceSource(cfg, trace);
+  if (dataset !== null) return datasetSource(cfg, new (datasetModule().DatasetVu)(cfg, dataset));
   return poolSource(cfg, createPromptPools(cfg, neededKinds(cfg)));
+}
+
+type K6Options = ReturnType<typeof k6Options>;
+
+function optionsOf(plan: Plan, cfg: BenchConfig, dataset: SharedDataset | null): K6Options {
+  const options = k6Options(plan, cfg);
+  if (dataset !== null) {
+    // Per-domain and per-turn figures reach the summary only as declared sub-metrics; setup also counts the prompts' tokens.
+    Object.assign(options.thresholds as Record<string, string[]>, datasetThresholds(plan, dataset.shape));
+    options.setupTimeout = `${setupTimeoutMs(cfg) + datasetModule().TOKENIZE_BUDGET_MS + 10_000}ms`;
+  }
+  return options;
 }
 
 function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): Bench {
@@ -82,12 +101,9 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
   });
   const metrics = createMetrics();
   const transport = TRANSPORTS[cfg.transport];
-  const options = k6Options(plan, cfg);
-  if (dataset !== null) {
-    // Per-domain and per-turn figures reach the summary only as declared sub-metrics; setup also counts the prompts' tokens.
-    Object.assign(options.thresholds as Record<string, string[]>, datasetThresholds(plan, dataset.shape));
-    options.setupTimeout = `${setupTimeoutMs(cfg) + TOKENIZE_BUDGET_MS + 10_000}ms`;
-  }
+  // k6 reads a script's options in VU 0 alone and overwrites every other VU's with its own: the
+  // thresholds (a few dozen per run) are built there only.
+  const options = __VU === 0 ? optionsOf(plan, cfg, dataset) : ({} as K6Options);
   let targets: Map<string, ResolvedTarget> | null = null;
   return {
     spec,

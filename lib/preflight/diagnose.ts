@@ -1,5 +1,5 @@
 // Pure decisions of the preflight: what a server is, from the answers of its routes, and the one
-// message that explains a failure. The k6 layer (lib/k6/preflight.ts) only performs the requests.
+// message that explains a failure. lib/preflight/run.ts performs the requests (through an HttpPort: k6 in lib/k6/setup.ts, a fake server in tests).
 import type { ClassifiedError, DialectName } from '../dialects/types';
 import { DIALECT_TRAITS } from '../dialects/index';
 import { formatSeconds } from '../dialects/errors';

@@ -42,7 +42,7 @@ import { llamaUnavailableReason, prepareLlama, startLlamaServer, type LlamaServe
 
 const ISL = 64;
 const OSL = 32;
-const PROBE_PROMPT = 8; // tokens of the preflight's one-token check (lib/k6/preflight.ts)
+const PROBE_PROMPT = 8; // tokens of the preflight's one-token check (lib/preflight/run.ts)
 // A request takes about 1 s (c=1) or 2 s (c=2) here. k6 reserves GRACEFUL_STOP after each A/B
 // cell, so it is kept short; a request it cut would fail the accounting checks, saying so.
 const GRACE = '6s';
