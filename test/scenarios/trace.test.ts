@@ -60,18 +60,20 @@ function match(rows: SynthRow[], truth: RequestRecord[], due: number[]): Array<R
 }
 
 /**
- * Tokens of row i's prompt that earlier requests share by the trace's hash ids: with one that had
- * finished when i arrived (its blocks surely cached), and with any that had arrived (the most a
- * cache could hold).
+ * Tokens of row i's prompt that other requests share by the trace's hash ids: with one that had
+ * finished when i arrived (its blocks surely cached), and with any admitted no later than i (the
+ * most a cache could hold). Admission, not arrival: two requests read in the same instant are
+ * queued in the order their bodies were parsed, so the later arrival may be admitted first.
  */
 function sharedBefore(rows: SynthRow[], i: number, matched: Array<RequestRecord | null>): { finished: number; arrived: number } {
   const row: SynthRow = rows[i];
   const arrival = matched[i]?.arrivalMs ?? Infinity;
+  const admitted = matched[i]?.queueExitMs ?? Infinity;
   let finished = 0;
   let arrived = 0;
   for (let j = 0; j < rows.length; j++) {
     const m = matched[j];
-    if (j === i || m === null || m.arrivalMs >= arrival) continue;
+    if (j === i || m === null || (m.queueExitMs ?? Infinity) > admitted) continue;
     let n = 0;
     while (n < row.hash_ids.length && n < rows[j].hash_ids.length && row.hash_ids[n] === rows[j].hash_ids[n]) n++;
     const tokens = Math.min(n * BLOCK, rows[j].input_length, row.input_length);
