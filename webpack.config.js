@@ -1,6 +1,7 @@
-// One bundle per scenarios/*.ts, built twice, in the shape k6 loads on every version from v0.49:
-// CommonJS, ES2020 syntax, k6 modules left as require() calls, no Node polyfills, not minified
-// (so k6 stack traces stay readable).
+// One bundle per scenarios/*.ts, built twice, in the shape k6 v1 and v2 load: an ES module, ES2020
+// syntax, k6 modules left as imports, no Node polyfills, not minified (so k6 stack traces stay
+// readable). An ES module, not CommonJS: k6 prints a string thrown at init in a CommonJS script
+// with the stack frames after it, in an ES module alone, and an init error is one line for a user.
 //
 //   dist/<name>.js       TRANSPORT defaults to http. The xk6-sse module is required by a name
 //                        built at run time, so k6's automatic extension resolution (k6 >= 1.0)
@@ -42,7 +43,8 @@ function bundles({ sse }) {
     output: {
       path: path.resolve(__dirname, 'dist', ...(sse ? ['sse'] : [])),
       filename: '[name].js',
-      library: { type: 'commonjs' },
+      library: { type: 'module' },
+      module: true,
       // dist/sse/ belongs to the other build.
       clean: sse ? true : { keep: /^sse[\\/]/ },
     },
@@ -63,8 +65,12 @@ function bundles({ sse }) {
       ],
     },
     plugins: [new DefinePlugin({ __SSE_BUNDLE__: JSON.stringify(sse) })],
+    experiments: { outputModule: true },
     externals: [/^k6(\/.*)?$/, onceExternal],
-    externalsType: 'commonjs',
+    externalsType: 'module',
+    // transport.ts loads k6/x/sse with k6's own require (a plain require() in the bundle), which
+    // webpack would rather see in a Node target only.
+    ignoreWarnings: [/__non_webpack_require__ is only allowed in target node/],
     optimization: { minimize: false },
     performance: { hints: false },
     stats: 'errors-warnings',

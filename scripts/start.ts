@@ -22,7 +22,7 @@ import { findK6, INSTALL_K6, INSTALL_SSE, k6Info, versionWarning } from './k6-ru
 import { mergeFiles } from './merge';
 import { segmentFileName } from '../lib/report/partial';
 import { realK6, runCapacity } from './capacity';
-import { rawRecordArgs, rawRecordPath, writeSidecar } from './raw-record';
+import { rawRecordArgs, rawRecordPath, recordMeasuredAny, writeSidecar } from './raw-record';
 import { lossSentence, remoteWriteLoss, RW_FAILED, RW_SLOW, type RemoteWriteLoss } from '../lib/raw/k6-log';
 import { duration } from '../lib/config/parse';
 
@@ -250,7 +250,11 @@ async function main(): Promise<number> {
   }
   if (code === 99) console.error('k6 exited 99: an SLO threshold was crossed (see SLOs above).');
   else if (code !== 0) console.error(`k6 exited ${code}.`);
-  if (code !== 0 && code !== 99 && raws[0]) console.error(`What was measured is in the raw record: npm run report -- ${raws.filter(Boolean).join(' ')}`);
+  if (code !== 0 && code !== 99 && raws[0]) {
+    const measured = (await Promise.all(raws.filter((r): r is string => Boolean(r)).map(recordMeasuredAny))).some(Boolean);
+    // Stopped before a request ended (a bad setting, a failed preflight): there is nothing to rebuild.
+    if (measured) console.error(`What was measured is in the raw record: npm run report -- ${raws.filter(Boolean).join(' ')}`);
+  }
   return code;
 }
 

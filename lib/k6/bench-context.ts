@@ -19,7 +19,7 @@ import type { SharedDataset } from './dataset';
 import { datasetSource, poolSource, type PromptSource } from './prompt-source';
 import type { SharedTrace } from './trace';
 
-// k6's CommonJS require, which webpack resolves inside the bundle. A module reached only through it
+// A CommonJS require, which webpack resolves inside the bundle. A module reached only through it
 // is evaluated on its first call: the dataset and trace code (118 KB of the bundle, 0.08 MB of each
 // VU's live heap: docs/fidelity.md) is evaluated only in runs that set DATASET or TRACE.
 declare function require(id: string): unknown;

@@ -9,7 +9,7 @@ import { makeMeasure } from './measure';
 import { makeProbe } from './probe';
 import { makeWatch } from './watch';
 
-// k6's CommonJS require. webpack.config.js leaves './once' to k6 as the file once.js beside the
+// k6's require. webpack.config.js leaves './once' to k6 as the file once.js beside the
 // bundle (dist/once.js, dist/sse/once.js): k6 compiles a VU's whole script in each VU, so what only
 // VU 0 runs is kept out of the file every VU compiles (docs/fidelity.md, "What a VU holds").
 declare function require(id: string): unknown;

@@ -69,16 +69,18 @@ function loadSse(): void {
   } catch (e) {
     said = String(e);
   }
-  throw new Error(
-      'TRANSPORT=sse needs a k6 binary with the xk6-sse extension. Build one with ' +
+  // Thrown at init, where k6 v2 would fail anyway with only its own words; as a string, which k6
+  // prints alone (an Error would bring its stack frames: one line is what a user should read).
+  throw (
+      'k6-llm-bench: TRANSPORT=sse needs a k6 binary with the xk6-sse extension. Build one with ' +
         '`xk6 build --with github.com/phymbert/xk6-sse` and set K6_BIN to it, ' +
         (__SSE_BUNDLE__
           ? 'or let k6 (v1.0 or newer) provision one for this bundle by itself: run it with automatic extension resolution on ' +
             '(K6_AUTO_EXTENSION_RESOLUTION unset or true, the default; it needs network access). '
           : 'run the bundle of the same name in dist/sse/ (k6 v1.0 or newer provisions the extension for it by itself), ' +
             'or use TRANSPORT=http. ') +
-        `(k6: ${said})`,
-    );
+        `(k6: ${said})`
+  );
 }
 
 /** The clock, read once per event: Date.now without the global and property lookups. */

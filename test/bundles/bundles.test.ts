@@ -1,6 +1,6 @@
-// Static checks of every dist/*.js and dist/sse/*.js: each must load on every k6 from v0.49 to
-// v2.x, in both the default and --compatibility-mode=base: an ES2020 CommonJS script that requires
-// only k6 modules and touches no global k6 lacks. And what k6's automatic extension resolution
+// Static checks of every dist/*.js and dist/sse/*.js: each must load on k6 v1.x and v2.x, in both
+// the default and --compatibility-mode=base: an ES2020 module that imports (or requires) only k6
+// modules and touches no global k6 lacks. And what k6's automatic extension resolution
 // (k6 >= 1.0) finds in them: nothing in dist/*.js, exactly xk6-sse in dist/sse/*.js.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -87,10 +87,11 @@ for (const { file: bundle, sse } of BUNDLES) {
     const file = join(dist, bundle);
     assert.ok(existsSync(file), `dist/${bundle} is missing: run npm run build`);
     const src = readFileSync(file, 'utf8');
-    // ES2020 as a script: no import/export statements, no syntax newer than k6's parser knows.
-    const ast = acorn.parse(src, { ecmaVersion: 2020, sourceType: 'script' });
+    // An ES2020 module: no syntax newer than k6's parser knows.
+    const ast = acorn.parse(src, { ecmaVersion: 2020, sourceType: 'module' });
 
     const required: string[] = [];
+    const exported: string[] = [];
     let dynamic = 0;
     const declared = declaredNames(ast);
     const freeGlobals = new Set<string>();
@@ -100,6 +101,9 @@ for (const { file: bundle, sse } of BUNDLES) {
         if (arg?.type === 'Literal') required.push(String(arg.value));
         else dynamic++;
       }
+      if (n.type === 'ImportDeclaration') required.push(String((n.source as Node).value));
+      if (n.type === 'ImportExpression') dynamic++;
+      if (n.type === 'ExportNamedDeclaration') for (const sp of n.specifiers as Node[]) exported.push(String((sp.exported as Node).name));
       if (n.type === 'Identifier' && MISSING_IN_K6.includes(n.name as string) && !declared.has(n.name as string)) {
         const isProperty = parent && ((parent.type === 'MemberExpression' && parent.property === n && !parent.computed) || (parent.type === 'Property' && parent.key === n));
         if (!isProperty) freeGlobals.add(n.name as string);
@@ -126,11 +130,8 @@ for (const { file: bundle, sse } of BUNDLES) {
       assert.doesNotMatch(src, /k6\/x\//, 'the bundle names a k6/x/ extension literally');
     }
 
-    // The k6 entry points, as CommonJS exports.
-    for (const exp of ['options', 'default', 'setup', 'measure', 'probe', 'handleSummary']) {
-      assert.match(src, new RegExp(`(?:"${exp}"|\\b${exp}): \\(\\) => \\(`), `export ${exp} missing`);
-    }
-    assert.match(src, /__webpack_export_target__ = exports/, 'not a CommonJS bundle');
+    // The k6 entry points, as the module's exports.
+    for (const exp of ['options', 'default', 'setup', 'measure', 'probe', 'watch', 'handleSummary']) assert.ok(exported.includes(exp), `export ${exp} missing: ${exported.join(', ')}`);
     assert.doesNotMatch(src, /\/\/# sourceMappingURL=data:/, 'inline source maps bloat the bundle');
   });
 }
@@ -138,13 +139,16 @@ for (const { file: bundle, sse } of BUNDLES) {
 for (const dir of ['', 'sse/']) {
   test(`dist/${dir}once.js, what only VU 0 runs: ES2020, k6 modules only, setup and the reports in it, and nothing else requires it`, () => {
     const src = readFileSync(join(dist, dir, 'once.js'), 'utf8');
-    const ast = acorn.parse(src, { ecmaVersion: 2020, sourceType: 'script' });
+    const ast = acorn.parse(src, { ecmaVersion: 2020, sourceType: 'module' });
     const required: string[] = [];
+    const exported: string[] = [];
     walk(ast, (n) => {
       if (n.type === 'CallExpression' && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === 'require') required.push(String((n.arguments as Node[])[0]?.value));
+      if (n.type === 'ImportDeclaration') required.push(String((n.source as Node).value));
+      if (n.type === 'ExportNamedDeclaration') for (const sp of n.specifiers as Node[]) exported.push(String((sp.exported as Node).name));
     });
     for (const r of required) assert.match(r, /^k6(\/.*)?$/, `once.js requires ${r}`);
-    assert.match(src, /vu0Functions: \(\) => \(/, 'export vu0Functions missing');
+    assert.deepEqual(exported, ['vu0Functions'], 'once.js exports vu0Functions alone');
     // The report code lives here, not in the bundle every VU compiles.
     assert.match(src, /function renderHtml\(/);
     assert.doesNotMatch(readFileSync(join(dist, dir, 'dflash-vs-mtp.js'), 'utf8'), /function renderHtml\(/);
