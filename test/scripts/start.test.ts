@@ -89,6 +89,34 @@ exit 99
   assert.equal(after.status, 3, 'the simulator was stopped');
 });
 
+test('a failed run: the raw record is named for a rebuild only when it holds a request that ended', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'start-'));
+  const point = (metric: string) => JSON.stringify({ type: 'Point', metric, data: { time: '2026-12-05T00:00:00Z', value: 1, tags: {} } });
+  for (const [lines, named] of [
+    [[point('llm_run_record')], false],
+    [[point('llm_run_record'), point('llm_success')], true],
+  ] as const) {
+    const stub = join(dir, 'k6');
+    const record = join(dir, 'record.jsonl');
+    writeFileSync(record, lines.join('\n') + '\n');
+    // Writes the raw record k6 was asked for (gzip, as k6 does by the name), then fails as k6 does after an abort.
+    writeFileSync(
+      stub,
+      `#!/bin/sh
+if [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi
+gzip -c "${record}" > "$(echo "$*" | sed -n 's/.*--out json=\\([^ ]*\\).*/\\1/p')"
+exit 108
+`,
+    );
+    chmodSync(stub, 0o755);
+    const r = start([], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, OSL: '32' });
+    assert.equal(r.status, 108, r.stderr);
+    assert.match(r.stderr, /k6 exited 108\./);
+    if (named) assert.match(r.stderr, /What was measured is in the raw record: npm run report -- \S+\.raw\.json\.gz/);
+    else assert.doesNotMatch(r.stderr, /raw record/, 'nothing was measured: no rebuild to offer');
+  }
+});
+
 test('TRANSPORT=sse runs the sse bundle (dist/sse/), which names xk6-sse for k6 to provision', () => {
   const dir = mkdtempSync(join(tmpdir(), 'start-'));
   const out = join(dir, 'k6.out');
