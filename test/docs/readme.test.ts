@@ -2,6 +2,7 @@
 // documented, the two commands named, and every repository path or link they name exists.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FILES, render } from '../../scripts/docs';
@@ -55,6 +56,24 @@ test('every link and repository path named in the README and docs/ exists', () =
       if (!existsSync(join(root, p))) missing.push(`${file}: \`${p}\``);
     }
   }
+  assert.deepEqual(missing, []);
+});
+
+test('every source file named in the code, its comments and the docs exists (a compiled .js counts when its .ts does)', () => {
+  const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => /\.(ts|js|mjs|cjs|md|ya?ml|sh)$/.test(f) && !f.startsWith('test/fixtures/'));
+  // A repository path by its top-level folder, not the tail of a longer path (another project's
+  // `vllm/…/lib/x.py`, `../shared/…`), ending in a file extension.
+  const path = /(?<![A-Za-z0-9_./@-])((?:lib|scripts|sim|test|bench|deploy|docs|scenarios|examples|\.github|\.ci)\/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.(?:ts|js|mjs|md|json|ya?ml|sh|py|html|svg))(?![A-Za-z0-9_/-])/g;
+  const missing: string[] = [];
+  for (const file of tracked) {
+    for (const m of read(file).matchAll(path)) {
+      const p = m[1];
+      if (!existsSync(join(root, p)) && !(p.endsWith('.js') && existsSync(join(root, p.replace(/\.js$/, '.ts'))))) missing.push(`${file}: ${p}`);
+    }
+  }
+  assert.ok(tracked.length > 100, `${tracked.length} files read`);
   assert.deepEqual(missing, []);
 });
 
