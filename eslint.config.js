@@ -1,11 +1,13 @@
-// Lint: typescript-eslint's recommended rules, plus two architectural rules: nothing in lib/ outside
-// lib/k6/ may import k6 modules (pure logic stays testable in Node), and production code (lib/, scenarios/,
-// scripts/, sim/) imports no test code.
+// Lint: typescript-eslint's recommended rules, plus architectural rules: nothing in lib/ outside
+// lib/k6/ may import k6 modules (pure logic stays testable in Node), production code (lib/, scenarios/,
+// scripts/, sim/) imports no test code, and in lib/ an import only goes down the layers, without cycles.
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const globals = require('globals');
 const path = require('node:path');
 const importGraph = require('./scripts/lint/import-graph.cjs');
+const layers = require('./scripts/lint/layers.cjs');
+const fs = require('node:fs');
 
 /** lib/ has no import cycle: reported on every file of one, with the cycle's files. Built once per lint run. */
 let cycleOf = null;
@@ -22,6 +24,23 @@ const noImportCycle = {
         if (c) context.report({ node, messageId: 'cycle', data: { files: c.map((f) => path.relative(importGraph.ROOT, f)).join(' → ') } });
       },
     };
+  },
+};
+
+/** An import in lib/ goes down the layers (scripts/lint/layers.cjs says which way is down). */
+const importDown = {
+  meta: { type: 'problem', schema: [], messages: { up: '{{why}}' } },
+  create(context) {
+    const from = path.resolve(context.filename);
+    const check = (node) => {
+      const spec = node.source && node.source.value;
+      if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+      const t = path.resolve(path.dirname(from), spec);
+      const to = [`${t}.ts`, path.join(t, 'index.ts')].find((c) => fs.existsSync(c));
+      const why = to && layers.violation(from, to);
+      if (why) context.report({ node, messageId: 'up', data: { why } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check };
   },
 };
 
@@ -43,8 +62,8 @@ module.exports = tseslint.config(
   },
   {
     files: ['lib/**/*.ts'],
-    plugins: { layers: { rules: { 'no-import-cycle': noImportCycle } } },
-    rules: { 'layers/no-import-cycle': 'error' },
+    plugins: { layers: { rules: { 'no-import-cycle': noImportCycle, 'import-down': importDown } } },
+    rules: { 'layers/no-import-cycle': 'error', 'layers/import-down': 'error' },
   },
   {
     files: ['lib/**/*.ts'],

@@ -7,7 +7,7 @@ import { metricNames } from '../engines/index';
 import type { HttpPort } from '../http-port';
 import { parsePromText, total } from './promtext';
 import type { ProbeTarget } from './probe';
-import type { Load } from '../plan/matrix';
+import type { Load } from '../plan/types';
 
 /** The span the rule judges. */
 export const WINDOW_MS = 10_000;

@@ -1,0 +1,62 @@
+// lib/'s layers as data: each unit (a folder, a root file, or one leaf file inside a folder) has a
+// rank, and a file may import only from its own unit or from a unit of a lower rank. The picture
+// in docs/architecture.md draws the same order top to bottom; the ESLint rule in eslint.config.js
+// reports an import that runs up or sideways.
+const path = require('node:path');
+
+const LIB = path.join(__dirname, '..', '..', 'lib');
+
+/** Unit → rank. A file's unit is the longest key that names it: a file key before its folder's. */
+const RANKS = {
+  // Leaves: no import from lib/ outside themselves (the next ones only from leaves below them).
+  'dialects/': 0,
+  'stats/': 0,
+  'prometheus/': 0,
+  'vu/': 0,
+  'transports.ts': 0,
+  'http-port.ts': 0,
+  'config/parse.ts': 0,
+  'config/dataset.ts': 1,
+  'config/trace.ts': 1,
+  'plan/types.ts': 1,
+  'config/types.ts': 2,
+  // Definitions over the leaves.
+  'engines/': 3,
+  'metrics/': 3,
+  'benchmarks.ts': 3,
+  'config/': 4,
+  'workload/': 5,
+  'dataset/': 6,
+  'server-metrics/': 7,
+  'targets.ts': 8,
+  'preflight/': 9,
+  'plan/': 10,
+  // What reads a run: the reports, then what stands on them.
+  'report/': 11,
+  'capacity/': 12,
+  'compare/': 12,
+  'raw/': 12,
+  // The k6 layer, then the public library over it.
+  'k6/': 13,
+  'api/': 14,
+};
+
+/** The unit of a lib/ file (absolute path), or null outside lib/. */
+function unitOf(file) {
+  const rel = path.relative(LIB, file).split(path.sep).join('/');
+  if (rel.startsWith('..')) return null;
+  if (RANKS[rel] !== undefined) return rel;
+  const top = rel.includes('/') ? `${rel.slice(0, rel.indexOf('/'))}/` : rel;
+  return RANKS[top] !== undefined ? top : null;
+}
+
+/** Why `from` may not import `to` (both absolute lib/ paths), or null when it may. */
+function violation(from, to) {
+  const a = unitOf(from);
+  const b = unitOf(to);
+  if (a === null || b === null) return `${a === null ? path.relative(LIB, from) : path.relative(LIB, to)} has no rank in scripts/lint/layers.cjs`;
+  if (a === b || RANKS[b] < RANKS[a]) return null;
+  return `lib/${a} (rank ${RANKS[a]}) imports lib/${b} (rank ${RANKS[b]}): an import may only go down the layers (scripts/lint/layers.cjs)`;
+}
+
+module.exports = { RANKS, unitOf, violation };
