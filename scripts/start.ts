@@ -98,7 +98,8 @@ export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs 
   return out;
 }
 
-async function main(): Promise<number> {
+/** The arguments, k6 and a fresh build; or the exit code when one of them fails. */
+function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Info> } | number {
   let args: StartArgs;
   try {
     args = parseStartArgs(process.argv.slice(2), [...BENCHMARK_NAMES, CAPACITY]);
@@ -118,48 +119,36 @@ async function main(): Promise<number> {
   console.log(`k6: ${k6} (${info.banner}${info.hasSse ? ', with xk6-sse' : ''})`);
   const warning = versionWarning(info);
   if (warning) console.warn(`npm start: ${warning}`);
-
   const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'webpack', 'bin', 'webpack.js'), '--config', join(ROOT, 'webpack.config.js')], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) {
     console.error('npm start: the build failed (see above).');
     return 1;
   }
+  return { args, k6, info };
+}
 
-  const sims: SimHandle[] = [];
-  const stopSims = async () => {
-    await Promise.all(sims.splice(0).map((s) => s.stop().catch(() => undefined)));
-  };
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  const capacity = args.benchmark === CAPACITY;
-  if (args.sim) {
-    // One simulator per target slot of the benchmark, with the engine and profile the slot names.
-    let slots: readonly TargetSlot[];
-    try {
-      slots = slotsOf(BENCHMARKS[capacity ? 'dflash-vs-mtp' : args.benchmark], process.env);
-    } catch (e) {
-      console.error(`npm start: ${(e as Error).message}`);
-      return 2;
-    }
-    for (const slot of slots) {
-      const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0, ...(capacity ? { timeScale: CAPACITY_SIM_TIME_SCALE } : {}) });
-      sims.push(sim);
-      env[slot.prefix ? `${slot.prefix}_URL` : 'TARGET_URL'] = sim.url;
-      console.log(`simulator for ${slot.variant}: ${slot.sim.engine}, ${slot.sim.spec} profile, at ${sim.url}`);
-    }
-    for (const [k, v] of Object.entries(capacity ? CAPACITY_SIM_DEFAULTS : SIM_DEFAULTS)) if (!env[k]) env[k] = v;
-    if (capacity) console.log(`simulators run ${CAPACITY_SIM_TIME_SCALE}× faster than model time, so the SLOs here are in their (wall) time`);
+/** One simulator per target slot of the benchmark, with the engine and profile the slot names; their URLs go into env. Null, or the exit code. */
+async function startSimulators(benchmark: string, capacity: boolean, env: NodeJS.ProcessEnv, sims: SimHandle[]): Promise<number | null> {
+  let slots: readonly TargetSlot[];
+  try {
+    slots = slotsOf(BENCHMARKS[capacity ? 'dflash-vs-mtp' : benchmark], process.env);
+  } catch (e) {
+    console.error(`npm start: ${(e as Error).message}`);
+    return 2;
   }
-  env.RESULTS_DIR = env.RESULTS_DIR || 'results';
-  // A benchmark run sends traffic only to its targets unless the user says otherwise.
-  env.K6_NO_USAGE_REPORT = env.K6_NO_USAGE_REPORT || 'true';
-  mkdirSync(join(ROOT, env.RESULTS_DIR), { recursive: true });
-  if (capacity) {
-    if (args.prometheus) env.K6_PROMETHEUS_RW_TREND_STATS = env.K6_PROMETHEUS_RW_TREND_STATS || 'p(50),p(90),p(99),avg,max,count';
-    const out = await runCapacity({ env, exec: realK6(k6), prometheus: args.prometheus });
-    await stopSims();
-    if (out.message) console.error(out.message);
-    return out.code;
+  for (const slot of slots) {
+    const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0, ...(capacity ? { timeScale: CAPACITY_SIM_TIME_SCALE } : {}) });
+    sims.push(sim);
+    env[slot.prefix ? `${slot.prefix}_URL` : 'TARGET_URL'] = sim.url;
+    console.log(`simulator for ${slot.variant}: ${slot.sim.engine}, ${slot.sim.spec} profile, at ${sim.url}`);
   }
+  for (const [k, v] of Object.entries(capacity ? CAPACITY_SIM_DEFAULTS : SIM_DEFAULTS)) if (!env[k]) env[k] = v;
+  if (capacity) console.log(`simulators run ${CAPACITY_SIM_TIME_SCALE}× faster than model time, so the SLOs here are in their (wall) time`);
+  return null;
+}
+
+/** k6's arguments and the bundle to run; or the exit code when k6 could only fail. */
+function k6Command(args: StartArgs, env: NodeJS.ProcessEnv, k6: string, info: ReturnType<typeof k6Info>): { k6Args: string[]; bundle: string; sseBundle: boolean } | number {
   const k6Args = ['run'];
   if (args.prometheus) {
     k6Args.push('-o', 'experimental-prometheus-rw');
@@ -173,7 +162,6 @@ async function main(): Promise<number> {
     // Without the extension k6 can only provision a build with it (v1.0 or newer, network needed); when that is
     // switched off the run could only fail, so say how to get one before starting.
     if (/^(false|0)$/i.test(env.K6_AUTO_EXTENSION_RESOLUTION ?? '') || (info.major ?? 0) < 1) {
-      await stopSims();
       console.error(`npm start: ${k6} lacks ${transport.needs}.\n${INSTALL_SSE}`);
       return 1;
     }
@@ -181,26 +169,31 @@ async function main(): Promise<number> {
   }
   k6Args.push(...args.k6Args, bundle);
   if (!existsSync(join(ROOT, bundle))) {
-    await stopSims();
     console.error(`npm start: ${bundle} was not built.`);
     return 1;
   }
+  return { k6Args, bundle, sseBundle: transport.bundleDir !== TRANSPORTS.http.bundleDir };
+}
 
-  // One k6, or N k6 instances each with its execution segment (as the k6-operator runs them),
-  // whose partial results are merged into one report.
+/**
+ * One k6, or N k6 instances each with its execution segment (as the k6-operator runs them), whose
+ * partial results are merged into one report. Returns the exit code and the raw records written.
+ */
+async function runInstances(k6: string, args: StartArgs, env: NodeJS.ProcessEnv, cmd: { k6Args: string[]; bundle: string; sseBundle: boolean }, rwWatch: ReturnType<typeof remoteWriteWatch>): Promise<{ code: number; raws: string[] }> {
+  const { k6Args, bundle } = cmd;
   const segments = instanceSegments(args.instances);
   const runId = env.RUN_ID || `${args.benchmark}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
   // The raw record, written while the run goes, is named after the run: k6 is given its id.
   if (args.raw) env.RUN_ID = runId;
-  const raws: Array<string | null> = [];
-  const rwWatch = remoteWriteWatch();
-  const k6Started = Date.now();
+  const raws: string[] = [];
   const children = segments.map((seg, i) => {
     const childEnv = seg === null ? env : { ...env, PARTIAL: 'true', RUN_ID: runId };
     const segArgs = seg === null ? [] : ['--execution-segment', seg.segment, '--execution-segment-sequence', seg.sequence];
     const raw = args.raw ? rawRecordPath(join(ROOT, env.RESULTS_DIR as string), runId, seg === null ? '' : `.segment-${segmentFileName(seg.segment)}`) : null;
-    if (raw) writeSidecar(raw, args.benchmark, childEnv, join(ROOT, bundle), transport.bundleDir !== TRANSPORTS.http.bundleDir);
-    raws.push(raw);
+    if (raw) {
+      writeSidecar(raw, args.benchmark, childEnv, join(ROOT, bundle), cmd.sseBundle);
+      raws.push(raw);
+    }
     // Streaming to Prometheus, k6's stderr passes through here: its failed remote writes are counted.
     const stderr = args.prometheus ? 'pipe' : 'inherit';
     const child = spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...(raw ? rawRecordArgs(raw) : []), ...k6Args.slice(1)], { cwd: ROOT, env: childEnv, stdio: [i === 0 ? 'inherit' : 'ignore', i === 0 ? 'inherit' : 'ignore', stderr] });
@@ -226,7 +219,7 @@ async function main(): Promise<number> {
   );
   let code = codes.find((c) => c !== 0 && c !== 99) ?? codes.find((c) => c === 99) ?? 0;
   if (segments[0] !== null) {
-    const dir = join(ROOT, env.RESULTS_DIR);
+    const dir = join(ROOT, env.RESULTS_DIR as string);
     const partials = segments.map((seg) => join(dir, `${runId}.segment-${segmentFileName(seg!.segment)}.partial.json`));
     try {
       const merged = mergeFiles(partials, dir);
@@ -237,6 +230,42 @@ async function main(): Promise<number> {
       if (code === 0) code = 1;
     }
   }
+  return { code, raws };
+}
+
+async function main(): Promise<number> {
+  const ready = prepare();
+  if (typeof ready === 'number') return ready;
+  const { args, k6, info } = ready;
+  const sims: SimHandle[] = [];
+  const stopSims = async () => {
+    await Promise.all(sims.splice(0).map((s) => s.stop().catch(() => undefined)));
+  };
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  const capacity = args.benchmark === CAPACITY;
+  if (args.sim) {
+    const failed = await startSimulators(args.benchmark, capacity, env, sims);
+    if (failed !== null) return failed;
+  }
+  env.RESULTS_DIR = env.RESULTS_DIR || 'results';
+  // A benchmark run sends traffic only to its targets unless the user says otherwise.
+  env.K6_NO_USAGE_REPORT = env.K6_NO_USAGE_REPORT || 'true';
+  mkdirSync(join(ROOT, env.RESULTS_DIR), { recursive: true });
+  if (capacity) {
+    if (args.prometheus) env.K6_PROMETHEUS_RW_TREND_STATS = env.K6_PROMETHEUS_RW_TREND_STATS || 'p(50),p(90),p(99),avg,max,count';
+    const out = await runCapacity({ env, exec: realK6(k6), prometheus: args.prometheus });
+    await stopSims();
+    if (out.message) console.error(out.message);
+    return out.code;
+  }
+  const cmd = k6Command(args, env, k6, info);
+  if (typeof cmd === 'number') {
+    await stopSims();
+    return cmd;
+  }
+  const rwWatch = remoteWriteWatch();
+  const k6Started = Date.now();
+  const { code, raws } = await runInstances(k6, args, env, cmd, rwWatch);
   await stopSims();
   if (args.prometheus) {
     let pushMs = 5000;
@@ -250,10 +279,9 @@ async function main(): Promise<number> {
   }
   if (code === 99) console.error('k6 exited 99: an SLO threshold was crossed (see SLOs above).');
   else if (code !== 0) console.error(`k6 exited ${code}.`);
-  if (code !== 0 && code !== 99 && raws[0]) {
-    const measured = (await Promise.all(raws.filter((r): r is string => Boolean(r)).map(recordMeasuredAny))).some(Boolean);
-    // Stopped before a request ended (a bad setting, a failed preflight): there is nothing to rebuild.
-    if (measured) console.error(`What was measured is in the raw record: npm run report -- ${raws.filter(Boolean).join(' ')}`);
+  // Stopped before a request ended (a bad setting, a failed preflight): there is nothing to rebuild.
+  if (code !== 0 && code !== 99 && raws.length > 0 && (await Promise.all(raws.map(recordMeasuredAny))).some(Boolean)) {
+    console.error(`What was measured is in the raw record: npm run report -- ${raws.join(' ')}`);
   }
   return code;
 }
