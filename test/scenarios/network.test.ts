@@ -23,7 +23,7 @@ interface NetCase {
 }
 
 const CASES: NetCase[] = [
-  // Each reply reaches k6 in pieces of 5 bytes: events split across reads, UTF-8 characters too.
+  // Each reply reaches k6 in pieces of 5 bytes: events split across reads.
   { id: 'split-writes', faults: { splitBytes: 5 }, when: 'start', exit: 0, classes: [] },
   // A buffering proxy: what the server streamed over 300 ms arrives in one burst.
   { id: 'hold-and-flush', faults: { holdMs: 300 }, when: 'start', exit: 0, classes: [] },
