@@ -55,6 +55,12 @@ export function table(head: string[], rows: string[][], textColumns = 2): string
   return [line(head), widths.map((w) => new Array(w + 1).join('─')).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** A report.md table; a | inside a cell is escaped. */
+export function mdTable(head: string[], rows: string[][]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return [`| ${head.map(esc).join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}
+
 /** The failures column: requests that failed, then attempts that found nothing listening. */
 export function fmtFailed(r: { failed: number; unreachable: number }): string {
   return r.unreachable > 0 ? `${r.failed} +${r.unreachable} unreachable` : String(r.failed);

@@ -1,15 +1,15 @@
 // report.html: a self-contained page (inline CSS and SVG, no scripts, fonts or external files), so
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
-import { versusHtml } from './versus-render';
 import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
 import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel, CLIENT_HEAD, clientLines, clientRows } from './format';
 import type { Dist, RunFigures } from './model';
-import type { Report } from './report';
-import { datasetHtml } from './dataset-render';
+import type { Report } from './types';
+import { htmlSection as section } from './html-parts';
+import { sectionsHtml } from './sections/index';
 import { esc } from './svg/common';
-import { cellLabel, latencyFigures, speedupFigures, targetColors, throughputFigures, verdictClass, type Figure, type VerdictClass } from './svg/figures';
+import { cellLabel, targetColors } from './svg/figures';
 
 export const REPORT_CSS = `
 :root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
@@ -78,20 +78,6 @@ function inUnit(v: number | null | undefined, u: { unit: string; k: number }): s
   return fmt(x, Math.abs(x) < 1 ? 3 : Math.abs(x) < 10 ? 2 : 1);
 }
 
-function section(title: string, body: string): string {
-  return `<section><h2>${esc(title)}</h2>${body}</section>`;
-}
-
-function figures(figs: Figure[], wide = false): string {
-  return `<div class="figs">${figs
-    .map((f) =>
-      f.svg === null
-        ? `<figure class="skipped${wide ? ' wide' : ''}"><figcaption>${esc(f.title)}</figcaption><p>${esc(f.note ?? '')}</p></figure>`
-        : `<figure${wide ? ' class="wide"' : ''}><figcaption>${esc(f.title)}</figcaption>${f.svg}${f.note ? `<p>${esc(f.note)}</p>` : ''}</figure>`,
-    )
-    .join('')}</div>`;
-}
-
 function header(r: Report): string {
   const colors = targetColors(r);
   const dur = finite(r.testRunDurationMs) ? ` · test ran <b>${esc(fmt(r.testRunDurationMs / 1000, 0))} s</b>` : '';
@@ -117,38 +103,6 @@ function header(r: Report): string {
     `<div class="scroll"><table class="targets"><thead><tr><th>variant</th><th>engine</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table></div>${pf}${nm}</header>`
   );
-}
-
-function abSection(r: Report): string {
-  if (r.kind !== 'ab' || r.comparisons.length === 0) return '';
-  const colors = targetColors(r);
-  const a = r.comparisons[0].a;
-  const b = r.comparisons[0].b;
-  const badge: Record<VerdictClass, [string, string]> = {
-    a: [`${display(a)} faster`, `background:${colors.get(a)}`],
-    b: [`${display(b)} faster`, `background:${colors.get(b)}`],
-    same: ['no significant difference', ''],
-    'no-interval': ['no interval', ''],
-    'not-measured': [NOT_MEASURED, ''],
-  };
-  const items = r.comparisons.map((c) => {
-    const k = verdictClass(c);
-    const [text, style] = badge[k];
-    return `<li data-verdict="${k}"><span class="badge ${k}"${style ? ` style="${style}"` : ''}>${esc(text)}</span>${esc(c.verdict)}</li>`;
-  });
-  return section(
-    `${display(a)} vs ${display(b)}`,
-    `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% interval (batch means over the steady slices, Welch's t): faster only when the whole interval is on one side of 1×.</p>` +
-      `<ul class="verdicts">${items.join('')}</ul>` +
-      figures(speedupFigures(r), true),
-  );
-}
-
-function conclusions(r: Report): string {
-  const parts: string[] = [];
-  if (r.knee) parts.push(`<div class="box callout"><b>Concurrency knee:</b> ${esc(r.knee.text)}</div>`);
-  if (r.fallBehind) parts.push(`<div class="box callout"><b>Arrival rate:</b> ${esc(r.fallBehind.text)}</div>`);
-  return parts.join('');
 }
 
 interface Col {
@@ -266,13 +220,9 @@ function settingsSection(r: Report): string {
 export function renderHtml(r: Report): string {
   const body = [
     header(r),
-    abSection(r),
-    versusHtml(r, section),
-    section(r.runs.some((x) => x.load.kind === 'rate') ? 'Throughput vs offered rate' : 'Throughput vs concurrency', figures(throughputFigures(r))),
-    section('Latency', figures(latencyFigures(r))),
-    conclusions(r),
+    ...sectionsHtml(r, 'conclusions'),
     section('Per cell and variant', runsTable(r)),
-    datasetHtml(r),
+    ...sectionsHtml(r, 'details'),
     clientSection(r),
     errorsSection(r),
     sloSection(r),

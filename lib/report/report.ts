@@ -1,84 +1,22 @@
 // Assembles the whole report of a run from k6's summary data: per-run figures, the conclusions
 // the scenario asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
 // format this object.
-import { versus, type Versus } from './versus';
 import type { BenchConfig } from '../config/types';
 import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS } from '../metrics/catalog';
-import type { Plan } from '../plan/matrix';
+import type { Plan, Run } from '../plan/matrix';
 import { KEEP, preflightKey, TARGET_UP } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
-import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
 import { loadWords } from './format';
 import { sloSet } from '../metrics/samples';
-import type { SetupData } from '../targets';
 import type { BenchmarkSpec } from '../benchmarks';
-import { TRANSPORTS, type TransportName } from '../transports';
-import { datasetReport, type DatasetReport } from './dataset';
+import { TRANSPORTS } from '../transports';
+import { buildSections } from './sections/index';
 
-/** What a scenario concludes, besides the per-run table. */
-export type { ReportKind } from '../benchmarks';
-import type { ReportKind } from '../benchmarks';
-
-export interface TargetSummary {
-  variant: string;
-  url: string;
-  dialect: string;
-  model: string;
-  engine: string;
-  serverMetrics: string | null;
-  notes: string[];
-}
-
-export interface Threshold {
-  metric: string;
-  expression: string;
-  /** null: not evaluated, the metric got no sample (k6 itself counts that as passed). */
-  ok: boolean | null;
-}
-
-export interface PreflightFailure {
-  variant: string;
-  reason: string;
-  headline: string;
-  /** The whole diagnosis, with what to change; null when setup could not hand it over. */
-  message: string | null;
-}
-
-export interface Report {
-  benchmark: string;
-  kind: ReportKind;
-  runId: string;
-  generatedAt: string;
-  transport: TransportName;
-  /** Figures this run could not measure, with the reason, e.g. TTFT with the http transport. */
-  notMeasured: string[];
-  settings: Record<string, string | number | boolean | null>;
-  targets: TargetSummary[];
-  runs: RunFigures[];
-  comparisons: Comparison[];
-  /** The compare benchmark: every variant against the baseline (lib/report/versus.ts); null otherwise. */
-  versus?: Versus | null;
-  knee: Knee | null;
-  fallBehind: FallBehind | null;
-  errorsByClass: Partial<Record<ErrorClass, number>>;
-  /** Targets that failed preflight; the run was aborted before any load. */
-  preflightFailures: PreflightFailure[];
-  thresholds: Threshold[];
-  warnings: string[];
-  testRunDurationMs: number | null;
-  /** DATASET runs: prompt lengths, per-domain figures and verdicts, per-turn figures (lib/report/dataset.ts); null otherwise. */
-  dataset?: DatasetReport | null;
-}
-
-export interface SummaryDataLike {
-  metrics: SummaryMetrics;
-  /** What setup() returned (lib/targets.ts), as k6 hands it back; absent when setup did not complete. */
-  setup_data?: Partial<SetupData> | null;
-  state?: { testRunDurationMs?: number };
-}
+export type { PreflightFailure, Report, ReportKind, SummaryDataLike, TargetSummary, Threshold } from './types';
+import type { Report, SummaryDataLike, Threshold } from './types';
 
 export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date): Report {
   const kind = spec.report;
@@ -94,30 +32,18 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
       r.notes.push(`this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`);
     }
   }
-  const comparisons: Comparison[] = [];
-  if (kind === 'ab' && cfg.targets.length === 2) {
-    const [a, b] = cfg.targets.map((t) => t.variant);
-    for (const cell of plan.cells) {
-      const ra = runs.find((r) => r.cellId === cell.id && r.variant === a);
-      const rb = runs.find((r) => r.cellId === cell.id && r.variant === b);
-      if (ra && rb) comparisons.push(compare(ra, rb, `at ${where(cell.isl, cell.osl, cell.load)}`, plan.sliceMs));
-    }
-  }
-  const variants = cfg.targets.map((t) => t.variant);
-  const vs = kind === 'compare' && plan.requests === null ? versus(runs, plan.cells, variants, cfg.baseline, plan.sliceMs) : null;
   const errorsByClass: Partial<Record<ErrorClass, number>> = {};
   for (const cls of ERROR_CLASSES) {
     const n = data.metrics[`${METRICS.errors.name}{error_class:${cls}}`]?.values.count ?? 0;
     if (n > 0) errorsByClass[cls] = n;
   }
-  const dataset = datasetReport(cfg, plan, data.metrics, setup?.dataset, kind, (run) => `at ${where(run.cell.isl, run.cell.osl, run.cell.load)}`);
   const notMeasured: string[] = [];
   const missing = TRANSPORTS[cfg.transport].notMeasured;
   if (missing) notMeasured.push(missing);
   if (plan.requests !== null) notMeasured.push('throughput intervals: REQUESTS mode has no time slices (use DURATION)');
   if (setup === null) notMeasured.push('everything: setup did not complete (see the message above)');
   else if (setup.failures?.length) notMeasured.push('everything: preflight failed, no load was sent (the diagnosis is below)');
-  return {
+  const report: Report = {
     benchmark: cfg.benchmark,
     kind,
     runId: setup?.runId ?? cfg.runId,
@@ -138,10 +64,10 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
       };
     }),
     runs,
-    comparisons,
-    versus: vs,
-    knee: kind === 'ramp' ? findKnee(runs) : null,
-    fallBehind: kind === 'arrival' ? findFallBehind(runs) : null,
+    comparisons: [],
+    versus: null,
+    knee: null,
+    fallBehind: null,
     errorsByClass,
     preflightFailures: cfg.targets.flatMap((t) =>
       (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
@@ -154,10 +80,13 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
         })),
     ),
     thresholds: thresholds(data.metrics),
-    warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`)), ...(dataset?.warnings ?? [])],
+    warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`))],
     testRunDurationMs: data.state?.testRunDurationMs ?? null,
-    dataset,
+    dataset: null,
   };
+  const at = (run: Pick<Run, 'cell'>) => `at ${where(run.cell.isl, run.cell.osl, run.cell.load)}`;
+  buildSections(report, { kind, cfg, plan, data, runs, complete: { runs, cells: plan.cells }, where: at });
+  return report;
 }
 
 export function where(isl: number, osl: number, load: RunFigures['load']): string {
