@@ -6,7 +6,7 @@ import type { ErrorClass } from '../dialects/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS } from '../metrics/catalog';
 import type { Plan, Run } from '../plan/matrix';
-import { KEEP, preflightKey, TARGET_UP } from '../plan/summary-keys';
+import { KEEP, preflightKey, subKey, TARGET_UP } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 import { runFigures, type RunFigures, type SummaryMetrics } from './model';
 import { loadWords } from './format';
@@ -14,17 +14,33 @@ import { sloSet } from '../metrics/samples';
 import type { BenchmarkSpec } from '../benchmarks';
 import { TRANSPORTS } from '../transports';
 import { buildSections } from './sections/index';
+import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './stopped';
 
 export type { PreflightFailure, Report, ReportKind, SummaryDataLike, TargetSummary, Threshold } from './types';
 import type { Report, SummaryDataLike, Threshold } from './types';
 
-export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date): Report {
+/**
+ * @param progress how far each run got when the test stopped early (lib/raw/progress.ts), null when
+ *   it ran to its end: the report is then built once as a partial run's, incomplete runs cut to the
+ *   slices they measured whole and the conclusions drawn from the complete runs alone.
+ */
+export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date, progress: Progress | null = null): Report {
   const kind = spec.report;
   const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;
+  // A run that preflight stopped before any load says so already (notMeasured below).
+  const stop = progress !== null && !setup?.failures?.length ? stopSentence(progress, plan) : null;
+  const stateOf = (run: Run) => (stop === null ? null : (progress?.runs.find((p) => p.scenario === run.scenario) ?? null));
+  const whole = (run: Run): number | null => {
+    const p = stateOf(run);
+    if (p?.state !== 'incomplete') return null;
+    return wholeSlices(plan, run, progress?.stoppedAtMs ?? 0, data.metrics[subKey('e2e', run.scenario)]?.values.max ?? 0);
+  };
   // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
   const order = (r: { cell: { id: string }; variant: string }) =>
     plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
-  const runs = [...plan.runs].sort((a, b) => order(a) - order(b)).map((r) => runFigures(data.metrics, plan, r, sloSet(cfg.slo)));
+  const planned = [...plan.runs].sort((a, b) => order(a) - order(b));
+  const cuts = planned.map(whole);
+  const runs = planned.map((r, i) => runFigures(data.metrics, plan, r, sloSet(cfg.slo), cuts[i]));
   // One instance of several (k6 --execution-segment): its figures are its share of each run.
   if (setup?.segment) {
     for (const r of runs) {
@@ -85,7 +101,23 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
     dataset: null,
   };
   const at = (run: Pick<Run, 'cell'>) => `at ${where(run.cell.isl, run.cell.osl, run.cell.load)}`;
-  buildSections(report, { kind, cfg, plan, data, runs, complete: { runs, cells: plan.cells }, where: at });
+  if (stop === null) {
+    buildSections(report, { kind, cfg, plan, data, runs, complete: { runs, cells: plan.cells }, where: at });
+    return report;
+  }
+  // Stopped early. Each run's state goes in its notes after the warnings were drawn from them: the
+  // stop sentence speaks for them there.
+  planned.forEach((run, i) => {
+    const p = stateOf(run);
+    if (p?.state === 'not run') runs[i].notes.unshift(NOT_RUN_NOTE);
+    if (p?.state === 'incomplete') runs[i].notes.unshift(incompleteNote(p, run, plan.requests === null ? cuts[i] : null));
+  });
+  const complete = runs.filter((_, i) => stateOf(planned[i])?.state === 'complete');
+  const cells = plan.cells.filter((c) => runs.filter((r) => r.cellId === c.id).every((r) => complete.includes(r)));
+  buildSections(report, { kind, cfg, plan, data, runs, complete: { runs: complete, cells }, where: at });
+  // At the top of the warnings, report.md and report.html.
+  report.warnings.unshift(stop, `conclusions (knee, fall-behind, comparisons) from the ${complete.length} complete run(s) only.`);
+  report.notMeasured.unshift(stop);
   return report;
 }
 
