@@ -2,7 +2,7 @@
 // were not measured are null, never zero.
 import type { Dist, RunFigures } from './model';
 import type { Report } from './types';
-import { sectionsJson } from './sections/index';
+import { renamedKeys, sectionsJson } from './sections/index';
 import { faithful } from './client-check';
 
 function ms(d: Dist | null) {
@@ -120,6 +120,7 @@ export function summaryJson(report: Report): string {
       warnings: report.warnings,
       test_run_duration_ms: report.testRunDurationMs,
       ...sectionsJson(report, 'details'),
+      renamed_keys: renamedKeys(),
     },
     null,
     2,

@@ -1,6 +1,6 @@
 // A/B benchmarks: the first variant against the second in every cell, output-throughput ratio and
 // e2e speedup with their intervals and a verdict (lib/report/analysis.ts compare()).
-import { compare, display, type Comparison } from '../analysis';
+import { AB_LEVEL, compare, display, type Comparison } from '../analysis';
 import { NOT_MEASURED, fmtCi, mdTable } from '../format';
 import { figureGrid, htmlSection } from '../html-parts';
 import { esc } from '../svg/common';
@@ -60,15 +60,27 @@ export const comparisons: ReportSection<Comparison[]> = {
     );
   },
   json(cs) {
-    return cs.map((c) => ({
-      cell: c.cellId,
-      a: c.a,
-      b: c.b,
-      throughput_ratio_a_over_b: c.throughput?.value ?? null,
-      throughput_ratio_ci95: c.throughput?.ci ? [c.throughput.ci.lo, c.throughput.ci.hi] : null,
-      e2e_speedup_b_over_a: c.latency?.value ?? null,
-      e2e_speedup_ci95: c.latency?.ci ? [c.latency.ci.lo, c.latency.ci.hi] : null,
-      verdict: c.verdict,
-    }));
+    return cs.map((c) => {
+      const throughputCi = c.throughput?.ci ? [c.throughput.ci.lo, c.throughput.ci.hi] : null;
+      const e2eCi = c.latency?.ci ? [c.latency.ci.lo, c.latency.ci.hi] : null;
+      return {
+        cell: c.cellId,
+        a: c.a,
+        b: c.b,
+        throughput_ratio_a_over_b: c.throughput?.value ?? null,
+        // The interval's name in versus and dataset too; its level is ci_level.
+        throughput_ratio_ci: throughputCi,
+        throughput_ratio_ci95: throughputCi,
+        e2e_speedup_b_over_a: c.latency?.value ?? null,
+        e2e_speedup_ci: e2eCi,
+        e2e_speedup_ci95: e2eCi,
+        ci_level: AB_LEVEL,
+        verdict: c.verdict,
+      };
+    });
+  },
+  renamed: {
+    'comparisons[].throughput_ratio_ci95': 'comparisons[].throughput_ratio_ci',
+    'comparisons[].e2e_speedup_ci95': 'comparisons[].e2e_speedup_ci',
   },
 };

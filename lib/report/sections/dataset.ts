@@ -160,6 +160,7 @@ function json(d: DatasetReport): unknown {
       domains: c.domains.map((x) => ({
         domain: x.domain,
         e2e_speedup_b_over_a: x.speedup?.value ?? null,
+        e2e_speedup_ci: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
         e2e_speedup_ci95: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
         ci_level: c.level,
         verdict: x.text,
@@ -177,6 +178,8 @@ export const dataset: ReportSection<DatasetReport> = {
   slot: 'details',
   build: ({ cfg, plan, data, kind, where }) => datasetReport(cfg, plan, data.metrics, data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined, kind, where),
   warnings: (d) => d.warnings,
+  // Its level is ci_level, 95 % only with one comparison.
+  renamed: { 'dataset.comparisons[].domains[].e2e_speedup_ci95': 'dataset.comparisons[].domains[].e2e_speedup_ci' },
   text,
   markdown,
   html,

@@ -47,6 +47,11 @@ export interface ReportSection<T> {
   html(v: T, r: Report): string;
   /** summary.json's value; undefined leaves the key out (a section that only draws, say). */
   json(v: T, r: Report): unknown;
+  /**
+   * summary.json keys this section renamed, old path → new: the old key is written beside the new
+   * one for one release, and summary.json's renamed_keys says so.
+   */
+  renamed?: Record<string, string>;
 }
 
 /** A section of any value type, as the list holds them. */
