@@ -3,7 +3,7 @@
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
 import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
-import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel, CLIENT_HEAD, clientLines, clientRows } from './format';
+import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './types';
 import { htmlSection as section } from './html-parts';
@@ -172,20 +172,6 @@ function runsTable(r: Report): string {
   );
 }
 
-function clientSection(r: Report): string {
-  if (r.runs.length === 0) return '';
-  const rows = clientRows(r.runs).map(
-    (row, i) => `<tr class="${r.runs[i].client.limited.length ? 'limited' : ''}">${row.map((c, j) => `<td class="${j >= 2 && j <= 5 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
-  );
-  const lines = clientLines(r.runs);
-  return section(
-    'Client self-check',
-    `<p class="legend-note">Client mean minus the server's own over the steady window (client + network overhead), and the time each VU spends between requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, not the server, set its numbers.</p>` +
-      `<div class="scroll"><table class="client"><thead><tr>${CLIENT_HEAD.map((h, j) => `<th class="${j >= 2 && j <= 5 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
-      (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
-  );
-}
-
 function errorsSection(r: Report): string {
   const total = Object.entries(r.errorsByClass);
   if (total.length === 0) return '';
@@ -223,7 +209,7 @@ export function renderHtml(r: Report): string {
     ...sectionsHtml(r, 'conclusions'),
     section('Per cell and variant', runsTable(r)),
     ...sectionsHtml(r, 'details'),
-    clientSection(r),
+    ...sectionsHtml(r, 'checks'),
     errorsSection(r),
     sloSection(r),
     r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '',

@@ -113,6 +113,7 @@ export function summaryJson(report: Report): string {
       settings: report.settings,
       targets: report.targets,
       records: report.runs.map(runRecord),
+      ...sectionsJson(report, 'checks'),
       ...sectionsJson(report, 'conclusions'),
       errors_by_class: report.errorsByClass,
       preflight_failures: report.preflightFailures,

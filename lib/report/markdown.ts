@@ -1,6 +1,6 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
 import { TRANSPORTS } from '../transports';
-import { CLIENT_HEAD, NOT_MEASURED, clientLines, clientRows, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable } from './format';
 import type { Report } from './types';
 import { sectionsMarkdown } from './sections/index';
 
@@ -50,12 +50,7 @@ export function renderMarkdown(r: Report): string {
   if (rules.length) out.push('**How ITL was measured:**', '', ...rules.map((l) => `- ${l}`), '');
   const drafts = draftLines(r.runs);
   if (drafts.length) out.push('**Speculative drafts:**', '', ...drafts.map((l) => `- ${l}`), '');
-  if (r.runs.length) {
-    const client = clientLines(r.runs);
-    out.push('## Client self-check', '', 'Client mean minus the server\'s own over the steady window (client + network overhead), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.', '', mdTable(CLIENT_HEAD, clientRows(r.runs)), '');
-    if (client.length) out.push(...client.map((l) => `- ${l}`), '');
-  }
-  out.push(...sectionsMarkdown(r, 'details'));
+  out.push(...sectionsMarkdown(r, 'checks'), ...sectionsMarkdown(r, 'details'));
   const errs = Object.entries(r.errorsByClass);
   if (errs.length) out.push('## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), '');
   if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');

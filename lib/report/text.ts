@@ -1,6 +1,6 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
 import { TRANSPORTS } from '../transports';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, clientLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
 import type { Report } from './types';
 import { sectionsText } from './sections/index';
 
@@ -40,9 +40,7 @@ export function renderText(r: Report, files: string[]): string {
   out.push(table(head, rows));
   if (r.runs.some((x) => x.acceptance?.source === 'server-metrics')) out.push('  * acceptance length from the server\'s /metrics counters over the steady window');
   for (const line of [...itlRuleLines(r.runs), ...draftLines(r.runs)]) out.push(`  ${line}`);
-  const client = clientLines(r.runs);
-  if (client.length > 0) out.push('', 'Client self-check:', ...client.map((l) => `  ${l}`));
-  out.push(...sectionsText(r, 'conclusions'), ...sectionsText(r, 'details'));
+  out.push(...sectionsText(r, 'checks'), ...sectionsText(r, 'conclusions'), ...sectionsText(r, 'details'));
   const errs = Object.entries(r.errorsByClass);
   if (errs.length > 0) out.push('', `Errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')} (details in the log lines above)`);
   if (r.thresholds.length > 0) {

@@ -2,6 +2,7 @@
 // section is a file beside these and one entry here; buildReport builds each once and the four
 // renderers (text.ts, markdown.ts, html.ts, json.ts) loop over this list.
 import type { Report } from '../types';
+import { clientSelfCheck } from './client-check';
 import { comparisons } from './comparisons';
 import { dataset } from './dataset';
 import { fallBehind } from './fall-behind';
@@ -13,11 +14,11 @@ import { versus } from './versus';
 export type { ReportSection, SectionInputs, Slot } from './section';
 
 // figures between versus and knee: report.html draws the charts after the verdicts and before the knee they mark.
-export const SECTIONS: AnySection[] = [comparisons, versus, figures, knee, fallBehind, dataset];
+export const SECTIONS: AnySection[] = [clientSelfCheck, comparisons, versus, figures, knee, fallBehind, dataset];
 
-/** Adds a section at the end of the list (or in place of the one with its key), as an entry above would. */
+/** Adds a section at the end of the list (or in place of the one with its jsonKey), as an entry above would. */
 export function registerSection(s: AnySection): void {
-  const at = SECTIONS.findIndex((x) => x.key === s.key);
+  const at = SECTIONS.findIndex((x) => x.jsonKey === s.jsonKey);
   if (at >= 0) SECTIONS.splice(at, 1, s);
   else SECTIONS.push(s);
 }

@@ -23,16 +23,22 @@ export interface SectionInputs {
 }
 
 /**
- * Where a section sits. conclusions: what the runs add up to (verdicts, the knee): after the
- * per-run table in the terminal, before it in report.md and report.html, after the records in
- * summary.json. details: after the per-run table and its notes, and last in summary.json.
+ * Where a section sits; each renderer places the slots in its own layout. conclusions: what the
+ * runs add up to (verdicts, the knee): after the per-run table in the terminal, before it in
+ * report.md and report.html, after the records in summary.json. details: after the per-run table
+ * and its notes, and last in summary.json. checks: whether the figures can be trusted (the client
+ * self-check): right after the per-run table in the terminal and report.md, after the details in
+ * report.html.
  */
-export type Slot = 'conclusions' | 'details';
+export type Slot = 'checks' | 'conclusions' | 'details';
 
 export interface ReportSection<T> {
-  /** Where the built value is kept on the Report (a typed field for the built-in sections). */
+  /**
+   * Where the built value is kept on the Report (a typed field for the built-in sections). A view
+   * of the runs with nothing of its own to build (the charts, the client self-check) reads `runs`.
+   */
   key: string;
-  /** Its key in summary.json. */
+  /** Its key in summary.json, and its name in the list: one section per jsonKey. */
   jsonKey: string;
   slot: Slot;
   /** null: the section does not apply to this run (its renderings are skipped; summary.json says null). */
