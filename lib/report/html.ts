@@ -9,7 +9,7 @@ import type { Report } from './types';
 import { htmlSection as section } from './html-parts';
 import { sectionsHtml } from './sections/index';
 import { esc } from './svg/common';
-import { cellLabel, targetColors } from './svg/figures';
+import { targetColors } from './svg/figures';
 
 export const REPORT_CSS = `
 :root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
@@ -172,31 +172,6 @@ function runsTable(r: Report): string {
   );
 }
 
-function errorsSection(r: Report): string {
-  const total = Object.entries(r.errorsByClass);
-  if (total.length === 0) return '';
-  const perRun = r.runs.filter((x) => Object.keys(x.requests.errors).length > 0);
-  const byRun = perRun.length
-    ? `<table><thead><tr><th>variant</th><th>cell</th><th>errors</th></tr></thead><tbody>${perRun
-        .map((x) => `<tr><td>${esc(display(x.variant))}</td><td>${esc(cellLabel(r, x.cellId))}</td><td>${Object.entries(x.requests.errors).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}</td></tr>`)
-        .join('')}</tbody></table>`
-    : '';
-  return section(
-    'Errors',
-    `<table><thead><tr><th>class</th><th class="n">requests</th></tr></thead><tbody>${total.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${v}</td></tr>`).join('')}</tbody></table>` +
-      (byRun ? `<p class="legend-note">By run:</p>${byRun}` : ''),
-  );
-}
-
-function sloSection(r: Report): string {
-  if (r.thresholds.length === 0) return '';
-  const rows = r.thresholds.map(
-    (t) =>
-      `<tr><td class="${t.ok === null ? 'na' : t.ok ? 'ok' : 'bad'}">${t.ok === null ? '– not evaluated (no samples)' : t.ok ? '✓ met' : '✗ missed'}</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
-  );
-  return section('SLOs', `<table class="slo"><thead><tr><th>outcome</th><th>metric</th><th>threshold</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
-}
-
 function settingsSection(r: Report): string {
   const items = Object.entries(r.settings).filter(([, v]) => v !== null);
   if (items.length === 0) return '';
@@ -210,8 +185,7 @@ export function renderHtml(r: Report): string {
     section('Per cell and variant', runsTable(r)),
     ...sectionsHtml(r, 'details'),
     ...sectionsHtml(r, 'checks'),
-    errorsSection(r),
-    sloSection(r),
+    ...sectionsHtml(r, 'outcomes'),
     r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '',
     settingsSection(r),
     `<footer>k6-llm-bench · ${esc(r.benchmark)} · ${esc(r.runId)}</footer>`,

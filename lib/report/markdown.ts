@@ -50,10 +50,7 @@ export function renderMarkdown(r: Report): string {
   if (rules.length) out.push('**How ITL was measured:**', '', ...rules.map((l) => `- ${l}`), '');
   const drafts = draftLines(r.runs);
   if (drafts.length) out.push('**Speculative drafts:**', '', ...drafts.map((l) => `- ${l}`), '');
-  out.push(...sectionsMarkdown(r, 'checks'), ...sectionsMarkdown(r, 'details'));
-  const errs = Object.entries(r.errorsByClass);
-  if (errs.length) out.push('## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), '');
-  if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');
+  out.push(...sectionsMarkdown(r, 'checks'), ...sectionsMarkdown(r, 'details'), ...sectionsMarkdown(r, 'outcomes'));
   if (r.warnings.length) out.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
   out.push('## Settings', '', mdTable(['setting', 'value'], Object.entries(r.settings).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)])), '');
   return out.join('\n');

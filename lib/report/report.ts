@@ -2,13 +2,10 @@
 // the scenario asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
 // format this object.
 import type { BenchConfig } from '../config/types';
-import type { ErrorClass } from '../dialects/types';
-import { ERROR_CLASSES } from '../dialects/types';
-import { METRICS } from '../metrics/catalog';
 import type { Plan, Run } from '../plan/matrix';
-import { KEEP, preflightKey, subKey, TARGET_UP } from '../plan/summary-keys';
+import { preflightKey, subKey } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
-import { runFigures, type RunFigures, type SummaryMetrics } from './model';
+import { runFigures, type RunFigures } from './model';
 import { loadWords } from './format';
 import { sloSet } from '../metrics/samples';
 import type { BenchmarkSpec } from '../benchmarks';
@@ -17,7 +14,7 @@ import { buildSections } from './sections/index';
 import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './stopped';
 
 export type { PreflightFailure, Report, ReportKind, SummaryDataLike, TargetSummary, Threshold } from './types';
-import type { Report, SummaryDataLike, Threshold } from './types';
+import type { Report, SummaryDataLike } from './types';
 
 /**
  * @param progress how far each run got when the test stopped early (lib/raw/progress.ts), null when
@@ -47,11 +44,6 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
       const planned = plan.runs.find((x) => x.scenario === r.scenario)?.vus ?? 0;
       r.notes.push(`this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`);
     }
-  }
-  const errorsByClass: Partial<Record<ErrorClass, number>> = {};
-  for (const cls of ERROR_CLASSES) {
-    const n = data.metrics[`${METRICS.errors.name}{error_class:${cls}}`]?.values.count ?? 0;
-    if (n > 0) errorsByClass[cls] = n;
   }
   const notMeasured: string[] = [];
   const missing = TRANSPORTS[cfg.transport].notMeasured;
@@ -84,7 +76,7 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
     versus: null,
     knee: null,
     fallBehind: null,
-    errorsByClass,
+    errorsByClass: {},
     preflightFailures: cfg.targets.flatMap((t) =>
       (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
         .filter((reason) => (data.metrics[preflightKey(t.variant, reason)]?.values.count ?? 0) > 0)
@@ -95,7 +87,7 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
           message: setup?.failures?.find((f) => f.variant === t.variant && f.reason === reason)?.message ?? null,
         })),
     ),
-    thresholds: thresholds(data.metrics),
+    thresholds: [],
     warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`))],
     testRunDurationMs: data.state?.testRunDurationMs ?? null,
     dataset: null,
@@ -156,22 +148,4 @@ function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Re
     MULTI_TURN_HISTORY: ds?.multiTurn ? ds.history : null,
     THINK_TIME_s: ds?.multiTurn ? ds.thinkTimeMs / 1000 : null,
   };
-}
-
-/** The real thresholds (SLOs): the always-true declarations that keep sub-metrics are left out. */
-function thresholds(m: SummaryMetrics): Threshold[] {
-  const keep = new Set<string>(Object.values(KEEP));
-  const out: Threshold[] = [];
-  for (const [name, metric] of Object.entries(m)) {
-    if (!metric.thresholds) continue;
-    const v = metric.values;
-    const samples = (v.count ?? 0) + (v.passes ?? 0) + (v.fails ?? 0);
-    for (const [expression, t] of Object.entries(metric.thresholds)) {
-      if (keep.has(expression)) continue;
-      // "No target went down" holds without a sample: that is its point.
-      out.push({ metric: name, expression, ok: samples > 0 || expression === TARGET_UP ? t.ok : null });
-    }
-  }
-  // k6 hands the metrics over in no fixed order: sorted, every report of a run lists them alike.
-  return out.sort((a, b) => (a.metric === b.metric ? a.expression.localeCompare(b.expression) : a.metric.localeCompare(b.metric)));
 }

@@ -40,13 +40,7 @@ export function renderText(r: Report, files: string[]): string {
   out.push(table(head, rows));
   if (r.runs.some((x) => x.acceptance?.source === 'server-metrics')) out.push('  * acceptance length from the server\'s /metrics counters over the steady window');
   for (const line of [...itlRuleLines(r.runs), ...draftLines(r.runs)]) out.push(`  ${line}`);
-  out.push(...sectionsText(r, 'checks'), ...sectionsText(r, 'conclusions'), ...sectionsText(r, 'details'));
-  const errs = Object.entries(r.errorsByClass);
-  if (errs.length > 0) out.push('', `Errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')} (details in the log lines above)`);
-  if (r.thresholds.length > 0) {
-    out.push('', 'SLOs:');
-    for (const t of r.thresholds) out.push(`  ${t.ok === null ? '–' : t.ok ? '✓' : '✗'} ${t.metric} ${t.expression}${t.ok === null ? ' (not evaluated: no samples)' : ''}`);
-  }
+  out.push(...sectionsText(r, 'checks'), ...sectionsText(r, 'conclusions'), ...sectionsText(r, 'details'), ...sectionsText(r, 'outcomes'));
   if (r.warnings.length > 0) {
     out.push('', 'Warnings:');
     for (const w of r.warnings) out.push(`  ! ${w}`);

@@ -28,9 +28,10 @@ export interface SectionInputs {
  * report.md and report.html, after the records in summary.json. details: after the per-run table
  * and its notes, and last in summary.json. checks: whether the figures can be trusted (the client
  * self-check): right after the per-run table in the terminal and report.md, after the details in
- * report.html.
+ * report.html. outcomes: what went wrong or was missed (errors, SLOs): after the details and
+ * checks, before the warnings; after the conclusions in summary.json.
  */
-export type Slot = 'checks' | 'conclusions' | 'details';
+export type Slot = 'checks' | 'conclusions' | 'details' | 'outcomes';
 
 export interface ReportSection<T> {
   /**
