@@ -11,7 +11,7 @@ import type { SetupData } from '../targets';
 const runRecord = new Counter(RUN_RECORD_METRIC);
 
 /**
- * Call at the end of setup(): stamps the runs' start in the setup data (markStopped reads it in
+ * Call at the end of setup(): stamps the runs' start in the setup data (stoppedProgress reads it in
  * handleSummary) and writes the run record into the sample stream.
  */
 export function recordRun(benchmark: string, variables: Record<string, string>, setup: SetupData): void {

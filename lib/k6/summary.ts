@@ -9,14 +9,13 @@ import { PARTIAL_FORMAT, reportMetrics, segmentFileName, type PartialResult } fr
 import { buildReport, type SummaryDataLike } from '../report/report';
 import { renderText } from '../report/text';
 import type { Bench } from './bench-context';
-import { markStopped } from '../raw/progress';
+import { stoppedProgress } from '../raw/progress';
 
 export function makeSummary(b: Bench, baseline: Baseline | null): (data: SummaryDataLike) => Record<string, string> {
   const { spec, cfg, plan, env } = b;
   return function handleSummary(data: SummaryDataLike): Record<string, string> {
-    const report = buildReport(spec, cfg, plan, data, new Date());
     // Stopped early (Ctrl-C, SIGTERM): the cell in flight is marked incomplete, as `npm run report` marks it.
-    markStopped(report, cfg, plan, data, Date.now());
+    const report = buildReport(spec, cfg, plan, data, new Date(), stoppedProgress(plan, data, Date.now()));
     // Instances of one run share its id (and a results volume, under the k6-operator): each
     // names its files after its segment.
     const segment = data.setup_data?.segment;

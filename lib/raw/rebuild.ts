@@ -7,11 +7,11 @@ import type { BenchConfig } from '../config/types';
 import { METRICS } from '../metrics/catalog';
 import { k6Options } from '../plan/k6-options';
 import { planOf, probeScenario, watchScenario, type Plan } from '../plan/matrix';
-import { KEEP, subKey, TREND_STATS } from '../plan/summary-keys';
+import { KEEP, TREND_STATS } from '../plan/summary-keys';
 import { buildReport, type Report, type SummaryDataLike } from '../report/report';
 import { GRID_STATS } from '../stats/quantile-merge';
 import type { SetupData, TargetInfo } from '../targets';
-import { markPartial, progressOf, type Progress } from './progress';
+import { progressOf, type Progress } from './progress';
 import type { RawRecord } from './record';
 import { summaryMetrics } from './summary';
 
@@ -75,9 +75,7 @@ export function rebuild(rec: RawRecord, closed: boolean | null, spec: BenchmarkS
   const metrics = summaryMetrics(rec, { thresholds, trendStats: cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS, testRunDurationMs });
   const setupData = setup ?? setupFromSamples(rec, cfg);
   const data: SummaryDataLike = { metrics, setup_data: setupData, state: { testRunDurationMs } };
-  const report = buildReport(spec, cfg, plan, data, now);
   const progress = progressOf(rec, plan, closed);
-  // A run that preflight stopped before any load says so already (buildReport).
-  if (!setupData.failures?.length) markPartial(report, cfg, plan, progress, (scenario) => metrics[subKey('e2e', scenario)]?.values.max ?? 0);
+  const report = buildReport(spec, cfg, plan, data, now, progress);
   return { report, plan, progress, data, setupRecorded: setup !== null };
 }

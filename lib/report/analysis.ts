@@ -27,8 +27,11 @@ export const display = (label: string): string => DISPLAY[label] ?? label;
  * A against B in one cell: the same statistics as the N-way comparison (versus.ts, one comparison,
  * 95 %): the interval is about its own estimate, and too few independent slices give no verdict.
  */
+/** The A/B verdicts' interval level (one comparison per cell). */
+export const AB_LEVEL = 0.95;
+
 export function compare(a: RunFigures, b: RunFigures, where: string, sliceMs: number): Comparison {
-  const e = versusOne(a, b, sliceMs, 0.95);
+  const e = versusOne(a, b, sliceMs, AB_LEVEL);
   const head = { cellId: a.cellId, a: a.variant, b: b.variant, throughput: e.throughput, latency: e.latency };
   if (e.standing === 'too_few_samples' && e.throughput) {
     return { ...head, verdict: `too few samples for a verdict ${where} (${x2(e.throughput.value)} the throughput): ${e.why}${caveat(a, b)}` };

@@ -2,7 +2,6 @@
 import type { ItlRule } from '../metrics/timing';
 import type { Load } from '../plan/matrix';
 import type { RunFigures } from './model';
-import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from './client-check';
 
 export const NOT_MEASURED = 'not measured';
 
@@ -53,6 +52,12 @@ export function table(head: string[], rows: string[][], textColumns = 2): string
   const line = (cells: string[]) => cells.map((c, i) => (i < textColumns ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   // Not '─'.repeat(w): k6's JavaScript engine returns one copy too few for non-ASCII strings.
   return [line(head), widths.map((w) => new Array(w + 1).join('─')).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** A report.md table; a | inside a cell is escaped. */
+export function mdTable(head: string[], rows: string[][]): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  return [`| ${head.map(esc).join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
 }
 
 /** The failures column: requests that failed, then attempts that found nothing listening. */
@@ -109,33 +114,4 @@ export function draftLines(runs: readonly RunFigures[]): string[] {
     ([target, d]) =>
       `${target}: ${((d.accepted / d.drafted) * 100).toFixed(1)}% of draft tokens accepted (${d.accepted} of ${d.drafted}, the server's per-request counts; per cell in summary.json; not an acceptance length)`,
   );
-}
-
-/** The client self-check as table rows: cell, variant, e2e and TTFT overhead, VU gap, dropped, verdict. */
-export function clientRows(runs: RunFigures[]): string[][] {
-  return runs.map((x) => {
-    const c = x.client;
-    const signed = (v: number | null) => (v === null ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(1)} ms`);
-    return [
-      `${x.isl}/${x.osl} ${loadLabel(x.load)}`,
-      x.variant,
-      signed(c.e2eOverheadMs),
-      signed(c.ttftOverheadMs),
-      c.gap === null ? '–' : `${fmtMs(c.gap.avg)} / ${fmtMs(c.gap.p99)}`,
-      String(c.dropped),
-      c.limited.length > 0 ? `client-limited: ${c.limited.join('; ')}` : 'ok',
-    ];
-  });
-}
-
-export const CLIENT_HEAD = ['cell', 'variant', 'e2e overhead', 'TTFT overhead', 'VU gap avg / p99', 'dropped', 'verdict'];
-
-/** One line per client-limited run, the advice, and the quantised-ITL note; empty when all is well. */
-export function clientLines(runs: RunFigures[]): string[] {
-  const out = runs.filter((x) => x.client.limited.length > 0).map((x) => `${x.variant} ${x.cellId}: client-limited: ${x.client.limited.join('; ')}`);
-  if (out.length > 0) out.push(`How to fix: ${CLIENT_LIMITED_ADVICE}`);
-  if (runs.some((x) => x.client.itlQuantised)) {
-    out.push(`ITL percentiles under ${2 * CLOCK_RESOLUTION_MS} ms are quantised by k6's ${CLOCK_RESOLUTION_MS} ms clock (Date.now()); the ITL means are exact.`);
-  }
-  return out;
 }

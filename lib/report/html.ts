@@ -1,15 +1,15 @@
 // report.html: a self-contained page (inline CSS and SVG, no scripts, fonts or external files), so
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
-import { versusHtml } from './versus-render';
 import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
-import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel, CLIENT_HEAD, clientLines, clientRows } from './format';
+import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
 import type { Dist, RunFigures } from './model';
-import type { Report } from './report';
-import { datasetHtml } from './dataset-render';
+import type { Report } from './types';
+import { htmlSection as section } from './html-parts';
+import { sectionsHtml } from './sections/index';
 import { esc } from './svg/common';
-import { cellLabel, latencyFigures, speedupFigures, targetColors, throughputFigures, verdictClass, type Figure, type VerdictClass } from './svg/figures';
+import { targetColors } from './svg/figures';
 
 export const REPORT_CSS = `
 :root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
@@ -78,20 +78,6 @@ function inUnit(v: number | null | undefined, u: { unit: string; k: number }): s
   return fmt(x, Math.abs(x) < 1 ? 3 : Math.abs(x) < 10 ? 2 : 1);
 }
 
-function section(title: string, body: string): string {
-  return `<section><h2>${esc(title)}</h2>${body}</section>`;
-}
-
-function figures(figs: Figure[], wide = false): string {
-  return `<div class="figs">${figs
-    .map((f) =>
-      f.svg === null
-        ? `<figure class="skipped${wide ? ' wide' : ''}"><figcaption>${esc(f.title)}</figcaption><p>${esc(f.note ?? '')}</p></figure>`
-        : `<figure${wide ? ' class="wide"' : ''}><figcaption>${esc(f.title)}</figcaption>${f.svg}${f.note ? `<p>${esc(f.note)}</p>` : ''}</figure>`,
-    )
-    .join('')}</div>`;
-}
-
 function header(r: Report): string {
   const colors = targetColors(r);
   const dur = finite(r.testRunDurationMs) ? ` · test ran <b>${esc(fmt(r.testRunDurationMs / 1000, 0))} s</b>` : '';
@@ -117,38 +103,6 @@ function header(r: Report): string {
     `<div class="scroll"><table class="targets"><thead><tr><th>variant</th><th>engine</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table></div>${pf}${nm}</header>`
   );
-}
-
-function abSection(r: Report): string {
-  if (r.kind !== 'ab' || r.comparisons.length === 0) return '';
-  const colors = targetColors(r);
-  const a = r.comparisons[0].a;
-  const b = r.comparisons[0].b;
-  const badge: Record<VerdictClass, [string, string]> = {
-    a: [`${display(a)} faster`, `background:${colors.get(a)}`],
-    b: [`${display(b)} faster`, `background:${colors.get(b)}`],
-    same: ['no significant difference', ''],
-    'no-interval': ['no interval', ''],
-    'not-measured': [NOT_MEASURED, ''],
-  };
-  const items = r.comparisons.map((c) => {
-    const k = verdictClass(c);
-    const [text, style] = badge[k];
-    return `<li data-verdict="${k}"><span class="badge ${k}"${style ? ` style="${style}"` : ''}>${esc(text)}</span>${esc(c.verdict)}</li>`;
-  });
-  return section(
-    `${display(a)} vs ${display(b)}`,
-    `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% interval (batch means over the steady slices, Welch's t): faster only when the whole interval is on one side of 1×.</p>` +
-      `<ul class="verdicts">${items.join('')}</ul>` +
-      figures(speedupFigures(r), true),
-  );
-}
-
-function conclusions(r: Report): string {
-  const parts: string[] = [];
-  if (r.knee) parts.push(`<div class="box callout"><b>Concurrency knee:</b> ${esc(r.knee.text)}</div>`);
-  if (r.fallBehind) parts.push(`<div class="box callout"><b>Arrival rate:</b> ${esc(r.fallBehind.text)}</div>`);
-  return parts.join('');
 }
 
 interface Col {
@@ -218,45 +172,6 @@ function runsTable(r: Report): string {
   );
 }
 
-function clientSection(r: Report): string {
-  if (r.runs.length === 0) return '';
-  const rows = clientRows(r.runs).map(
-    (row, i) => `<tr class="${r.runs[i].client.limited.length ? 'limited' : ''}">${row.map((c, j) => `<td class="${j >= 2 && j <= 5 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
-  );
-  const lines = clientLines(r.runs);
-  return section(
-    'Client self-check',
-    `<p class="legend-note">Client mean minus the server's own over the steady window (client + network overhead), and the time each VU spends between requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, not the server, set its numbers.</p>` +
-      `<div class="scroll"><table class="client"><thead><tr>${CLIENT_HEAD.map((h, j) => `<th class="${j >= 2 && j <= 5 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
-      (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
-  );
-}
-
-function errorsSection(r: Report): string {
-  const total = Object.entries(r.errorsByClass);
-  if (total.length === 0) return '';
-  const perRun = r.runs.filter((x) => Object.keys(x.requests.errors).length > 0);
-  const byRun = perRun.length
-    ? `<table><thead><tr><th>variant</th><th>cell</th><th>errors</th></tr></thead><tbody>${perRun
-        .map((x) => `<tr><td>${esc(display(x.variant))}</td><td>${esc(cellLabel(r, x.cellId))}</td><td>${Object.entries(x.requests.errors).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}</td></tr>`)
-        .join('')}</tbody></table>`
-    : '';
-  return section(
-    'Errors',
-    `<table><thead><tr><th>class</th><th class="n">requests</th></tr></thead><tbody>${total.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${v}</td></tr>`).join('')}</tbody></table>` +
-      (byRun ? `<p class="legend-note">By run:</p>${byRun}` : ''),
-  );
-}
-
-function sloSection(r: Report): string {
-  if (r.thresholds.length === 0) return '';
-  const rows = r.thresholds.map(
-    (t) =>
-      `<tr><td class="${t.ok === null ? 'na' : t.ok ? 'ok' : 'bad'}">${t.ok === null ? '– not evaluated (no samples)' : t.ok ? '✓ met' : '✗ missed'}</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
-  );
-  return section('SLOs', `<table class="slo"><thead><tr><th>outcome</th><th>metric</th><th>threshold</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
-}
-
 function settingsSection(r: Report): string {
   const items = Object.entries(r.settings).filter(([, v]) => v !== null);
   if (items.length === 0) return '';
@@ -266,16 +181,11 @@ function settingsSection(r: Report): string {
 export function renderHtml(r: Report): string {
   const body = [
     header(r),
-    abSection(r),
-    versusHtml(r, section),
-    section(r.runs.some((x) => x.load.kind === 'rate') ? 'Throughput vs offered rate' : 'Throughput vs concurrency', figures(throughputFigures(r))),
-    section('Latency', figures(latencyFigures(r))),
-    conclusions(r),
+    ...sectionsHtml(r, 'conclusions'),
     section('Per cell and variant', runsTable(r)),
-    datasetHtml(r),
-    clientSection(r),
-    errorsSection(r),
-    sloSection(r),
+    ...sectionsHtml(r, 'details'),
+    ...sectionsHtml(r, 'checks'),
+    ...sectionsHtml(r, 'outcomes'),
     r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '',
     settingsSection(r),
     `<footer>k6-llm-bench · ${esc(r.benchmark)} · ${esc(r.runId)}</footer>`,

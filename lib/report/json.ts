@@ -1,9 +1,8 @@
 // summary.json: one record per cell and variant, every field named with its unit. Values that
 // were not measured are null, never zero.
-import { versusJson } from './versus-render';
 import type { Dist, RunFigures } from './model';
-import type { Report } from './report';
-import { datasetJson } from './dataset-render';
+import type { Report } from './types';
+import { renamedKeys, sectionsJson } from './sections/index';
 import { faithful } from './client-check';
 
 function ms(d: Dist | null) {
@@ -114,25 +113,14 @@ export function summaryJson(report: Report): string {
       settings: report.settings,
       targets: report.targets,
       records: report.runs.map(runRecord),
-      comparisons: report.comparisons.map((c) => ({
-        cell: c.cellId,
-        a: c.a,
-        b: c.b,
-        throughput_ratio_a_over_b: c.throughput?.value ?? null,
-        throughput_ratio_ci95: c.throughput?.ci ? [c.throughput.ci.lo, c.throughput.ci.hi] : null,
-        e2e_speedup_b_over_a: c.latency?.value ?? null,
-        e2e_speedup_ci95: c.latency?.ci ? [c.latency.ci.lo, c.latency.ci.hi] : null,
-        verdict: c.verdict,
-      })),
-      versus: versusJson(report.versus),
-      knee: report.knee,
-      fall_behind: report.fallBehind,
-      errors_by_class: report.errorsByClass,
+      ...sectionsJson(report, 'checks'),
+      ...sectionsJson(report, 'conclusions'),
+      ...sectionsJson(report, 'outcomes'),
       preflight_failures: report.preflightFailures,
-      thresholds: report.thresholds,
       warnings: report.warnings,
       test_run_duration_ms: report.testRunDurationMs,
-      dataset: datasetJson(report),
+      ...sectionsJson(report, 'details'),
+      renamed_keys: renamedKeys(),
     },
     null,
     2,

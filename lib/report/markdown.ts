@@ -1,15 +1,8 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
 import { TRANSPORTS } from '../transports';
-import { display } from './analysis';
-import { CLIENT_HEAD, NOT_MEASURED, clientLines, clientRows, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel } from './format';
-import type { Report } from './report';
-import { datasetMarkdown } from './dataset-render';
-import { versusMarkdown } from './versus-render';
-
-function mdTable(head: string[], rows: string[][]): string {
-  const esc = (s: string) => s.replace(/\|/g, '\\|');
-  return [`| ${head.map(esc).join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
-}
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable } from './format';
+import type { Report } from './types';
+import { sectionsMarkdown } from './sections/index';
 
 export function renderMarkdown(r: Report): string {
   const out: string[] = [];
@@ -22,24 +15,7 @@ export function renderMarkdown(r: Report): string {
   if (r.notMeasured.length) {
     out.push('**Not measured:**', '', ...r.notMeasured.map((n) => `- ${n}`), '');
   }
-  if (r.comparisons.length) {
-    out.push(`## ${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)}`, '');
-    out.push(
-      mdTable(
-        ['cell', 'throughput ratio [95% CI]', 'e2e speedup [95% CI]', 'verdict'],
-        r.comparisons.map((c) => [
-          c.cellId,
-          c.throughput ? `${c.throughput.value.toFixed(2)}×${fmtCi(c.throughput.ci, 2)}` : '–',
-          c.latency ? `${c.latency.value.toFixed(2)}×${fmtCi(c.latency.ci, 2)}` : '–',
-          c.verdict,
-        ]),
-      ),
-      '',
-    );
-  }
-  out.push(...versusMarkdown(r, mdTable));
-  if (r.knee) out.push(`**Concurrency knee:** ${r.knee.text}`, '');
-  if (r.fallBehind) out.push(`**Arrival rate:** ${r.fallBehind.text}`, '');
+  out.push(...sectionsMarkdown(r, 'conclusions'));
   out.push('## Per cell and variant', '');
   const sse = TRANSPORTS[r.transport].timesEvents;
   const head = ['ISL', 'OSL', 'load', 'variant', 'requests', 'failed', 'output tok/s [95% CI]', 'req/s', 'goodput req/s', 'e2e p50', 'e2e p90', 'e2e p99'];
@@ -74,15 +50,7 @@ export function renderMarkdown(r: Report): string {
   if (rules.length) out.push('**How ITL was measured:**', '', ...rules.map((l) => `- ${l}`), '');
   const drafts = draftLines(r.runs);
   if (drafts.length) out.push('**Speculative drafts:**', '', ...drafts.map((l) => `- ${l}`), '');
-  if (r.runs.length) {
-    const client = clientLines(r.runs);
-    out.push('## Client self-check', '', 'Client mean minus the server\'s own over the steady window (client + network overhead), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.', '', mdTable(CLIENT_HEAD, clientRows(r.runs)), '');
-    if (client.length) out.push(...client.map((l) => `- ${l}`), '');
-  }
-  out.push(...datasetMarkdown(r, mdTable));
-  const errs = Object.entries(r.errorsByClass);
-  if (errs.length) out.push('## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), '');
-  if (r.thresholds.length) out.push('## SLOs', '', ...r.thresholds.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '');
+  out.push(...sectionsMarkdown(r, 'checks'), ...sectionsMarkdown(r, 'details'), ...sectionsMarkdown(r, 'outcomes'));
   if (r.warnings.length) out.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
   out.push('## Settings', '', mdTable(['setting', 'value'], Object.entries(r.settings).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)])), '');
   return out.join('\n');

@@ -104,8 +104,12 @@ function single(m: SummaryMetrics, key: string): number | null {
   return v && v.count ? v.avg : null;
 }
 
-/** @param sloSet whether latency SLOs were set: without them every success counts as good. */
-export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: boolean): RunFigures {
+/**
+ * @param sloSet whether latency SLOs were set: without them every success counts as good.
+ * @param wholeSlices a run the test stopped in: the steady slices it measured whole (lib/report/stopped.ts);
+ *   its throughput, request rate and slices are over those alone. null: the run ran whole.
+ */
+export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: boolean, wholeSlices: number | null = null): RunFigures {
   const s = run.scenario;
   const success = metric(m, subKey('success', s))?.values ?? {};
   const ok = success.passes ?? 0;
@@ -135,13 +139,17 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   let windowTtftMs: number | null = null;
   const slices: Array<[number, number, number]> = [];
   if (plan.requests === null) {
-    const w = steadyWindow(plan);
+    const full = steadyWindow(plan);
+    const w = wholeSlices === null ? full : { fromMs: full.fromMs, toMs: full.fromMs + wholeSlices * plan.sliceMs };
     window = { ...w, method: 'steady-slices' };
     const first = plan.slices > 1 ? 1 : 0;
+    const kept = wholeSlices ?? plan.slices - first;
     const sliceSec = plan.sliceMs / 1000;
     let tokens = 0;
     let reqs = 0;
+    // The client self-check's means: over every steady slice, whole or not.
     let e2eSum = 0;
+    let e2eReqs = 0;
     let ttftSum = 0;
     let ttftReqs = 0;
     for (let k = first; k < plan.slices; k++) {
@@ -150,19 +158,21 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
       const tk = count(m, subKey('windowTokens', s, { slice: String(k) }));
       const e = count(m, subKey('windowE2e', s, { slice: String(k) }));
       const r = count(m, subKey('windowRequests', s, { slice: String(k) }));
+      e2eSum += e;
+      e2eReqs += r;
+      if (k - first >= kept) continue;
       slices.push([tk / sliceSec, e, r]);
       tokens += tk;
       reqs += r;
-      e2eSum += e;
     }
-    if (reqs > 0) windowE2eMs = e2eSum / reqs;
+    if (e2eReqs > 0) windowE2eMs = e2eSum / e2eReqs;
     if (ttftReqs > 0) windowTtftMs = ttftSum / ttftReqs;
-    const seconds = (w.toMs - w.fromMs) / 1000;
-    if (outputTokens > 0) {
+    const seconds = wholeSlices === null ? (w.toMs - w.fromMs) / 1000 : (wholeSlices * plan.sliceMs) / 1000;
+    if (outputTokens > 0 && kept > 0) {
       throughput = tokens / seconds;
       throughputCi = tMeanInterval(slices.map((x) => x[0]), 0.95);
     }
-    if (ok > 0) requestRate = reqs / seconds;
+    if (ok > 0 && kept > 0) requestRate = reqs / seconds;
     if (e2e && e2e.avg > plan.sliceMs / 2 && slices.length > 1) {
       notes.push(
         `slices (${(plan.sliceMs / 1000).toFixed(1)} s) are shorter than 2× the mean latency (${(e2e.avg / 1000).toFixed(1)} s): neighbouring slices share requests, so intervals are optimistic; raise DURATION or lower SLICES.`,

@@ -1,92 +1,43 @@
 // Assembles the whole report of a run from k6's summary data: per-run figures, the conclusions
 // the scenario asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
 // format this object.
-import { versus, type Versus } from './versus';
 import type { BenchConfig } from '../config/types';
-import type { ErrorClass } from '../dialects/types';
-import { ERROR_CLASSES } from '../dialects/types';
-import { METRICS } from '../metrics/catalog';
-import type { Plan } from '../plan/matrix';
-import { KEEP, preflightKey, TARGET_UP } from '../plan/summary-keys';
+import type { Plan, Run } from '../plan/matrix';
+import { preflightKey, subKey } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
-import { compare, findFallBehind, findKnee, type Comparison, type FallBehind, type Knee } from './analysis';
-import { runFigures, type RunFigures, type SummaryMetrics } from './model';
+import { runFigures, type RunFigures } from './model';
 import { loadWords } from './format';
 import { sloSet } from '../metrics/samples';
-import type { SetupData } from '../targets';
 import type { BenchmarkSpec } from '../benchmarks';
-import { TRANSPORTS, type TransportName } from '../transports';
-import { datasetReport, type DatasetReport } from './dataset';
+import { TRANSPORTS } from '../transports';
+import { buildSections } from './sections/index';
+import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './stopped';
 
-/** What a scenario concludes, besides the per-run table. */
-export type { ReportKind } from '../benchmarks';
-import type { ReportKind } from '../benchmarks';
+export type { PreflightFailure, Report, ReportKind, SummaryDataLike, TargetSummary, Threshold } from './types';
+import type { Report, SummaryDataLike } from './types';
 
-export interface TargetSummary {
-  variant: string;
-  url: string;
-  dialect: string;
-  model: string;
-  engine: string;
-  serverMetrics: string | null;
-  notes: string[];
-}
-
-export interface Threshold {
-  metric: string;
-  expression: string;
-  /** null: not evaluated, the metric got no sample (k6 itself counts that as passed). */
-  ok: boolean | null;
-}
-
-export interface PreflightFailure {
-  variant: string;
-  reason: string;
-  headline: string;
-  /** The whole diagnosis, with what to change; null when setup could not hand it over. */
-  message: string | null;
-}
-
-export interface Report {
-  benchmark: string;
-  kind: ReportKind;
-  runId: string;
-  generatedAt: string;
-  transport: TransportName;
-  /** Figures this run could not measure, with the reason, e.g. TTFT with the http transport. */
-  notMeasured: string[];
-  settings: Record<string, string | number | boolean | null>;
-  targets: TargetSummary[];
-  runs: RunFigures[];
-  comparisons: Comparison[];
-  /** The compare benchmark: every variant against the baseline (lib/report/versus.ts); null otherwise. */
-  versus?: Versus | null;
-  knee: Knee | null;
-  fallBehind: FallBehind | null;
-  errorsByClass: Partial<Record<ErrorClass, number>>;
-  /** Targets that failed preflight; the run was aborted before any load. */
-  preflightFailures: PreflightFailure[];
-  thresholds: Threshold[];
-  warnings: string[];
-  testRunDurationMs: number | null;
-  /** DATASET runs: prompt lengths, per-domain figures and verdicts, per-turn figures (lib/report/dataset.ts); null otherwise. */
-  dataset?: DatasetReport | null;
-}
-
-export interface SummaryDataLike {
-  metrics: SummaryMetrics;
-  /** What setup() returned (lib/targets.ts), as k6 hands it back; absent when setup did not complete. */
-  setup_data?: Partial<SetupData> | null;
-  state?: { testRunDurationMs?: number };
-}
-
-export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date): Report {
+/**
+ * @param progress how far each run got when the test stopped early (lib/raw/progress.ts), null when
+ *   it ran to its end: the report is then built once as a partial run's, incomplete runs cut to the
+ *   slices they measured whole and the conclusions drawn from the complete runs alone.
+ */
+export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date, progress: Progress | null = null): Report {
   const kind = spec.report;
   const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;
+  // A run that preflight stopped before any load says so already (notMeasured below).
+  const stop = progress !== null && !setup?.failures?.length ? stopSentence(progress, plan) : null;
+  const stateOf = (run: Run) => (stop === null ? null : (progress?.runs.find((p) => p.scenario === run.scenario) ?? null));
+  const whole = (run: Run): number | null => {
+    const p = stateOf(run);
+    if (p?.state !== 'incomplete') return null;
+    return wholeSlices(plan, run, progress?.stoppedAtMs ?? 0, data.metrics[subKey('e2e', run.scenario)]?.values.max ?? 0);
+  };
   // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
   const order = (r: { cell: { id: string }; variant: string }) =>
     plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
-  const runs = [...plan.runs].sort((a, b) => order(a) - order(b)).map((r) => runFigures(data.metrics, plan, r, sloSet(cfg.slo)));
+  const planned = [...plan.runs].sort((a, b) => order(a) - order(b));
+  const cuts = planned.map(whole);
+  const runs = planned.map((r, i) => runFigures(data.metrics, plan, r, sloSet(cfg.slo), cuts[i]));
   // One instance of several (k6 --execution-segment): its figures are its share of each run.
   if (setup?.segment) {
     for (const r of runs) {
@@ -94,30 +45,13 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
       r.notes.push(`this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`);
     }
   }
-  const comparisons: Comparison[] = [];
-  if (kind === 'ab' && cfg.targets.length === 2) {
-    const [a, b] = cfg.targets.map((t) => t.variant);
-    for (const cell of plan.cells) {
-      const ra = runs.find((r) => r.cellId === cell.id && r.variant === a);
-      const rb = runs.find((r) => r.cellId === cell.id && r.variant === b);
-      if (ra && rb) comparisons.push(compare(ra, rb, `at ${where(cell.isl, cell.osl, cell.load)}`, plan.sliceMs));
-    }
-  }
-  const variants = cfg.targets.map((t) => t.variant);
-  const vs = kind === 'compare' && plan.requests === null ? versus(runs, plan.cells, variants, cfg.baseline, plan.sliceMs) : null;
-  const errorsByClass: Partial<Record<ErrorClass, number>> = {};
-  for (const cls of ERROR_CLASSES) {
-    const n = data.metrics[`${METRICS.errors.name}{error_class:${cls}}`]?.values.count ?? 0;
-    if (n > 0) errorsByClass[cls] = n;
-  }
-  const dataset = datasetReport(cfg, plan, data.metrics, setup?.dataset, kind, (run) => `at ${where(run.cell.isl, run.cell.osl, run.cell.load)}`);
   const notMeasured: string[] = [];
   const missing = TRANSPORTS[cfg.transport].notMeasured;
   if (missing) notMeasured.push(missing);
   if (plan.requests !== null) notMeasured.push('throughput intervals: REQUESTS mode has no time slices (use DURATION)');
   if (setup === null) notMeasured.push('everything: setup did not complete (see the message above)');
   else if (setup.failures?.length) notMeasured.push('everything: preflight failed, no load was sent (the diagnosis is below)');
-  return {
+  const report: Report = {
     benchmark: cfg.benchmark,
     kind,
     runId: setup?.runId ?? cfg.runId,
@@ -138,11 +72,11 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
       };
     }),
     runs,
-    comparisons,
-    versus: vs,
-    knee: kind === 'ramp' ? findKnee(runs) : null,
-    fallBehind: kind === 'arrival' ? findFallBehind(runs) : null,
-    errorsByClass,
+    comparisons: [],
+    versus: null,
+    knee: null,
+    fallBehind: null,
+    errorsByClass: {},
     preflightFailures: cfg.targets.flatMap((t) =>
       (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
         .filter((reason) => (data.metrics[preflightKey(t.variant, reason)]?.values.count ?? 0) > 0)
@@ -153,11 +87,30 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
           message: setup?.failures?.find((f) => f.variant === t.variant && f.reason === reason)?.message ?? null,
         })),
     ),
-    thresholds: thresholds(data.metrics),
-    warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`)), ...(dataset?.warnings ?? [])],
+    thresholds: [],
+    warnings: [...(setup?.warnings ?? []), ...runs.flatMap((r) => r.notes.map((n) => `${r.scenario}: ${n}`))],
     testRunDurationMs: data.state?.testRunDurationMs ?? null,
-    dataset,
+    dataset: null,
   };
+  const at = (run: Pick<Run, 'cell'>) => `at ${where(run.cell.isl, run.cell.osl, run.cell.load)}`;
+  if (stop === null) {
+    buildSections(report, { kind, cfg, plan, data, runs, complete: { runs, cells: plan.cells }, where: at });
+    return report;
+  }
+  // Stopped early. Each run's state goes in its notes after the warnings were drawn from them: the
+  // stop sentence speaks for them there.
+  planned.forEach((run, i) => {
+    const p = stateOf(run);
+    if (p?.state === 'not run') runs[i].notes.unshift(NOT_RUN_NOTE);
+    if (p?.state === 'incomplete') runs[i].notes.unshift(incompleteNote(p, run, plan.requests === null ? cuts[i] : null));
+  });
+  const complete = runs.filter((_, i) => stateOf(planned[i])?.state === 'complete');
+  const cells = plan.cells.filter((c) => runs.filter((r) => r.cellId === c.id).every((r) => complete.includes(r)));
+  buildSections(report, { kind, cfg, plan, data, runs, complete: { runs: complete, cells }, where: at });
+  // At the top of the warnings, report.md and report.html.
+  report.warnings.unshift(stop, `conclusions (knee, fall-behind, comparisons) from the ${complete.length} complete run(s) only.`);
+  report.notMeasured.unshift(stop);
+  return report;
 }
 
 export function where(isl: number, osl: number, load: RunFigures['load']): string {
@@ -195,22 +148,4 @@ function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Re
     MULTI_TURN_HISTORY: ds?.multiTurn ? ds.history : null,
     THINK_TIME_s: ds?.multiTurn ? ds.thinkTimeMs / 1000 : null,
   };
-}
-
-/** The real thresholds (SLOs): the always-true declarations that keep sub-metrics are left out. */
-function thresholds(m: SummaryMetrics): Threshold[] {
-  const keep = new Set<string>(Object.values(KEEP));
-  const out: Threshold[] = [];
-  for (const [name, metric] of Object.entries(m)) {
-    if (!metric.thresholds) continue;
-    const v = metric.values;
-    const samples = (v.count ?? 0) + (v.passes ?? 0) + (v.fails ?? 0);
-    for (const [expression, t] of Object.entries(metric.thresholds)) {
-      if (keep.has(expression)) continue;
-      // "No target went down" holds without a sample: that is its point.
-      out.push({ metric: name, expression, ok: samples > 0 || expression === TARGET_UP ? t.ok : null });
-    }
-  }
-  // k6 hands the metrics over in no fixed order: sorted, every report of a run lists them alike.
-  return out.sort((a, b) => (a.metric === b.metric ? a.expression.localeCompare(b.expression) : a.metric.localeCompare(b.metric)));
 }

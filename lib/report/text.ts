@@ -1,10 +1,8 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
 import { TRANSPORTS } from '../transports';
-import { display } from './analysis';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, clientLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
-import type { Report } from './report';
-import { datasetText } from './dataset-render';
-import { versusText } from './versus-render';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
+import type { Report } from './types';
+import { sectionsText } from './sections/index';
 
 export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
@@ -42,22 +40,7 @@ export function renderText(r: Report, files: string[]): string {
   out.push(table(head, rows));
   if (r.runs.some((x) => x.acceptance?.source === 'server-metrics')) out.push('  * acceptance length from the server\'s /metrics counters over the steady window');
   for (const line of [...itlRuleLines(r.runs), ...draftLines(r.runs)]) out.push(`  ${line}`);
-  const client = clientLines(r.runs);
-  if (client.length > 0) out.push('', 'Client self-check:', ...client.map((l) => `  ${l}`));
-  if (r.comparisons.length > 0) {
-    out.push('', `${display(r.comparisons[0].a)} vs ${display(r.comparisons[0].b)} (output throughput, 95% interval from the steady slices):`);
-    for (const c of r.comparisons) out.push(`  ${c.verdict}`);
-  }
-  out.push(...versusText(r, (h, rows) => table(h, rows)));
-  if (r.knee) out.push('', `Concurrency: ${r.knee.text}`);
-  if (r.fallBehind) out.push('', `Arrival rate: ${r.fallBehind.text}`);
-  out.push(...datasetText(r, (h, rows) => table(h, rows, 3)));
-  const errs = Object.entries(r.errorsByClass);
-  if (errs.length > 0) out.push('', `Errors: ${errs.map(([k, v]) => `${k} ${v}`).join(', ')} (details in the log lines above)`);
-  if (r.thresholds.length > 0) {
-    out.push('', 'SLOs:');
-    for (const t of r.thresholds) out.push(`  ${t.ok === null ? '–' : t.ok ? '✓' : '✗'} ${t.metric} ${t.expression}${t.ok === null ? ' (not evaluated: no samples)' : ''}`);
-  }
+  out.push(...sectionsText(r, 'checks'), ...sectionsText(r, 'conclusions'), ...sectionsText(r, 'details'), ...sectionsText(r, 'outcomes'));
   if (r.warnings.length > 0) {
     out.push('', 'Warnings:');
     for (const w of r.warnings) out.push(`  ! ${w}`);

@@ -14,7 +14,7 @@ const SLICES = 4;
 interface DomainJson {
   domain: string;
   e2e_speedup_b_over_a: number | null;
-  e2e_speedup_ci95: [number, number] | null;
+  e2e_speedup_ci: [number, number] | null;
   verdict: string;
   acceptance_length_a: number | null;
   acceptance_length_b: number | null;
@@ -77,7 +77,7 @@ for (const runner of RUNNERS) {
         for (const d of ['code', 'chat']) {
           const got = cmp.domains.find((x) => x.domain === d) as DomainJson;
           const want = tb[d].meanMs / ta[d].meanMs;
-          const [lo, hi] = got.e2e_speedup_ci95 as [number, number];
+          const [lo, hi] = got.e2e_speedup_ci as [number, number];
           // The interval is the report's claim; the simulators' own ratio must lie in it (a 2% margin for the client's own overhead).
           assert.ok(want >= lo * 0.98 && want <= hi * 1.02, `${d}: simulators' speedup ${want.toFixed(3)} (n ${ta[d].n}/${tb[d].n}) outside the reported [${lo.toFixed(3)}, ${hi.toFixed(3)}]: ${cmp.verdict}`);
           // The point estimate too; the client's own few ms per request (more on a loaded machine)

@@ -49,7 +49,7 @@ export interface SummaryJson {
     e2e_ms: { p50: number; avg: number } | null;
     window_ms: { from: number; to: number } | null;
   }>;
-  comparisons: Array<{ cell: string; throughput_ratio_a_over_b: number | null; throughput_ratio_ci95: [number, number] | null; verdict: string }>;
+  comparisons: Array<{ cell: string; throughput_ratio_a_over_b: number | null; throughput_ratio_ci: [number, number] | null; verdict: string }>;
   preflight_failures: Array<{ variant: string; reason: string; headline?: string }>;
   errors_by_class: Record<string, number>;
   targets: Array<{ variant: string; model: string; dialect: string }>;

@@ -4,7 +4,7 @@ import { TRANSPORTS } from '../../transports';
 import { display, type Comparison } from '../analysis';
 import type { RunFigures } from '../model';
 import { loadWords } from '../format';
-import type { Report } from '../report';
+import type { Report } from '../types';
 import { PALETTE } from './common';
 import { intervalChart, type IntervalRow } from './interval';
 import { lineChart, plottable, type Series } from './line';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { lossSentence, remoteWriteLoss } from '../../../lib/raw/k6-log';
-import { markStopped, progressAt, progressOf, stopSentence } from '../../../lib/raw/progress';
+import { progressAt, progressOf, stopSentence, stoppedProgress } from '../../../lib/raw/progress';
 import { buildReport } from '../../../lib/report/report';
 import { rebuild } from '../../../lib/raw/rebuild';
 import { RawRecord, timeMs } from '../../../lib/raw/record';
@@ -155,18 +155,14 @@ test("handleSummary after a graceful stop: the report marked from setup's stamp 
   const { spec, cfg, plan } = rampPlan();
   const stopped = rebuild(recordUpTo(plan, 14_500), true, spec, cfg, null, new Date(T0));
   const data = { ...stopped.data, setup_data: { ...stopped.data.setup_data, runsStartMs: T0 } };
-  const report = buildReport(spec, cfg, plan, data, new Date(T0));
-  assert.equal(report.warnings.length, 0);
-  markStopped(report, cfg, plan, data, T0 + 14_600);
+  assert.equal(buildReport(spec, cfg, plan, data, new Date(T0)).warnings.length, 0);
+  const report = buildReport(spec, cfg, plan, data, new Date(T0), stoppedProgress(plan, data, T0 + 14_600));
   assert.match(report.warnings[0], /^partial run: the test stopped 14\.6 s into the test's 30\.0 s of runs, 2\.6 s into run 3\/5 .*k6 stopped the test early/);
   assert.match(report.runs[2].notes[0], /^incomplete/);
-  const done = buildReport(spec, cfg, plan, data, new Date(T0));
-  markStopped(done, cfg, plan, data, T0 + 29_000);
+  const done = buildReport(spec, cfg, plan, data, new Date(T0), stoppedProgress(plan, data, T0 + 29_000));
   assert.equal(done.warnings.length, 0);
   // Without the stamp (setup did not run recordRun), nothing is marked.
-  const plain = buildReport(spec, cfg, plan, stopped.data, new Date(T0));
-  markStopped(plain, cfg, plan, stopped.data, T0 + 14_600);
-  assert.equal(plain.warnings.length, 0);
+  assert.equal(stoppedProgress(plan, stopped.data, T0 + 14_600), null);
   // REQUESTS mode: runs 1–2 sent their 40 requests well before their time was up.
   const req = rampPlan({ REQUESTS: '40' });
   assert.deepEqual(

@@ -10,8 +10,7 @@ import { datasetThresholds } from '../../../lib/plan/dataset-keys';
 import { k6Options } from '../../../lib/plan/k6-options';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { datasetReport, domainVerdict } from '../../../lib/report/dataset';
-import { datasetJson, datasetText } from '../../../lib/report/dataset-render';
-import { table } from '../../../lib/report/format';
+import { dataset } from '../../../lib/report/sections/dataset';
 import type { SummaryMetrics } from '../../../lib/report/model';
 import type { Report } from '../../../lib/report/report';
 import type { DatasetPlan } from '../../../lib/dataset/plan';
@@ -118,11 +117,12 @@ test('turns: TTFT, e2e and the cached share of prompt tokens by turn; rendered i
     ['3', 0, null, null],
   ]);
   assert.deepEqual(r?.domains, [], 'one domain: no breakdown');
+  assert.ok(d);
   const report = { dataset: d } as Report;
-  const text = datasetText(report, table).join('\n');
+  const text = dataset.text(d, report).join('\n');
   assert.match(text, /By turn:/);
   assert.match(text, /conversations replayed turn by turn \(history from the dataset\)/);
-  const json = datasetJson(report) as { records: Array<{ turns: Array<{ turn: string; cached_share: number | null }> }> };
+  const json = dataset.json(d, report) as { records: Array<{ turns: Array<{ turn: string; cached_share: number | null }> }> };
   assert.equal(json.records[0].turns[1].cached_share, 0.5);
 });
 
@@ -158,7 +158,7 @@ test('compare: each variant against the baseline by domain, the intervals simult
   const ci95 = single?.comparisons[0].domains.find((x) => x.domain === 'code')?.speedup?.ci;
   assert.ok(ci95);
   assert.ok(dflashCode.speedup.ci.hi - dflashCode.speedup.ci.lo > ci95.hi - ci95.lo, `${JSON.stringify(dflashCode.speedup.ci)} vs ${JSON.stringify(ci95)}`);
-  const text = datasetText({ dataset: d } as Report, table).join('\n');
+  const text = dataset.text(d, { dataset: d } as Report).join('\n');
   assert.match(text, /each variant vs none by domain \(mean e2e latency, 98\.8% bootstrap intervals, 95% simultaneous over 4 comparisons\):/);
   assert.match(text, /DFlash 3\.00× \[\d\.\d\d, \d\.\d\d\] faster on code/);
 });

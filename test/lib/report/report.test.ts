@@ -105,6 +105,14 @@ test('summary.json: one record per cell and variant, unit-named fields, nulls fo
   assert.equal(typeof rec.output_throughput_tokens_per_s, 'number');
   assert.equal(rec.output_throughput_ci95_tokens_per_s.length, 2);
   assert.equal(j.comparisons[0].throughput_ratio_a_over_b > 1.9, true);
+  // One name per interval, as versus names it; the old name one release more, said in renamed_keys.
+  const [lo, hi] = j.comparisons[0].throughput_ratio_ci;
+  assert.ok(lo <= j.comparisons[0].throughput_ratio_a_over_b && j.comparisons[0].throughput_ratio_a_over_b <= hi);
+  assert.deepEqual(j.comparisons[0].throughput_ratio_ci95, j.comparisons[0].throughput_ratio_ci);
+  assert.deepEqual(j.comparisons[0].e2e_speedup_ci95, j.comparisons[0].e2e_speedup_ci);
+  assert.equal(j.comparisons[0].ci_level, 0.95);
+  assert.match(j.renamed_keys['comparisons[].throughput_ratio_ci95'], /^renamed comparisons\[\]\.throughput_ratio_ci; the old key is written until the next release$/);
+  assert.match(j.renamed_keys['dataset.comparisons[].domains[].e2e_speedup_ci95'], /e2e_speedup_ci;/);
 });
 
 test('setup failed: the report exists, with nothing measured and no invented numbers', () => {

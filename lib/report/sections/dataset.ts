@@ -1,13 +1,12 @@
-// The dataset part of each rendering (terminal, report.md, report.html, summary.json): where the
-// prompts came from and the lengths meant, the lengths the server counted, per-domain figures and
-// verdicts, per-turn TTFT and cache. Each renderer calls one function here; nothing here for runs
-// without DATASET.
-import { display } from './analysis';
-import type { DatasetReport, DatasetRun, DomainComparison } from './dataset';
-import { fmt, fmtMs } from './format';
-import type { Dist } from './model';
-import type { Report } from './report';
-import { esc } from './svg/common';
+// DATASET runs: where the prompts came from and the lengths meant, the lengths the server counted,
+// per-domain figures and verdicts, per-turn TTFT and cache (lib/report/dataset.ts), in each report
+// format; nothing for runs without DATASET.
+import { display } from '../analysis';
+import { datasetReport, type DatasetReport, type DatasetRun, type DomainComparison } from '../dataset';
+import { fmt, fmtMs, mdTable, table } from '../format';
+import type { Dist } from '../model';
+import { esc } from '../svg/common';
+import type { ReportSection } from './section';
 
 const n0 = (v: number | null | undefined) => fmt(v ?? null, 0);
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(0)}%`);
@@ -63,16 +62,16 @@ function levelNote(cs: DomainComparison[]): string {
 
 // ---- terminal -------------------------------------------------------------------------------------
 
-export function datasetText(r: Report, table: (head: string[], rows: string[][]) => string): string[] {
-  const d = r.dataset;
-  if (!d) return [];
+function text(d: DatasetReport): string[] {
+  // Three text columns: the domain and turn tables lead with cell, variant and a name.
+  const table3 = (head: string[], rows: string[][]) => table(head, rows, 3);
   const out = ['', `Dataset: ${datasetHeadline(d)}`];
   const lt = lengthTable(d);
-  out.push('Lengths sent (the server\'s counts):', table(lt.head, lt.rows));
+  out.push('Lengths sent (the server\'s counts):', table3(lt.head, lt.rows));
   const dt = domainTable(d);
-  if (dt) out.push('By domain:', table(dt.head, dt.rows));
+  if (dt) out.push('By domain:', table3(dt.head, dt.rows));
   const tt = turnTable(d);
-  if (tt) out.push('By turn:', table(tt.head, tt.rows));
+  if (tt) out.push('By turn:', table3(tt.head, tt.rows));
   if (d.comparisons.length) {
     out.push(`${abTitle(d.comparisons)} (mean e2e latency, ${levelNote(d.comparisons)}):`);
     for (const c of d.comparisons) out.push(`  ${c.verdict}`);
@@ -82,9 +81,7 @@ export function datasetText(r: Report, table: (head: string[], rows: string[][])
 
 // ---- report.md ------------------------------------------------------------------------------------
 
-export function datasetMarkdown(r: Report, mdTable: (head: string[], rows: string[][]) => string): string[] {
-  const d = r.dataset;
-  if (!d) return [];
+function markdown(d: DatasetReport): string[] {
   const out = ['## Dataset', '', datasetHeadline(d), ''];
   if (d.comparisons.length) {
     out.push(`### ${abTitle(d.comparisons)}`, '', `Mean e2e latency, ${levelNote(d.comparisons)}.`, '', ...d.comparisons.map((c) => `- ${c.verdict}`), '');
@@ -108,9 +105,7 @@ function htmlTable(t: Table, textColumns: number): string {
   );
 }
 
-export function datasetHtml(r: Report): string {
-  const d = r.dataset;
-  if (!d) return '';
+function html(d: DatasetReport): string {
   const parts = [`<p class="meta">${esc(datasetHeadline(d))}</p>`];
   if (d.comparisons.length) {
     parts.push(`<h3>${esc(abTitle(d.comparisons))}</h3><p class="meta">Mean e2e latency, ${esc(levelNote(d.comparisons))}.</p><ul class="verdicts">${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`);
@@ -127,9 +122,7 @@ export function datasetHtml(r: Report): string {
 
 const dj = (x: Dist | null) => (x === null ? null : { avg: x.avg, p50: x.p50, p90: x.p90, p99: x.p99, max: x.max, count: x.count });
 
-export function datasetJson(r: Report): unknown {
-  const d = r.dataset;
-  if (!d) return null;
+function json(d: DatasetReport): unknown {
   return {
     source: d.source,
     format: d.format,
@@ -167,6 +160,7 @@ export function datasetJson(r: Report): unknown {
       domains: c.domains.map((x) => ({
         domain: x.domain,
         e2e_speedup_b_over_a: x.speedup?.value ?? null,
+        e2e_speedup_ci: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
         e2e_speedup_ci95: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
         ci_level: c.level,
         verdict: x.text,
@@ -177,3 +171,17 @@ export function datasetJson(r: Report): unknown {
     warnings: d.warnings,
   };
 }
+
+export const dataset: ReportSection<DatasetReport> = {
+  key: 'dataset',
+  jsonKey: 'dataset',
+  slot: 'details',
+  build: ({ cfg, plan, data, kind, where }) => datasetReport(cfg, plan, data.metrics, data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined, kind, where),
+  warnings: (d) => d.warnings,
+  // Its level is ci_level, 95 % only with one comparison.
+  renamed: { 'dataset.comparisons[].domains[].e2e_speedup_ci95': 'dataset.comparisons[].domains[].e2e_speedup_ci' },
+  text,
+  markdown,
+  html,
+  json,
+};

@@ -1,10 +1,14 @@
-// The N-way comparison in each report format: a speedup matrix (variants × cells, the baseline
-// 1.00×), the rankings, the crossovers, and for report.html a chart of speedup against concurrency.
-import { display } from './analysis';
-import { MARK, entryVerdict, type Versus, type VersusEntry } from './versus';
-import type { Report } from './report';
-import { PALETTE, esc } from './svg/common';
-import { lineChart, plottable, type Series } from './svg/line';
+// The compare benchmark: every variant against the baseline (lib/report/versus.ts), in each
+// report format: a speedup matrix (variants × cells, the baseline 1.00×), the rankings, the
+// crossovers, and for report.html a chart of speedup against concurrency.
+import { display } from '../analysis';
+import { mdTable, table } from '../format';
+import { htmlSection } from '../html-parts';
+import { MARK, entryVerdict, versus as versusOf, type Versus, type VersusEntry } from '../versus';
+import type { Report } from '../types';
+import { PALETTE, esc } from '../svg/common';
+import { lineChart, plottable, type Series } from '../svg/line';
+import type { ReportSection } from './section';
 
 const x2 = (v: number) => `${v.toFixed(2)}×`;
 
@@ -36,9 +40,7 @@ function explained(v: Versus): string[] {
 
 const cellIdsOf = (r: Report) => [...new Set(r.runs.map((x) => x.cellId))];
 
-export function versusText(r: Report, table: (head: string[], rows: string[][]) => string): string[] {
-  const v = r.versus;
-  if (!v) return [];
+function text(v: Versus, r: Report): string[] {
   const { head, rows } = matrix(v, cellIdsOf(r));
   const out = ['', `Output throughput against ${display(v.baseline)} (${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals; ${LEGEND}):`, table(head, rows)];
   for (const rk of v.rankings) out.push(`  ranking at ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`);
@@ -47,9 +49,7 @@ export function versusText(r: Report, table: (head: string[], rows: string[][]) 
   return out;
 }
 
-export function versusMarkdown(r: Report, mdTable: (head: string[], rows: string[][]) => string): string[] {
-  const v = r.versus;
-  if (!v) return [];
+function markdown(v: Versus, r: Report): string[] {
   const { head, rows } = matrix(v, cellIdsOf(r));
   const out = [`## Against ${display(v.baseline)}`, '', `Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals (${LEGEND}).`, '', mdTable(head, rows), ''];
   if (v.rankings.length) out.push('**Rankings** (a tier holds what the intervals do not separate):', '', ...v.rankings.map((rk) => `- ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`), '');
@@ -58,9 +58,7 @@ export function versusMarkdown(r: Report, mdTable: (head: string[], rows: string
   return out;
 }
 
-export function versusHtml(r: Report, section: (title: string, body: string) => string): string {
-  const v = r.versus;
-  if (!v) return '';
+function html(v: Versus, r: Report): string {
   const ids = cellIdsOf(r);
   const { head, rows } = matrix(v, ids);
   const cls = (s: string) => (s.startsWith(MARK.faster) ? 'faster' : s.startsWith(MARK.slower) ? 'slower' : '');
@@ -70,7 +68,7 @@ export function versusHtml(r: Report, section: (title: string, body: string) => 
     '</tbody></table></div>';
   const ranks = v.rankings.length ? `<ul class="verdicts">${v.rankings.map((rk) => `<li>${esc(rk.cellId)}: ${esc(rk.tiers.map((t) => t.map(display).join(' = ')).join(' > '))}</li>`).join('')}</ul>` : '';
   const cross = v.crossovers.length ? `<ul class="verdicts">${v.crossovers.map((c) => `<li>${esc(c.text)}</li>`).join('')}</ul>` : '';
-  return section(
+  return htmlSection(
     `Against ${display(v.baseline)}`,
     `<p class="legend-note">${esc(`Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals. ${LEGEND}.`)}</p>` +
       table +
@@ -109,8 +107,7 @@ function chart(r: Report, v: Versus): string {
 }
 
 /** summary.json's `versus`: every entry with its verdict sentence. */
-export function versusJson(v: Versus | null | undefined): unknown {
-  if (!v) return null;
+function json(v: Versus): unknown {
   return {
     baseline: v.baseline,
     variants: v.variants,
@@ -132,3 +129,16 @@ export function versusJson(v: Versus | null | undefined): unknown {
     crossovers: v.crossovers,
   };
 }
+
+export const versus: ReportSection<Versus> = {
+  key: 'versus',
+  jsonKey: 'versus',
+  slot: 'conclusions',
+  // REQUESTS mode has no time slices, so no interval to judge by.
+  build: ({ kind, plan, cfg, complete }) =>
+    kind === 'compare' && plan.requests === null ? versusOf(complete.runs, complete.cells, cfg.targets.map((t) => t.variant), cfg.baseline, plan.sliceMs) : null,
+  text,
+  markdown,
+  html,
+  json,
+};

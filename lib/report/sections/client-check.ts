@@ -1,0 +1,80 @@
+// Is the load generator, not the server, setting the numbers? Per run, the client's overhead over
+// the server's own figures, the VUs' gap between requests and dropped iterations (client-check.ts
+// judges each run once, in runFigures). A view of the runs: it builds nothing of its own, and
+// summary.json carries it in each record (client_check).
+import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from '../client-check';
+import { display } from '../analysis';
+import { fmtMs, loadLabel, mdTable } from '../format';
+import { htmlSection } from '../html-parts';
+import type { RunFigures } from '../model';
+import { esc } from '../svg/common';
+import type { ReportSection } from './section';
+
+/** The client self-check as table rows: cell, variant, e2e and TTFT overhead, VU gap, dropped, verdict. */
+function clientRows(runs: RunFigures[]): string[][] {
+  return runs.map((x) => {
+    const c = x.client;
+    const signed = (v: number | null) => (v === null ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(1)} ms`);
+    return [
+      `${x.isl}/${x.osl} ${loadLabel(x.load)}`,
+      x.variant,
+      signed(c.e2eOverheadMs),
+      signed(c.ttftOverheadMs),
+      c.gap === null ? '–' : `${fmtMs(c.gap.avg)} / ${fmtMs(c.gap.p99)}`,
+      String(c.dropped),
+      c.limited.length > 0 ? `client-limited: ${c.limited.join('; ')}` : 'ok',
+    ];
+  });
+}
+
+const CLIENT_HEAD = ['cell', 'variant', 'e2e overhead', 'TTFT overhead', 'VU gap avg / p99', 'dropped', 'verdict'];
+
+/** One line per client-limited run, the advice, and the quantised-ITL note; empty when all is well. */
+function clientLines(runs: RunFigures[]): string[] {
+  const out = runs.filter((x) => x.client.limited.length > 0).map((x) => `${x.variant} ${x.cellId}: client-limited: ${x.client.limited.join('; ')}`);
+  if (out.length > 0) out.push(`How to fix: ${CLIENT_LIMITED_ADVICE}`);
+  if (runs.some((x) => x.client.itlQuantised)) {
+    out.push(`ITL percentiles under ${2 * CLOCK_RESOLUTION_MS} ms are quantised by k6's ${CLOCK_RESOLUTION_MS} ms clock (Date.now()); the ITL means are exact.`);
+  }
+  return out;
+}
+
+const numeric = (j: number) => (j >= 2 && j <= 5 ? 'n' : '');
+
+export const clientSelfCheck: ReportSection<RunFigures[]> = {
+  key: 'runs',
+  jsonKey: 'client_check',
+  slot: 'checks',
+  build: ({ runs }) => runs,
+  text(runs) {
+    const lines = clientLines(runs);
+    return lines.length > 0 ? ['', 'Client self-check:', ...lines.map((l) => `  ${l}`)] : [];
+  },
+  markdown(runs) {
+    if (runs.length === 0) return [];
+    const lines = clientLines(runs);
+    return [
+      '## Client self-check',
+      '',
+      'Client mean minus the server\'s own over the steady window (client + network overhead), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.',
+      '',
+      mdTable(CLIENT_HEAD, clientRows(runs)),
+      '',
+      ...(lines.length ? [...lines.map((l) => `- ${l}`), ''] : []),
+    ];
+  },
+  html(runs) {
+    if (runs.length === 0) return '';
+    const rows = clientRows(runs).map(
+      (row, i) => `<tr class="${runs[i].client.limited.length ? 'limited' : ''}">${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
+    );
+    const lines = clientLines(runs);
+    return htmlSection(
+      'Client self-check',
+      `<p class="legend-note">Client mean minus the server's own over the steady window (client + network overhead), and the time each VU spends between requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, not the server, set its numbers.</p>` +
+        `<div class="scroll"><table class="client"><thead><tr>${CLIENT_HEAD.map((h, j) => `<th class="${numeric(j)}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+        (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
+    );
+  },
+  json: () => undefined,
+};

@@ -1,0 +1,15 @@
+// Concurrency ramps: the level after which more concurrency stops paying (analysis.ts findKnee).
+import { findKnee, type Knee } from '../analysis';
+import { esc } from '../svg/common';
+import type { ReportSection } from './section';
+
+export const knee: ReportSection<Knee> = {
+  key: 'knee',
+  jsonKey: 'knee',
+  slot: 'conclusions',
+  build: ({ kind, complete }) => (kind === 'ramp' ? findKnee(complete.runs) : null),
+  text: (k) => ['', `Concurrency: ${k.text}`],
+  markdown: (k) => [`**Concurrency knee:** ${k.text}`, ''],
+  html: (k) => `<div class="box callout"><b>Concurrency knee:</b> ${esc(k.text)}</div>`,
+  json: (k) => k,
+};
