@@ -24,6 +24,12 @@ export interface ClientCheck {
   schedule: { lag: Dist | null; maxLagMs: number } | null;
   /** ITL percentiles within two clock ticks: they are quantised (the mean stays exact). */
   itlQuantised: boolean;
+  /**
+   * Why the stream reached the client in bursts, held by something between k6 and the server (a
+   * buffering proxy): most token gaps under the clock's tick while the client's TTFT is well above
+   * the server's own. Null when it did not. The overheads it explains are not the client's.
+   */
+  held: string | null;
   /** Why the run is client-limited; empty when it is not. */
   limited: string[];
 }
@@ -57,11 +63,19 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
   const e2eOverheadMs = i.clientWindowE2eMs !== null && i.serverE2eMeanMs !== null ? i.clientWindowE2eMs - i.serverE2eMeanMs : null;
   const ttftOverheadMs = i.clientWindowTtftMs !== null && i.serverTtftMeanMs !== null ? i.clientWindowTtftMs - i.serverTtftMeanMs : null;
   const limited: string[] = [];
-  if (e2eOverheadMs !== null && e2eOverheadMs > limitMs(i.serverE2eMeanMs as number)) {
+  const ttftOver = ttftOverheadMs !== null && ttftOverheadMs > limitMs(i.serverTtftMeanMs as number);
+  const held =
+    ttftOver && i.itl !== null && i.itl.p50 < CLOCK_RESOLUTION_MS
+      ? `tokens reached the client in bursts: ITL p50 ${i.itl.p50.toFixed(1)} ms (most gaps under k6's ${CLOCK_RESOLUTION_MS} ms clock) while its TTFT is ` +
+        `${(ttftOverheadMs as number).toFixed(1)} ms above the server's own. Something between k6 and the server (a proxy, a load balancer, response buffering) ` +
+        'held the stream and let it go at once: TTFT and ITL here are what the client saw, not what the server did.'
+      : null;
+  // Held by the network: the overheads are the network's, not the load generator's.
+  if (held === null && e2eOverheadMs !== null && e2eOverheadMs > limitMs(i.serverE2eMeanMs as number)) {
     limited.push(`client e2e exceeds the server's by ${e2eOverheadMs.toFixed(1)} ms (rule: > max(${LIMIT_ABS_MS} ms, ${LIMIT_REL * 100} %))`);
   }
-  if (ttftOverheadMs !== null && ttftOverheadMs > limitMs(i.serverTtftMeanMs as number)) {
-    limited.push(`client TTFT exceeds the server's by ${ttftOverheadMs.toFixed(1)} ms`);
+  if (held === null && ttftOver) {
+    limited.push(`client TTFT exceeds the server's by ${(ttftOverheadMs as number).toFixed(1)} ms`);
   }
   if (i.gap !== null && i.clientE2eMeanMs !== null && i.gap.avg > limitMs(i.clientE2eMeanMs)) {
     limited.push(`VUs spend ${i.gap.avg.toFixed(1)} ms between requests (mean) against ${i.clientE2eMeanMs.toFixed(0)} ms per request`);
@@ -82,6 +96,7 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
     dropped: i.dropped,
     schedule: i.schedule,
     itlQuantised: i.itl !== null && i.itl.p50 < 2 * CLOCK_RESOLUTION_MS,
+    held,
     limited,
   };
 }

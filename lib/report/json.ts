@@ -97,6 +97,7 @@ export function runRecord(r: RunFigures) {
       itl_quantised: r.client.itlQuantised,
       client_limited: r.client.limited.length > 0,
       reasons: r.client.limited,
+      held_by_network: r.client.held,
     },
     notes: r.notes,
   };

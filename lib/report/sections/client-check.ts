@@ -22,17 +22,18 @@ function clientRows(runs: RunFigures[]): string[][] {
       signed(c.ttftOverheadMs),
       c.gap === null ? '–' : `${fmtMs(c.gap.avg)} / ${fmtMs(c.gap.p99)}`,
       String(c.dropped),
-      c.limited.length > 0 ? `client-limited: ${c.limited.join('; ')}` : 'ok',
+      [c.held === null ? '' : 'held by the network', c.limited.length > 0 ? `client-limited: ${c.limited.join('; ')}` : ''].filter(Boolean).join('; ') || 'ok',
     ];
   });
 }
 
 const CLIENT_HEAD = ['cell', 'variant', 'e2e overhead', 'TTFT overhead', 'VU gap avg / p99', 'dropped', 'verdict'];
 
-/** One line per client-limited run, the advice, and the quantised-ITL note; empty when all is well. */
+/** One line per client-limited run, the advice, one per run the network held, and the quantised-ITL note; empty when all is well. */
 function clientLines(runs: RunFigures[]): string[] {
   const out = runs.filter((x) => x.client.limited.length > 0).map((x) => `${x.variant} ${x.cellId}: client-limited: ${x.client.limited.join('; ')}`);
   if (out.length > 0) out.push(`How to fix: ${CLIENT_LIMITED_ADVICE}`);
+  for (const x of runs) if (x.client.held !== null) out.push(`${x.variant} ${x.cellId}: ${x.client.held}`);
   if (runs.some((x) => x.client.itlQuantised)) {
     out.push(`ITL percentiles under ${2 * CLOCK_RESOLUTION_MS} ms are quantised by k6's ${CLOCK_RESOLUTION_MS} ms clock (Date.now()); the ITL means are exact.`);
   }
@@ -66,7 +67,7 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
   html(runs) {
     if (runs.length === 0) return '';
     const rows = clientRows(runs).map(
-      (row, i) => `<tr class="${runs[i].client.limited.length ? 'limited' : ''}">${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
+      (row, i) => `<tr class="${runs[i].client.limited.length || runs[i].client.held !== null ? 'limited' : ''}">${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
     );
     const lines = clientLines(runs);
     return htmlSection(

@@ -59,3 +59,16 @@ test('a client-limited run is marked in every report, with how to fix it', () =>
   assert.equal(j.records[1].client_check.client_limited, true);
   assert.equal(j.records[0].client_check.client_limited, false);
 });
+
+test('a stream held by the network: bursts (ITL p50 under the clock tick) with TTFT well above the server\'s', () => {
+  const held = clientCheck({ ...base, clientWindowTtftMs: 360, clientWindowE2eMs: 1300, itl: dist(0) });
+  assert.match(held.held ?? '', /tokens reached the client in bursts: ITL p50 0\.0 ms .* TTFT is 310\.0 ms above the server's own\. Something between k6 and the server/);
+  assert.deepEqual(held.limited, [], 'the overheads are the network\'s, not the load generator\'s');
+  // Bursts alone (a fast server, ITL under a tick) or a slow TTFT alone are not a held stream.
+  assert.equal(clientCheck({ ...base, itl: dist(0) }).held, null);
+  const slow = clientCheck({ ...base, clientWindowTtftMs: 360 });
+  assert.equal(slow.held, null);
+  assert.match(slow.limited.join(), /client TTFT exceeds the server's by 310\.0 ms/);
+  // Without the server's TTFT nothing says the stream was held.
+  assert.equal(clientCheck({ ...base, serverTtftMeanMs: null, itl: dist(0) }).held, null);
+});
