@@ -247,6 +247,8 @@ export class ChunkTemplate {
    * much as reading a chunk); `inputOf` cuts each event's template input out, when the template
    * does not read whole events.
    */
+  // One closure on purpose: split into functions, it would pay a call and property reads per event (see above).
+  // eslint-disable-next-line max-lines-per-function, size/function-lines
   fast(parts: string[], wrap: TemplateSuffix | null = null, inputOf: ((data: string) => string | undefined) | null = null): FastRead {
     if (wrap !== null && this.hasText) throw new Error('a template read at the end of the event must not carry text');
     // With `wrap`, the closure is given whole events and predicts each one's end: lead · input · trail.

@@ -104,13 +104,113 @@ function single(m: SummaryMetrics, key: string): number | null {
   return v && v.count ? v.avg : null;
 }
 
-/**
- * @param sloSet whether latency SLOs were set: without them every success counts as good.
- * @param wholeSlices a run the test stopped in: the steady slices it measured whole (lib/report/stopped.ts);
- *   its throughput, request rate and slices are over those alone. null: the run ran whole.
- */
-export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: boolean, wholeSlices: number | null = null): RunFigures {
-  const s = run.scenario;
+/** A run's measured window and what was measured over it; see runFigures for wholeSlices. */
+interface WindowFigures {
+  window: RunFigures['window'];
+  throughput: number | null;
+  throughputCi: Interval | null;
+  requestRate: number | null;
+  slices: Array<[number, number, number]>;
+  /** The client self-check's means, over every steady slice, whole or not. */
+  windowE2eMs: number | null;
+  windowTtftMs: number | null;
+}
+
+function windowFigures(m: SummaryMetrics, plan: Plan, s: string, wholeSlices: number | null, outputTokens: number, ok: number, e2e: Dist | null, notes: string[]): WindowFigures {
+  const out: WindowFigures = { window: null, throughput: null, throughputCi: null, requestRate: null, slices: [], windowE2eMs: null, windowTtftMs: null };
+  if (plan.requests !== null) {
+    const lastEnd = metric(m, subKey('windowLastEnd', s))?.values;
+    if (lastEnd && lastEnd.count) {
+      out.window = { fromMs: 0, toMs: lastEnd.max, method: 'until-last-request' };
+      const seconds = lastEnd.max / 1000;
+      if (outputTokens > 0 && seconds > 0) out.throughput = outputTokens / seconds;
+      if (seconds > 0) out.requestRate = ok / seconds;
+    }
+    return out;
+  }
+  const full = steadyWindow(plan);
+  const w = wholeSlices === null ? full : { fromMs: full.fromMs, toMs: full.fromMs + wholeSlices * plan.sliceMs };
+  out.window = { ...w, method: 'steady-slices' };
+  const first = plan.slices > 1 ? 1 : 0;
+  const kept = wholeSlices ?? plan.slices - first;
+  const sliceSec = plan.sliceMs / 1000;
+  let tokens = 0;
+  let reqs = 0;
+  let e2eSum = 0;
+  let e2eReqs = 0;
+  let ttftSum = 0;
+  let ttftReqs = 0;
+  for (let k = first; k < plan.slices; k++) {
+    ttftSum += count(m, subKey('windowTtft', s, { slice: String(k) }));
+    ttftReqs += count(m, subKey('windowTtftRequests', s, { slice: String(k) }));
+    const tk = count(m, subKey('windowTokens', s, { slice: String(k) }));
+    const e = count(m, subKey('windowE2e', s, { slice: String(k) }));
+    const r = count(m, subKey('windowRequests', s, { slice: String(k) }));
+    e2eSum += e;
+    e2eReqs += r;
+    if (k - first >= kept) continue;
+    out.slices.push([tk / sliceSec, e, r]);
+    tokens += tk;
+    reqs += r;
+  }
+  if (e2eReqs > 0) out.windowE2eMs = e2eSum / e2eReqs;
+  if (ttftReqs > 0) out.windowTtftMs = ttftSum / ttftReqs;
+  const seconds = wholeSlices === null ? (w.toMs - w.fromMs) / 1000 : (wholeSlices * plan.sliceMs) / 1000;
+  if (outputTokens > 0 && kept > 0) {
+    out.throughput = tokens / seconds;
+    out.throughputCi = tMeanInterval(
+      out.slices.map((x) => x[0]),
+      0.95,
+    );
+  }
+  if (ok > 0 && kept > 0) out.requestRate = reqs / seconds;
+  if (e2e && e2e.avg > plan.sliceMs / 2 && out.slices.length > 1) {
+    notes.push(
+      `slices (${(plan.sliceMs / 1000).toFixed(1)} s) are shorter than 2× the mean latency (${(e2e.avg / 1000).toFixed(1)} s): neighbouring slices share requests, so intervals are optimistic; raise DURATION or lower SLICES.`,
+    );
+  }
+  return out;
+}
+
+/** The server's own figures over the run's steady window, from its /metrics (the probe's scenario); null when it gave none. */
+function serverFigures(m: SummaryMetrics, run: Run): ServerFigures {
+  const p = probeScenario(run);
+  return {
+    ttftMeanMs: single(m, subKey('serverTtft', p)),
+    itlMeanMs: single(m, subKey('serverItl', p)),
+    e2eMeanMs: single(m, subKey('serverE2e', p)),
+    queueMeanMs: single(m, subKey('serverQueue', p)),
+    acceptanceLength: single(m, subKey('serverAcceptance', p)),
+    outputTokensPerSec: single(m, subKey('serverThroughput', p)),
+    timePerTokenMs: single(m, subKey('serverTimePerToken', p)),
+  };
+}
+
+/** The acceptance length (the server's per-request counts first, its /metrics else) and the draft acceptance rate. */
+function speculation(m: SummaryMetrics, s: string, server: ServerFigures): Pick<RunFigures, 'acceptance' | 'draftAcceptance'> {
+  const verify = count(m, subKey('specVerifySteps', s));
+  const specTokens = count(m, subKey('specTokens', s));
+  let acceptance: RunFigures['acceptance'] = null;
+  if (verify > 0) acceptance = { value: specTokens / verify, source: 'meta_info' };
+  else if (server.acceptanceLength !== null) acceptance = { value: server.acceptanceLength, source: 'server-metrics' };
+  const drafted = count(m, subKey('draftTokens', s));
+  const accepted = count(m, subKey('draftAccepted', s));
+  return { acceptance, draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null };
+}
+
+/** How each request's ITL was measured, by rule, and the run's rule (mixed when several). */
+function itlRuleOf(m: SummaryMetrics, s: string): RunFigures['itlRule'] {
+  const requests: Partial<Record<ItlRule, number>> = {};
+  for (const rule of ITL_RULES) {
+    const n = count(m, subKey('itlRule', s, { itl_rule: rule }));
+    if (n > 0) requests[rule] = n;
+  }
+  const rules = Object.keys(requests) as ItlRule[];
+  return { rule: rules.length === 0 ? null : rules.length === 1 ? rules[0] : 'mixed', requests };
+}
+
+/** Requests by outcome and failures by class; refused attempts (unreachable) are not requests. */
+function requestCounts(m: SummaryMetrics, s: string): RunFigures['requests'] {
   const success = metric(m, subKey('success', s))?.values ?? {};
   const ok = success.passes ?? 0;
   const failed = success.fails ?? 0;
@@ -120,6 +220,18 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     if (n > 0) errors[cls] = n;
   }
   const unreachable = errors.unreachable ?? 0;
+  return { total: ok + failed - unreachable, ok, failed: failed - unreachable, unreachable, errors };
+}
+
+/**
+ * @param sloSet whether latency SLOs were set: without them every success counts as good.
+ * @param wholeSlices a run the test stopped in: the steady slices it measured whole (lib/report/stopped.ts);
+ *   its throughput, request rate and slices are over those alone. null: the run ran whole.
+ */
+export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: boolean, wholeSlices: number | null = null): RunFigures {
+  const s = run.scenario;
+  const requests = requestCounts(m, s);
+  const ok = requests.ok;
   const targetDown = count(m, subKey('targetDown', s));
   const e2e = dist(m, subKey('e2e', s));
   const notes: string[] = [];
@@ -130,63 +242,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   }
   const good = count(m, subKey('good', s));
   const outputTokens = count(m, subKey('outputTokens', s));
-
-  let window: RunFigures['window'] = null;
-  let throughput: number | null = null;
-  let throughputCi: Interval | null = null;
-  let requestRate: number | null = null;
-  let windowE2eMs: number | null = null;
-  let windowTtftMs: number | null = null;
-  const slices: Array<[number, number, number]> = [];
-  if (plan.requests === null) {
-    const full = steadyWindow(plan);
-    const w = wholeSlices === null ? full : { fromMs: full.fromMs, toMs: full.fromMs + wholeSlices * plan.sliceMs };
-    window = { ...w, method: 'steady-slices' };
-    const first = plan.slices > 1 ? 1 : 0;
-    const kept = wholeSlices ?? plan.slices - first;
-    const sliceSec = plan.sliceMs / 1000;
-    let tokens = 0;
-    let reqs = 0;
-    // The client self-check's means: over every steady slice, whole or not.
-    let e2eSum = 0;
-    let e2eReqs = 0;
-    let ttftSum = 0;
-    let ttftReqs = 0;
-    for (let k = first; k < plan.slices; k++) {
-      ttftSum += count(m, subKey('windowTtft', s, { slice: String(k) }));
-      ttftReqs += count(m, subKey('windowTtftRequests', s, { slice: String(k) }));
-      const tk = count(m, subKey('windowTokens', s, { slice: String(k) }));
-      const e = count(m, subKey('windowE2e', s, { slice: String(k) }));
-      const r = count(m, subKey('windowRequests', s, { slice: String(k) }));
-      e2eSum += e;
-      e2eReqs += r;
-      if (k - first >= kept) continue;
-      slices.push([tk / sliceSec, e, r]);
-      tokens += tk;
-      reqs += r;
-    }
-    if (e2eReqs > 0) windowE2eMs = e2eSum / e2eReqs;
-    if (ttftReqs > 0) windowTtftMs = ttftSum / ttftReqs;
-    const seconds = wholeSlices === null ? (w.toMs - w.fromMs) / 1000 : (wholeSlices * plan.sliceMs) / 1000;
-    if (outputTokens > 0 && kept > 0) {
-      throughput = tokens / seconds;
-      throughputCi = tMeanInterval(slices.map((x) => x[0]), 0.95);
-    }
-    if (ok > 0 && kept > 0) requestRate = reqs / seconds;
-    if (e2e && e2e.avg > plan.sliceMs / 2 && slices.length > 1) {
-      notes.push(
-        `slices (${(plan.sliceMs / 1000).toFixed(1)} s) are shorter than 2× the mean latency (${(e2e.avg / 1000).toFixed(1)} s): neighbouring slices share requests, so intervals are optimistic; raise DURATION or lower SLICES.`,
-      );
-    }
-  } else {
-    const lastEnd = metric(m, subKey('windowLastEnd', s))?.values;
-    if (lastEnd && lastEnd.count) {
-      window = { fromMs: 0, toMs: lastEnd.max, method: 'until-last-request' };
-      const seconds = lastEnd.max / 1000;
-      if (outputTokens > 0 && seconds > 0) throughput = outputTokens / seconds;
-      if (seconds > 0) requestRate = ok / seconds;
-    }
-  }
+  const w = windowFigures(m, plan, s, wholeSlices, outputTokens, ok, e2e, notes);
   if (outputTokens === 0 && ok > 0) notes.push('the server reported no token counts: throughput is not measured.');
 
   const ttft = dist(m, subKey('ttft', s));
@@ -197,31 +253,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const saturation = saturationOf(m, run);
   if (saturation !== null) notes.push(saturationNote(saturation));
   const dropped = count(m, subKey('dropped_iterations', s));
-  const p = probeScenario(run);
-  const server: ServerFigures = {
-    ttftMeanMs: single(m, subKey('serverTtft', p)),
-    itlMeanMs: single(m, subKey('serverItl', p)),
-    e2eMeanMs: single(m, subKey('serverE2e', p)),
-    queueMeanMs: single(m, subKey('serverQueue', p)),
-    acceptanceLength: single(m, subKey('serverAcceptance', p)),
-    outputTokensPerSec: single(m, subKey('serverThroughput', p)),
-    timePerTokenMs: single(m, subKey('serverTimePerToken', p)),
-  };
+  const server = serverFigures(m, run);
   const anyServer = Object.values(server).some((v) => v !== null);
-
-  const verify = count(m, subKey('specVerifySteps', s));
-  const specTokens = count(m, subKey('specTokens', s));
-  let acceptance: RunFigures['acceptance'] = null;
-  if (verify > 0) acceptance = { value: specTokens / verify, source: 'meta_info' };
-  else if (server.acceptanceLength !== null) acceptance = { value: server.acceptanceLength, source: 'server-metrics' };
-  const drafted = count(m, subKey('draftTokens', s));
-  const accepted = count(m, subKey('draftAccepted', s));
-  const itlRequests: Partial<Record<ItlRule, number>> = {};
-  for (const rule of ITL_RULES) {
-    const n = count(m, subKey('itlRule', s, { itl_rule: rule }));
-    if (n > 0) itlRequests[rule] = n;
-  }
-  const rules = Object.keys(itlRequests) as ItlRule[];
 
   return {
     scenario: s,
@@ -230,24 +263,23 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     isl: run.cell.isl,
     osl: run.cell.osl,
     load: run.cell.load,
-    requests: { total: ok + failed - unreachable, ok, failed: failed - unreachable, unreachable, errors },
+    requests,
     targetDown,
-    window,
-    throughput,
-    throughputCi,
-    slices,
-    requestRate,
+    window: w.window,
+    throughput: w.throughput,
+    throughputCi: w.throughputCi,
+    slices: w.slices,
+    requestRate: w.requestRate,
     // Good out of the requests whose latencies were judged (all successes, or LATENCY_WINDOW=steady's).
-    goodput: requestRate !== null && ok > 0 ? (sloSet ? (e2e && e2e.count > 0 ? requestRate * (good / e2e.count) : null) : requestRate) : null,
+    goodput: w.requestRate !== null && ok > 0 ? (sloSet ? (e2e && e2e.count > 0 ? w.requestRate * (good / e2e.count) : null) : w.requestRate) : null,
     e2e,
     ttft,
     itl,
     itlPerChunk: dist(m, subKey('itlPerChunk', s)),
-    itlRule: { rule: rules.length === 0 ? null : rules.length === 1 ? rules[0] : 'mixed', requests: itlRequests },
+    itlRule: itlRuleOf(m, s),
     tpot: dist(m, subKey('tpot', s)),
     requestTps: dist(m, subKey('requestTps', s)),
-    acceptance,
-    draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
+    ...speculation(m, s, server),
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
     reasoning,
     saturation,
@@ -255,8 +287,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     dropped,
     vusRan: count(m, subKey('runVus', s)),
     client: clientCheck({
-      clientWindowE2eMs: windowE2eMs,
-      clientWindowTtftMs: windowTtftMs,
+      clientWindowE2eMs: w.windowE2eMs,
+      clientWindowTtftMs: w.windowTtftMs,
       serverE2eMeanMs: server.e2eMeanMs,
       serverTtftMeanMs: server.ttftMeanMs,
       clientE2eMeanMs: e2e?.avg ?? null,
