@@ -37,6 +37,7 @@ export interface SimOptions {
   incrementalStreamingOutput: boolean;
   // Generation.
   eosRate: number;
+  eosDespiteIgnore: boolean;
   reasoningFraction: number;
   reasoningField: 'reasoning_content' | 'reasoning' | 'think';
   // Speculative decoding.
@@ -93,6 +94,7 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
   { key: 'streamInterval', flag: 'stream-interval', kind: 'int', min: 1, max: 10_000, def: 1, help: 'steps per streamed event' },
   { key: 'incrementalStreamingOutput', flag: 'incremental-streaming-output', kind: 'bool', def: false, help: 'sglang /generate: stream text deltas instead of cumulative text' },
   { key: 'eosRate', flag: 'eos-rate', kind: 'number', min: 0, max: 1, def: 0, help: 'per-token chance of EOS when ignore_eos is false; 0 = always run to the token limit' },
+  { key: 'eosDespiteIgnore', flag: 'eos-despite-ignore', kind: 'bool', def: false, help: 'stop at EOS (--eos-rate) even when ignore_eos asks not to, as a server that ignores it does' },
   { key: 'reasoningFraction', flag: 'reasoning-fraction', kind: 'number', min: 0, max: 1, def: 0, help: 'chat: this fraction of the token limit streams as reasoning before content' },
   { key: 'reasoningField', flag: 'reasoning-field', kind: 'enum', values: ['reasoning_content', 'reasoning', 'think'], def: 'reasoning_content', help: 'chat delta field that carries reasoning; think: none, <think>…</think> in the content (a server without a reasoning parser), and no reasoning_tokens in usage' },
   { key: 'spec', flag: 'spec', kind: 'enum', values: ['none', 'mtp', 'dflash', 'ddtree'], def: 'none', help: 'speculative decoding mode' },

@@ -12,6 +12,6 @@ import type { Send } from './transport';
  */
 export function llmRequest(send: Send, target: ResolvedTarget, req: GenerationRequest, timeoutMs: number, window: Window, slo: SloLimits, add: AddSample): Outcome {
   const outcome = send(target, target.dialect.build(req), timeoutMs);
-  recordRequest(outcome, window, slo, add);
+  recordRequest(outcome, window, slo, add, req.maxTokens);
   return outcome;
 }

@@ -124,6 +124,20 @@ export const METRICS = {
     unit: 'tokens',
     help: "Input tokens the server served from its prefix cache, where it reports them.",
   },
+  requestedTokens: {
+    name: 'llm_requested_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: 'Output tokens asked for (max tokens) by the successful requests whose completion the server counted: with llm_output_tokens, how much of the work asked for was done.',
+  },
+  shortReplies: {
+    name: 'llm_short_replies',
+    type: 'rate',
+    time: false,
+    unit: 'requests',
+    help: "Successful requests whose completion the server counted: true when it was shorter than asked, tagged finish_reason (stop, length, other, unknown). A server that stops at EOS although asked not to serves more requests per second for less work.",
+  },
   requestTps: {
     name: 'llm_request_tokens_per_second',
     type: 'trend',
@@ -370,6 +384,7 @@ export const TAGS = {
   dialect: 'API dialect used: sglang, openai, openai-chat or llamacpp.',
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
+  finish_reason: "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",
   itl_rule: 'How a request\'s ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).',
   reason: 'Why a target failed preflight (llm_preflight_failed only).',
   domain: "DATASET runs: the prompt's domain (the dataset's `domain` field, `none` for items without one; at most 32 values); absent when the dataset has no domains.",

@@ -68,7 +68,18 @@ export function sloSet(slo: SloLimits): boolean {
  * straight to `add` instead of building a list, and skips samples that would change nothing
  * (a counter's zero, "good" when no latency SLO is set: then every success is good).
  */
-export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample): void {
+/** How a short reply ended, as llm_short_replies tags it: the server's finish reason, in four values. */
+export const SHORT_CAUSES = ['stop', 'length', 'other', 'unknown'] as const;
+export type ShortCause = (typeof SHORT_CAUSES)[number];
+
+export function shortCause(finishReason: string | null): ShortCause {
+  // The dialects already say stop or length in every API's words (OpenAI's, SGLang's, llama.cpp's).
+  if (finishReason === null || finishReason === '') return 'unknown';
+  return finishReason === 'stop' || finishReason === 'length' ? finishReason : 'other';
+}
+
+/** `requested`: the output tokens the request asked for (max tokens); null when unknown. */
+export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample, requested: number | null = null): void {
   const r = o.result;
   if (!r.ok) {
     add('success', 0);
@@ -91,6 +102,10 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
   const tokens = r.completionTokens;
+  if (tokens !== null && requested !== null) {
+    add('requestedTokens', requested);
+    add('shortReplies', tokens < requested ? 1 : 0, { finish_reason: shortCause(r.finishReason) });
+  }
   if (tokens !== null) {
     add('outputTokens', tokens);
     if (t.e2eMs > 0) add('requestTps', tokens / (t.e2eMs / 1000));

@@ -6,6 +6,7 @@ import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
+import { SHORT_CAUSES } from '../metrics/samples';
 import { probeScenario, watchScenario, type Plan } from './matrix';
 import { PREFLIGHT_REASONS } from '../preflight/reasons';
 
@@ -37,6 +38,8 @@ const PER_RUN: MetricKey[] = [
   'outputTokens',
   'inputTokens',
   'cachedTokens',
+  'requestedTokens',
+  'shortReplies',
   'success',
   'errors',
   'specVerifySteps',
@@ -70,6 +73,7 @@ export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'se
     for (const m of PER_RUN) keep(subKey(m, run.scenario), m);
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
     for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');
+    for (const cause of SHORT_CAUSES) keep(subKey('shortReplies', run.scenario, { finish_reason: cause }), 'shortReplies');
     if (cfg.saturationStop) {
       const w = watchScenario(run);
       for (const rule of SATURATION_RULES) keep(subKey('saturated', w, { saturation_rule: rule }), 'saturated');

@@ -8,6 +8,7 @@ import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
+import { SHORT_CAUSES, type ShortCause } from '../metrics/samples';
 import { subKey } from '../plan/summary-keys';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
 
@@ -72,6 +73,12 @@ export interface RunFigures {
   /** Accepted ÷ drafted tokens summed over the run's requests (llama.cpp timings); not an acceptance length. */
   draftAcceptance: { rate: number; drafted: number; accepted: number } | null;
   tokens: { output: number; input: number; cached: number };
+  /**
+   * Replies shorter than asked, by the server's count, and why each ended, out of the `counted`
+   * successful replies with a server count; `requested`: the output tokens those asked for. Null
+   * when no reply had a server count to judge by.
+   */
+  short: { counted: number; replies: number; byCause: Partial<Record<ShortCause, number>>; requested: number } | null;
   /** Replies that reasoned before answering; null when none did. */
   reasoning: Reasoning | null;
   /** SATURATION_STOP: this run's level saturated the server, and the run ended there; null otherwise. */
@@ -209,6 +216,18 @@ function itlRuleOf(m: SummaryMetrics, s: string): RunFigures['itlRule'] {
   return { rule: rules.length === 0 ? null : rules.length === 1 ? rules[0] : 'mixed', requests };
 }
 
+function shortReplies(m: SummaryMetrics, s: string): RunFigures['short'] {
+  const all = metric(m, subKey('shortReplies', s))?.values;
+  const counted = (all?.passes ?? 0) + (all?.fails ?? 0);
+  if (counted === 0) return null;
+  const byCause: Partial<Record<ShortCause, number>> = {};
+  for (const cause of SHORT_CAUSES) {
+    const n = metric(m, subKey('shortReplies', s, { finish_reason: cause }))?.values.passes ?? 0;
+    if (n > 0) byCause[cause] = n;
+  }
+  return { counted, replies: all?.passes ?? 0, byCause, requested: count(m, subKey('requestedTokens', s)) };
+}
+
 /** Requests by outcome and failures by class; refused attempts (unreachable) are not requests. */
 function requestCounts(m: SummaryMetrics, s: string): RunFigures['requests'] {
   const success = metric(m, subKey('success', s))?.values ?? {};
@@ -281,6 +300,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     requestTps: dist(m, subKey('requestTps', s)),
     ...speculation(m, s, server),
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
+    short: shortReplies(m, s),
     reasoning,
     saturation,
     server: anyServer ? server : null,

@@ -398,7 +398,7 @@ export class Engine {
   private draw(s: Seq, want: number, verify: boolean, accepted: number): Emission {
     const ids: number[] = [];
     let finish: EngineFinish = null;
-    const eosRate = s.input.ignoreEos ? 0 : this.o.eosRate;
+    const eosRate = s.input.ignoreEos && !this.o.eosDespiteIgnore ? 0 : this.o.eosRate;
     const hi = this.tokenizer.vocabSize - 3;
     for (let i = 0; i < want && s.drawn < s.input.maxNewTokens; i++) {
       if (eosRate > 0 && s.rng.next() < eosRate) {

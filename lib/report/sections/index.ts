@@ -9,6 +9,7 @@ import { errors } from './errors';
 import { fallBehind } from './fall-behind';
 import { figures } from './figures';
 import { knee } from './knee';
+import { shortReplies } from './short-replies';
 import { slos } from './slos';
 import { valueOf, store, type AnySection, type SectionInputs, type Slot } from './section';
 import { versus } from './versus';
@@ -16,7 +17,7 @@ import { versus } from './versus';
 export type { ReportSection, SectionInputs, Slot } from './section';
 
 // figures between versus and knee: report.html draws the charts after the verdicts and before the knee they mark.
-export const SECTIONS: AnySection[] = [clientSelfCheck, comparisons, versus, figures, knee, fallBehind, dataset, errors, slos];
+export const SECTIONS: AnySection[] = [clientSelfCheck, comparisons, versus, figures, knee, fallBehind, dataset, errors, shortReplies, slos];
 
 /** Adds a section at the end of the list (or in place of the one with its jsonKey), as an entry above would. */
 export function registerSection(s: AnySection): void {
