@@ -24,7 +24,7 @@ export type Transport = TransportName;
 export interface LlmClientOptions {
   /** The server's base URL, e.g. http://127.0.0.1:30000 (the dialect adds the route). */
   url: string;
-  /** The API spoken: sglang (/generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (/completion), or auto (found from GETs, once per VU). Default auto. */
+  /** The API spoken: sglang (/generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (/completion), anthropic (/v1/messages), responses (/v1/responses), or auto (found from GETs, once per VU). Default auto. */
   dialect?: Dialect;
   /** Model name for the OpenAI and llama.cpp dialects; empty: the one GET /v1/models lists. */
   model?: string;
@@ -224,7 +224,7 @@ export class LlmClient {
   private resolveAs(dialectName: DialectName, model: string): Resolved {
     const s = this.spec;
     const dialect = createDialect(dialectName, { dialectVar: CLIENT_VARS.dialect, modelVar: CLIENT_VARS.model, model });
-    const headers = requestHeaders(s, TRANSPORTS[s.transport].accept ?? undefined);
+    const headers = requestHeaders(s, TRANSPORTS[s.transport].accept ?? undefined, dialectName);
     const target: ResolvedTarget = {
       variant: s.name,
       url: s.url,

@@ -120,7 +120,8 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
   if (status === 429) {
     return classified('rate_limited', `${head}. The server is rate limiting: lower CONCURRENCY or the arrival rate.`);
   }
-  if (status === 503) {
+  // 529 and overloaded_error: Anthropic's Messages API saying it is overloaded.
+  if (status === 503 || status === 529 || (status >= 500 && body.includes('"overloaded_error"'))) {
     return classified(
       'overloaded',
       `${head}. The server is unavailable (still loading, queue full or engine down): wait for it or lower the load.`,

@@ -367,7 +367,7 @@ export const TAGS = {
   osl: 'Output length of the cell, tokens.',
   concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
   rate: 'Arrival rate of the cell, requests per second (arrival-rate scenario).',
-  dialect: 'API dialect used: sglang, openai, openai-chat or llamacpp.',
+  dialect: 'API dialect used: sglang, openai, openai-chat, llamacpp, anthropic or responses.',
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
   itl_rule: 'How a request\'s ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).',

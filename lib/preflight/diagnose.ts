@@ -86,7 +86,9 @@ export function wrongDialectMessage(route: string, status: number, id: ServerIde
   if (id.dialect === null) {
     return `${route} → ${status}: this server answers neither SGLang's /get_model_info nor OpenAI's /v1/models (${id.evidence}). Check the URL (a path prefix?) and the server.`;
   }
-  return `${route} → ${status}: this server is ${id.engine} (${id.evidence}); set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
+  const offered = profileOf(id)?.offered;
+  const offers = offered && offered.length > 1 ? `, which offers ${offered.join(', ')}` : '';
+  return `${route} → ${status}: this server is ${id.engine} (${id.evidence})${offers}; set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
 }
 
 /** Healthy but no token in time; `finding` is what trying the other routes showed, if anything. */
@@ -237,7 +239,9 @@ export function transientWarning(failed: number, total: number, labels: readonly
  * may not have).
  */
 export function stallProbeDialects(server: EngineProfile | null, primary: DialectName): DialectName[] {
-  return (server?.offered ?? []).filter((d) => d !== primary);
+  // Messages and Responses pass through the same OpenAI layer as the chat route on every server that
+  // offers them: probing them too would spend the deadline to learn nothing new.
+  return (server?.offered ?? []).filter((d) => d !== primary && d !== 'anthropic' && d !== 'responses');
 }
 
 /** The native route of a profile with an OpenAI layer in front of its engine, and that layer's name. */
