@@ -8,6 +8,12 @@ import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
 const OSL = 16;
+
+interface Reasoning {
+  requests: number;
+  reasoning_tokens: number | null;
+  ttft_answer_ms: { p50: number; count: number } | null;
+}
 const ROUTES = { anthropic: '/v1/messages', responses: '/v1/responses' } as const;
 
 // On k6 v2 (TEST_SUBSET=v2) only the sse half: what can differ there is xk6-sse's reading of named events.
@@ -53,9 +59,17 @@ for (const runner of RUNNERS) {
               'each on its route, OSL tokens, no error',
             );
             assert.ok(rec.output_throughput_tokens_per_s !== null && rec.output_throughput_tokens_per_s > 0, 'tokens counted from the server');
+            // A quarter of each reply is reasoning (thinking_delta, reasoning_text.delta). Responses
+            // reports its count (output_tokens_details.reasoning_tokens); Messages says no count, per
+            // event or in its usage, so its split is not measured, never guessed.
+            const rs = (rec as typeof rec & { reasoning: Reasoning | null }).reasoning;
+            assert.ok(rs !== null && rs.requests === rec.requests_ok, 'every reply reasoned');
+            assert.equal(rs.reasoning_tokens, dialect === 'responses' ? (OSL / 4) * rec.requests_ok : null);
             if (transport === 'sse') {
               assert.equal(rec.ttft_ms?.count, rec.requests_ok, 'one TTFT per request');
               assert.ok(rec.itl_ms && rec.itl_ms.count >= rec.requests_ok * (OSL - 4), `${rec.itl_ms?.count} ITL samples`);
+              assert.equal(rs.ttft_answer_ms?.count, rec.requests_ok, 'a time to first answer token per reply');
+              assert.ok((rs.ttft_answer_ms?.p50 ?? 0) > (rec.ttft_ms?.p50 ?? Infinity), 'the answer starts after the reasoning');
             }
           } finally {
             await sim.stop();
