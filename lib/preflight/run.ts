@@ -215,7 +215,7 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
     const err = probe.result.error;
     if (err?.class === 'timeout') throw localiseStall(io, cfg, t, d, chosen.model, id, healthy);
     if (err?.class === 'wrong_dialect') {
-      throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect)}`);
+      throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect, d.name)}`);
     }
     throw new PreflightError('generation_failed', `${t.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`);
   }
