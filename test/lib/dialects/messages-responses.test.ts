@@ -126,6 +126,12 @@ describe('Messages streams', () => {
     assert.equal(r.error?.class, 'stream_error');
     assert.match(r.error?.message ?? '', /refused/);
   });
+  test('a server that refuses ignore_eos beside the API\'s fields is told to drop it', () => {
+    const body = '{"type":"error","error":{"type":"invalid_request_error","message":"ignore_eos: Extra inputs are not permitted"}}';
+    const e = classifyStatus(400, body, { ...ctx, route: 'POST /v1/messages' });
+    assert.equal(e.class, 'bad_request');
+    assert.match(e.message, /set IGNORE_EOS=false/);
+  });
   test('HTTP 529 and overloaded_error are overloaded, whatever 5xx carries them', () => {
     const body = corpus('anthropic-api/messages-529-overloaded.json');
     assert.equal(classifyStatus(529, body, { ...ctx, route: 'POST /v1/messages' }).class, 'overloaded');
