@@ -10,6 +10,7 @@ import { authHeaders, createDialect, DIALECT_NAMES, DIALECT_TRAITS, isDialectNam
 import type { Accumulator } from '../../../lib/dialects/accumulator';
 import { classifyStatus } from '../../../lib/dialects/errors';
 import { requestHeaders } from '../../../lib/targets';
+import { libraryWording } from '../../../lib/api/result';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
@@ -131,6 +132,7 @@ describe('Messages streams', () => {
     const e = classifyStatus(400, body, { ...ctx, route: 'POST /v1/messages' });
     assert.equal(e.class, 'bad_request');
     assert.match(e.message, /set IGNORE_EOS=false/);
+    assert.match(libraryWording(e.message), /call with ignoreEos: false \(replies may then end before maxTokens\)/, 'as a library user sets it');
   });
   test('HTTP 529 and overloaded_error are overloaded, whatever 5xx carries them', () => {
     const body = corpus('anthropic-api/messages-529-overloaded.json');
