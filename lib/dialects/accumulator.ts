@@ -314,6 +314,9 @@ export class Accumulator implements StreamReader {
   private learn(input: string, u: ChunkUpdate): void {
     const reader = this.reader;
     if (u.finishReason !== undefined || reader.readInput === undefined || reader.templateText === undefined) return;
+    // A template of text chunks is learned from text chunks only: the events before the first one
+    // (a role chunk; Responses' created, in_progress, item and part events) would spend the attempts.
+    if (reader.templateText.length > 0 && !u.textDelta) return;
     const prev = this.lastInput;
     this.lastInput = { s: input, u };
     if (this.learnTries >= MAX_LEARN) return;

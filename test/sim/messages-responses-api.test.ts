@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect, type DialectName } from '../../lib/dialects/index';
+import type { Accumulator } from '../../lib/dialects/accumulator';
 import { request, sim } from './helpers';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'qwen3-32b-sim' };
@@ -64,6 +65,21 @@ for (const engine of ['vllm', 'sglang'] as const) {
     });
   }
 }
+
+test('a later stream is read by the chunk template: Responses\' item ids after the text and its opening events do not stop it', async () => {
+  const s = await sim({ engine: 'vllm', reasoningFraction: 0.25 });
+  for (const [name, path] of ROUTES) {
+    const dialect = createDialect(name, ctx);
+    for (let k = 0; k < 2; k++) {
+      const r = await request(s.url, path, { body: wire(name, 64, true).body });
+      const reader = dialect.streamReader();
+      for (const e of r.events) reader.onEvent(e.data);
+      assert.equal(reader.finish().completionTokens, 64);
+      const templated = (reader as unknown as Accumulator).templateEvents;
+      assert.ok(templated >= 56, `${path}, stream ${k + 1}: ${templated} of ${r.events.length} events read by the template`);
+    }
+  }
+});
 
 test('faults: an in-stream error is read as stream_error on both routes, a 503 as overloaded', async () => {
   const s = await sim({ engine: 'vllm', faults: { streamErrorRate: 1, faultAfterTokens: 2 } });
