@@ -23,15 +23,28 @@ function replies(dialect: DialectName, n: number, perEvent: number): { json: str
       events.push(JSON.stringify({ text, output_ids: [], meta_info: { id: 'x', finish_reason: last ? { type: 'length', length: n } : null, prompt_tokens: 1024, completion_tokens: done, cached_tokens: 0, spec_verify_ct: Math.ceil(done / perEvent) } }));
     } else if (dialect === 'openai') {
       events.push(JSON.stringify({ id: 'cmpl-x', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: delta, logprobs: null, finish_reason: last ? 'length' : null }], usage: { prompt_tokens: 1024, completion_tokens: done, total_tokens: 1024 + done } }));
+    } else if (dialect === 'anthropic') {
+      events.push(JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta } }));
+    } else if (dialect === 'responses') {
+      events.push(JSON.stringify({ type: 'response.output_text.delta', content_index: 0, delta, item_id: 'msg_x', output_index: 0, sequence_number: done }));
     } else {
       events.push(JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: delta }, logprobs: null, finish_reason: last ? 'length' : null }], usage: { prompt_tokens: 1024, completion_tokens: done, total_tokens: 1024 + done } }));
     }
   }
-  const stream = events.map((e) => `data: ${e}\n\n`).join('') + 'data: [DONE]\n\n';
+  const usage = { input_tokens: 1024, output_tokens: n };
+  // Messages and Responses end with a closing event of their own, not [DONE].
+  if (dialect === 'anthropic') events.push(JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage }), '{"type":"message_stop"}');
+  if (dialect === 'responses') events.push(JSON.stringify({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage } }));
+  const end = dialect === 'anthropic' || dialect === 'responses' ? '' : 'data: [DONE]\n\n';
+  const stream = events.map((e) => `data: ${e}\n\n`).join('') + end;
   const json =
     dialect === 'sglang'
       ? JSON.stringify({ text, output_ids: Array.from({ length: n }, (_, i) => 1000 + i), meta_info: { id: 'x', finish_reason: { type: 'length', length: n }, prompt_tokens: 1024, completion_tokens: n, cached_tokens: 0 } })
-      : dialect === 'openai'
+      : dialect === 'anthropic'
+        ? JSON.stringify({ type: 'message', content: [{ type: 'text', text }], stop_reason: 'max_tokens', usage })
+        : dialect === 'responses'
+          ? JSON.stringify({ object: 'response', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [{ type: 'message', content: [{ type: 'output_text', text }] }], usage })
+          : dialect === 'openai'
         ? JSON.stringify({ id: 'cmpl-x', object: 'text_completion', choices: [{ index: 0, text, finish_reason: 'length' }], usage: { prompt_tokens: 1024, completion_tokens: n, total_tokens: 1024 + n } })
         : JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }], usage: { prompt_tokens: 1024, completion_tokens: n, total_tokens: 1024 + n } });
   return { json, stream };
@@ -61,12 +74,12 @@ const slo = { ttftP99Ms: null, ttftOf: 'first' as const, itlP99Ms: null, e2eP99M
 
 console.log('CPU per request (µs), median of 5 batches; speculative replies with 4 tokens per event.');
 console.log('dialect      tokens   build  http(json)  http(stream)  sse(events)  samples   µs/1k tok (sse)');
-for (const dialect of ['sglang', 'openai', 'openai-chat'] as DialectName[]) {
+for (const dialect of ['sglang', 'openai', 'openai-chat', 'anthropic', 'responses'] as DialectName[]) {
   const d = createDialect(dialect, ctx);
   for (const n of [128, 1024, 8192]) {
     const { json, stream } = replies(dialect, n, 4);
     const events = splitSseEvents(stream).data;
-    const p = dialect === 'openai-chat' ? { kind: 'text' as const, text: 'word '.repeat(1024) } : prompt;
+    const p = !d.acceptsTokenIds ? { kind: 'text' as const, text: 'word '.repeat(1024) } : prompt;
     const build = cpuMicros(() => d.build({ prompt: p, maxTokens: n, ignoreEos: true, temperature: 0, stream: false, model: 'm' }));
     const httpJson = cpuMicros(() => d.parseBody(200, json, 'application/json'));
     const httpStream = cpuMicros(() => d.parseBody(200, stream, 'text/event-stream'));

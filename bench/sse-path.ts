@@ -2,7 +2,7 @@
 // recorded once per dialect, then replayed through the sse transport, the stream's reader and
 // the request's samples inside k6 (bench/k6/sse-path.k6.ts), with a stand-in for xk6-sse. Needs
 // any real k6 (--k6 PATH, else K6_BIN or PATH; no extension). Prints figures; asserts nothing.
-//   npx tsx bench/sse-path.ts [--k6 PATH] [--dialects openai,sglang,openai-chat] [--osl 256] [--requests 200]
+//   npx tsx bench/sse-path.ts [--k6 PATH] [--dialects openai,sglang,openai-chat,anthropic,responses] [--osl 256] [--requests 200]
 //
 // The figure is per event of a one-token-per-event stream: the request's cost (handler, reading,
 // samples, one ITL sample per token) minus the stand-in's own replay, median of three rounds.
@@ -28,6 +28,8 @@ const K6 = arg('k6', '') || findK6();
 const ROUTES: Record<string, { engine: 'vllm' | 'sglang'; path: string; body: Record<string, unknown> }> = {
   openai: { engine: 'vllm', path: '/v1/completions', body: { prompt: [1000, 1001, 1002], max_tokens: OSL, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } } },
   'openai-chat': { engine: 'vllm', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: OSL, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } } },
+  anthropic: { engine: 'vllm', path: '/v1/messages', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: OSL, ignore_eos: true, stream: true } },
+  responses: { engine: 'vllm', path: '/v1/responses', body: { input: 'hi', max_output_tokens: OSL, ignore_eos: true, stream: true } },
   sglang: { engine: 'sglang', path: '/generate', body: { input_ids: [1000, 1001, 1002], sampling_params: { max_new_tokens: OSL, ignore_eos: true }, stream: true } },
 };
 

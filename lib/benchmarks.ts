@@ -129,6 +129,8 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     load: 'rate',
     targets: SINGLE,
     escalates: true,
+    // One server, one trace: the replay is open loop on the trace's own clock, as this benchmark's load is.
+    trace: true,
   },
   smoke: {
     name: 'smoke',

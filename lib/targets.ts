@@ -2,7 +2,7 @@
 // uses it: resolved dialect object, model and request headers, built lazily in each VU from the
 // configuration (which holds the API key) and setup's findings (which do not). Pure.
 import type { BenchConfig, TargetConfig } from './config/types';
-import { createDialect, type Dialect, type DialectName } from './dialects/index';
+import { authHeaders, createDialect, type Dialect, type DialectName } from './dialects/index';
 import type { Engine } from './server-metrics/window';
 import type { PromptKind } from './workload/prompts';
 import type { DatasetPlan } from './dataset/plan';
@@ -55,11 +55,11 @@ export interface ResolvedTarget {
   metrics: Engine | null;
 }
 
-export function requestHeaders(t: Pick<TargetConfig, 'apiKey'>, accept?: string): Record<string, string> {
+/** A request's headers; `dialect` decides how the API key is sent (authHeaders), Bearer without one. */
+export function requestHeaders(t: Pick<TargetConfig, 'apiKey'>, accept?: string, dialect: DialectName = 'openai'): Record<string, string> {
   const h: Record<string, string> = { 'Content-Type': 'application/json' };
   if (accept) h.Accept = accept;
-  if (t.apiKey) h.Authorization = `Bearer ${t.apiKey}`;
-  return h;
+  return Object.assign(h, authHeaders(dialect, t.apiKey));
 }
 
 export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, ResolvedTarget> {
@@ -68,7 +68,7 @@ export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, R
     const info = data.targets.find((t) => t.variant === tc.variant);
     if (!info) throw new Error(`setup data has no target ${tc.variant}`);
     const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model, thinkTags: cfg.thinkTags });
-    const headers = requestHeaders(tc, TRANSPORTS[cfg.transport].accept ?? undefined);
+    const headers = requestHeaders(tc, TRANSPORTS[cfg.transport].accept ?? undefined, info.dialect);
     out.set(tc.variant, {
       variant: tc.variant,
       url: tc.url,

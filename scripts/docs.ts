@@ -12,6 +12,7 @@ import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
+import { DIALECT_NAMES } from '../lib/dialects/index';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -70,6 +71,14 @@ export function enginesTable(): string {
   return ['| server | id | extra probes | DIALECT=auto | /metrics | tokenize | checked against |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
+/** Which server offers which dialect, from the engine profiles' `offered` (lib/engines). */
+export function offeredTable(): string {
+  const servers = [...ENGINES, OPENAI_COMPATIBLE];
+  const head = `| \`DIALECT\` | ${servers.map((e) => e.label).join(' | ')} |`;
+  const rows = DIALECT_NAMES.map((d) => `| \`${d}\` | ${servers.map((e) => (e.dialect === d ? 'yes (auto)' : e.offered.includes(d) ? 'yes' : '—')).join(' | ')} |`);
+  return [head, `|---|${servers.map(() => '---|').join('')}`, ...rows].join('\n');
+}
+
 /** lib/'s folders and the folders each imports, from the import graph (scripts/lint/import-graph.cjs). */
 export function layersTable(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -121,6 +130,7 @@ export const FILES: Record<string, Sections> = {
   'docs/capacity.md': { capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
   'docs/engines.md': { engines: enginesTable },
+  'docs/dialects.md': { offered: offeredTable },
   'docs/architecture.md': { layers: layersTable },
   'docs/library.md': { 'library-metrics': libraryMetricsTable },
 };

@@ -4,8 +4,14 @@
 import type { ErrorClass } from '../lib/dialects/types';
 import type { Faults } from '../sim/index';
 
-export type Dialect = 'sglang' | 'openai' | 'openai-chat';
+export type Dialect = 'sglang' | 'openai' | 'openai-chat' | 'anthropic' | 'responses';
 export const DIALECTS: readonly Dialect[] = ['sglang', 'openai', 'openai-chat'];
+/**
+ * Anthropic Messages and OpenAI Responses join the cases whose shape is their own (an error body,
+ * an error event in a named-event stream); the others reach every dialect through the same
+ * transport code and are not run for them again.
+ */
+const WITH_NAMED_EVENTS: readonly Dialect[] = [...DIALECTS, 'anthropic', 'responses'];
 export const TRANSPORTS = ['http', 'sse'] as const;
 
 export interface FaultCase {
@@ -20,7 +26,7 @@ export interface FaultCase {
   crash?: boolean;
   /** The fault exists only in streamed replies: the http transport asks for a stream (STREAM=true). */
   streamOnly?: boolean;
-  /** Dialects it applies to (default: all three). */
+  /** Dialects it applies to (default: DIALECTS). */
   dialects?: readonly Dialect[];
   /** The simulated server (default: SGLang for the sglang dialect, vLLM for the OpenAI ones). */
   server?: 'sglang' | 'vllm';
@@ -53,9 +59,9 @@ export const FAULT_CASES: readonly FaultCase[] = [
   { id: 'error-400', how: '`--error-rate-400 0.3`', faults: { errorRate400: 0.3 }, when: 'load', exit: 99, classes: ['bad_request'], sees: 'bad_request counted; the server\'s message quoted' },
   { id: 'error-429', how: '`--error-rate-429 0.3`', faults: { errorRate429: 0.3 }, when: 'load', exit: 99, classes: ['rate_limited'], sees: 'rate_limited counted; "lower CONCURRENCY or the arrival rate"' },
   { id: 'error-500', how: '`--error-rate-500 0.3`', faults: { errorRate500: 0.3 }, when: 'start', exit: 99, classes: ['server_error'], sees: 'preflight retries and passes; server_error counted during the load' },
-  { id: 'error-503', how: '`--error-rate-503 0.3`', faults: { errorRate503: 0.3 }, when: 'load', exit: 99, classes: ['overloaded'], sees: 'overloaded counted; "still loading, queue full or engine down"' },
+  { id: 'error-503', how: '`--error-rate-503 0.3`', faults: { errorRate503: 0.3 }, when: 'load', dialects: WITH_NAMED_EVENTS, exit: 99, classes: ['overloaded'], sees: 'overloaded counted; "still loading, queue full or engine down"' },
   { id: 'abort', how: '`--abort-rate 0.5` (TCP reset mid-stream)', faults: { abortRate: 0.5 }, when: 'start', streamOnly: true, exit: 99, classes: ['connection_lost'], sees: 'connection_lost counted; the VU goes on at once' },
-  { id: 'stream-error', how: '`--stream-error-rate 0.5` (error event in a 200 stream)', faults: { streamErrorRate: 0.5 }, when: 'start', streamOnly: true, exit: 99, classes: ['stream_error'], sees: 'stream_error counted with the server\'s message' },
+  { id: 'stream-error', how: '`--stream-error-rate 0.5` (error event in a 200 stream)', faults: { streamErrorRate: 0.5 }, when: 'start', streamOnly: true, dialects: WITH_NAMED_EVENTS, exit: 99, classes: ['stream_error'], sees: 'stream_error counted with the server\'s message' },
   { id: 'malformed', how: '`--malformed-rate 0.5` (a data line that is not JSON)', faults: { malformedRate: 0.5 }, when: 'start', streamOnly: true, exit: 99, classes: ['invalid_reply'], sees: 'invalid_reply counted, quoting the line' },
   { id: 'slow', how: '`--slow-factor 20`', faults: { slowFactor: 20 }, when: 'start', exit: 99, classes: ['timeout'], sees: 'timeout counted per request at REQUEST_TIMEOUT; no VU waits longer' },
   { id: 'stall-midrun', how: '`POST /sim/faults {"stall":true}` during the load', faults: { stall: true }, when: 'load', exit: 99, classes: ['timeout'], sees: 'timeout counted per request at REQUEST_TIMEOUT; the run ends on time' },

@@ -110,7 +110,7 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     def: '',
     help: "mean acceptance length per prompt domain, e.g. code=6,math=5,chat=2 (a prompt's domain is its first '[domain: NAME]' marker); other prompts use --spec-accept-length",
   },
-  { key: 'apiKey', flag: 'api-key', kind: 'string', def: '', help: 'require Authorization: Bearer KEY (health stays open); empty = no key' },
+  { key: 'apiKey', flag: 'api-key', kind: 'string', def: '', help: 'require Authorization: Bearer KEY (or x-api-key: KEY on /v1/messages; health stays open); empty = no key' },
   { key: 'healthGenerateTimeoutMs', flag: 'health-generate-timeout-ms', kind: 'number', min: 1, max: 3_600_000, def: 20_000, help: 'sglang /health_generate deadline, model ms' },
   { key: 'startupDelayMs', flag: 'startup-delay-ms', kind: 'number', min: 0, max: 3_600_000, def: 0, help: 'not ready for this long after start, model ms' },
   { key: 'recordLimit', flag: 'record-limit', kind: 'int', min: 1, max: 100_000_000, def: 100_000, help: 'ground truth keeps the newest N request records (and 10·N step records)' },

@@ -3,7 +3,9 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import { addAdminRoutes } from './api/admin';
 import { HttpError, type RouteContext, Router, type ErrorStyle, errorBody, sendEmpty, sendJson, sendText } from './api/common';
+import { MESSAGES_ROUTE, addMessagesRoutes } from './api/messages';
 import { addOpenAiRoutes } from './api/openai';
+import { RESPONSES_ROUTE, addResponsesRoutes } from './api/responses';
 import { addSglangRoutes } from './api/sglang';
 import type { SimContext } from './context';
 import { LoopWatch, nowMs } from './engine/clock';
@@ -34,20 +36,23 @@ export interface SimHandle {
 
 /** Which error body a path answers with, on this engine. */
 function styleFor(path: string, p: EngineProfile): ErrorStyle {
+  if (path === MESSAGES_ROUTE) return 'anthropic';
   if (path.startsWith('/v1/')) return p.errors.openai;
   if (path === '/generate') return p.errors.native;
   return 'detail';
 }
 
-const GENERATION_ROUTES = new Set(['/generate', '/v1/completions', '/v1/chat/completions']);
+const GENERATION_ROUTES = new Set(['/generate', '/v1/completions', '/v1/chat/completions', MESSAGES_ROUTE, RESPONSES_ROUTE]);
 
 /** Routes that answer during startup and while the engine is hung (static or health routes). */
 const ALWAYS_OPEN = new Set(['/health', '/health_generate', '/metrics', '/v1/models', '/version', '/get_model_info', '/get_server_info']);
 
-function authorized(path: string, header: string | undefined, o: SimOptions, p: EngineProfile): boolean {
+function authorized(path: string, headers: http.IncomingHttpHeaders, o: SimOptions, p: EngineProfile): boolean {
   if (!o.apiKey || path === '/metrics') return true;
-  // vLLM guards /v1/* only; SGLang guards everything but its health routes.
-  return !authGuards(p, path) || header === `Bearer ${o.apiKey}`;
+  // vLLM guards /v1/* only; SGLang guards everything but its health routes. The Messages route
+  // takes the key as Anthropic's clients send it too.
+  if (path === MESSAGES_ROUTE && headers['x-api-key'] === o.apiKey) return true;
+  return !authGuards(p, path) || headers.authorization === `Bearer ${o.apiKey}`;
 }
 
 export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle> {
@@ -96,6 +101,8 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   addAdminRoutes(admin, ctx, { setFaults, crash });
   const api = new Router();
   addOpenAiRoutes(api, ctx);
+  addMessagesRoutes(api, ctx);
+  addResponsesRoutes(api, ctx);
   if (profile.routes.native) addSglangRoutes(api, ctx);
   // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
   else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
@@ -115,7 +122,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const handle = (rc: RouteContext): void => {
     const path = rc.url.pathname;
     if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
-    if (!authorized(path, rc.req.headers.authorization, o, profile)) return reject(path, rc, 401, { error: 'Unauthorized' }, 'unauthorized');
+    if (!authorized(path, rc.req.headers, o, profile)) return reject(path, rc, 401, path === MESSAGES_ROUTE ? errorBody('anthropic', 401, 'invalid x-api-key') : { error: 'Unauthorized' }, 'unauthorized');
     if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
       return reject(path, rc, 503, errorBody(styleFor(path, profile), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
     }

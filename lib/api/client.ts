@@ -24,11 +24,11 @@ export type Transport = TransportName;
 export interface LlmClientOptions {
   /** The server's base URL, e.g. http://127.0.0.1:30000 (the dialect adds the route). */
   url: string;
-  /** The API spoken: sglang (/generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (/completion), or auto (found from GETs, once per VU). Default auto. */
+  /** The API spoken: sglang (/generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (/completion), anthropic (/v1/messages), responses (/v1/responses), or auto (found from GETs, once per VU). Default auto. */
   dialect?: Dialect;
   /** Model name for the OpenAI and llama.cpp dialects; empty: the one GET /v1/models lists. */
   model?: string;
-  /** Sent as `Authorization: Bearer …` to this server only. */
+  /** Sent to this server only: as `Authorization: Bearer …`, and for Anthropic Messages as `x-api-key` with `anthropic-version` too. */
   apiKey?: string;
   /** http (any k6: e2e and tokens) or sse (xk6-sse: TTFT and per-token ITL too). Default http. */
   transport?: Transport;
@@ -57,6 +57,12 @@ export interface CallOptions {
   tags?: Record<string, string>;
   /** This call's deadline, overriding the client's. */
   timeout?: string | number;
+  /**
+   * The API this call speaks on the client's server, e.g. 'anthropic' (/v1/messages) or
+   * 'responses' (/v1/responses) on a vLLM, SGLang or llama.cpp otherwise spoken to in another;
+   * same model, key and transport. Default: the client's dialect.
+   */
+  dialect?: DialectName;
 }
 
 /** A chat message. */
@@ -131,6 +137,8 @@ export class LlmClient {
   private readonly metrics: K6Metrics;
   private readonly defaults: CallOptions;
   private resolved: Resolved | null = null;
+  /** The same target in the dialects calls asked for besides the client's own. */
+  private readonly also = new Map<DialectName, Resolved>();
   private readonly windows = new Map<string, Window>();
   private readonly logged = new Set<string>();
 
@@ -172,6 +180,21 @@ export class LlmClient {
   chat(messages: readonly Message[] | string, o: CallOptions = {}): LlmResult {
     const list = typeof messages === 'string' ? [{ role: 'user', content: messages }] : messages;
     return this.call({ kind: 'text', text: turnsText(list as Array<{ role: 'user'; content: string }>), messages: list }, o);
+  }
+
+  /**
+   * Anthropic Messages: POST /v1/messages on this client's server (x-api-key and anthropic-version
+   * sent), whatever dialect the client speaks otherwise. Messages as for chat(); system turns go in
+   * the API's `system` field.
+   */
+  messages(messages: readonly Message[] | string, o: CallOptions = {}): LlmResult {
+    return this.chat(messages, { ...o, dialect: 'anthropic' });
+  }
+
+  /** OpenAI Responses: POST /v1/responses on this client's server, whatever dialect it speaks otherwise. A string is sent as the `input` text, messages as a conversation. */
+  responses(input: readonly Message[] | string, o: CallOptions = {}): LlmResult {
+    if (typeof input === 'string') return this.call({ kind: 'text', text: input }, { ...o, dialect: 'responses' });
+    return this.chat(input, { ...o, dialect: 'responses' });
   }
 
   /** The general form: a text prompt, exact token ids (not for openai-chat) or messages, with the call's options. */
@@ -219,12 +242,13 @@ export class LlmClient {
 
   private adoptInfo(info: TargetInfo): void {
     this.resolved = this.resolveAs(info.dialect, info.model);
+    this.also.clear();
   }
 
   private resolveAs(dialectName: DialectName, model: string): Resolved {
     const s = this.spec;
     const dialect = createDialect(dialectName, { dialectVar: CLIENT_VARS.dialect, modelVar: CLIENT_VARS.model, model });
-    const headers = requestHeaders(s, TRANSPORTS[s.transport].accept ?? undefined);
+    const headers = requestHeaders(s, TRANSPORTS[s.transport].accept ?? undefined, dialectName);
     const target: ResolvedTarget = {
       variant: s.name,
       url: s.url,
@@ -260,9 +284,19 @@ export class LlmClient {
     }
   }
 
+  /** The call's target: the client's own, or the same server in the call's dialect (its model as found for the client's). */
+  private resolveFor(dialect: DialectName | undefined): ReturnType<LlmClient['resolve']> {
+    const r = this.resolve();
+    if (dialect === undefined || 'error' in r || dialect === r.target.dialect.name) return r;
+    if (!isDialectName(dialect)) throw new Error(`k6-llm-bench: dialect '${String(dialect)}' is not one of ${DIALECT_NAMES.join(', ')}.`);
+    let other = this.also.get(dialect);
+    if (other === undefined) this.also.set(dialect, (other = this.resolveAs(dialect, r.target.model)));
+    return other;
+  }
+
   private call(prompt: Prompt, o: CallOptions): LlmResult {
     const c = { ...this.defaults, ...o, tags: o.tags || this.defaults.tags ? { ...this.defaults.tags, ...o.tags } : undefined };
-    const r = this.resolve();
+    const r = this.resolveFor(c.dialect);
     const who = { client: this.name, transport: this.transport };
     if ('error' in r) {
       const tags = { variant: this.name, dialect: this.spec.dialect, ...this.spec.tags, ...c.tags };

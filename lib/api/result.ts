@@ -129,6 +129,7 @@ export function libraryWording(message: string): string {
     .replace(/raise REQUEST_TIMEOUT/g, "raise the client's timeout")
     .replace(/\bPREFLIGHT_TIMEOUT\b/g, "preflight's timeout")
     .replace(/set API_KEY\b/g, 'set apiKey')
+    .replace(/set IGNORE_EOS=false \(replies may then end before OSL tokens\)/g, 'call with ignoreEos: false (replies may then end before maxTokens)')
     .replace(/lower CONCURRENCY or the arrival rate/g, 'lower the load')
     .replace(/lower ISL or OSL/g, 'shorten the prompt or lower maxTokens');
 }

@@ -151,7 +151,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
   if (spec.trace) cfg.trace = traceConfig((name) => get(env, name), (name) => env[name] !== undefined && env[name]?.trim() !== '');
   else if (get(env, 'TRACE').trim() !== '') {
     const replaying = Object.values(BENCHMARKS).filter((b) => b.trace).map((b) => b.name);
-    throw new ConfigError(`TRACE applies to ${replaying.join(' and ')} (a trace replayed against each deployment), not to ${scenario}.`);
+    throw new ConfigError(`TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${scenario}.`);
   }
   if (cfg.slo.ttftOf !== 'first' && cfg.slo.ttftP99Ms === null) throw new ConfigError(`SLO_TTFT_OF=${cfg.slo.ttftOf} says which first token SLO_TTFT_P99 holds: set SLO_TTFT_P99 too.`);
   if (!TRANSPORTS[cfg.transport].timesEvents && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {

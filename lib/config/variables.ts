@@ -40,7 +40,7 @@ function targetVariables(): VariableDef[] {
 }
 
 const DIALECT_HELP =
-  "API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (llama.cpp's POST /completion) or auto (probe the server in setup).";
+  "API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (llama.cpp's POST /completion), anthropic (Anthropic Messages, /v1/messages), responses (OpenAI Responses, /v1/responses) or auto (probe the server in setup).";
 const OPEN_LOOP = where((b) => b.load === 'rate');
 const TRACING = where((b) => b.trace === true);
 

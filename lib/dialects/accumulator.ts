@@ -36,6 +36,11 @@ export interface ChunkReader {
    * reads whole events. Only for a template input that carries no text (`templateText` empty).
    */
   templateSuffix?: TemplateSuffix;
+  /**
+   * The stream ends with an event of its own (ChunkUpdate.done: Messages' message_stop, Responses'
+   * response.completed): without it the stream was cut, even after a finish reason.
+   */
+  endEvent?: boolean;
 }
 
 /** Learning attempts per stream: a stream whose chunks keep changing shape is parsed in full. */
@@ -217,6 +222,11 @@ export class Accumulator implements StreamReader {
     }
     const u = this.read(obj as Record<string, unknown>);
     if (u === null) return EVENT_NONE;
+    if (u.done === true) {
+      this.update(u);
+      this.done = true;
+      return EVENT_DONE;
+    }
     // After this chunk, the state holds its values: a template's constants may no longer be there.
     this.stale = true;
     if (input !== undefined) this.learn(input, u);
@@ -278,7 +288,7 @@ export class Accumulator implements StreamReader {
   apply(obj: Record<string, unknown>): EventInfo {
     const u = this.read(obj);
     const c = u === null ? EVENT_NONE : this.update(u);
-    return c === EVENT_NONE ? { carriesToken: false, tokens: null, done: false } : { carriesToken: true, tokens: Number.isNaN(c) ? null : c, done: false };
+    return c === EVENT_NONE || c === EVENT_DONE ? { carriesToken: false, tokens: null, done: false } : { carriesToken: true, tokens: Number.isNaN(c) ? null : c, done: false };
   }
 
   /** What a parsed chunk says; null when it is an error (kept for finish()). */
@@ -304,6 +314,9 @@ export class Accumulator implements StreamReader {
   private learn(input: string, u: ChunkUpdate): void {
     const reader = this.reader;
     if (u.finishReason !== undefined || reader.readInput === undefined || reader.templateText === undefined) return;
+    // A template of text chunks is learned from text chunks only: the events before the first one
+    // (a role chunk; Responses' created, in_progress, item and part events) would spend the attempts.
+    if (reader.templateText.length > 0 && !u.textDelta) return;
     const prev = this.lastInput;
     this.lastInput = { s: input, u };
     if (this.learnTries >= MAX_LEARN) return;
@@ -433,10 +446,10 @@ export class Accumulator implements StreamReader {
       );
     } else if (this.invalid !== null) {
       result.error = classified('invalid_reply', `${this.route}: the reply is not in the expected shape (${this.invalid}).`);
-    } else if (!this.done && this.finish_ === null) {
+    } else if (!this.done && (this.finish_ === null || reader.endEvent === true)) {
       result.error = classified(
         'truncated',
-        `${this.route}: the stream ended after ${this.events} event(s) without a finish reason or [DONE]; the server closed it early.`,
+        `${this.route}: the stream ended after ${this.events} event(s) without ${reader.endEvent === true ? 'its closing event' : 'a finish reason or [DONE]'}; the server closed it early.`,
       );
     } else {
       result.ok = true;

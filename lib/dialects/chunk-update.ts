@@ -37,4 +37,6 @@ export interface ChunkUpdate {
   reasoningTokens?: number;
   /** An error object inside the stream. */
   error?: string;
+  /** The stream's own last event (message_stop, response.completed): the stream is over, as at [DONE]. */
+  done?: boolean;
 }

@@ -115,12 +115,17 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
     if (msg && MODEL_RE.test(msg) && /not exist|not found|unknown/i.test(msg)) {
       return classified('unknown_model', `${head}. Set ${ctx.modelVar} to a model the server serves.`);
     }
+    // A server that keeps to an API's own fields (Anthropic's, OpenAI's Responses) refuses ignore_eos.
+    if (msg.includes('ignore_eos')) {
+      return classified('bad_request', `${head}. The server does not take ignore_eos on this route: set IGNORE_EOS=false (replies may then end before OSL tokens).`);
+    }
     return classified('bad_request', `${head}. The server rejected the request body.`);
   }
   if (status === 429) {
     return classified('rate_limited', `${head}. The server is rate limiting: lower CONCURRENCY or the arrival rate.`);
   }
-  if (status === 503) {
+  // 529 and overloaded_error: Anthropic's Messages API saying it is overloaded.
+  if (status === 503 || status === 529 || (status >= 500 && body.includes('"overloaded_error"'))) {
     return classified(
       'overloaded',
       `${head}. The server is unavailable (still loading, queue full or engine down): wait for it or lower the load.`,

@@ -2,6 +2,7 @@
 // Both share usage accounting; they differ in where the generated text sits in a choice.
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { Phase } from './chunk-update';
+import { promptTurns } from './conversation';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
@@ -41,11 +42,10 @@ const chat: Shape = {
   path: '/v1/chat/completions',
   acceptsTokenIds: false,
   fields(req) {
-    if (req.prompt.kind !== 'text') throw new Error('openai-chat takes text prompts only');
     // max_tokens too, for servers that predate max_completion_tokens; both name the same budget.
     return {
       fields: {
-        messages: req.prompt.messages ?? [{ role: 'user', content: req.prompt.text }],
+        messages: promptTurns(req, 'openai-chat'),
         max_completion_tokens: req.maxTokens,
         max_tokens: req.maxTokens,
       },

@@ -89,7 +89,7 @@ export function remember(cache: TemplateCache, sk: Skeleton): void {
 type Field = 'completionTokens' | 'promptTokens' | 'cachedTokens' | 'specVerifySteps' | 'acceptanceLength' | 'draftTokens' | 'draftAccepted' | 'reasoningTokens';
 const FIELDS: readonly Field[] = ['completionTokens', 'promptTokens', 'cachedTokens', 'specVerifySteps', 'acceptanceLength', 'draftTokens', 'draftAccepted', 'reasoningTokens'];
 /** Fields no hole may feed: the altered copy must give them exactly as learned. */
-const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = ['textSoFar', 'carriesToken', 'noContent', 'finishReason', 'abortMessage', 'error', 'phase'];
+const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = ['textSoFar', 'carriesToken', 'noContent', 'finishReason', 'abortMessage', 'error', 'phase', 'done'];
 
 /** A string body that needs no unescaping and cannot end the string early. */
 // eslint-disable-next-line no-control-regex

@@ -2,7 +2,7 @@
 import type { Arrivals } from './arrivals';
 
 /** Names a user can put in DIALECT. `auto` is resolved by probing in setup(). */
-export type DialectName = 'sglang' | 'openai' | 'openai-chat' | 'llamacpp';
+export type DialectName = 'sglang' | 'openai' | 'openai-chat' | 'llamacpp' | 'anthropic' | 'responses';
 
 /** Low-cardinality error classes, used as the `error_class` tag. */
 export type ErrorClass =

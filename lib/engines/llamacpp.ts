@@ -26,7 +26,8 @@ export const llamacpp: EngineProfile = {
     };
   },
   dialect: 'llamacpp',
-  offered: ['llamacpp', 'openai-chat'],
+  // b11669 answers /v1/messages and /v1/responses too, streamed and not (measured 2026-12-04).
+  offered: ['llamacpp', 'openai-chat', 'anthropic', 'responses'],
   openaiLayer: 'the OpenAI-compatible layer (chat template)',
   // llama.cpp (--metrics) has no latency histograms. Its token counters are added to when each
   // request finishes; spec_decode_num_drafts counts verify steps that had a draft, and

@@ -77,7 +77,7 @@ export interface EngineProfile {
   recognise(s: Sightings): Recognised | null;
   /** What DIALECT=auto picks: the route that reports most (token counts per event, acceptance). */
   dialect: DialectName;
-  /** Generation dialects it serves, tried in turn when one hangs (stall localisation). */
+  /** Generation dialects it serves: the wrong-dialect diagnosis names them; stall localisation tries them (see stallProbeDialects). */
   offered: readonly DialectName[];
   /** The OpenAI layer in front of a native engine route, named when only that layer hangs. */
   openaiLayer?: string;

@@ -18,7 +18,8 @@ export const sglang: EngineProfile = {
     };
   },
   dialect: 'sglang',
-  offered: ['sglang', 'openai-chat'],
+  // /v1/messages (sglang/srt/entrypoints/anthropic) and /v1/responses (serving_responses.py).
+  offered: ['sglang', 'openai-chat', 'anthropic', 'responses'],
   openaiLayer: 'the OpenAI layer (tokenizer manager, chat template)',
   servesAnyModelName: true,
   metrics: {

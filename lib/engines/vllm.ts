@@ -17,7 +17,8 @@ export const vllm: EngineProfile = {
     };
   },
   dialect: 'openai',
-  offered: ['openai', 'openai-chat'],
+  // /v1/messages (vllm/entrypoints/anthropic) and /v1/responses (serving_responses.py) since 2025.
+  offered: ['openai', 'openai-chat', 'anthropic', 'responses'],
   metrics: {
     prefix: 'vllm:',
     ttft: 'vllm:time_to_first_token_seconds',

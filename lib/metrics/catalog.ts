@@ -381,7 +381,7 @@ export const TAGS = {
   osl: 'Output length of the cell, tokens.',
   concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
   rate: 'Arrival rate of the cell, requests per second (arrival-rate scenario).',
-  dialect: 'API dialect used: sglang, openai, openai-chat or llamacpp.',
+  dialect: 'API dialect used: sglang, openai, openai-chat, llamacpp, anthropic or responses.',
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
   finish_reason: "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",

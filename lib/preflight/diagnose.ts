@@ -82,11 +82,15 @@ export function profileOf(id: Pick<ServerIdentity, 'engineId'>): EngineProfile |
 }
 
 /** The message for a generation route that answered 404/405: what the server speaks and what to set. */
-export function wrongDialectMessage(route: string, status: number, id: ServerIdentity, dialectVar: string): string {
+export function wrongDialectMessage(route: string, status: number, id: ServerIdentity, dialectVar: string, dialect?: DialectName): string {
   if (id.dialect === null) {
     return `${route} → ${status}: this server answers neither SGLang's /get_model_info nor OpenAI's /v1/models (${id.evidence}). Check the URL (a path prefix?) and the server.`;
   }
-  return `${route} → ${status}: this server is ${id.engine} (${id.evidence}); set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
+  const offered = profileOf(id)?.offered;
+  // Its kind of server offers the route in recent releases (vLLM and SGLang added Messages and Responses in 2025): this one predates it.
+  const older = dialect !== undefined && offered?.includes(dialect) ? `; ${route} came in a later release than this one: upgrade it, or` : ';';
+  const offers = offered && offered.length > 1 ? `, which offers ${offered.join(', ')}` : '';
+  return `${route} → ${status}: this server is ${id.engine} (${id.evidence})${offers}${older} set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
 }
 
 /** Healthy but no token in time; `finding` is what trying the other routes showed, if anything. */
@@ -237,7 +241,9 @@ export function transientWarning(failed: number, total: number, labels: readonly
  * may not have).
  */
 export function stallProbeDialects(server: EngineProfile | null, primary: DialectName): DialectName[] {
-  return (server?.offered ?? []).filter((d) => d !== primary);
+  // Messages and Responses pass through the same OpenAI layer as the chat route on every server that
+  // offers them: probing them too would spend the deadline to learn nothing new.
+  return (server?.offered ?? []).filter((d) => d !== primary && d !== 'anthropic' && d !== 'responses');
 }
 
 /** The native route of a profile with an OpenAI layer in front of its engine, and that layer's name. */

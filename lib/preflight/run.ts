@@ -6,7 +6,7 @@
 // with a fake server as it runs in k6.
 import type { HttpPort } from '../http-port';
 import type { BenchConfig, TargetConfig } from '../config/types';
-import { DIALECT_TRAITS, createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
+import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
 import {
@@ -92,7 +92,7 @@ function generate(io: HttpPort, t: TargetConfig, d: Dialect, model: string, prom
   const wire = d.build({ prompt, maxTokens, ignoreEos: true, temperature: 0, stream: false, model: model || undefined });
   const route = `${wire.method} ${wire.path}`;
   const start = io.now();
-  const res = io.post(t.url + wire.path, wire.body, { headers: requestHeaders(t), timeoutMs, name: route });
+  const res = io.post(t.url + wire.path, wire.body, { headers: requestHeaders(t, undefined, d.name), timeoutMs, name: route });
   const ms = io.now() - start;
   if (res.status === 0) return { result: failed(0, classifyTransport(res.errorCode, res.error, route, t.url, timeoutMs)), ms };
   return { result: d.parseBody(res.status, res.body, res.contentType), ms };
@@ -180,7 +180,7 @@ export function identifyTarget(io: HttpPort, t: TargetConfig): Identified {
   let dialect: DialectName;
   if (t.dialect === 'auto') {
     if (id.dialect === null) {
-      throw new PreflightError('unknown_api', `${t.variant}: cannot tell which API ${t.url} speaks (${id.evidence}); set ${t.vars.dialect} to sglang, openai or openai-chat.`);
+      throw new PreflightError('unknown_api', `${t.variant}: cannot tell which API ${t.url} speaks (${id.evidence}); set ${t.vars.dialect} to one of ${DIALECT_NAMES.join(', ')}.`);
     }
     dialect = id.dialect;
     notes.push(`${t.vars.dialect}=auto chose ${dialect}: ${id.evidence}`);
@@ -215,7 +215,7 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
     const err = probe.result.error;
     if (err?.class === 'timeout') throw localiseStall(io, cfg, t, d, chosen.model, id, healthy);
     if (err?.class === 'wrong_dialect') {
-      throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect)}`);
+      throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect, d.name)}`);
     }
     throw new PreflightError('generation_failed', `${t.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`);
   }

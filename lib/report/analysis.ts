@@ -111,7 +111,13 @@ export function findFallBehind(runs: RunFigures[]): FallBehind {
     }
   }
   const top = levels.length ? rateOf(levels[levels.length - 1]) : 0;
-  return { rate: null, text: levels.length ? `keeps up with every offered rate up to ${top} req/s` : 'no arrival-rate cells' };
+  if (levels.length) return { rate: null, text: `keeps up with every offered rate up to ${top} req/s` };
+  // TRACE: one replay instead of rate levels; what it sent and what came back (its schedule lag is the replay's note).
+  const replay = runs.find((r) => r.load.kind === 'trace');
+  if (replay === undefined || replay.load.kind !== 'trace') return { rate: null, text: 'no arrival-rate cells' };
+  const q = replay.requests;
+  const lost = [q.failed > 0 ? `${q.failed} failed` : '', replay.dropped > 0 ? `${replay.dropped} never sent (every TRACE_VUS VU busy)` : ''].filter(Boolean).join(', ');
+  return { rate: null, text: `trace replay at ${replay.load.speed}× speed: ${q.ok} of ${replay.load.requests} requests completed${lost ? `; ${lost}` : ', none failed or left unsent'}` };
 }
 
 function rateOf(r: RunFigures): number {

@@ -5,8 +5,21 @@ import type { Socket } from 'node:net';
 
 /** Error body shapes. 'detail': FastAPI's own ({"detail": ...}); 'sglang': SGLang native
  * ({"error": {"message"}}); 'openai': vLLM ({"error": {message, type, param, code}});
- * 'openai-flat': SGLang's OpenAI routes ({"object": "error", message, type, param, code}). */
-export type ErrorStyle = 'detail' | 'sglang' | 'openai' | 'openai-flat';
+ * 'openai-flat': SGLang's OpenAI routes ({"object": "error", message, type, param, code});
+ * 'anthropic': the Messages route ({"type": "error", "error": {type, message}}). */
+export type ErrorStyle = 'detail' | 'sglang' | 'openai' | 'openai-flat' | 'anthropic';
+
+/** Anthropic's error types by status (its API's errors page). */
+const ANTHROPIC_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  503: 'overloaded_error',
+  529: 'overloaded_error',
+};
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'BadRequestError',
@@ -28,6 +41,8 @@ export function errorBody(style: ErrorStyle, status: number, message: string, pa
       return { error: { message, type, param, code: status } };
     case 'openai-flat':
       return { object: 'error', message, type, param, code: status };
+    case 'anthropic':
+      return { type: 'error', error: { type: ANTHROPIC_TYPES[status] ?? 'api_error', message } };
   }
 }
 
@@ -105,13 +120,29 @@ export interface PreparedChunks {
 }
 
 /**
+ * How a route frames its events: OpenAI's routes send bare `data:` events and end with
+ * `data: [DONE]`; Messages and Responses name each event after the `type` its data starts with
+ * (`event: NAME`) and end without [DONE].
+ */
+export interface SseStyle {
+  named: boolean;
+  done: boolean;
+}
+
+const OPENAI_SSE: SseStyle = { named: false, done: true };
+const TYPE_HEAD = '{"type":"';
+
+/**
  * The one server-sent-events writer. Headers go out at once, before the first token, as uvicorn
- * does for a StreamingResponse; each event is one `data: ...\n\n` text.
+ * does for a StreamingResponse; each event is one `data: ...\n\n` text (after `event: NAME\n` when named).
  */
 export class SseWriter {
   private readonly socket: Socket | null;
 
-  constructor(private readonly res: ServerResponse) {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly style: SseStyle = OPENAI_SSE,
+  ) {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', server: 'uvicorn' });
     res.flushHeaders();
     // Hot path: with HTTP/1.1 chunked framing, write each event as one pre-framed chunk straight to
@@ -121,10 +152,11 @@ export class SseWriter {
     this.socket = chunked && res.socket ? res.socket : null;
   }
 
-  /** `data: <payload>\n\n` for each payload, as one text. */
-  static events(payloads: readonly string[]): string {
+  /** `data: <payload>\n\n` for each payload, as one text; named after the payload's leading `type` in a named style. */
+  events(payloads: readonly string[]): string {
     let s = '';
-    for (const p of payloads) s += `data: ${p}\n\n`;
+    if (!this.style.named) for (const p of payloads) s += `data: ${p}\n\n`;
+    else for (const p of payloads) s += `event: ${p.startsWith(TYPE_HEAD) ? p.slice(TYPE_HEAD.length, p.indexOf('"', TYPE_HEAD.length)) : 'message'}\ndata: ${p}\n\n`;
     return s;
   }
 
@@ -133,13 +165,13 @@ export class SseWriter {
   }
 
   data(payload: string): void {
-    this.raw(`data: ${payload}\n\n`);
+    this.raw(this.events([payload]));
   }
 
   /** Several events in one socket write (they belong to the same step). */
   dataMany(payloads: readonly string[]): void {
     if (payloads.length === 0) return;
-    this.raw(SseWriter.events(payloads));
+    this.raw(this.events(payloads));
   }
 
   /** Writes text as it is, e.g. a deliberately malformed line. */
@@ -163,7 +195,7 @@ export class SseWriter {
   }
 
   end(): void {
-    if (!this.closed) this.res.end('data: [DONE]\n\n');
+    if (!this.closed) this.res.end(this.style.done ? 'data: [DONE]\n\n' : undefined);
   }
 
   /** Tears the connection down with a TCP reset, as a crashing server or a proxy timeout would. */

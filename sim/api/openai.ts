@@ -128,7 +128,7 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
   };
 }
 
-function checkModel(ctx: SimContext, body: Json): void {
+export function checkModel(ctx: SimContext, body: Json): void {
   const model = optString(body, 'model');
   // vLLM rejects other model names; SGLang serves whatever is loaded.
   if (ctx.profile.openai.checksModel && model !== undefined && model !== ctx.o.model) {
@@ -146,7 +146,7 @@ function streamOptions(body: Json, stream: boolean): StreamOpts {
 }
 
 /** A prompt's token ids and its domain marker (a text prompt's; token ids have none). */
-interface PromptIn {
+export interface PromptIn {
   ids: number[];
   domain: string | null;
 }
@@ -166,52 +166,74 @@ function completionPrompt(ctx: SimContext, body: Json): PromptIn {
   return { ids: tokenIds(p, 'prompt', ctx), domain: null };
 }
 
-function chatPrompt(ctx: SimContext, body: Json): PromptIn {
-  const msgs = body.messages;
-  if (msgs === undefined || msgs === null) missing('messages');
+/** A chat prompt from `field`'s messages (after `system`, the Messages API's top-level turn), through the chat template. */
+export function chatPrompt(ctx: SimContext, body: Json, field = 'messages', system: ChatMessage[] = []): PromptIn {
+  const msgs = body[field];
+  if (msgs === undefined || msgs === null) missing(field);
   if (!Array.isArray(msgs) || msgs.some((m) => !m || typeof m !== 'object' || typeof (m as Json).role !== 'string')) {
-    throw new HttpError(400, "[{'type': 'list_type', 'loc': ('body', 'messages'), 'msg': 'Input should be a valid list of messages with a role'}]", 'messages');
+    throw new HttpError(400, `[{'type': 'list_type', 'loc': ('body', '${field}'), 'msg': 'Input should be a valid list of messages with a role'}]`, field);
   }
-  const text = applyChatTemplate(msgs as ChatMessage[]);
+  const text = applyChatTemplate([...system, ...(msgs as ChatMessage[])]);
   return { ids: ctx.tokenizer.encode(text), domain: domainOf(text) };
 }
 
-async function handle(ctx: SimContext, kind: Kind, { req, res, arrivalMs, intakeLagMs }: RouteContext): Promise<void> {
-  const body = await readJsonObject(req);
+/** What a generation route parsed from its request, for startGeneration. */
+export interface Generation {
+  route: string;
+  /** The request id's prefix before its 32 hex digits. */
+  idPrefix: string;
+  prompt: PromptIn;
+  stream: boolean;
+  /** The output limit asked for; undefined: the rest of the context. */
+  maxNew: number | undefined;
+  ignoreEos: boolean;
+  stop: string[];
+  /** A chat-style route: --reasoning-fraction of the output is reasoning. */
+  reasoning: boolean;
+}
+
+/** The part every generation route shares once its request is parsed: the context check, the id, the session. */
+export function startGeneration(ctx: SimContext, rc: RouteContext, g: Generation, formatter: (id: string, hex: string) => Formatter): void {
+  if (g.maxNew !== undefined && g.maxNew < 1) throw new HttpError(400, `max_tokens must be at least 1, got ${g.maxNew}.`, 'max_tokens');
+  contextCheck(ctx, g.prompt.ids.length, g.maxNew);
+  // With no limit, a request may use the rest of the context, as both servers allow.
+  const maxNew = g.maxNew ?? ctx.o.maxModelLen - g.prompt.ids.length;
+  const ordinal = ctx.nextOrdinal();
+  const hex = requestHex(ctx.o.seed, ordinal);
+  const id = `${g.idPrefix}${hex}`;
+  new Session(
+    ctx,
+    rc.res,
+    {
+      route: g.route,
+      arrivalMs: rc.arrivalMs,
+      intakeLagMs: rc.intakeLagMs,
+      id,
+      stream: g.stream,
+      promptIds: g.prompt.ids,
+      domain: g.prompt.domain,
+      maxNewTokens: maxNew,
+      ignoreEos: g.ignoreEos,
+      stop: g.stop,
+      reasoningTokens: g.reasoning ? Math.floor(ctx.o.reasoningFraction * maxNew) : 0,
+    },
+    formatter(id, hex),
+    ordinal,
+  );
+}
+
+async function handle(ctx: SimContext, kind: Kind, rc: RouteContext): Promise<void> {
+  const body = await readJsonObject(rc.req);
   checkModel(ctx, body);
   const prompt = kind === 'chat' ? chatPrompt(ctx, body) : completionPrompt(ctx, body);
-  const promptIds = prompt.ids;
   const stream = optBool(body, 'stream') ?? false;
   const so = streamOptions(body, stream);
   const n = optInt(body, 'n');
   if (n !== undefined && n !== 1) throw new HttpError(400, 'Only n=1 is supported by the simulator.', 'n');
-  let maxNew = kind === 'chat' ? (optInt(body, 'max_completion_tokens') ?? optInt(body, 'max_tokens')) : (optInt(body, 'max_tokens') ?? 16);
-  if (maxNew !== undefined && maxNew < 1) throw new HttpError(400, `max_tokens must be at least 1, got ${maxNew}.`, 'max_tokens');
-  contextCheck(ctx, promptIds.length, maxNew);
-  // With no limit, a chat request may use the rest of the context, as both servers allow.
-  maxNew ??= ctx.o.maxModelLen - promptIds.length;
-  const ordinal = ctx.nextOrdinal();
-  const hex = requestHex(ctx.o.seed, ordinal);
-  const id = `${ctx.profile.idPrefix[kind]}${hex}`;
-  new Session(
-    ctx,
-    res,
-    {
-      route: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
-      arrivalMs,
-      intakeLagMs,
-      id,
-      stream,
-      promptIds,
-      domain: prompt.domain,
-      maxNewTokens: maxNew,
-      ignoreEos: optBool(body, 'ignore_eos') ?? false,
-      stop: stopList(body),
-      reasoningTokens: kind === 'chat' ? Math.floor(ctx.o.reasoningFraction * maxNew) : 0,
-    },
-    formatter(ctx, kind, so),
-    ordinal,
-  );
+  const maxNew = kind === 'chat' ? (optInt(body, 'max_completion_tokens') ?? optInt(body, 'max_tokens')) : (optInt(body, 'max_tokens') ?? 16);
+  const route = kind === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+  const g: Generation = { route, idPrefix: ctx.profile.idPrefix[kind], prompt, stream, maxNew, ignoreEos: optBool(body, 'ignore_eos') ?? false, stop: stopList(body), reasoning: kind === 'chat' };
+  startGeneration(ctx, rc, g, () => formatter(ctx, kind, so));
 }
 
 function models(ctx: SimContext): Json {

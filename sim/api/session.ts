@@ -10,7 +10,7 @@ import type { Seq, StepOutput } from '../engine/scheduler';
 import { PRE_FAULT_MESSAGES, planFaults, type FaultPlan } from '../faults';
 import type { RequestRecord } from '../ground-truth';
 import { Rng, deriveSeed } from '../rng';
-import { type ErrorStyle, type PreparedChunks, SseWriter, errorBody, sendJson } from './common';
+import { type ErrorStyle, type PreparedChunks, type SseStyle, SseWriter, errorBody, sendJson } from './common';
 
 export interface GenRequest {
   route: string;
@@ -62,6 +62,8 @@ export interface Delta {
 
 export interface Formatter {
   readonly errorStyle: ErrorStyle;
+  /** How events are framed; absent: OpenAI's (bare data, [DONE] at the end). */
+  readonly sse?: SseStyle;
   /** SSE payloads (without "data: ") for one event; `first` is true for the first token event. */
   event(s: SessionState, d: Delta, first: boolean): string[];
   /** Payloads after the last token event and before [DONE] (e.g. a usage-only chunk). */
@@ -170,7 +172,7 @@ export class Session implements SessionState {
       this.fail(this.plan.pre, PRE_FAULT_MESSAGES[this.plan.pre], `fault_${this.plan.pre}`);
       return;
     }
-    this.sse = req.stream ? new SseWriter(res) : null;
+    this.sse = req.stream ? new SseWriter(res, fmt.sse) : null;
     res.on('close', () => this.onClientClose());
     // A hung OpenAI layer: the request never reaches the engine, and nothing comes back.
     if (openaiStalled) return;
@@ -258,7 +260,7 @@ export class Session implements SessionState {
     st.first = first;
     this.sentTokens += d.ids.length;
     if (this.finish) return; // formatted at send: the last event carries the end-to-end latency
-    const texts = [SseWriter.events(this.fmt.event(this, d, first))];
+    const texts = [sse.events(this.fmt.event(this, d, first))];
     const mid = this.plan.mid;
     if (mid && this.sentTokens >= faults.faultAfterTokens) {
       if (mid === 'malformed' && !this.malformedSent) {
@@ -266,7 +268,7 @@ export class Session implements SessionState {
         this.malformedSent = st.malformed = true;
       }
       if (mid === 'stream_error') {
-        texts.push(SseWriter.events([this.fmt.streamError('Simulated engine error during generation.', 500)]));
+        texts.push(sse.events([this.fmt.streamError('Simulated engine error during generation.', 500)]));
         st.streamError = true;
       }
     }
@@ -297,7 +299,7 @@ export class Session implements SessionState {
     if (!chunks) {
       const payloads = this.fmt.event(this, st.delta as Delta, st.first);
       payloads.push(...this.fmt.tail(this));
-      chunks = this.sse.prepare([SseWriter.events(payloads)]);
+      chunks = this.sse.prepare([this.sse.events(payloads)]);
     }
     st.sentAt = nowMs();
     this.sse.write(chunks);

@@ -14,7 +14,7 @@ import type { K6RunResult } from '../../scripts/k6-runtime';
 import { spawnSim, type RemoteSim } from './sim-process';
 import { explain, ROOT, RUNNERS, type Runner } from './harness';
 
-const GENERATION = /^\/(generate|v1\/completions|v1\/chat\/completions)$/;
+const GENERATION = /^\/(generate|v1\/completions|v1\/chat\/completions|v1\/messages|v1\/responses)$/;
 
 interface Stub {
   url: string;
@@ -76,7 +76,7 @@ for (const runner of RUNNERS) {
     before(async () => {
       const lib = join(dir, 'k6-llm-bench.js');
       await bundleLibrary(lib);
-      for (const name of ['user-journey', 'multi-turn-chat', 'agent-loop', 'rag', 'compare-providers', 'preflight-hung']) {
+      for (const name of ['user-journey', 'multi-turn-chat', 'agent-loop', 'rag', 'compare-providers', 'preflight-hung', 'three-apis']) {
         const out = join(dir, `${name}.js`);
         await build({ ...K6_TARGET, entryPoints: [join(ROOT, 'examples', `${name}.ts`)], outfile: out, bundle: true, format: 'cjs', alias: { 'k6-llm-bench': lib }, logLevel: 'warning' });
         bundles.set(name, out);
@@ -109,6 +109,25 @@ for (const runner of RUNNERS) {
         assert.equal(metricValues(r, 'checks').rate, 1);
         if (transport === 'sse') assert.ok((rec.ttft_ms as { count: number }).count === rec.requests_ok, 'TTFT per request');
         for (const f of ['summary.json', 'report.md', 'report.html']) assert.ok(r.files.some((x) => x.endsWith(f)), f);
+      } finally {
+        await sim.stop();
+      }
+    });
+
+    test('three-apis: chat, Messages and Responses on one server, each tagged with its dialect, the key sent as each API expects', async () => {
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 4, seed: 25, apiKey: 'k-three' });
+      try {
+        const r = await run(runner, 'three-apis', { LLM_URL: sim.url, LLM_API_KEY: 'k-three', VUS: '2', ITERATIONS: '2' });
+        assert.equal(r.exitCode, 0, explain({ result: r, summary: null, wallMs: 0 }));
+        assert.equal(metricValues(r, 'checks').rate, 1);
+        const gens = await generations(sim);
+        for (const [dialect, route] of [['openai-chat', '/v1/chat/completions'], ['anthropic', '/v1/messages'], ['responses', '/v1/responses']]) {
+          const seen = gens.filter((x) => x.route === route);
+          assert.equal(seen.length, 4, `${route}: two VUs × two iterations`);
+          assert.ok(seen.every((x) => x.completionTokens === 48 && x.errorClass === null), `${route}: 48 tokens each`);
+          assert.equal(metricValues(r, `llm_success{dialect:${dialect}}`).passes, 4, `${dialect} tagged`);
+        }
+        assert.ok(!`${r.stdout}${r.stderr}`.includes('k-three'), 'the key is never printed');
       } finally {
         await sim.stop();
       }

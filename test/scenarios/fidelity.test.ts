@@ -79,9 +79,9 @@ function truthItl(r: RequestRecord): number[] {
   return out;
 }
 
-const ENV = (lv: Level, url: string) => ({
+const ENV = (lv: Level, url: string, dialect: string) => ({
   TARGET_URL: url,
-  DIALECT: 'openai',
+  DIALECT: dialect,
   ISL: String(ISL),
   ISL_SPREAD: '0.5',
   PROMPT_POOL: String(lv.streams),
@@ -171,8 +171,23 @@ function figures(reqs: Joined[]): string {
   );
 }
 
+/**
+ * The prompt length (as the simulator counts it) each VU slot sends. Token-id prompts: the pool's
+ * lengths. Text prompts (the chat-style dialects) go through the chat template, so the simulator
+ * counts more tokens than words; longer text gives more tokens, so the slots are matched by rank.
+ */
+function slotLengths(lengths: number[], records: RequestRecord[], tokenIds: boolean): number[] {
+  if (tokenIds) return lengths;
+  const seen = [...new Set(records.map((r) => r.promptTokens))].sort((a, b) => a - b);
+  assert.equal(seen.length, lengths.length, `${seen.length} distinct prompt lengths recorded for ${lengths.length} VUs`);
+  const byRank = lengths.map((l, slot) => ({ l, slot })).sort((a, b) => a.l - b.l);
+  const out: number[] = [];
+  byRank.forEach(({ slot }, k) => (out[slot] = seen[k]));
+  return out;
+}
+
 /** Real k6: each request of each VU against its own record. */
-async function perRequest(runner: Runner, lv: Level): Promise<void> {
+async function perRequest(runner: Runner, lv: Level, dialect = 'openai'): Promise<void> {
   const sim = await startSim();
   const stall0 = cpuStall();
   const t0 = Date.now();
@@ -183,7 +198,7 @@ async function perRequest(runner: Runner, lv: Level): Promise<void> {
   process.env.K6_SYSTEM_TAGS = 'proto,subproto,status,method,url,name,group,check,error,error_code,tls_version,scenario,service,expected_response,vu,iter';
   let run: Run;
   try {
-    run = await runner.run('sse/context-matrix', ENV(lv, sim.url), 150_000);
+    run = await runner.run('sse/context-matrix', ENV(lv, sim.url, dialect), 150_000);
   } finally {
     delete process.env.K6_OUT;
     delete process.env.K6_SYSTEM_TAGS;
@@ -196,8 +211,9 @@ async function perRequest(runner: Runner, lv: Level): Promise<void> {
     const records = measured(await sim.requests());
     const client = clientRequests(out);
     const loadStart = Math.min(...records.map((r) => r.arrivalMs));
-    const lengths = poolLengths({ isl: ISL, poolSize: lv.streams, seed: SEED, vocabSize: 0, idFloor: 0, sharedPrefix: 0, spread: 0.5 });
-    assert.equal(new Set(lengths).size, lv.streams, 'every VU has a prompt length of its own');
+    const pool = poolLengths({ isl: ISL, poolSize: lv.streams, seed: SEED, vocabSize: 0, idFloor: 0, sharedPrefix: 0, spread: 0.5 });
+    assert.equal(new Set(pool).size, lv.streams, 'every VU has a prompt length of its own');
+    const lengths = slotLengths(pool, records, dialect === 'openai');
     const joined: Joined[] = [];
     const decodes: number[] = [];
     const itls: number[] = [];
@@ -235,7 +251,7 @@ async function perRequest(runner: Runner, lv: Level): Promise<void> {
     const lag = records.map((r) => r.lagMs);
     const intake = records.map((r) => r.intakeLagMs);
     console.log(
-      `fidelity, ${lv.streams} streams on ${runner.name}: ${joined.length} requests joined with their records; ` +
+      `fidelity, ${lv.streams} streams, DIALECT=${dialect} on ${runner.name}: ${joined.length} requests joined with their records; ` +
         `${behind} marked behind by the simulator, its lag p50 ${f1(pct(lag, 0.5))} p99 ${f1(pct(lag, 0.99))} ms (intake p50 ${f1(pct(intake, 0.5))} p99 ${f1(pct(intake, 0.99))}); ` +
         `load average ${loadavg()[0].toFixed(1)}, a task waiting for a CPU ${Number.isNaN(pressure) ? '?' : (pressure * 100).toFixed(0)}% of the time; ` +
         `lowest client − truth (TTFT, e2e) ${f1(lowest)} ms\n` +
@@ -260,6 +276,12 @@ for (const runner of RUNNERS) {
   describe(`fidelity at scale on ${runner.name}`, { skip: skip ?? undefined }, () => {
     for (const lv of LEVELS) {
       test(`${lv.streams} streams: TTFT, ITL and e2e against the simulator's records of the same requests`, () => perRequest(runner, lv));
+    }
+    // Anthropic Messages and OpenAI Responses: named events, text prompts, token counts only at the
+    // end; the same bounds as /v1/completions, at the first level (the client's cost per event is
+    // what the levels above measure, and it is the dialect's reader that differs here).
+    for (const dialect of ['anthropic', 'responses']) {
+      test(`${LEVELS[0].streams} streams, DIALECT=${dialect}: TTFT, ITL and e2e against the simulator's records`, () => perRequest(runner, LEVELS[0], dialect));
     }
   });
 }

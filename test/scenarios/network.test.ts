@@ -21,11 +21,15 @@ interface NetCase {
   exit: number;
   /** The classes the failures may have; empty: none may fail. */
   classes: string[];
+  /** The API spoken; default openai. */
+  dialect?: string;
 }
 
 const CASES: NetCase[] = [
   // Each reply reaches k6 in pieces of 5 bytes: events split across reads.
   { id: 'split-writes', faults: { splitBytes: 5 }, when: 'start', exit: 0, classes: [] },
+  // The same for named events (`event: …` then `data: …`, no [DONE]): Anthropic Messages; Responses frames its events alike.
+  { id: 'split-writes-anthropic', faults: { splitBytes: 5 }, when: 'start', exit: 0, classes: [], dialect: 'anthropic' },
   // A buffering proxy: what the server streamed over 300 ms arrives in one burst.
   // The server's own /metrics let the client self-check tell a held stream from a slow client.
   { id: 'hold-and-flush', faults: { holdMs: 300 }, env: { SERVER_METRICS: 'on' }, when: 'start', exit: 0, classes: [] },
@@ -63,7 +67,7 @@ async function runCase(runner: (typeof RUNNERS)[number], c: NetCase, transport: 
       switched = loadStarted(sim, 30_000).then(() => proxy.set(c.faults));
       switched.catch(() => {});
     }
-    const env: Record<string, string> = { ...MATRIX_ENV, ...c.env, TARGET_URL: proxy.url, DIALECT: 'openai', TRANSPORT: transport };
+    const env: Record<string, string> = { ...MATRIX_ENV, ...c.env, TARGET_URL: proxy.url, DIALECT: c.dialect ?? 'openai', TRANSPORT: transport };
     // Over http the stream is asked for and read whole: the faults act on the same bytes.
     if (transport === 'http') env.STREAM = 'true';
     const run = await runner.run('context-matrix', env, 90_000);

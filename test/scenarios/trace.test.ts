@@ -83,6 +83,32 @@ function sharedBefore(rows: SynthRow[], i: number, matched: Array<RequestRecord 
   return { finished, arrived };
 }
 
+/** Cached prefix tokens where the trace shares blocks with a finished earlier request, and never more than it shares. */
+function checkSharing(rows: SynthRow[], matched: Array<RequestRecord | null>, variant: string): void {
+  let sharing = 0;
+  let cachedAsShared = 0;
+  let overCached = 0;
+  let freshCached = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const m = matched[i];
+    if (m === null) continue;
+    const shared = sharedBefore(rows, i, matched);
+    // The simulator caches whole 16-token blocks and never the prompt's last token.
+    const cacheable = (tokens: number) => Math.min(Math.floor(tokens / SIM_BLOCK) * SIM_BLOCK, rows[i].input_length - 1);
+    const expected = cacheable(shared.finished);
+    if (m.cachedTokens > cacheable(shared.arrived)) overCached++;
+    if (shared.arrived === 0 && m.cachedTokens > 0) freshCached++;
+    if (shared.finished > 0) {
+      sharing++;
+      if (m.cachedTokens >= expected) cachedAsShared++;
+    }
+  }
+  console.log(`# ${variant}: ${sharing} requests share blocks with a finished earlier one; ${cachedAsShared} had all of it cached; ${overCached} cached more than the trace shares`);
+  assert.equal(freshCached, 0, 'a prompt that shares nothing caches nothing');
+  assert.equal(overCached, 0, 'nothing is cached beyond what the trace shares');
+  assert.ok(sharing > rows.length / 2 && cachedAsShared >= 0.9 * sharing, `${cachedAsShared} of ${sharing} sharing requests had their shared prefix cached`);
+}
+
 /** window: TRACE_WINDOW in seconds of the trace (null: the whole trace). */
 const all: Array<{ speed: number; transport: 'sse' | 'http'; window: [number, number] | null }> = LONG
   ? [
@@ -176,29 +202,7 @@ for (const c of cases) {
               assert.ok(p99 > MAX_LAG_MS, `a replay marked not faithful is late by the server's record too (${p99} ms)`);
               assert.ok(rec.notes.some((n) => /not faithful/.test(n)));
             }
-            // Cached prefix tokens where the trace shares blocks with a finished earlier request.
-            let sharing = 0;
-            let cachedAsShared = 0;
-            let overCached = 0;
-            let freshCached = 0;
-            for (let i = 0; i < rows.length; i++) {
-              const m = matched[i];
-              if (m === null) continue;
-              const shared = sharedBefore(rows, i, matched);
-              // The simulator caches whole 16-token blocks and never the prompt's last token.
-              const cacheable = (tokens: number) => Math.min(Math.floor(tokens / SIM_BLOCK) * SIM_BLOCK, rows[i].input_length - 1);
-              const expected = cacheable(shared.finished);
-              if (m.cachedTokens > cacheable(shared.arrived)) overCached++;
-              if (shared.arrived === 0 && m.cachedTokens > 0) freshCached++;
-              if (shared.finished > 0) {
-                sharing++;
-                if (m.cachedTokens >= expected) cachedAsShared++;
-              }
-            }
-            console.log(`# ${variant}: ${sharing} requests share blocks with a finished earlier one; ${cachedAsShared} had all of it cached; ${overCached} cached more than the trace shares`);
-            assert.equal(freshCached, 0, 'a prompt that shares nothing caches nothing');
-            assert.equal(overCached, 0, 'nothing is cached beyond what the trace shares');
-            assert.ok(sharing > rows.length / 2 && cachedAsShared >= 0.9 * sharing, `${cachedAsShared} of ${sharing} sharing requests had their shared prefix cached`);
+            checkSharing(rows, matched, variant);
           }
         } finally {
           await Promise.all(sims.map((s) => s.stop()));
@@ -206,4 +210,51 @@ for (const c of cases) {
       });
     });
   }
+}
+
+// One server, one trace (arrival-rate with TRACE and TARGET_URL): the same replay against a single
+// target, its schedule lag and verdict reported, the arrival-rate line saying what completed. A
+// 20 s slice at 4× (5 s of load); the A/B above checks the replay itself at length.
+const SINGLE_WINDOW: [number, number] = [0, 20];
+for (const runner of process.env.TEST_SUBSET === 'v2' ? [] : RUNNERS) {
+  const rows = slice(SINGLE_WINDOW);
+  describe(`trace replay against one server (arrival-rate, TRACE_WINDOW 0s-20s at 4×, ${rows.length} requests) on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
+    test('every request of the slice sent on schedule by the server\'s record, the lag and verdict reported, prefixes shared', async () => {
+      const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 20, seed: 5 });
+      try {
+        const run = await runner.run(
+          'arrival-rate',
+          { TARGET_URL: sim.url, TRANSPORT: 'sse', TRACE: file, TRACE_SPEED: '4', TRACE_WINDOW: '0s-20s', TRACE_MAX_LAG: `${MAX_LAG_MS}ms`, GRACEFUL_STOP: '5s', REQUEST_TIMEOUT: '10s', WARMUP_REQUESTS: '0' },
+          60_000,
+        );
+        assert.equal(run.result.exitCode, 0, explain(run));
+        const summary = JSON.parse(readFileSync(run.result.files.find((f) => f.endsWith('.summary.json')) as string, 'utf8')) as { records: TraceRecord[]; fall_behind: { text: string } | null };
+        const rec = summary.records[0];
+        assert.equal(rec.variant, 'target');
+        assert.equal(rec.requests_ok + rec.requests_failed, rows.length, 'every request of the slice sent');
+        assert.ok(rec.trace !== null && rec.trace.speed === 4 && rec.trace.requests === rows.length);
+        const client = rec.trace.schedule_lag_ms as NonNullable<TraceRecord['trace']>['schedule_lag_ms'] & object;
+        assert.equal(client.count, rows.length, 'a schedule lag per request');
+        assert.equal(rec.trace.faithful, client.p99 <= MAX_LAG_MS);
+        assert.ok(rec.notes.some((n) => /trace replay at 4× speed: .* schedule lag/.test(n)), rec.notes.join(' | '));
+        assert.match(summary.fall_behind?.text ?? '', new RegExp(`^trace replay at 4× speed: ${rec.requests_ok} of ${rows.length} requests completed`));
+        assert.match(run.result.stdout, /Arrival rate: trace replay at 4× speed/);
+        const start = Number(/▶ run \d+\/\d+: target trace_x\S+ \(replay clock starts at (\d+(?:\.\d+)?) ms/.exec(run.result.stderr)?.[1]);
+        assert.ok(Number.isFinite(start), `k6 logged the replay clock: ${run.result.stderr.slice(0, 2000)}`);
+        const truth = (await sim.requests()).filter((r) => r.promptTokens > BLOCK && r.status === 200);
+        const due = rows.map((r) => start + (r.timestamp - rows[0].timestamp) / 4);
+        assert.equal(truth.length, rec.requests_ok, 'the server saw every request that succeeded');
+        console.log(`# one server: the client's schedule lag p50 ${client.p50.toFixed(1)} ms, p99 ${client.p99.toFixed(1)} ms (faithful: ${rec.trace.faithful})`);
+        // A replay the client marks not faithful (a busy machine held its requests back) is judged by that verdict alone, as the A/B above does.
+        if (!rec.trace.faithful) return;
+        const matched = match(rows, truth, due);
+        assert.equal(matched.filter((m) => m !== null).length, rec.requests_ok, 'each success is one row of the trace, near its instant');
+        const lag = matched.flatMap((m, i) => (m === null ? [] : [Math.max(0, m.arrivalMs - m.intakeLagMs - due[i])]));
+        assert.ok(quantile(lag, 0.5) <= MAX_LAG_MS / 5, `arrival − due p50 ${quantile(lag, 0.5)} ms by the server's record`);
+        checkSharing(rows, matched, 'target');
+      } finally {
+        await sim.stop();
+      }
+    });
+  });
 }

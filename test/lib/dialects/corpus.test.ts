@@ -29,6 +29,8 @@ interface Entry {
   expect?: { ok: boolean; class: string | null; finish_reason: string | null; completion_tokens: number | null; prompt_tokens: number | null };
 }
 
+/** Servers of a manifest entry that are an API's documentation, not an engine. */
+const API_DOCS = ['anthropic-api', 'openai-api'];
 const MANIFEST = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as Entry[];
 const read = (e: Entry) => readFileSync(join(DIR, e.file), 'utf8');
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
@@ -97,12 +99,24 @@ function check(e: Entry, r: GenerationResult, path: string): void {
   if (x.prompt_tokens !== null) assert.equal(r.promptTokens, x.prompt_tokens, `${where}: prompt tokens`);
 }
 
+test('the Messages and Responses dialects: at least 8 replies each, with success, reasoning and every error shape', () => {
+  for (const dialect of ['anthropic', 'responses'] as const) {
+    const own = MANIFEST.filter((e) => e.dialect === dialect);
+    assert.ok(own.length >= 8, `${dialect}: ${own.length} replies`);
+    const classes = new Set(own.map((e) => e.expect?.class ?? 'ok'));
+    for (const c of ['ok', 'truncated', 'stream_error', 'auth', 'context_length']) assert.ok(classes.has(c), `${dialect}: a reply read as ${c}`);
+    assert.ok(own.some((e) => /reasoning|thinking/.test(e.file)), `${dialect}: a reply with reasoning`);
+  }
+});
+
 test('the corpus: at least 40 replies, every one with its source, server version and whether it was captured', () => {
   const generation = MANIFEST.filter((e) => e.kind === 'generation');
   assert.ok(generation.length >= 40, `${generation.length} generation replies`);
   for (const e of MANIFEST) {
     assert.ok(e.source && e.version && typeof e.captured === 'boolean', `${e.file}: source, version, captured`);
-    assert.ok(engineById(e.server) !== null, `${e.file}: ${e.server} has a profile`);
+    // An API's own documentation (Anthropic's, OpenAI's) is a source of error shapes no self-hosted server was seen sending.
+    if (API_DOCS.includes(e.server)) assert.equal(e.captured, false, `${e.file}: a documentation example is not a capture`);
+    else assert.ok(engineById(e.server) !== null, `${e.file}: ${e.server} has a profile`);
     read(e);
   }
   for (const p of ENGINES) assert.ok(MANIFEST.some((e) => e.server === p.id), `${p.label} has captured replies`);

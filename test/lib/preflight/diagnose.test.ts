@@ -45,6 +45,18 @@ test('the seed message: DIALECT=sglang against vLLM names what the server is and
   assert.match(msg, /^POST \/generate → 404: this server is vLLM 0\.20\.1 .*set DIALECT=openai/);
 });
 
+test('DIALECT=anthropic against a server without /v1/messages: one line naming the server, the routes it offers and what to set', () => {
+  const id = identify(p('GET /get_model_info', 404), p('GET /v1/models', 200, '{"object":"list","data":[{"id":"m","owned_by":"someone"}]}'));
+  const msg = wrongDialectMessage('POST /v1/messages', 404, id, 'DIALECT');
+  assert.ok(!msg.includes('\n'), 'one line');
+  assert.match(msg, /^POST \/v1\/messages → 404: this server is an OpenAI-compatible server .*, which offers openai, openai-chat; set DIALECT=openai \(or DIALECT=auto\)\.$/);
+  // vLLM offers /v1/messages since 2025: an older one is told so.
+  const vllm = identify(p('GET /get_model_info', 404), vllmModels, [p('GET /version', 200, '{"version":"0.6.3"}')]);
+  assert.match(wrongDialectMessage('POST /v1/messages', 404, vllm, 'DIALECT', 'anthropic'), /which offers openai, openai-chat, anthropic, responses; POST \/v1\/messages came in a later release than this one: upgrade it, or set DIALECT=openai \(or DIALECT=auto\)\.$/);
+  // Stall localisation does not probe Messages and Responses: they pass through the chat route's layer.
+  assert.deepEqual(stallProbeDialects(engineById('vllm'), 'openai'), ['openai-chat']);
+});
+
 test('neither API answers: advice to check the URL', () => {
   const id = identify(p('GET /get_model_info', 404), p('GET /v1/models', 404));
   assert.equal(id.dialect, null);

@@ -119,7 +119,9 @@ describe('TRACE configuration and plan', () => {
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE_SPEED: '2' }, NOW), /TRACE_SPEED needs TRACE/);
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', DATASET: 'builtin' }, NOW), /TRACE and DATASET together are not supported/);
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', REQUESTS: '10' }, NOW), /REQUESTS does not apply to a trace replay/);
-    assert.throws(() => loadConfig(BENCHMARKS['concurrency-ramp'], { TARGET_URL: 'http://a:1', TRACE: 't' }, NOW), /TRACE applies to compare and dflash-vs-mtp .*not to concurrency-ramp/);
+    assert.throws(() => loadConfig(BENCHMARKS['concurrency-ramp'], { TARGET_URL: 'http://a:1', TRACE: 't' }, NOW), /TRACE applies to compare, dflash-vs-mtp and arrival-rate .*not to concurrency-ramp/);
+    // One server: arrival-rate takes TRACE with TARGET_URL.
+    assert.equal(loadConfig(BENCHMARKS['arrival-rate'], { TARGET_URL: 'http://a:1', TRACE: 't', TRACE_SPEED: '2' }, NOW).trace?.speed, 2);
   });
 });
 
