@@ -55,6 +55,102 @@ function authorized(path: string, headers: http.IncomingHttpHeaders, o: SimOptio
   return !authGuards(p, path) || headers.authorization === `Bearer ${o.apiKey}`;
 }
 
+/** The API's routes for this engine, and what answers a request: the admin routes, the key, readiness, the API. */
+function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
+  const { o, profile, recorder, metrics } = ctx;
+  const api = new Router();
+  addOpenAiRoutes(api, ctx);
+  addMessagesRoutes(api, ctx);
+  addResponsesRoutes(api, ctx);
+  if (profile.routes.native) addSglangRoutes(api, ctx);
+  // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
+  else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
+  api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
+
+  /** Refusals of generation requests are requests too: they go into the ground truth. */
+  const reject = (path: string, rc: RouteContext, status: number, body: unknown, errorClass: string): void => {
+    if (GENERATION_ROUTES.has(path) && api.has(path)) recorder.addRejected(path, rc.arrivalMs, rc.intakeLagMs, status, errorClass);
+    sendJson(rc.res, status, body);
+  };
+  const onError = (path: string) => (rc: RouteContext, e: unknown): void => {
+    if (e instanceof HttpError) return reject(path, rc, e.status, errorBody(styleFor(path, profile), e.status, e.message, e.param), e.errorClass);
+    console.error('sim: unexpected error', e);
+    reject(path, rc, 500, errorBody(styleFor(path, profile), 500, `Internal error: ${(e as Error).message}`), 'internal');
+  };
+
+  return (rc: RouteContext): void => {
+    const path = rc.url.pathname;
+    if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
+    if (!authorized(path, rc.req.headers, o, profile)) return reject(path, rc, 401, path === MESSAGES_ROUTE ? errorBody('anthropic', 401, 'invalid x-api-key') : { error: 'Unauthorized' }, 'unauthorized');
+    if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
+      return reject(path, rc, 503, errorBody(styleFor(path, profile), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
+    }
+    void api.handle(rc, onError(path));
+  };
+}
+
+/**
+ * Intake: a request's arrival is the moment its headers are read, before anything else is done
+ * with it. Requests read in one poll are all timestamped first; then they are worked on (body,
+ * parsing, tokenizing, engine) one per loop turn, so the loop polls again between two of them and
+ * a burst's later arrivals are timestamped while earlier ones are still being processed.
+ */
+function intake(engine: Engine, loop: LoopWatch, handle: (rc: RouteContext) => void): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  const queue: RouteContext[] = [];
+  let head = 0;
+  const drain = (): void => {
+    // While a step's writes are under way, arrivals are timestamped but wait to be worked on.
+    if (engine.sending) return void setImmediate(drain);
+    const rc = queue[head++] as RouteContext;
+    const from = nowMs();
+    handle(rc); // its body and parsing complete in this turn's microtasks, before the next poll
+    loop.busy(from);
+    if (head < queue.length) setImmediate(drain);
+    else queue.length = head = 0;
+  };
+  return (req, res) => {
+    const { arrivalMs, intakeLagMs } = loop.arrival();
+    if (head === queue.length) setImmediate(drain);
+    queue.push({ req, res, url: new URL(req.url ?? '/', 'http://sim'), arrivalMs, intakeLagMs });
+  };
+}
+
+/** Listens on `port` (0: any); resolves with the port it got. */
+function listenOn(server: http.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port, backlog: 4096 }, () => {
+      server.off('error', reject);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
+
+/**
+ * When the server is ready: at once without a startup delay; else once it is over. vLLM binds its
+ * port before loading the model but only listens once the engine is up: connections are refused
+ * until then (the listener is closed and opened again).
+ */
+async function readiness(server: http.Server, o: SimOptions, profile: EngineProfile, readyAt: number, port: number, crashed: () => boolean): Promise<{ ready: Promise<void> }> {
+  // setTimeout counts whole milliseconds and may fire up to one early on this clock: wait until
+  // ready() really holds, so `ready` never resolves while a request would still get the 503.
+  const whenReady = (fn: () => void): void => {
+    const left = readyAt - nowMs();
+    if (left <= 0) fn();
+    else setTimeout(() => whenReady(fn), Math.ceil(left));
+  };
+  if (o.startupDelayMs <= 0) return { ready: Promise.resolve() };
+  if (profile.readiness !== 'listen-when-ready') return { ready: new Promise<void>((resolve) => whenReady(resolve)) };
+  await new Promise<void>((r) => server.close(() => r()));
+  const ready = new Promise<void>((resolve) => {
+    whenReady(() => {
+      if (!crashed()) void listenOn(server, o.host, port).then(() => resolve(), () => resolve());
+      else resolve();
+    });
+  });
+  return { ready };
+}
+
 export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle> {
   const o = resolveOptions(partial);
   const profile = ENGINES[o.engine];
@@ -99,56 +195,8 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
 
   const admin = new Router();
   addAdminRoutes(admin, ctx, { setFaults, crash });
-  const api = new Router();
-  addOpenAiRoutes(api, ctx);
-  addMessagesRoutes(api, ctx);
-  addResponsesRoutes(api, ctx);
-  if (profile.routes.native) addSglangRoutes(api, ctx);
-  // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
-  else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
-  api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
-
-  /** Refusals of generation requests are requests too: they go into the ground truth. */
-  const reject = (path: string, rc: RouteContext, status: number, body: unknown, errorClass: string): void => {
-    if (GENERATION_ROUTES.has(path) && api.has(path)) recorder.addRejected(path, rc.arrivalMs, rc.intakeLagMs, status, errorClass);
-    sendJson(rc.res, status, body);
-  };
-  const onError = (path: string) => (rc: RouteContext, e: unknown): void => {
-    if (e instanceof HttpError) return reject(path, rc, e.status, errorBody(styleFor(path, profile), e.status, e.message, e.param), e.errorClass);
-    console.error('sim: unexpected error', e);
-    reject(path, rc, 500, errorBody(styleFor(path, profile), 500, `Internal error: ${(e as Error).message}`), 'internal');
-  };
-
-  const handle = (rc: RouteContext): void => {
-    const path = rc.url.pathname;
-    if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
-    if (!authorized(path, rc.req.headers, o, profile)) return reject(path, rc, 401, path === MESSAGES_ROUTE ? errorBody('anthropic', 401, 'invalid x-api-key') : { error: 'Unauthorized' }, 'unauthorized');
-    if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
-      return reject(path, rc, 503, errorBody(styleFor(path, profile), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
-    }
-    void api.handle(rc, onError(path));
-  };
-  // Intake: a request's arrival is the moment its headers are read, before anything else is done
-  // with it. Requests read in one poll are all timestamped first; then they are worked on (body,
-  // parsing, tokenizing, engine) one per loop turn, so the loop polls again between two of them and
-  // a burst's later arrivals are timestamped while earlier ones are still being processed.
-  const intake: RouteContext[] = [];
-  let intakeHead = 0;
-  const drainIntake = (): void => {
-    // While a step's writes are under way, arrivals are timestamped but wait to be worked on.
-    if (engine.sending) return void setImmediate(drainIntake);
-    const rc = intake[intakeHead++] as RouteContext;
-    const from = nowMs();
-    handle(rc); // its body and parsing complete in this turn's microtasks, before the next poll
-    loop.busy(from);
-    if (intakeHead < intake.length) setImmediate(drainIntake);
-    else intake.length = intakeHead = 0;
-  };
-  server.on('request', (req, res) => {
-    const { arrivalMs, intakeLagMs } = loop.arrival();
-    if (intakeHead === intake.length) setImmediate(drainIntake);
-    intake.push({ req, res, url: new URL(req.url ?? '/', 'http://sim'), arrivalMs, intakeLagMs });
-  });
+  const handle = dispatch(ctx, admin);
+  server.on('request', intake(engine, loop, handle));
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.setNoDelay(true);
@@ -157,38 +205,9 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   server.keepAliveTimeout = 5000; // uvicorn's default
   server.requestTimeout = 0;
 
-  const listen = (port: number): Promise<number> =>
-    new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: o.host, port, backlog: 4096 }, () => {
-        server.off('error', reject);
-        resolve((server.address() as { port: number }).port);
-      });
-    });
-  const port = await listen(o.port);
+  const port = await listenOn(server, o.host, o.port);
   o.port = port;
-
-  // setTimeout counts whole milliseconds and may fire up to one early on this clock: wait until
-  // ready() really holds, so `ready` never resolves while a request would still get the 503.
-  const whenReady = (fn: () => void): void => {
-    const left = readyAt - nowMs();
-    if (left <= 0) fn();
-    else setTimeout(() => whenReady(fn), Math.ceil(left));
-  };
-  let ready: Promise<void> = Promise.resolve();
-  if (o.startupDelayMs > 0 && profile.readiness === 'listen-when-ready') {
-    // vLLM binds its port before loading the model but only listens once the engine is up:
-    // connections are refused until then.
-    await new Promise<void>((r) => server.close(() => r()));
-    ready = new Promise<void>((resolve) => {
-      whenReady(() => {
-        if (!crashed) void listen(port).then(() => resolve(), () => resolve());
-        else resolve();
-      });
-    });
-  } else if (o.startupDelayMs > 0) {
-    ready = new Promise<void>((resolve) => whenReady(resolve));
-  }
+  const { ready } = await readiness(server, o, profile, readyAt, port, () => crashed);
   if (o.faults.stall) engine.setStalled(true);
   scheduleCrash();
 
