@@ -455,9 +455,12 @@ function snippet(s: string): string {
   return s.length > MAX_SNIPPET ? JSON.stringify(s.slice(0, MAX_SNIPPET)) + '…' : JSON.stringify(s);
 }
 
-/** Reads a finite number field, or undefined when absent or not a number. */
+/**
+ * Reads a count or measure (every field read with it is one), or undefined when absent, not a
+ * number or below zero: a negative count is no count, and would turn throughput and ITL negative.
+ */
 export function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 }
 
 export function obj(v: unknown): Record<string, unknown> | undefined {

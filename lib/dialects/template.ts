@@ -415,6 +415,8 @@ export class ChunkTemplate {
         const x = +v;
         // The number's own shortest form: no spaces, signs, leading zeros, exponents or non-numbers.
         if (x - x !== 0 || '' + x !== v) return false;
+        // A count below zero is no count (num): the full parser reads it.
+        if (x < 0 && this.fields[i - 1] !== null) return false;
         values.push(x);
       }
       pos = end + next.length;
