@@ -179,8 +179,9 @@ export class Accumulator implements StreamReader {
         if (u.textDelta) this.parts.push(u.textDelta);
         let tokens: number | null = null;
         const c = u.completionTokens;
-        if (c !== undefined) {
-          const prev = this.completion;
+        const prev = this.completion;
+        // A count below the last one: see update().
+        if (c !== undefined && (prev === null || c >= prev)) {
           if (prev !== null) tokens = c - prev;
           else if (this.tokenEvents === 0) tokens = c;
           this.completion = c;
@@ -330,7 +331,9 @@ export class Accumulator implements StreamReader {
     if (u.textSoFar !== undefined) this.fullText = u.textSoFar;
     if (u.textDelta) this.parts.push(u.textDelta);
     let tokens: number | null = null;
-    if (u.completionTokens !== undefined) {
+    // A running count below the last one (events reordered, a usage chunk that disagrees) says
+    // nothing of this chunk's tokens: the highest count stands, so no event carries fewer than 0.
+    if (u.completionTokens !== undefined && (this.completion === null || u.completionTokens >= this.completion)) {
       // A count that first appears after token-carrying events that had none is the request's
       // total (the last chunk of llama.cpp's OpenAI routes), not tokens this chunk added.
       if (this.completion !== null || this.tokenEvents === 0) tokens = u.completionTokens - (this.completion ?? 0);

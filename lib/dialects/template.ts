@@ -339,7 +339,8 @@ export class ChunkTemplate {
         matched++;
         if (text) parts[np++] = text;
         let tokens: number | null = null;
-        if (c !== undefined) {
+        // A count below the last one: see Accumulator.update.
+        if (c !== undefined && (completion === null || c >= completion)) {
           if (completion !== null) tokens = c - completion;
           else if (tokenEvents === 0) tokens = c;
           completion = c;

@@ -32,3 +32,25 @@ test('a negative count is no count: not reported, not a negative event', () => {
     if (s) assert.deepEqual(s.tokens, [1, NaN], p);
   }
 });
+
+test('a running count that goes backwards: that event\'s tokens are not known, the highest count stands', () => {
+  // Events 2 and 3 of a vLLM stream with usage per chunk, swapped: 6 then 3.
+  const ev = (text: string, n: number, finish: string | null) =>
+    `data: {"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"${text}","logprobs":null,"finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"total_tokens":${8 + n},"completion_tokens":${n}}}\n\n`;
+  const stream = ev(' one', 1, null) + ev(' four five six', 6, null) + ev(' two three', 3, null) + ev(' seven', 7, 'length') + 'data: [DONE]\n\n';
+  for (const [p, r, s] of everyPath('openai', stream)) {
+    assert.equal(r.completionTokens, 7, p);
+    if (s) assert.deepEqual(s.tokens, [1, 5, NaN, 1], p);
+  }
+  // In streams long enough for the chunk template to read them: one count out of order, and a
+  // count that starts again from 2 and rises by one as the template predicts.
+  const long = (count: (i: number) => number) => Array.from({ length: 14 }, (_, i) => ev(` w${i}`, count(i), i === 13 ? 'length' : null)).join('') + 'data: [DONE]\n\n';
+  for (const [p, r, s] of everyPath('openai', long((i) => (i === 8 ? 2 : i + 1)))) {
+    assert.equal(r.completionTokens, 14, p);
+    if (s) assert.deepEqual(s.tokens, [1, 1, 1, 1, 1, 1, 1, 1, NaN, 2, 1, 1, 1, 1], p);
+  }
+  for (const [p, r, s] of everyPath('openai', long((i) => (i < 8 ? i + 1 : i - 6)))) {
+    assert.equal(r.completionTokens, 8, p);
+    if (s) assert.deepEqual(s.tokens, [1, 1, 1, 1, 1, 1, 1, 1, NaN, NaN, NaN, NaN, NaN, NaN], p);
+  }
+});
