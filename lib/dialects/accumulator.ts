@@ -389,7 +389,8 @@ export class Accumulator implements StreamReader {
   /** Feeds a whole event-stream body. */
   feedBody(body: string): this {
     const { data, partial } = splitSseEvents(body);
-    for (const d of data) this.onData(d);
+    // Nothing after [DONE] is the reply's: the sse transport closes the stream there and never reads it.
+    for (const d of data) if (this.onEvent(d) === EVENT_DONE) break;
     // A body cut mid-event leaves `partial` behind; finish() reports it as truncated unless the
     // stream had already finished.
     void partial;

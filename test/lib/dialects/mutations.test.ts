@@ -54,3 +54,13 @@ test('a running count that goes backwards: that event\'s tokens are not known, t
     if (s) assert.deepEqual(s.tokens, [1, 1, 1, 1, 1, 1, 1, 1, NaN, NaN, NaN, NaN, NaN, NaN], p);
   }
 });
+
+test('events after [DONE] are not the reply\'s, read whole as over sse', () => {
+  const chunk = 'data: {"choices":[{"index":0,"text":" a","finish_reason":"length"}],"usage":{"prompt_tokens":8,"completion_tokens":1}}\n\n';
+  const after = ['data: {"error":{"message":"CUDA error: an illegal memory access was encountered","code":400}}', 'data: {"id":"cmpl-8f1d","object":"text_compl', 'data: {"choices":[{"index":0,"text":" b","finish_reason":null}],"usage":{"prompt_tokens":8,"completion_tokens":2}}'];
+  for (const a of after) {
+    for (const [p, r] of everyPath('openai', `${chunk}data: [DONE]\n\n${a}\n\n`)) {
+      assert.deepEqual([r.ok, r.completionTokens, r.text], [true, 1, ' a'], `${p}: ${a}`);
+    }
+  }
+});
