@@ -64,3 +64,13 @@ test('events after [DONE] are not the reply\'s, read whole as over sse', () => {
     }
   }
 });
+
+test('an `error:` line cut off before its blank line is still the error, read whole as over sse', () => {
+  // llama.cpp before late 2025, the connection closed after the error line's newline.
+  const cut = 'error: {"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"invalid_request_error"}\n';
+  for (const body of [cut, `data: {"content":" a","stop":false,"tokens_predicted":1}\n\n${cut}`]) {
+    for (const [p, r] of everyPath('llamacpp', body)) assert.equal(r.error?.class, 'context_length', p);
+  }
+  // A data line cut off so is not an event on either path.
+  for (const [p, r] of everyPath('openai', 'data: [DONE]\n')) assert.equal(r.error?.class, 'truncated', p);
+});
