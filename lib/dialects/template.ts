@@ -50,6 +50,8 @@ export interface FastRead {
 export interface TemplateSuffix {
   readonly lead: string;
   readonly trail: string;
+  /** An event that starts so is left to the full parser, its end unread (SGLang: an error key first). */
+  readonly refuse?: string;
 }
 
 /**
@@ -252,6 +254,7 @@ export class ChunkTemplate {
     // With `wrap`, the closure is given whole events and predicts each one's end: lead · input · trail.
     const lead = wrap === null ? '' : wrap.lead;
     const trail = wrap === null ? '' : wrap.trail;
+    const refuse = wrap?.refuse ?? null;
     const prefix = this.prefix;
     const plen = prefix.length;
     const pieces = this.pieces;
@@ -303,7 +306,7 @@ export class ChunkTemplate {
           if (!(end > plen && s.endsWith(e) && s.startsWith(prefix))) break;
           text = s.slice(plen, end);
           if (UNSAFE_TEXT.test(text)) break;
-        } else if (wrap === null ? s !== e : !s.endsWith(e)) {
+        } else if (wrap === null ? s !== e : !s.endsWith(e) || (refuse !== null && s.startsWith(refuse))) {
           break;
         }
         // It matches: from here on, the chunk is taken. The next prediction is built in one

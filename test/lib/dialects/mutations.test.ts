@@ -74,3 +74,20 @@ test('an `error:` line cut off before its blank line is still the error, read wh
   // A data line cut off so is not an event on either path.
   for (const [p, r] of everyPath('openai', 'data: [DONE]\n')) assert.equal(r.error?.class, 'truncated', p);
 });
+
+test('SGLang: an error key beside meta_info is the error, in a whole reply and first in a cumulative chunk', () => {
+  const meta = (n: number, finish: string) => `"meta_info":{"id":"abc","finish_reason":${finish},"prompt_tokens":8,"completion_tokens":${n},"cached_tokens":0}`;
+  const whole = `{"text":" Paris.","output_ids":[12095,13],"error":{"message":"boom"},${meta(2, '{"type":"length","length":2}')}}`;
+  for (const body of [whole, whole.replace('{"text"', '{"error":{"message":"boom"},"text"').replace(',"error":{"message":"boom"}', '')]) {
+    const r = createDialect('sglang', CTX).parseBody(200, body, 'application/json');
+    assert.deepEqual([r.ok, r.error?.class], [false, 'stream_error'], body);
+  }
+  // A cumulative stream long enough for the template's closure to read it; chunk 9 has an error key first.
+  let text = '';
+  let stream = '';
+  for (let n = 1; n <= 12; n++) {
+    text += ` w${n}`;
+    stream += `data: {${n === 9 ? '"error":{"message":"boom"},' : ''}"text":"${text}","output_ids":[${n}],${meta(n, n === 12 ? '{"type":"length"}' : 'null')}}\n\n`;
+  }
+  for (const [p, r] of everyPath('sglang', `${stream}data: [DONE]\n\n`)) assert.deepEqual([r.ok, r.error?.class], [false, 'stream_error'], p);
+});
