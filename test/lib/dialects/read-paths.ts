@@ -1,12 +1,12 @@
 // The paths a reply takes to a dialect's reader, shared by the corpus and fuzz tests: the http
 // transport's whole body (Dialect.parseBody), and the sse transport's events, framed from the bytes
 // as xk6-sse frames them and read one at a time or kept and read in batches (lib/k6/transport.ts).
-import { createDialect, type DialectName, type GenerationResult } from '../../../lib/dialects/index';
+import { createDialect, type DialectName, type GenerationResult, type RequestContext } from '../../../lib/dialects/index';
 import { asErrorData } from '../../../lib/dialects/sse';
 import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../../../lib/dialects/arrivals';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 
-export const CTX = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
+export const CTX: Omit<RequestContext, 'route'> = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
 
 const DONE = '[DONE]';
 const utf8 = new TextDecoder();
@@ -66,8 +66,8 @@ export interface StreamRead {
 }
 
 /** One event at a time (the per-event path), stopping at [DONE] as the transport does. */
-export function oneByOne(dialect: DialectName, events: readonly string[]): StreamRead {
-  const r = createDialect(dialect, CTX).streamReader();
+export function oneByOne(dialect: DialectName, events: readonly string[], ctx = CTX): StreamRead {
+  const r = createDialect(dialect, ctx).streamReader();
   const tokens: number[] = [];
   for (const d of events) {
     const c = r.onEvent(d);
@@ -81,8 +81,8 @@ export function oneByOne(dialect: DialectName, events: readonly string[]): Strea
  * Kept and read in batches, as the sse transport keeps events and reads them ARRIVAL_BATCH at a
  * time; `sizes` (cycled) gives other batch ends, as a proxy that holds events and flushes them does.
  */
-export function batched(dialect: DialectName, events: readonly string[], sizes: readonly number[] = [ARRIVAL_BATCH], warmWith?: readonly string[]): StreamRead {
-  const d = createDialect(dialect, CTX);
+export function batched(dialect: DialectName, events: readonly string[], sizes: readonly number[] = [ARRIVAL_BATCH], warmWith?: readonly string[], ctx = CTX): StreamRead {
+  const d = createDialect(dialect, ctx);
   // A stream read before by the same dialect leaves it its chunk template (template.ts).
   if (warmWith) oneByOneOn(d.streamReader(), warmWith);
   const r = d.streamReader();
