@@ -3,8 +3,8 @@
 // byte (a third of the cuts between two events), TCP reads ending anywhere (inside a UTF-8
 // character too), multi-byte text, error objects, `event: error` and `error:` lines injected,
 // [DONE] dropped or doubled, usage counts changed (backwards, negative), events reordered or sent
-// twice, an event's JSON over several data: lines, an HTML error page, an empty
-// body, CRLF line ends, or two of these at once. It is read through all four dialects (a fifth of
+// twice, an event's JSON over several data: lines, SSE comments and fields, an HTML error page, an
+// empty body, CRLF line ends, or two of these at once. It is read through all four dialects (a fifth of
 // the cases with THINK_TAGS) on every path: the whole body, one event at a time, kept and read in
 // random batches, and after the reply it came from (the dialect's template warm).
 // No byte is garbled: TCP and TLS do not deliver a changed byte, and readers skip parts of some
@@ -13,7 +13,8 @@
 // Properties: no path throws; a stream with no event that completes it, or a cut JSON body, is
 // never ok; an injected error is never ok; token counts are never negative nor above the largest
 // count the server sent plus the token events streamed; the whole body and the events agree; a
-// mutation that keeps the content (reads, CRLF, data: lines, a second [DONE]) reads as the reply did.
+// mutation that keeps the content (reads, CRLF, data: lines, SSE comments, a second [DONE]) reads as
+// the reply did.
 //
 // Seeded: FUZZ_SEED (default below) and FUZZ_CASES (default 12,000; millions locally), FUZZ_CASE=i
 // runs case i alone. A failure prints the seed, the case and its smallest failing input found
@@ -278,6 +279,21 @@ const MUTATIONS: Array<{ name: string; weight: number; applies: (r: Reply) => bo
     },
   },
   {
+    // SSE fields no reader needs: keep-alive comments (alone or in an event), ids, retry, a named message event.
+    name: 'sse-fields',
+    weight: 1,
+    applies: (r) => r.stream,
+    apply(r, rand) {
+      const extra = [': keep-alive', 'id: 7', 'retry: 3000', 'event: message', ':'];
+      const bs = blocks(r.text).flatMap((b) => {
+        const out = rand() < 0.3 ? [': ping'] : [];
+        out.push(rand() < 0.5 ? `${pick(rand, extra)}\n${b}` : b);
+        return out;
+      });
+      return { body: Buffer.from(joinBlocks(bs, r.text)), same: true };
+    },
+  },
+  {
     // An event sent twice: a proxy that retries a write.
     name: 'duplicate',
     weight: 1,
@@ -418,6 +434,9 @@ function view(r: GenerationResult): Record<string, unknown> {
 const isStreamType = (ct: string) => ct.includes('text/event-stream');
 const ok2xx = (s: number) => s >= 200 && s < 300;
 
+const framed = new Map<string, string[]>();
+const replyEvents = (r: Reply): string[] => framed.get(r.name) ?? framed.set(r.name, sseEvents(r.text)).get(r.name)!;
+
 /** The reply's own reading of the unmutated reply, per dialect (for `same` mutations). */
 const baseline = new Map<string, GenerationResult>();
 
@@ -433,7 +452,7 @@ function check(dialect: DialectName, c: Case, input: Input): Violation | null {
       const events = sseEvents(input.body, input.cuts);
       streams.push(['one event at a time', oneByOne(dialect, events, ctx)]);
       streams.push([`in batches of ${input.batches.join(',')}`, batched(dialect, events, input.batches, undefined, ctx)]);
-      const before = sseEvents(c.reply.text);
+      const before = replyEvents(c.reply);
       streams.push([`in batches of ${input.batches.join(',')}, after the unmutated reply`, batched(dialect, events, input.batches, before, ctx)]);
     }
   } catch (e) {
