@@ -17,7 +17,7 @@
 // the reply did.
 //
 // Seeded: FUZZ_SEED (default below) and FUZZ_CASES (default 12,000; millions locally), FUZZ_CASE=i
-// runs case i alone. A failure prints the seed, the case and its smallest failing input found
+// runs case i alone, FUZZ_EVERY_BYTE=1 adds every reply cut at each of its bytes. A failure prints the seed, the case and its smallest failing input found
 // (events dropped one at a time while the same property still fails).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,6 +30,8 @@ import { FIXTURE_DIALECTS } from '../fixtures';
 const SEED = envInt('FUZZ_SEED', 39);
 const CASES = envInt('FUZZ_CASES', 12_000);
 const ONLY = process.env.FUZZ_CASE === undefined ? null : envInt('FUZZ_CASE', 0);
+/** FUZZ_EVERY_BYTE=1: every reply cut at each of its bytes too (about 77,000 cases more). */
+const EVERY_BYTE = process.env.FUZZ_EVERY_BYTE === '1';
 
 function envInt(name: string, dflt: number): number {
   const v = process.env[name];
@@ -145,12 +147,9 @@ const MUTATIONS: Array<{ name: string; weight: number; applies: (r: Reply) => bo
     weight: 6,
     applies: () => true,
     apply(r, rand) {
-      const bytes = Buffer.from(r.text, 'utf8');
       // A third of the cuts between two events: a connection reset there leaves no partial event.
       const ends = r.stream ? [...r.text.matchAll(/\n\n/g)].map((m) => Buffer.byteLength(r.text.slice(0, (m.index as number) + 2))) : [];
-      const at = ends.length > 0 && rand() < 0.33 ? pick(rand, ends) : int(rand, bytes.length);
-      const kept = bytes.subarray(0, at);
-      return { body: kept, cutWhole: !r.stream && kept.toString('utf8').trim() !== r.text.trim(), label: `cut at byte ${at} of ${bytes.length}` };
+      return cutAt(r, ends.length > 0 && rand() < 0.33 ? pick(rand, ends) : int(rand, Buffer.byteLength(r.text)));
     },
   },
   {
@@ -313,6 +312,12 @@ const MUTATIONS: Array<{ name: string; weight: number; applies: (r: Reply) => bo
     apply: (r) => ({ body: Buffer.from(r.text.replace(/\r?\n/g, '\r\n')), same: true }),
   },
 ];
+
+function cutAt(r: Reply, at: number) {
+  const bytes = Buffer.from(r.text, 'utf8');
+  const kept = bytes.subarray(0, at);
+  return { body: kept, cutWhole: !r.stream && kept.toString('utf8').trim() !== r.text.trim(), label: `cut at byte ${at} of ${bytes.length}` };
+}
 
 type Applied = ReturnType<(typeof MUTATIONS)[number]['apply']> & { name: string };
 
@@ -552,31 +557,47 @@ test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mu
   const t0 = Date.now();
   const from = ONLY ?? 0;
   const to = ONLY === null ? CASES : ONLY + 1;
-  for (let i = from; i < to; i++) {
-    const c = makeCase(REPLIES, SEED, i);
-    const kind = c.mutation.startsWith('two faults') ? 'two faults' : c.mutation.split(' ')[0];
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  /** Reads a case through every dialect; a failure is kept (with its smallest input) once per property, mutation and dialect. */
+  const run = (c: Case, kind: string, replay: string) => {
     // The reply's own dialect first: the others read it as a misconfigured target would.
     for (const d of [c.reply.dialect, ...DIALECT_NAMES.filter((x) => x !== c.reply.dialect)]) {
       const v = check(d, c, c.input);
       if (v === null) continue;
       const key = `${v.property} / ${kind} / ${d}`;
-      if (failures.has(key)) break;
+      if (failures.has(key)) return;
       const s = shrink(d, c, v);
       failures.set(
         key,
         [
-          `${v.property}: FUZZ_SEED=${SEED} FUZZ_CASE=${i}, ${c.reply.name} read as ${d}${c.input.think ? ' with THINK_TAGS' : ''}, mutation ${c.mutation}`,
+          `${v.property}: ${replay}, ${c.reply.name} read as ${d}${c.input.think ? ' with THINK_TAGS' : ''}, mutation ${c.mutation}`,
           `  ${s.violation.detail.replace(/\n/g, '\n  ')}`,
           `  smallest input: status ${s.input.status}, ${s.input.contentType}, reads ending at ${JSON.stringify(s.input.cuts)}, batches ${JSON.stringify(s.input.batches)}:`,
           `  ${JSON.stringify(s.input.body.toString('utf8'))}`,
         ].join('\n'),
       );
-      break;
+      return;
+    }
+  };
+  for (let i = from; i < to; i++) {
+    const c = makeCase(REPLIES, SEED, i);
+    const kind = c.mutation.startsWith('two faults') ? 'two faults' : c.mutation.split(' ')[0];
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    run(c, kind, `FUZZ_SEED=${SEED} FUZZ_CASE=${i}`);
+  }
+  if (EVERY_BYTE) {
+    // Every reply cut at every byte, read whole and as its events arrive.
+    for (const reply of REPLIES) {
+      for (let at = 0; at < Buffer.byteLength(reply.text); at++) {
+        const cut = cutAt(reply, at);
+        const input: Input = { ...cut, status: reply.status, contentType: reply.stream ? 'text/event-stream' : 'application/json', cuts: [], batches: [64], same: false, think: false };
+        run({ index: -1, reply, mutation: `cut (${cut.label})`, input }, 'every byte', `FUZZ_EVERY_BYTE=1 (cut at byte ${at})`);
+        counts.set('every byte', (counts.get('every byte') ?? 0) + 1);
+      }
     }
   }
   const ms = Date.now() - t0;
-  console.log(`fuzz: ${to - from} cases in ${ms} ms (seed ${SEED}); ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  if (ONLY === null) for (const m of MUTATIONS) assert.ok((counts.get(m.name) ?? 0) > 0, `mutation ${m.name} never drawn`);
+  console.log(`fuzz: ${to - from + (counts.get('every byte') ?? 0)} cases in ${ms} ms (seed ${SEED}); ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  // Every mutation drawn in a run of the default size (a small FUZZ_CASES may miss the rarest).
+  if (ONLY === null && CASES >= 5000) for (const m of MUTATIONS) assert.ok((counts.get(m.name) ?? 0) > 0, `mutation ${m.name} never drawn`);
   assert.equal(failures.size, 0, `\n${[...failures.values()].join('\n\n')}`);
 });
