@@ -14,7 +14,7 @@
 // never ok; an injected error is never ok; token counts are never negative nor above the largest
 // count the server sent plus the token events streamed; the whole body and the events agree; a
 // mutation that keeps the content (reads, CRLF, data: lines, SSE comments, a second [DONE]) reads as
-// the reply did.
+// the reply did; the reply read after a mutated one by the same dialect reads as it does alone.
 //
 // Seeded: FUZZ_SEED (default below) and FUZZ_CASES (default 12,000; millions locally), FUZZ_CASE=i
 // runs case i alone, FUZZ_EVERY_BYTE=1 adds every reply cut at each of its bytes. A failure prints the seed, the case and its smallest failing input found
@@ -442,8 +442,17 @@ const ok2xx = (s: number) => s >= 200 && s < 300;
 const framed = new Map<string, string[]>();
 const replyEvents = (r: Reply): string[] => framed.get(r.name) ?? framed.set(r.name, sseEvents(r.text)).get(r.name)!;
 
-/** The reply's own reading of the unmutated reply, per dialect (for `same` mutations). */
+/** The unmutated reply's reading, per dialect and THINK_TAGS. */
 const baseline = new Map<string, GenerationResult>();
+function baselineOf(reply: Reply, dialect: DialectName, ctx: typeof CTX): GenerationResult {
+  const key = `${reply.name} ${dialect} ${ctx.thinkTags === true}`;
+  let b = baseline.get(key);
+  if (b === undefined) {
+    b = createDialect(dialect, ctx).parseBody(reply.status, reply.text, reply.stream ? 'text/event-stream' : 'application/json');
+    baseline.set(key, b);
+  }
+  return b;
+}
 
 function check(dialect: DialectName, c: Case, input: Input): Violation | null {
   const text = new TextDecoder().decode(input.body);
@@ -505,16 +514,26 @@ function check(dialect: DialectName, c: Case, input: Input): Violation | null {
     }
   }
   if (input.same) {
-    const key = `${c.reply.name} ${dialect} ${input.think}`;
-    let b = baseline.get(key);
-    if (b === undefined) {
-      b = createDialect(dialect, ctx).parseBody(c.reply.status, c.reply.text, c.reply.stream ? 'text/event-stream' : 'application/json');
-      baseline.set(key, b);
-    }
+    const b = baselineOf(c.reply, dialect, ctx);
     try {
       assert.deepEqual(view(w0[1]), view(b));
     } catch {
       return { property: 'a mutation that keeps the content reads as the reply did', detail: `reply ${JSON.stringify(view(b))}\nmutated ${JSON.stringify(view(w0[1]))}` };
+    }
+  }
+  if (streams.length > 0 && c.reply.stream && ok2xx(c.reply.status)) {
+    // What a bad reply left the dialect (the template it learned) does not change how its next reply reads.
+    let next: GenerationResult;
+    try {
+      next = batched(dialect, replyEvents(c.reply), [64], sseEvents(input.body, input.cuts), ctx).result;
+    } catch (e) {
+      return { property: 'never throws', detail: `the reply after this one: ${(e as Error).stack ?? String(e)}` };
+    }
+    const b = baselineOf(c.reply, dialect, ctx);
+    try {
+      assert.deepEqual(view(next), view(b));
+    } catch {
+      return { property: 'the next reply reads as it would have', detail: `alone ${JSON.stringify(view(b))}\nafter this one ${JSON.stringify(view(next))}` };
     }
   }
   return null;
