@@ -14,7 +14,9 @@ const utf8 = new TextDecoder();
 /**
  * The events of a stream as the sse transport hands them to its reader: lines are cut from the bytes
  * as they arrive (in pieces ending at `cuts`, byte offsets: a TCP read may end anywhere, inside a
- * UTF-8 character too), an event is dispatched at a blank line, an `error:` line (not SSE, reported
+ * UTF-8 character too) at LF, CRLF or CR as the SSE spec says (xk6-sse itself, at 01bdfbe, ends
+ * lines at LF only and an event at a bare LF line: a CRLF stream gives it no event), an event is
+ * dispatched at a blank line, an `error:` line (not SSE, reported
  * by xk6-sse as an error) and `event: error` become error data as the transport makes them. Bytes
  * after the last blank line are an event never completed: dropped.
  */
@@ -25,8 +27,7 @@ export function sseEvents(body: Uint8Array | string, cuts: readonly number[] = [
   let name = '';
   let pending: Uint8Array = new Uint8Array(0);
   const line = (raw: Uint8Array) => {
-    let l = utf8.decode(raw);
-    if (l.endsWith('\r')) l = l.slice(0, -1);
+    const l = utf8.decode(raw);
     if (l === '') {
       if (data.length > 0) {
         const joined = data.join('\n');
@@ -52,6 +53,14 @@ export function sseEvents(body: Uint8Array | string, cuts: readonly number[] = [
       if (buf[i] === 0x0a) {
         line(buf.subarray(start, i));
         start = i + 1;
+      } else if (buf[i] === 0x0d && (i + 1 < buf.length || end === bytes.length)) {
+        // A CR ends a line, as the SSE spec and splitSseEvents have it (CRLF: one end); a CR last in
+        // a read waits for the next byte.
+        line(buf.subarray(start, i));
+        if (buf[i + 1] === 0x0a) i++;
+        start = i + 1;
+      } else if (buf[i] === 0x0d) {
+        break;
       }
     }
     pending = buf.slice(start);
