@@ -160,6 +160,9 @@ export class Accumulator implements StreamReader {
 
   /** onEvent past the template's closure (see arm). */
   private event(data: string): number {
+    // An event without data is none (SSE): xk6-sse hands one over for a keep-alive comment or an
+    // extra blank line, where splitSseEvents, as the spec says, has none.
+    if (data === '') return EVENT_NONE;
     this.events++;
     const t = this.template;
     let input: string | undefined;

@@ -91,3 +91,17 @@ test('SGLang: an error key beside meta_info is the error, in a whole reply and f
   }
   for (const [p, r] of everyPath('sglang', `${stream}data: [DONE]\n\n`)) assert.deepEqual([r.ok, r.error?.class], [false, 'stream_error'], p);
 });
+
+test('an event without data (xk6-sse\'s for a keep-alive comment or an extra blank line) is no event', () => {
+  const chunk = (n: number, finish: string | null) => `data: {"choices":[{"index":0,"text":" w${n}","finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"completion_tokens":${n}}}\n\n`;
+  let body = ': ping\n\n';
+  for (let n = 1; n <= 12; n++) body += chunk(n, n === 12 ? 'length' : null) + (n % 5 === 0 ? ':\n\n\n' : '');
+  body += 'data: [DONE]\n\n';
+  assert.ok(sseEvents(body).includes(''), 'the framing hands over events without data');
+  for (const [p, r, s] of everyPath('openai', body)) {
+    assert.deepEqual([r.ok, r.completionTokens, r.tokenEvents], [true, 12, 12], p);
+    if (s) assert.deepEqual(s.tokens, Array(12).fill(1), p);
+  }
+  // A stream cut after one: truncated, and after as many events on both paths.
+  for (const [p, r] of everyPath('openai', `${chunk(1, null)}: ping\n\n`)) assert.match(r.error?.message ?? '', /after 1 event\(s\)/, p);
+});

@@ -16,7 +16,7 @@ const utf8 = new TextDecoder();
  * as they arrive (in pieces ending at `cuts`, byte offsets: a TCP read may end anywhere, inside a
  * UTF-8 character too) at LF, CRLF or CR as the SSE spec says (xk6-sse itself, at 01bdfbe, ends
  * lines at LF only and an event at a bare LF line: a CRLF stream gives it no event), an event is
- * dispatched at a blank line, an `error:` line (not SSE, reported
+ * dispatched at each blank line (with no data after a comment alone, as xk6-sse does), an `error:` line (not SSE, reported
  * by xk6-sse as an error) and `event: error` become error data as the transport makes them. Bytes
  * after the last blank line are an event never completed: dropped.
  */
@@ -29,10 +29,9 @@ export function sseEvents(body: Uint8Array | string, cuts: readonly number[] = [
   const line = (raw: Uint8Array) => {
     const l = utf8.decode(raw);
     if (l === '') {
-      if (data.length > 0) {
-        const joined = data.join('\n');
-        out.push(name === 'error' ? asErrorData(joined) : joined);
-      }
+      // Every blank line, as xk6-sse does: one after a comment alone gives an event without data.
+      const joined = data.join('\n');
+      out.push(name === 'error' ? asErrorData(joined) : joined);
       data = [];
       name = '';
     } else if (l.startsWith('data:')) data.push(l.slice(l.startsWith('data: ') ? 6 : 5));
