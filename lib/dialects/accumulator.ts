@@ -165,6 +165,9 @@ export class Accumulator implements StreamReader {
 
   /** onEvent past the template's closure (see arm). */
   private event(data: string): number {
+    // An event without data is none (SSE): xk6-sse hands one over for a keep-alive comment or an
+    // extra blank line, where splitSseEvents, as the spec says, has none.
+    if (data === '') return EVENT_NONE;
     this.events++;
     const t = this.template;
     let input: string | undefined;
@@ -184,8 +187,9 @@ export class Accumulator implements StreamReader {
         if (u.textDelta) this.parts.push(u.textDelta);
         let tokens: number | null = null;
         const c = u.completionTokens;
-        if (c !== undefined) {
-          const prev = this.completion;
+        const prev = this.completion;
+        // A count below the last one: see update().
+        if (c !== undefined && (prev === null || c >= prev)) {
           if (prev !== null) tokens = c - prev;
           else if (this.tokenEvents === 0) tokens = c;
           this.completion = c;
@@ -343,7 +347,9 @@ export class Accumulator implements StreamReader {
     if (u.textSoFar !== undefined) this.fullText = u.textSoFar;
     if (u.textDelta) this.parts.push(u.textDelta);
     let tokens: number | null = null;
-    if (u.completionTokens !== undefined) {
+    // A running count below the last one (events reordered, a usage chunk that disagrees) says
+    // nothing of this chunk's tokens: the highest count stands, so no event carries fewer than 0.
+    if (u.completionTokens !== undefined && (this.completion === null || u.completionTokens >= this.completion)) {
       // A count that first appears after token-carrying events that had none is the request's
       // total (the last chunk of llama.cpp's OpenAI routes), not tokens this chunk added.
       if (this.completion !== null || this.tokenEvents === 0) tokens = u.completionTokens - (this.completion ?? 0);
@@ -399,7 +405,8 @@ export class Accumulator implements StreamReader {
   /** Feeds a whole event-stream body. */
   feedBody(body: string): this {
     const { data, partial } = splitSseEvents(body);
-    for (const d of data) this.onData(d);
+    // Nothing after [DONE] is the reply's: the sse transport closes the stream there and never reads it.
+    for (const d of data) if (this.onEvent(d) === EVENT_DONE) break;
     // A body cut mid-event leaves `partial` behind; finish() reports it as truncated unless the
     // stream had already finished.
     void partial;
@@ -468,9 +475,12 @@ function snippet(s: string): string {
   return s.length > MAX_SNIPPET ? JSON.stringify(s.slice(0, MAX_SNIPPET)) + '…' : JSON.stringify(s);
 }
 
-/** Reads a finite number field, or undefined when absent or not a number. */
+/**
+ * Reads a count or measure (every field read with it is one), or undefined when absent, not a
+ * number or below zero: a negative count is no count, and would turn throughput and ITL negative.
+ */
 export function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
 }
 
 export function obj(v: unknown): Record<string, unknown> | undefined {

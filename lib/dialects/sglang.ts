@@ -39,6 +39,13 @@ export function sglangDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
 }
 
 const META_KEY = '"meta_info":';
+/**
+ * A chunk read by its meta_info alone would hide an error key beside it: one put first (where an
+ * encoder puts it) sends the chunk to the full parser, at no cost per event; a whole reply, read
+ * once, is searched for one anywhere.
+ */
+const ERROR_FIRST = '{"error"';
+const ERROR_KEY = '"error":';
 /** Marks a chunk of which only meta_info was parsed. */
 const META_ONLY = '__metaOnly';
 
@@ -95,10 +102,10 @@ class SglangReader implements ChunkReader {
   // Chunk templates (template.ts) for cumulative streams: the input is the meta_info object alone,
   // which is what metaOnly parses; the text is kept aside as metaOnly keeps it.
   readonly templateText: readonly string[] = [];
-  readonly templateSuffix: TemplateSuffix = { lead: META_KEY, trail: '}' };
+  readonly templateSuffix: TemplateSuffix = { lead: META_KEY, trail: '}', refuse: ERROR_FIRST };
 
   templateInput(data: string): string | undefined {
-    if (this.mode !== 'cumulative' || !data.endsWith('}')) return undefined;
+    if (this.mode !== 'cumulative' || !data.endsWith('}') || data.startsWith(ERROR_FIRST)) return undefined;
     const i = data.lastIndexOf(META_KEY);
     if (i === -1) return undefined;
     return data.slice(i + META_KEY.length, -1);
@@ -120,7 +127,7 @@ class SglangReader implements ChunkReader {
 
   /** A non-streamed reply: its text and output_ids are most of the bytes and no figure needs them. */
   fastParseWhole(body: string): Record<string, unknown> | undefined {
-    return body.startsWith('{') ? this.metaOnly(body) : undefined;
+    return body.startsWith('{') && !body.includes(ERROR_KEY) ? this.metaOnly(body) : undefined;
   }
 
   text(): string | undefined {
@@ -134,7 +141,7 @@ class SglangReader implements ChunkReader {
   }
 
   private metaOnly(data: string): Record<string, unknown> | undefined {
-    if (!data.endsWith('}')) return undefined;
+    if (!data.endsWith('}') || data.startsWith(ERROR_FIRST)) return undefined;
     const i = data.lastIndexOf(META_KEY);
     if (i === -1) return undefined;
     try {

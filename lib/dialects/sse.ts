@@ -21,6 +21,11 @@ export function splitSseEvents(body: string): SplitEvents {
     if (payload !== null) data.push(payload);
     pos = end + 2;
   }
+  // An `error:` line counts once its line ends, though its event never did: xk6-sse reports such a
+  // line as it reads it, and the sse transport keeps it (lib/k6/transport.ts).
+  for (let at = pos, nl = text.indexOf('\n', at); nl !== -1; at = nl + 1, nl = text.indexOf('\n', at)) {
+    if (text.startsWith('error:', at)) data.push(asErrorData(fieldValue(text, at + 6, nl)));
+  }
   // Trailing newlines alone are not a partial event.
   const rest = text.slice(pos);
   return { data, partial: rest.trim() === '' ? '' : rest };

@@ -50,6 +50,8 @@ export interface FastRead {
 export interface TemplateSuffix {
   readonly lead: string;
   readonly trail: string;
+  /** An event that starts so is left to the full parser, its end unread (SGLang: an error key first). */
+  readonly refuse?: string;
 }
 
 /**
@@ -254,6 +256,7 @@ export class ChunkTemplate {
     // With `wrap`, the closure is given whole events and predicts each one's end: lead · input · trail.
     const lead = wrap === null ? '' : wrap.lead;
     const trail = wrap === null ? '' : wrap.trail;
+    const refuse = wrap?.refuse ?? null;
     const prefix = this.prefix;
     const plen = prefix.length;
     const pieces = this.pieces;
@@ -305,7 +308,7 @@ export class ChunkTemplate {
           if (!(end > plen && s.endsWith(e) && s.startsWith(prefix))) break;
           text = s.slice(plen, end);
           if (UNSAFE_TEXT.test(text)) break;
-        } else if (wrap === null ? s !== e : !s.endsWith(e)) {
+        } else if (wrap === null ? s !== e : !s.endsWith(e) || (refuse !== null && s.startsWith(refuse))) {
           break;
         }
         // It matches: from here on, the chunk is taken. The next prediction is built in one
@@ -341,7 +344,8 @@ export class ChunkTemplate {
         matched++;
         if (text) parts[np++] = text;
         let tokens: number | null = null;
-        if (c !== undefined) {
+        // A count below the last one: see Accumulator.update.
+        if (c !== undefined && (completion === null || c >= completion)) {
           if (completion !== null) tokens = c - completion;
           else if (tokenEvents === 0) tokens = c;
           completion = c;
@@ -417,6 +421,8 @@ export class ChunkTemplate {
         const x = +v;
         // The number's own shortest form: no spaces, signs, leading zeros, exponents or non-numbers.
         if (x - x !== 0 || '' + x !== v) return false;
+        // A count below zero is no count (num): the full parser reads it.
+        if (x < 0 && this.fields[i - 1] !== null) return false;
         values.push(x);
       }
       pos = end + next.length;

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDialect, type DialectName, type GenerationResult } from '../../../lib/dialects/index';
-import { asErrorData } from '../../../lib/dialects/sse';
-import { ARRIVAL_BATCH, arrivals, restart } from '../../../lib/dialects/arrivals';
+import { batched, CTX as ctx, oneByOne, sseEvents, warm } from './read-paths';
 import { identify, type Probe } from '../../../lib/preflight/diagnose';
 import { ENGINES, engineById, engineOfMetrics } from '../../../lib/engines/index';
 
@@ -33,61 +32,6 @@ interface Entry {
 const API_DOCS = ['anthropic-api', 'openai-api'];
 const MANIFEST = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as Entry[];
 const read = (e: Entry) => readFileSync(join(DIR, e.file), 'utf8');
-const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
-
-/** The events of a stream as xk6-sse delivers them to the transport's handlers, turned into data as the transport does. */
-function sseEvents(body: string): string[] {
-  const out: string[] = [];
-  for (const block of body.replace(/\r\n?/g, '\n').split('\n\n')) {
-    const lines = block.split('\n').filter((l) => l !== '');
-    if (lines.length === 0) continue;
-    // A line that is not SSE reaches the error handler; an `error:` line becomes an error event.
-    for (const l of lines) if (l.startsWith('error:')) out.push(asErrorData(l.slice(6)));
-    const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
-    if (data.length === 0) continue;
-    const joined = data.join('\n');
-    out.push(lines.includes('event: error') || lines.includes('event:error') ? asErrorData(joined) : joined);
-  }
-  return out;
-}
-
-/** One event at a time (the per-event path), stopping at [DONE] as the transport does. */
-function oneByOne(dialect: DialectName, events: string[]): GenerationResult {
-  const r = createDialect(dialect, ctx).streamReader();
-  for (const d of events) if (r.onData(d).done) break;
-  return r.finish();
-}
-
-/** In batches, as the sse transport keeps events and reads them ARRIVAL_BATCH at a time. */
-function batched(dialect: DialectName, events: string[], batch = ARRIVAL_BATCH): GenerationResult {
-  const r = createDialect(dialect, ctx).streamReader();
-  const log = arrivals();
-  restart(log);
-  let m = 0;
-  for (let i = 0; i < events.length; i++) {
-    log.at[m] = i + 1;
-    log.data[m++] = events[i];
-    if (m === batch) {
-      r.readKept(log, m);
-      m = 0;
-    }
-    if (events[i] === '[DONE]') break;
-  }
-  r.readKept(log, m);
-  return r.finish();
-}
-
-/** The same stream twice through one dialect: the second read starts from the first one's template. */
-function warm(dialect: DialectName, events: string[]): GenerationResult {
-  const d = createDialect(dialect, ctx);
-  for (let k = 0; k < 2; k++) {
-    const r = d.streamReader();
-    for (const e of events) if (r.onData(e).done) break;
-    if (k === 1) return r.finish();
-    r.finish();
-  }
-  throw new Error('unreachable');
-}
 
 function check(e: Entry, r: GenerationResult, path: string): void {
   const x = e.expect!;
@@ -133,9 +77,9 @@ describe('every generation reply, on every path', () => {
       // Over sse a non-2xx has no body; the transport fetches it once over http (the path above).
       if (!e.stream || status < 200 || status >= 300) return;
       const events = sseEvents(body);
-      check(e, oneByOne(dialect, events), 'sse, one event at a time');
-      check(e, batched(dialect, events), 'sse, in batches');
-      check(e, batched(dialect, events, 2), 'sse, in batches of 2');
+      check(e, oneByOne(dialect, events).result, 'sse, one event at a time');
+      check(e, batched(dialect, events).result, 'sse, in batches');
+      check(e, batched(dialect, events, [2]).result, 'sse, in batches of 2');
       check(e, warm(dialect, events), 'sse, warm template');
     });
   }

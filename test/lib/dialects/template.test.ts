@@ -14,7 +14,7 @@ import type { TemplateCache } from '../../../lib/dialects/template';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import { startSim, type SimHandle } from '../../../sim/index';
 import { request } from '../../sim/helpers';
-import { reply } from '../fixtures';
+import { FIXTURE_DIALECTS, reply } from '../fixtures';
 
 /** A fresh reader of the dialect, as its streamReader() makes one (templates on). */
 function reader(name: DialectName): ChunkReader {
@@ -95,15 +95,6 @@ function columnsOf(acc: Accumulator, data: string[]): { t: number[]; tokens: num
   }
   return out;
 }
-
-const FIXTURE_DIALECTS: Array<[RegExp, DialectName]> = [
-  [/^sglang-/, 'sglang'],
-  [/^vllm-chat-/, 'openai-chat'],
-  [/^vllm-/, 'openai'],
-  [/^llamacpp-native-/, 'llamacpp'],
-  [/^llamacpp-completions-/, 'openai'],
-  [/^llamacpp-chat-/, 'openai-chat'],
-];
 
 describe('chunk template on the recorded replies', () => {
   const dir = join(__dirname, '..', '..', 'fixtures', 'replies');
