@@ -567,9 +567,17 @@ function shrink(dialect: DialectName, c: Case, v: Violation): { input: Input; vi
 
 // --- the run --------------------------------------------------------------------------------------
 
-const REPLIES = loadReplies();
+/**
+ * The dialects whose replies the properties below model (their completing events, their counts).
+ * Anthropic Messages and OpenAI Responses end on named events (message_stop, response.completed)
+ * and count in usage.output_tokens, which this model does not know yet: their replies and readers
+ * are left out, and the run says so.
+ */
+const FUZZED: readonly DialectName[] = ['sglang', 'openai', 'openai-chat', 'llamacpp'];
+const NOT_FUZZED = DIALECT_NAMES.filter((d) => !FUZZED.includes(d));
+const REPLIES = loadReplies().filter((r) => FUZZED.includes(r.dialect));
 
-test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mutated replies (seed ${SEED}) through every dialect on every path`, () => {
+test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mutated replies (seed ${SEED}) through the ${FUZZED.join(', ')} readers on every path`, () => {
   assert.ok(REPLIES.length >= 80, `${REPLIES.length} replies`);
   const failures = new Map<string, string>();
   const counts = new Map<string, number>();
@@ -579,7 +587,7 @@ test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mu
   /** Reads a case through every dialect; a failure is kept (with its smallest input) once per property, mutation and dialect. */
   const run = (c: Case, kind: string, replay: string) => {
     // The reply's own dialect first: the others read it as a misconfigured target would.
-    for (const d of [c.reply.dialect, ...DIALECT_NAMES.filter((x) => x !== c.reply.dialect)]) {
+    for (const d of [c.reply.dialect, ...FUZZED.filter((x) => x !== c.reply.dialect)]) {
       const v = check(d, c, c.input);
       if (v === null) continue;
       const key = `${v.property} / ${kind} / ${d}`;
@@ -616,6 +624,7 @@ test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mu
   }
   const ms = Date.now() - t0;
   console.log(`fuzz: ${to - from + (counts.get('every byte') ?? 0)} cases in ${ms} ms (seed ${SEED}); ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  console.log(`fuzz: not fuzzed yet: ${NOT_FUZZED.join(', ')} (the properties do not model their completing events and usage counts)`);
   // Every mutation drawn in a run of the default size (a small FUZZ_CASES may miss the rarest).
   if (ONLY === null && CASES >= 5000) for (const m of MUTATIONS) assert.ok((counts.get(m.name) ?? 0) > 0, `mutation ${m.name} never drawn`);
   assert.equal(failures.size, 0, `\n${[...failures.values()].join('\n\n')}`);
