@@ -85,7 +85,10 @@ module.exports = tseslint.config(
         {
           patterns: [
             { group: ['k6', 'k6/*'], message: 'Pure modules must not import k6: put k6 calls in lib/k6/.' },
-            { group: ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto'], message: 'lib/ runs on k6: no Node modules (put Node code in scripts/ or sim/).' },
+            {
+              group: ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto'],
+              message: 'lib/ runs on k6: no Node modules (put Node code in scripts/ or sim/).',
+            },
             { group: ['**/test/*', '**/test/**'], message: 'Production code imports no test code.' },
           ],
         },
@@ -101,7 +104,10 @@ module.exports = tseslint.config(
         {
           patterns: [
             { regex: '^k6(/.*)?$', message: 'lib/api/ reaches k6 through lib/k6/ (lib/k6/library.ts).' },
-            { group: ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto'], message: 'lib/ runs on k6: no Node modules (put Node code in scripts/ or sim/).' },
+            {
+              group: ['node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto'],
+              message: 'lib/ runs on k6: no Node modules (put Node code in scripts/ or sim/).',
+            },
             { group: ['**/test/*', '**/test/**'], message: 'Production code imports no test code.' },
           ],
         },

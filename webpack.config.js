@@ -30,7 +30,8 @@ const entry = Object.fromEntries(
 );
 entry.once = path.resolve(__dirname, 'lib', 'k6', 'once.ts');
 // lib/k6/benchmark.ts's require('./once') stays a require of the file beside the bundle.
-const onceExternal = ({ request, context }, cb) => (request === './once' && context === path.resolve(__dirname, 'lib', 'k6') ? cb(null, 'commonjs ./once.js') : cb());
+const onceExternal = ({ request, context }, cb) =>
+  request === './once' && context === path.resolve(__dirname, 'lib', 'k6') ? cb(null, 'commonjs ./once.js') : cb();
 
 function bundles({ sse }) {
   return {

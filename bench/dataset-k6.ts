@@ -25,7 +25,10 @@ const DURATION = arg('duration', '20s');
 
 function dataset(path: string): { items: number; bytes: number } {
   const rng = rngFor(7, 'dataset-k6');
-  const WORDS = 'the of model token server request latency batch prompt cache decode draft verify accept length window slice write function prove integral summarise article'.split(' ');
+  const WORDS =
+    'the of model token server request latency batch prompt cache decode draft verify accept length window slice write function prove integral summarise article'.split(
+      ' ',
+    );
   const DOMAINS = ['code', 'math', 'chat', 'summarization'];
   const sentence = (chars: number) => {
     const w: string[] = [];
@@ -107,8 +110,19 @@ async function main() {
   const file = join(dir, 'prompts.jsonl');
   const t = Date.now();
   const ds = dataset(file);
-  console.log(`${file}: ${(ds.bytes / 1024 / 1024).toFixed(0)} MB, ${ds.items} prompts of 200–2,000 characters, 4 domains (written in ${((Date.now() - t) / 1000).toFixed(1)} s); k6: ${k6}`);
-  const sim = await startSim({ engine: 'sglang', spec: 'none', port: 0, maxRunning: 4096, kvCapacity: 100_000_000, timeScale: 4, recordLimit: 1000, prefixCaching: false });
+  console.log(
+    `${file}: ${(ds.bytes / 1024 / 1024).toFixed(0)} MB, ${ds.items} prompts of 200–2,000 characters, 4 domains (written in ${((Date.now() - t) / 1000).toFixed(1)} s); k6: ${k6}`,
+  );
+  const sim = await startSim({
+    engine: 'sglang',
+    spec: 'none',
+    port: 0,
+    maxRunning: 4096,
+    kvCapacity: 100_000_000,
+    timeScale: 4,
+    recordLimit: 1000,
+    prefixCaching: false,
+  });
   const env = (vus: number, withDataset: boolean): NodeJS.ProcessEnv => ({
     ...process.env,
     ...QUIET_K6_ENV,
@@ -126,7 +140,12 @@ async function main() {
     ...(withDataset ? { DATASET: file } : {}),
   });
   const rows: Array<[string, Measure]> = [];
-  for (const [vus, withDataset] of [[1, false], [1, true], [VUS, false], [VUS, true]] as Array<[number, boolean]>) {
+  for (const [vus, withDataset] of [
+    [1, false],
+    [1, true],
+    [VUS, false],
+    [VUS, true],
+  ] as Array<[number, boolean]>) {
     const m = await runK6(k6, env(vus, withDataset));
     rows.push([`${vus} VU${vus > 1 ? 's' : ''}${withDataset ? `, ${MB} MB dataset` : ', token ids'}`, m]);
     if (m.datasetLine) console.log(`  ${m.datasetLine}`);
@@ -136,7 +155,10 @@ async function main() {
   const s = (ms: number | null) => (ms === null ? '–' : `${(ms / 1000).toFixed(1)} s`);
   const mb = (x: number) => `${x.toFixed(0)} MB`;
   console.log('\nrun                          exit   to setup line   to first run   peak RSS   RSS under load');
-  for (const [name, m] of rows) console.log(`${name.padEnd(28)} ${String(m.exitCode).padStart(4)} ${s(m.toSetupMs).padStart(15)} ${s(m.toRunMs).padStart(14)} ${mb(m.peakRssMb).padStart(10)} ${mb(m.loadRssMb).padStart(16)}`);
+  for (const [name, m] of rows)
+    console.log(
+      `${name.padEnd(28)} ${String(m.exitCode).padStart(4)} ${s(m.toSetupMs).padStart(15)} ${s(m.toRunMs).padStart(14)} ${mb(m.peakRssMb).padStart(10)} ${mb(m.loadRssMb).padStart(16)}`,
+    );
   const [one, oneD, many, manyD] = rows.map((r) => r[1]) as [Measure, Measure, Measure, Measure];
   const kb = (x: number) => `${(x * 1024).toFixed(0)} KB`;
   console.log(

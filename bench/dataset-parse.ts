@@ -28,7 +28,13 @@ function build(format: DatasetFormat | 'messages'): string {
     let s: string;
     if (format === 'text') s = sentence(randInt(rng, 200, 2000));
     else if (format === 'jsonl') s = JSON.stringify({ prompt: sentence(randInt(rng, 200, 2000)), output_tokens: randInt(rng, 16, 512), domain: 'chat' });
-    else if (format === 'messages') s = JSON.stringify({ messages: [{ role: 'system', content: 'Be helpful.' }, { role: 'user', content: sentence(randInt(rng, 200, 2000)) }] });
+    else if (format === 'messages')
+      s = JSON.stringify({
+        messages: [
+          { role: 'system', content: 'Be helpful.' },
+          { role: 'user', content: sentence(randInt(rng, 200, 2000)) },
+        ],
+      });
     else {
       const turns = Array.from({ length: randInt(rng, 2, 7) }, (_, t) => ({ from: t % 2 ? 'gpt' : 'human', value: sentence(randInt(rng, 100, 800)) }));
       s = JSON.stringify({ id: `c${i}`, conversations: turns });

@@ -19,7 +19,18 @@ export function floorScript(dir: string, s: FloorShape): string {
   const [path, body] =
     s.dialect === 'sglang'
       ? ['/generate', { input_ids: prompt, sampling_params: { max_new_tokens: s.osl, temperature: 0, ignore_eos: true }, stream: true }]
-      : ['/v1/completions', { model: 'qwen3-32b-sim', prompt, max_tokens: s.osl, temperature: 0, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }];
+      : [
+          '/v1/completions',
+          {
+            model: 'qwen3-32b-sim',
+            prompt,
+            max_tokens: s.osl,
+            temperature: 0,
+            ignore_eos: true,
+            stream: true,
+            stream_options: { include_usage: true, continuous_usage_stats: true },
+          },
+        ];
   const file = join(dir, 'floor.js');
   writeFileSync(
     file,

@@ -63,21 +63,26 @@ async function main() {
     return s.records[0].requests;
   };
   const suite = (url: string, vus: number, duration: string, runId: string) =>
-    runK6(k6, ['run', '-q', join(ROOT, 'dist', 'context-matrix.js')], {
-      ...env,
-      TARGET_URL: url,
-      DIALECT: 'sglang',
-      ISL: String(ISL),
-      OSL: String(OSL),
-      CONCURRENCY: String(vus),
-      DURATION: duration,
-      REQUEST_TIMEOUT: '30s',
-      GRACEFUL_STOP: '30s',
-      WARMUP_REQUESTS: '0',
-      SERVER_METRICS: 'off',
-      RESULTS_DIR: dir,
-      RUN_ID: runId,
-    }, suiteCount(runId));
+    runK6(
+      k6,
+      ['run', '-q', join(ROOT, 'dist', 'context-matrix.js')],
+      {
+        ...env,
+        TARGET_URL: url,
+        DIALECT: 'sglang',
+        ISL: String(ISL),
+        OSL: String(OSL),
+        CONCURRENCY: String(vus),
+        DURATION: duration,
+        REQUEST_TIMEOUT: '30s',
+        GRACEFUL_STOP: '30s',
+        WARMUP_REQUESTS: '0',
+        SERVER_METRICS: 'off',
+        RESULTS_DIR: dir,
+        RUN_ID: runId,
+      },
+      suiteCount(runId),
+    );
   const header = 'script          requests   req/s   CPU µs/request   peak RSS MB   KB per VU';
   const row = (name: string, m: Measure, vus: number) =>
     `${name.padEnd(14)} ${String(m.requests).padStart(9)} ${(m.requests / m.wallSec).toFixed(0).padStart(8)} ${((m.cpuSec / m.requests) * 1e6).toFixed(0).padStart(13)} ${m.peakRssMb.toFixed(0).padStart(12)} ${((m.peakRssMb / vus) * 1024).toFixed(0).padStart(13)}`;
@@ -85,14 +90,18 @@ async function main() {
   // 1. Many VUs: does one k6 process hold them, and what does a VU cost in memory?
   {
     const sim = await startSim({ engine: 'sglang', spec: 'dflash', port: 0, maxRunning: 4096, kvCapacity: 100_000_000, timeScale: 1, recordLimit: 1000 });
-    console.log(`\n1. ${VUS} concurrent VUs for ${DURATION} against one simulated SGLang (real time), ISL ${ISL}, OSL ${OSL}; 2 cores shared by k6 and the simulator.`);
+    console.log(
+      `\n1. ${VUS} concurrent VUs for ${DURATION} against one simulated SGLang (real time), ISL ${ISL}, OSL ${OSL}; 2 cores shared by k6 and the simulator.`,
+    );
     const bare = await runK6(k6, ['run', '-q', bareScript(dir, sim.url, VUS, DURATION)], env, bareCount);
     const ours = await suite(sim.url, VUS, DURATION, 'many');
     await sim.stop();
     console.log(header);
     console.log(row('bare k6', bare, VUS));
     console.log(row('k6-llm-bench', ours, VUS));
-    console.log(`memory per VU: ${((ours.peakRssMb / VUS) * 1024).toFixed(0)} KB (suite) vs ${((bare.peakRssMb / VUS) * 1024).toFixed(0)} KB (bare), ratio ${(ours.peakRssMb / bare.peakRssMb).toFixed(2)}×`);
+    console.log(
+      `memory per VU: ${((ours.peakRssMb / VUS) * 1024).toFixed(0)} KB (suite) vs ${((bare.peakRssMb / VUS) * 1024).toFixed(0)} KB (bare), ratio ${(ours.peakRssMb / bare.peakRssMb).toFixed(2)}×`,
+    );
   }
 
   // 2. Per-request CPU at the margin: two durations each, so init, setup and the summary (paid once)
@@ -110,8 +119,16 @@ async function main() {
     const mb = marginal(b1, b2);
     const ms = marginal(s1, s2);
     console.log(header);
-    for (const [n, m] of [['bare 10s', b1], ['bare 30s', b2], ['suite 10s', s1], ['suite 30s', s2]] as Array<[string, Measure]>) console.log(row(n, m, vus));
-    console.log(`marginal CPU per request: bare ${mb.toFixed(0)} µs, suite ${ms.toFixed(0)} µs: suite ÷ bare = ${(ms / mb).toFixed(2)}× (${((ms / mb - 1) * 100).toFixed(0)}% more)`);
+    for (const [n, m] of [
+      ['bare 10s', b1],
+      ['bare 30s', b2],
+      ['suite 10s', s1],
+      ['suite 30s', s2],
+    ] as Array<[string, Measure]>)
+      console.log(row(n, m, vus));
+    console.log(
+      `marginal CPU per request: bare ${mb.toFixed(0)} µs, suite ${ms.toFixed(0)} µs: suite ÷ bare = ${(ms / mb).toFixed(2)}× (${((ms / mb - 1) * 100).toFixed(0)}% more)`,
+    );
   }
 }
 

@@ -44,7 +44,8 @@ const WARM_S = 5;
  * goroutine's assist, the write barrier) is GC whatever called it; otherwise the frame nearest the
  * leaf that names a part decides, so JSON.parse called from the script counts as JSON.
  */
-const GC = /runtime\.(gcBgMarkWorker|gcDrain|gcAssistAlloc|bgsweep|bgscavenge|wbBufFlush|gcWriteBarrier|markroot|sweepone|gcStart|gcMarkDone|gcMarkTermination)/;
+const GC =
+  /runtime\.(gcBgMarkWorker|gcDrain|gcAssistAlloc|bgsweep|bgscavenge|wbBufFlush|gcWriteBarrier|markroot|sweepone|gcStart|gcMarkDone|gcMarkTermination)/;
 const PARTS: Array<[string, RegExp]> = [
   ['k6 metric samples (add, tags, ingest, sinks)', /go\.k6\.io\/k6\/(internal\/)?(metrics|output|js\/modules\/k6\/metrics)|PushIfNotDone/],
   ['sobek JSON', /sobek\.\(\*Runtime\)\.builtinJSON|sobek.*[Jj]son/],
@@ -97,7 +98,15 @@ interface Profile {
 
 async function profile(bundle: string): Promise<Profile> {
   const engine = DIALECT === 'sglang' ? 'sglang' : 'vllm';
-  const sim = await startSim({ engine, port: 0, timeScale: TIME_SCALE, seed: 11, maxRunning: Math.max(256, VUS), kvCapacity: 100_000_000, recordLimit: 1_000_000 });
+  const sim = await startSim({
+    engine,
+    port: 0,
+    timeScale: TIME_SCALE,
+    seed: 11,
+    maxRunning: Math.max(256, VUS),
+    kvCapacity: 100_000_000,
+    recordLimit: 1_000_000,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'k6-profile-'));
   const duration = `${WARM_S + SECONDS + 5}s`;
   const script = bundle === 'floor' ? floorScript(dir, { dialect: DIALECT, vus: VUS, duration, isl: ISL, osl: OSL, itl: false }) : resolve(ROOT, bundle);
@@ -125,7 +134,9 @@ async function profile(bundle: string): Promise<Profile> {
   const data = join(dir, 'perf.data');
   const t0 = Date.now();
   // Not spawnSync: the simulator serves from this process's event loop.
-  const perf = spawn('perf', ['record', '-F', String(FREQ), '-g', '-p', String(child.pid), '-o', data, '--', 'sleep', String(SECONDS)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const perf = spawn('perf', ['record', '-F', String(FREQ), '-g', '-p', String(child.pid), '-o', data, '--', 'sleep', String(SECONDS)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let perfErr = '';
   perf.stderr.on('data', (d: Buffer) => (perfErr = (perfErr + d.toString()).slice(-2000)));
   const rec = { status: await new Promise<number>((r) => perf.on('exit', (c) => r(c ?? 1))), stderr: perfErr };
@@ -146,14 +157,16 @@ async function profile(bundle: string): Promise<Profile> {
 async function main(): Promise<void> {
   if (!K6) throw new Error('no k6 binary: pass --k6 PATH (a build with xk6-sse) or set K6_BIN');
   if (spawnSync('perf', ['--version']).status !== 0) throw new Error('perf is not installed (Debian: apt-get install linux-perf)');
-  console.log(`k6: ${K6}; ${VUS} VUs, ${DIALECT}, ISL ${ISL}, OSL ${OSL}, simulator time-scale ${TIME_SCALE}; perf at ${FREQ} Hz for ${SECONDS} s after ${WARM_S} s of load`);
+  console.log(
+    `k6: ${K6}; ${VUS} VUs, ${DIALECT}, ISL ${ISL}, OSL ${OSL}, simulator time-scale ${TIME_SCALE}; perf at ${FREQ} Hz for ${SECONDS} s after ${WARM_S} s of load`,
+  );
   const profiles: Profile[] = [];
   for (const b of BUNDLES) profiles.push(await profile(b));
   const names = [...new Set([...profiles.flatMap((p) => [...p.parts.keys()])])];
   const us = (p: Profile, n: number) => ((n / FREQ) * 1e6) / p.events;
   names.sort((a, b) => (profiles[0].parts.get(b) ?? 0) - (profiles[0].parts.get(a) ?? 0));
   console.log(`\nCPU µs per token event of k6, by part (share of the process's samples)`);
-  console.log(`${'part'.padEnd(50)}${profiles.map((p) => (p.bundle === 'floor' ? 'floor' : p.bundle.split('/').pop() as string).padStart(24)).join('')}`);
+  console.log(`${'part'.padEnd(50)}${profiles.map((p) => (p.bundle === 'floor' ? 'floor' : (p.bundle.split('/').pop() as string)).padStart(24)).join('')}`);
   for (const n of names) {
     console.log(
       `${n.padEnd(50)}${profiles

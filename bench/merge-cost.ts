@@ -39,7 +39,17 @@ function instance(k: number): PartialResult {
     else metrics[key] = { type, contains: 'default', values: { count: 1000 + k, rate: 10 } };
   }
   const seg = `${k}/${N}:${k + 1}/${N}`.replace(/^0\/\d+/, '0').replace(/:(\d+)\/\1$/, ':1');
-  return { format: PARTIAL_FORMAT, benchmark: spec.name, runId: 'bench', segment: seg, sequence: null, variables, setup: null, metrics, testRunDurationMs: 600_000 };
+  return {
+    format: PARTIAL_FORMAT,
+    benchmark: spec.name,
+    runId: 'bench',
+    segment: seg,
+    sequence: null,
+    variables,
+    setup: null,
+    metrics,
+    testRunDurationMs: 600_000,
+  };
 }
 
 const parts = Array.from({ length: N }, (_, k) => ({ name: `p${k}`, partial: instance(k) }));
@@ -52,4 +62,6 @@ const report = buildReport(spec, cfg, plan, merged.data, new Date(0));
 const ms = performance.now() - t0;
 const heap1 = process.memoryUsage().heapUsed;
 console.log(`${N} partials × ${plan.runs.length} runs (${keys.length} summary keys each, ${(bytes / 1e6).toFixed(1)} MB of JSON in all)`);
-console.log(`merge + report: ${ms.toFixed(0)} ms; heap growth ${((heap1 - heap0) / 1e6).toFixed(1)} MB; ${report.runs.length} runs, ${report.comparisons.length} verdicts`);
+console.log(
+  `merge + report: ${ms.toFixed(0)} ms; heap growth ${((heap1 - heap0) / 1e6).toFixed(1)} MB; ${report.runs.length} runs, ${report.comparisons.length} verdicts`,
+);

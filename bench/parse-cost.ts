@@ -13,40 +13,94 @@ const WORD = ' tok';
 function replies(dialect: DialectName, n: number, perEvent: number): { json: string; stream: string } {
   const events: string[] = [];
   let text = '';
-  for (let done = 0; done < n; ) {
+  for (let done = 0; done < n;) {
     const k = Math.min(perEvent, n - done);
     const delta = WORD.repeat(k);
     text += delta;
     done += k;
     const last = done === n;
     if (dialect === 'sglang') {
-      events.push(JSON.stringify({ text, output_ids: [], meta_info: { id: 'x', finish_reason: last ? { type: 'length', length: n } : null, prompt_tokens: 1024, completion_tokens: done, cached_tokens: 0, spec_verify_ct: Math.ceil(done / perEvent) } }));
+      events.push(
+        JSON.stringify({
+          text,
+          output_ids: [],
+          meta_info: {
+            id: 'x',
+            finish_reason: last ? { type: 'length', length: n } : null,
+            prompt_tokens: 1024,
+            completion_tokens: done,
+            cached_tokens: 0,
+            spec_verify_ct: Math.ceil(done / perEvent),
+          },
+        }),
+      );
     } else if (dialect === 'openai') {
-      events.push(JSON.stringify({ id: 'cmpl-x', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: delta, logprobs: null, finish_reason: last ? 'length' : null }], usage: { prompt_tokens: 1024, completion_tokens: done, total_tokens: 1024 + done } }));
+      events.push(
+        JSON.stringify({
+          id: 'cmpl-x',
+          object: 'text_completion',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, text: delta, logprobs: null, finish_reason: last ? 'length' : null }],
+          usage: { prompt_tokens: 1024, completion_tokens: done, total_tokens: 1024 + done },
+        }),
+      );
     } else if (dialect === 'anthropic') {
       events.push(JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: delta } }));
     } else if (dialect === 'responses') {
       events.push(JSON.stringify({ type: 'response.output_text.delta', content_index: 0, delta, item_id: 'msg_x', output_index: 0, sequence_number: done }));
     } else {
-      events.push(JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: delta }, logprobs: null, finish_reason: last ? 'length' : null }], usage: { prompt_tokens: 1024, completion_tokens: done, total_tokens: 1024 + done } }));
+      events.push(
+        JSON.stringify({
+          id: 'chatcmpl-x',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'm',
+          choices: [{ index: 0, delta: { content: delta }, logprobs: null, finish_reason: last ? 'length' : null }],
+          usage: { prompt_tokens: 1024, completion_tokens: done, total_tokens: 1024 + done },
+        }),
+      );
     }
   }
   const usage = { input_tokens: 1024, output_tokens: n };
   // Messages and Responses end with a closing event of their own, not [DONE].
   if (dialect === 'anthropic') events.push(JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage }), '{"type":"message_stop"}');
-  if (dialect === 'responses') events.push(JSON.stringify({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage } }));
+  if (dialect === 'responses')
+    events.push(
+      JSON.stringify({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage } }),
+    );
   const end = dialect === 'anthropic' || dialect === 'responses' ? '' : 'data: [DONE]\n\n';
   const stream = events.map((e) => `data: ${e}\n\n`).join('') + end;
   const json =
     dialect === 'sglang'
-      ? JSON.stringify({ text, output_ids: Array.from({ length: n }, (_, i) => 1000 + i), meta_info: { id: 'x', finish_reason: { type: 'length', length: n }, prompt_tokens: 1024, completion_tokens: n, cached_tokens: 0 } })
+      ? JSON.stringify({
+          text,
+          output_ids: Array.from({ length: n }, (_, i) => 1000 + i),
+          meta_info: { id: 'x', finish_reason: { type: 'length', length: n }, prompt_tokens: 1024, completion_tokens: n, cached_tokens: 0 },
+        })
       : dialect === 'anthropic'
         ? JSON.stringify({ type: 'message', content: [{ type: 'text', text }], stop_reason: 'max_tokens', usage })
         : dialect === 'responses'
-          ? JSON.stringify({ object: 'response', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [{ type: 'message', content: [{ type: 'output_text', text }] }], usage })
+          ? JSON.stringify({
+              object: 'response',
+              status: 'incomplete',
+              incomplete_details: { reason: 'max_output_tokens' },
+              output: [{ type: 'message', content: [{ type: 'output_text', text }] }],
+              usage,
+            })
           : dialect === 'openai'
-        ? JSON.stringify({ id: 'cmpl-x', object: 'text_completion', choices: [{ index: 0, text, finish_reason: 'length' }], usage: { prompt_tokens: 1024, completion_tokens: n, total_tokens: 1024 + n } })
-        : JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }], usage: { prompt_tokens: 1024, completion_tokens: n, total_tokens: 1024 + n } });
+            ? JSON.stringify({
+                id: 'cmpl-x',
+                object: 'text_completion',
+                choices: [{ index: 0, text, finish_reason: 'length' }],
+                usage: { prompt_tokens: 1024, completion_tokens: n, total_tokens: 1024 + n },
+              })
+            : JSON.stringify({
+                id: 'chatcmpl-x',
+                object: 'chat.completion',
+                choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'length' }],
+                usage: { prompt_tokens: 1024, completion_tokens: n, total_tokens: 1024 + n },
+              });
   return { json, stream };
 }
 
@@ -68,7 +122,11 @@ function cpuMicros(fn: () => void, minMs = 200): number {
   return runs.sort((a, b) => a - b)[2];
 }
 
-const prompt = { kind: 'tokens' as const, json: tokenPromptPool({ isl: 1024, poolSize: 1, seed: 1, vocabSize: 32000, idFloor: 1000, sharedPrefix: 0, spread: 0 })[0], length: 1024 };
+const prompt = {
+  kind: 'tokens' as const,
+  json: tokenPromptPool({ isl: 1024, poolSize: 1, seed: 1, vocabSize: 32000, idFloor: 1000, sharedPrefix: 0, spread: 0 })[0],
+  length: 1024,
+};
 const window = { cellStartMs: 0, sliceMs: 1000, slices: 10, trackLastEnd: false, latencyFromMs: -Infinity };
 const slo = { ttftP99Ms: null, ttftOf: 'first' as const, itlP99Ms: null, e2eP99Ms: null };
 
@@ -98,4 +156,6 @@ for (const dialect of ['sglang', 'openai', 'openai-chat', 'anthropic', 'response
     );
   }
 }
-console.log('SGLang streams repeat the whole text in every event (cumulative): their http(stream) and sse cost grows with the square of the output; --incremental-streaming-output avoids it.');
+console.log(
+  'SGLang streams repeat the whole text in every event (cumulative): their http(stream) and sse cost grows with the square of the output; --incremental-streaming-output avoids it.',
+);

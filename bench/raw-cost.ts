@@ -51,7 +51,14 @@ async function inflate(path: string): Promise<{ bytes: number; lines: number }> 
 }
 
 async function runOnce(mode: string): Promise<Figures> {
-  const sim = await spawnSimProcess({ engine: 'sglang', timeScale: TIME_SCALE, seed: 11, maxRunning: Math.max(256, VUS), kvCapacity: 100_000_000, recordLimit: 1000 });
+  const sim = await spawnSimProcess({
+    engine: 'sglang',
+    timeScale: TIME_SCALE,
+    seed: 11,
+    maxRunning: Math.max(256, VUS),
+    kvCapacity: 100_000_000,
+    recordLimit: 1000,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'raw-cost-'));
   const raw = mode === 'none' ? null : join(dir, `cost.raw.${mode}`);
   const env = {
@@ -74,7 +81,9 @@ async function runOnce(mode: string): Promise<Figures> {
   let events = 0;
   let requests = 0;
   try {
-    const s = JSON.parse(readFileSync(join(dir, 'cost.summary.json'), 'utf8')) as { records: Array<{ requests_ok: number; itl_ms: { count: number } | null; ttft_ms: { count: number } | null }> };
+    const s = JSON.parse(readFileSync(join(dir, 'cost.summary.json'), 'utf8')) as {
+      records: Array<{ requests_ok: number; itl_ms: { count: number } | null; ttft_ms: { count: number } | null }>;
+    };
     const r = s.records[0];
     requests = r.requests_ok;
     events = (r.itl_ms?.count ?? 0) + (r.ttft_ms?.count ?? 0);
@@ -84,7 +93,18 @@ async function runOnce(mode: string): Promise<Figures> {
   const size = raw && existsSync(raw) ? statSync(raw).size : null;
   const inflated = raw && existsSync(raw) ? await inflate(raw) : null;
   rmSync(dir, { recursive: true, force: true });
-  return { mode, exit: run.exit, cpuSec: run.cpuSec, wallSec: run.wallSec, events, requests, bytes: size, rawBytes: inflated?.bytes ?? null, lines: inflated?.lines ?? null, peakRssMb: run.peakRssMb };
+  return {
+    mode,
+    exit: run.exit,
+    cpuSec: run.cpuSec,
+    wallSec: run.wallSec,
+    events,
+    requests,
+    bytes: size,
+    rawBytes: inflated?.bytes ?? null,
+    lines: inflated?.lines ?? null,
+    peakRssMb: run.peakRssMb,
+  };
 }
 
 const median = (xs: number[]) => {
@@ -121,7 +141,9 @@ async function main(): Promise<void> {
       const perEventBytes = median(withBytes.map((f) => (f.bytes as number) / f.events));
       const perHour = median(withBytes.map((f) => ((f.bytes as number) / f.wallSec) * 3600)) / 2 ** 30;
       const ratio = median(withBytes.map((f) => (f.rawBytes as number) / (f.bytes as number)));
-      line.push(`record ${perSample.toFixed(1)} bytes per sample, ${perEventBytes.toFixed(0)} bytes per token event, ${perHour.toFixed(2)} GiB per hour at this rate (compression ${ratio.toFixed(1)}:1)`);
+      line.push(
+        `record ${perSample.toFixed(1)} bytes per sample, ${perEventBytes.toFixed(0)} bytes per token event, ${perHour.toFixed(2)} GiB per hour at this rate (compression ${ratio.toFixed(1)}:1)`,
+      );
     }
     console.log(line.join(', '));
   }

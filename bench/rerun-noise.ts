@@ -27,7 +27,14 @@ async function main(): Promise<void> {
       const sim = await spawnSim({ ...SIM });
       const dir = mkdtempSync(join(tmpdir(), 'rerun-noise-'));
       try {
-        const r = await recordedRun(bin, transport === 'sse' ? 'dist/sse/concurrency-ramp.js' : 'dist/concurrency-ramp.js', 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: `noise${i}` }, dir, { timeoutMs: 120_000 });
+        const r = await recordedRun(
+          bin,
+          transport === 'sse' ? 'dist/sse/concurrency-ramp.js' : 'dist/concurrency-ramp.js',
+          'concurrency-ramp',
+          { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: `noise${i}` },
+          dir,
+          { timeoutMs: 120_000 },
+        );
         if (r.code !== 0 || r.summary === null) throw new Error(`run ${i} exit ${r.code}: ${r.stderr.slice(-1500)}`);
         records.push((r.summary as { records: Array<Record<string, unknown>> }).records);
       } finally {
@@ -37,7 +44,8 @@ async function main(): Promise<void> {
     const worst: Record<string, number> = {};
     for (let i = 0; i < RUNS; i++)
       for (let j = i + 1; j < RUNS; j++)
-        for (const cell of [0, 1]) for (const [f, d] of Object.entries(relativeDiffs(records[i][cell], records[j][cell]))) worst[f] = Math.max(worst[f] ?? 0, d);
+        for (const cell of [0, 1])
+          for (const [f, d] of Object.entries(relativeDiffs(records[i][cell], records[j][cell]))) worst[f] = Math.max(worst[f] ?? 0, d);
     console.log(`${transport}: largest relative difference between ${RUNS} runs, cells 1–2:`);
     for (const f of COMPARED) if (f in worst) console.log(`  ${f.padEnd(36)} ${(worst[f] * 100).toFixed(1)} %`);
   }

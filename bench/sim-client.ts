@@ -44,7 +44,9 @@ function lane(job: ClientJob, host: string, port: number, deadline: number, firs
       seq += job.concurrency;
       cur = { id: '', sentAt: nowMs(), times: [] };
       tail = '';
-      socket.write(`POST /v1/completions HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.write(
+        `POST /v1/completions HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     };
     socket.on('connect', send);
     socket.on('data', (chunk: string) => {

@@ -139,7 +139,9 @@ async function level(concurrency: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`sim throughput benchmark: vLLM engine, time-scale 1, prompt ${promptTokens} tokens, ${maxTokens / 2}..${(3 * maxTokens) / 2 - 1} output tokens per stream (mean ${maxTokens}), ${seconds} s per level`);
+  console.log(
+    `sim throughput benchmark: vLLM engine, time-scale 1, prompt ${promptTokens} tokens, ${maxTokens / 2}..${(3 * maxTokens) / 2 - 1} output tokens per stream (mean ${maxTokens}), ${seconds} s per level`,
+  );
   for (const n of levels) await level(n);
 }
 

@@ -52,7 +52,10 @@ async function main(): Promise<void> {
   // A copy of the bundle: a rebuild of dist/ during the run does not touch it.
   const bundle = join(dir, 'bundle.js');
   copyFileSync(BUNDLE, bundle);
-  const sim = await spawnSimProcess({ engine: 'sglang', timeScale: TIME_SCALE, seed: 11, maxRunning: Math.max(256, VUS), kvCapacity: 100_000_000, recordLimit: RECORD_LIMIT }, NICE);
+  const sim = await spawnSimProcess(
+    { engine: 'sglang', timeScale: TIME_SCALE, seed: 11, maxRunning: Math.max(256, VUS), kvCapacity: 100_000_000, recordLimit: RECORD_LIMIT },
+    NICE,
+  );
   const raw = join(dir, 'soak.raw.json.gz');
   const env = {
     ...process.env,
@@ -74,7 +77,9 @@ async function main(): Promise<void> {
   if (RAW) writeSidecar(raw, 'context-matrix', env, bundle, true);
   const k6Args = ['run', '-q', '--address', '', ...(RAW ? ['--out', `json=${raw}`] : []), ...K6_ARGS, bundle];
   const [cmd, argv] = NICE > 0 ? ['nice', ['-n', String(NICE), K6, ...k6Args]] : [K6, k6Args];
-  console.log(`soak: ${VUS} sse streams for ${MINUTES} min against the simulator (time-scale ${TIME_SCALE}, record limit ${RECORD_LIMIT}), raw record ${RAW ? 'on' : 'off'}${K6_ARGS.length ? `, k6 ${K6_ARGS.join(' ')}` : ''}; k6 ${K6}`);
+  console.log(
+    `soak: ${VUS} sse streams for ${MINUTES} min against the simulator (time-scale ${TIME_SCALE}, record limit ${RECORD_LIMIT}), raw record ${RAW ? 'on' : 'off'}${K6_ARGS.length ? `, k6 ${K6_ARGS.join(' ')}` : ''}; k6 ${K6}`,
+  );
   console.log(`files in ${dir}`);
   const child = spawn(cmd, argv, { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -120,7 +125,9 @@ async function main(): Promise<void> {
   if (code !== 0) console.log(out.slice(-3000));
   let summary = '';
   try {
-    const s = JSON.parse(readFileSync(join(dir, 'soak.summary.json'), 'utf8')) as { records: Array<{ requests_ok: number; requests_failed: number; itl_ms: { count: number } | null; output_throughput_tokens_per_s: number | null }> };
+    const s = JSON.parse(readFileSync(join(dir, 'soak.summary.json'), 'utf8')) as {
+      records: Array<{ requests_ok: number; requests_failed: number; itl_ms: { count: number } | null; output_throughput_tokens_per_s: number | null }>;
+    };
     const r = s.records[0];
     summary = `${r.requests_ok} requests ok, ${r.requests_failed} failed, ${r.itl_ms?.count ?? 0} ITL samples, ${r.output_throughput_tokens_per_s?.toFixed(0) ?? '-'} output tokens/s`;
   } catch {
@@ -131,8 +138,12 @@ async function main(): Promise<void> {
     console.log(`memory slope over minutes ${WARMUP_MIN}–${MINUTES} (${load.length} readings): k6 ${fit((r) => r.k6Rss)}, simulator ${fit((r) => r.simRss)}`);
     const first = load[0];
     const last = load[load.length - 1];
-    console.log(`k6 RSS ${first.k6Rss.toFixed(0)} → ${last.k6Rss.toFixed(0)} MB, simulator ${first.simRss.toFixed(0)} → ${last.simRss.toFixed(0)} MB (peak ${simPeak.toFixed(0)} MB)`);
-    console.log(`CPU over the load: k6 ${((last.k6Cpu - first.k6Cpu) / ((last.min - first.min) * 60)).toFixed(2)} cores, simulator ${((last.simCpu - first.simCpu) / ((last.min - first.min) * 60)).toFixed(2)} cores`);
+    console.log(
+      `k6 RSS ${first.k6Rss.toFixed(0)} → ${last.k6Rss.toFixed(0)} MB, simulator ${first.simRss.toFixed(0)} → ${last.simRss.toFixed(0)} MB (peak ${simPeak.toFixed(0)} MB)`,
+    );
+    console.log(
+      `CPU over the load: k6 ${((last.k6Cpu - first.k6Cpu) / ((last.min - first.min) * 60)).toFixed(2)} cores, simulator ${((last.simCpu - first.simCpu) / ((last.min - first.min) * 60)).toFixed(2)} cores`,
+    );
   }
   if (RAW && existsSync(raw)) {
     const mb = statSync(raw).size / 2 ** 20;

@@ -321,7 +321,8 @@ async function main(): Promise<void> {
       for (let k = 0; k < REPEAT; k++) for (const bundle of BUNDLES) all.get(bundle)?.push(await runOnce(vus, dialect, bundle, TIME_SCALE, DURATION));
       for (const bundle of BUNDLES) {
         const rs = (all.get(bundle) as RunFigures[]).sort((a, b) => a.events / a.cpuSec - b.events / b.cpuSec);
-        if (REPEAT > 1) console.log(`  ${vus} VUs ${dialect} ${label(bundle) || 'bundle'}: ${rs.map((r) => f0(r.events / r.cpuSec)).join(', ')} token events per CPU-second`);
+        if (REPEAT > 1)
+          console.log(`  ${vus} VUs ${dialect} ${label(bundle) || 'bundle'}: ${rs.map((r) => f0(r.events / r.cpuSec)).join(', ')} token events per CPU-second`);
         runs.push(rs[Math.floor(rs.length / 2)]);
       }
     }
@@ -337,7 +338,7 @@ async function main(): Promise<void> {
       console.log(`  ${String(r.vus).padStart(5)} ${r.dialect.padEnd(8)} bundle ${label(r.bundle)}: ${f2(r.events / r.cpuSec / (base.events / base.cpuSec))}×`);
     }
   }
-  console.log('\nClient vs ground truth (the simulator\'s event write times), same requests: truth p50/p99 and client − truth at p50 and p99, ms');
+  console.log("\nClient vs ground truth (the simulator's event write times), same requests: truth p50/p99 and client − truth at p50 and p99, ms");
   console.log('  VUs dialect    b  ok/truth     TTFT truth      Δp50    Δp99     ITL truth      Δp50    Δp99   ITL n cli/tru     e2e Δp50   Δp99  sim late');
   for (const r of runs) if (!isFloor(r.bundle)) printTiming(r);
 
@@ -348,7 +349,7 @@ async function main(): Promise<void> {
     for (const bundle of BUNDLES) if (!isFloor(bundle)) printCost(await runOnce(MEM_VUS, DIALECTS[0], bundle, 1, DURATION));
   }
   console.log(
-    '\nev/CPUs: token events per CPU-second of k6 (utime+stime); cores: k6 CPU ÷ wall time; RSS MB: peak resident (VmHWM); simCPU: the simulator\'s cores; mach%: whole-machine busy time; exit: k6 exit code.',
+    "\nev/CPUs: token events per CPU-second of k6 (utime+stime); cores: k6 CPU ÷ wall time; RSS MB: peak resident (VmHWM); simCPU: the simulator's cores; mach%: whole-machine busy time; exit: k6 exit code.",
   );
 }
 

@@ -26,11 +26,35 @@ const REQUESTS = Number(arg('requests', '200'));
 const K6 = arg('k6', '') || findK6();
 
 const ROUTES: Record<string, { engine: 'vllm' | 'sglang'; path: string; body: Record<string, unknown> }> = {
-  openai: { engine: 'vllm', path: '/v1/completions', body: { prompt: [1000, 1001, 1002], max_tokens: OSL, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } } },
-  'openai-chat': { engine: 'vllm', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: OSL, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } } },
+  openai: {
+    engine: 'vllm',
+    path: '/v1/completions',
+    body: {
+      prompt: [1000, 1001, 1002],
+      max_tokens: OSL,
+      ignore_eos: true,
+      stream: true,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+    },
+  },
+  'openai-chat': {
+    engine: 'vllm',
+    path: '/v1/chat/completions',
+    body: {
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: OSL,
+      ignore_eos: true,
+      stream: true,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+    },
+  },
   anthropic: { engine: 'vllm', path: '/v1/messages', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: OSL, ignore_eos: true, stream: true } },
   responses: { engine: 'vllm', path: '/v1/responses', body: { input: 'hi', max_output_tokens: OSL, ignore_eos: true, stream: true } },
-  sglang: { engine: 'sglang', path: '/generate', body: { input_ids: [1000, 1001, 1002], sampling_params: { max_new_tokens: OSL, ignore_eos: true }, stream: true } },
+  sglang: {
+    engine: 'sglang',
+    path: '/generate',
+    body: { input_ids: [1000, 1001, 1002], sampling_params: { max_new_tokens: OSL, ignore_eos: true }, stream: true },
+  },
 };
 
 async function recordStream(dialect: string): Promise<string[]> {
@@ -38,7 +62,11 @@ async function recordStream(dialect: string): Promise<string[]> {
   if (!route) throw new Error(`no route for dialect ${dialect} (one of ${Object.keys(ROUTES).join(', ')})`);
   const sim = await startSim({ engine: route.engine, port: 0, timeScale: 50, seed: 11 });
   try {
-    const res = await fetch(sim.url + route.path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-32b-sim', ...route.body }) });
+    const res = await fetch(sim.url + route.path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen3-32b-sim', ...route.body }),
+    });
     if (res.status !== 200) throw new Error(`${route.path}: status ${res.status}`);
     return splitSseEvents(await res.text()).data;
   } finally {
@@ -53,7 +81,17 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sse-path-'));
   const script = join(dir, 'sse-path.js');
   // The bundle's k6 modules stay require() calls, as webpack leaves them (webpack.config.js).
-  buildSync({ entryPoints: [join(__dirname, 'k6', 'sse-path.k6.ts')], bundle: true, format: 'cjs', target: 'es2020', platform: 'neutral', external: ['k6', 'k6/*'], define: { __SSE_BUNDLE__: 'true' }, outfile: script, logLevel: 'warning' });
+  buildSync({
+    entryPoints: [join(__dirname, 'k6', 'sse-path.k6.ts')],
+    bundle: true,
+    format: 'cjs',
+    target: 'es2020',
+    platform: 'neutral',
+    external: ['k6', 'k6/*'],
+    define: { __SSE_BUNDLE__: 'true' },
+    outfile: script,
+    logLevel: 'warning',
+  });
   console.log(`k6: ${K6}; ${REQUESTS} requests per round, one token per event, OSL ${OSL}`);
   console.log('dialect       events  replay µs/ev  request µs/ev  suite µs/ev  (rounds: suite µs/ev)');
   for (const dialect of DIALECTS) {
@@ -69,7 +107,11 @@ async function main(): Promise<void> {
     const r = JSON.parse(line.slice(7)) as { events: number; rounds: Array<{ replay: number; request: number }> };
     const suite = r.rounds.map((x) => x.request - x.replay);
     console.log(
-      `${dialect.padEnd(12)} ${String(r.events).padStart(7)}  ${median(r.rounds.map((x) => x.replay)).toFixed(2).padStart(12)}  ${median(r.rounds.map((x) => x.request)).toFixed(2).padStart(13)}  ${median(suite).toFixed(2).padStart(11)}  (${suite.map((x) => x.toFixed(2)).join(', ')})`,
+      `${dialect.padEnd(12)} ${String(r.events).padStart(7)}  ${median(r.rounds.map((x) => x.replay))
+        .toFixed(2)
+        .padStart(12)}  ${median(r.rounds.map((x) => x.request))
+        .toFixed(2)
+        .padStart(13)}  ${median(suite).toFixed(2).padStart(11)}  (${suite.map((x) => x.toFixed(2)).join(', ')})`,
     );
   }
 }

@@ -35,7 +35,15 @@ const ROOT = join(__dirname, '..');
 const names = Array.from({ length: V }, (_, i) => `v${i}`);
 // 4 ISL × 2 OSL × (cells ÷ 8) concurrencies: 48 cells by default.
 const LEVELS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512].slice(0, Math.max(1, Math.round(CELLS / 8)));
-const env: Record<string, string> = { VARIANTS: names.join(','), ISL: '128,512,2048,8192', OSL: '128,512', CONCURRENCY: LEVELS.join(','), DURATION: '60s', SLICES: '6', RESULTS_DIR: '.' };
+const env: Record<string, string> = {
+  VARIANTS: names.join(','),
+  ISL: '128,512,2048,8192',
+  OSL: '128,512',
+  CONCURRENCY: LEVELS.join(','),
+  DURATION: '60s',
+  SLICES: '6',
+  RESULTS_DIR: '.',
+};
 names.forEach((n, i) => (env[`${n.toUpperCase()}_URL`] = `http://10.0.0.${i + 1}:8000`));
 const spec = BENCHMARKS.compare;
 const cfg = loadConfig(spec, env, new Date(0));
@@ -61,7 +69,16 @@ for (const key of keys) {
 }
 const setupData = {
   runId: 'bench',
-  targets: cfg.targets.map((t) => ({ variant: t.variant, url: t.url, dialect: 'openai', model: 'm', engine: 'vLLM', engineId: 'vllm', metrics: null, notes: [] })),
+  targets: cfg.targets.map((t) => ({
+    variant: t.variant,
+    url: t.url,
+    dialect: 'openai',
+    model: 'm',
+    engine: 'vLLM',
+    engineId: 'vllm',
+    metrics: null,
+    notes: [],
+  })),
   warnings: [],
   segment: null,
   sequence: null,

@@ -58,7 +58,8 @@ export function slotsOf(spec: Pick<BenchmarkSpec, 'targets' | 'variants'>, env: 
   if (raw === '') return spec.targets;
   const names = raw.split(',').map((v) => v.trim());
   for (const v of names) {
-    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(v)) throw new ConfigError(`VARIANTS=${raw}: '${v}' is not a variant name (lower-case letters, digits, - and _, starting with a letter).`);
+    if (!/^[a-z][a-z0-9_-]{0,31}$/.test(v))
+      throw new ConfigError(`VARIANTS=${raw}: '${v}' is not a variant name (lower-case letters, digits, - and _, starting with a letter).`);
   }
   if (new Set(names).size !== names.length) throw new ConfigError(`VARIANTS=${raw}: a variant is named twice.`);
   if (names.length < 2 || names.length > 8) throw new ConfigError(`VARIANTS=${raw}: compare takes 2 to 8 variants.`);
@@ -80,7 +81,8 @@ const NWAY: readonly TargetSlot[] = ['none', 'mtp', 'dflash', 'ddtree'].map(vari
 export const BENCHMARKS: Record<string, BenchmarkSpec> = {
   compare: {
     name: 'compare',
-    question: 'How do N deployments (VARIANTS, e.g. none,mtp,dflash,ddtree) compare with a baseline (BASELINE_VARIANT), cell by cell, and up to which concurrency does each one\'s gain hold?',
+    question:
+      "How do N deployments (VARIANTS, e.g. none,mtp,dflash,ddtree) compare with a baseline (BASELINE_VARIANT), cell by cell, and up to which concurrency does each one's gain hold?",
     report: 'compare',
     load: 'vus',
     targets: NWAY,
@@ -134,7 +136,8 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
   },
   smoke: {
     name: 'smoke',
-    question: 'Can this server be benchmarked at all? A 30-second preflight: reachable, which API, which model, does a generation return a token, then three requests.',
+    question:
+      'Can this server be benchmarked at all? A 30-second preflight: reachable, which API, which model, does a generation return a token, then three requests.',
     report: 'smoke',
     load: 'vus',
     targets: SINGLE,

@@ -47,7 +47,8 @@ export function realK6(k6: string): K6Exec {
 /** What a k6 child needs from this process beyond the step's variables (and nothing secret). */
 function pathEnv(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of ['PATH', 'HOME', 'TMPDIR', 'K6_NO_USAGE_REPORT', 'K6_AUTO_EXTENSION_RESOLUTION']) if (process.env[k] !== undefined) out[k] = process.env[k] as string;
+  for (const k of ['PATH', 'HOME', 'TMPDIR', 'K6_NO_USAGE_REPORT', 'K6_AUTO_EXTENSION_RESOLUTION'])
+    if (process.env[k] !== undefined) out[k] = process.env[k] as string;
   for (const [k, v] of Object.entries(process.env)) if (k.startsWith('K6_PROMETHEUS_RW_') && v !== undefined) out[k] = v;
   return out;
 }
@@ -108,7 +109,9 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
   if (!existsSync(p.bundle)) return { code: 1, report: null, files: [], message: `capacity: ${p.bundle} was not built: run npm run build.` };
   mkdirSync(p.stepsDir, { recursive: true });
   const { s } = p;
-  log(`capacity: ${s.loop.name} loop over ${s.loop.unit}, targets ${p.slots.map((x) => x.variant).join(', ')}, SLOs ${s.criteria.map((c) => `${c.variable}`).join(', ')}; step runs in ${p.stepsDir}`);
+  log(
+    `capacity: ${s.loop.name} loop over ${s.loop.unit}, targets ${p.slots.map((x) => x.variant).join(', ')}, SLOs ${s.criteria.map((c) => `${c.variable}`).join(', ')}; step runs in ${p.stepsDir}`,
+  );
   const stepOverheadMs = 5000;
   const extra = o.prometheus ? ['-o', 'experimental-prometheus-rw', '--tag', `testid=${p.runId}`] : [];
   const runStep = async (req: StepRequest): Promise<StepOutcome> => {
@@ -120,7 +123,9 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
     // 0: every threshold held; 99: an SLO threshold broke, which is what a search looks for.
     if ((exitCode !== 0 && exitCode !== 99) || !existsSync(file)) {
       const tail = output.trim().split('\n').slice(-6).join('\n    ');
-      return { error: `k6 run ${stepRunId} at ${req.load} ${s.loop.short} exited ${exitCode}${existsSync(file) ? '' : ' without a partial result'}${tail ? `:\n    ${tail}` : ''}` };
+      return {
+        error: `k6 run ${stepRunId} at ${req.load} ${s.loop.short} exited ${exitCode}${existsSync(file) ? '' : ' without a partial result'}${tail ? `:\n    ${tail}` : ''}`,
+      };
     }
     try {
       return { run: readStepRun(file, readFileSync(file, 'utf8')) };
@@ -138,7 +143,10 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
     now: now(),
     durationMs: Date.now() - t0,
     transport: p.transport,
-    workload: workload(p.env, p.slots.map((x) => x.variant)),
+    workload: workload(
+      p.env,
+      p.slots.map((x) => x.variant),
+    ),
   });
   const base = join(p.resultsDir, p.runId);
   const files: Record<string, string> = {
@@ -166,7 +174,8 @@ async function push(s: CapacitySettings, r: CapacityReport, env: Record<string, 
   const url = env.K6_PROMETHEUS_RW_SERVER_URL || 'http://localhost:9090/api/v1/write';
   const { body, headers } = remoteWriteBody(capacitySeries(s, r, Date.now()));
   if (env.K6_PROMETHEUS_RW_BEARER_TOKEN) headers.Authorization = `Bearer ${env.K6_PROMETHEUS_RW_BEARER_TOKEN}`;
-  else if (env.K6_PROMETHEUS_RW_USERNAME) headers.Authorization = `Basic ${Buffer.from(`${env.K6_PROMETHEUS_RW_USERNAME}:${env.K6_PROMETHEUS_RW_PASSWORD ?? ''}`).toString('base64')}`;
+  else if (env.K6_PROMETHEUS_RW_USERNAME)
+    headers.Authorization = `Basic ${Buffer.from(`${env.K6_PROMETHEUS_RW_USERNAME}:${env.K6_PROMETHEUS_RW_PASSWORD ?? ''}`).toString('base64')}`;
   try {
     const res = await fetch(url, { method: 'POST', body, headers, signal: AbortSignal.timeout(10_000) });
     if (!res.ok) {
@@ -208,4 +217,3 @@ if (require.main === module) {
     },
   );
 }
-

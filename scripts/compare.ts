@@ -33,7 +33,9 @@ function read(path: string): BenchSummary {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new CompareInputError(`${path}: cannot read (${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (code ?? (e as Error).message)})`);
+    throw new CompareInputError(
+      `${path}: cannot read (${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (code ?? (e as Error).message)})`,
+    );
   }
   return parseSummary(text, path);
 }
@@ -61,7 +63,10 @@ export function runCompare(args: string[], env: Record<string, string | undefine
     } else if (a.startsWith('-') && a !== '-') return fail(`unknown option ${a}. ${USAGE}`);
     else paths.push(a);
   }
-  if (paths.length !== 2) return fail(`${paths.length === 0 ? 'no summaries given' : paths.length === 1 ? 'one summary given, two needed' : `${paths.length} files given, two needed`}. ${USAGE}`);
+  if (paths.length !== 2)
+    return fail(
+      `${paths.length === 0 ? 'no summaries given' : paths.length === 1 ? 'one summary given, two needed' : `${paths.length} files given, two needed`}. ${USAGE}`,
+    );
   try {
     const tolerance = toleranceRaw ? parseTolerance(toleranceRaw.raw, toleranceRaw.name) : DEFAULT_TOLERANCE;
     const [base, next] = paths.map(read);
@@ -74,7 +79,9 @@ export function runCompare(args: string[], env: Record<string, string | undefine
       writeFileSync(files[0], renderCompareMarkdown(c));
       writeFileSync(files[1], renderCompareHtml(c));
     } catch (e) {
-      return fail(`cannot write ${stem}.md: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}${out ? ' (does --out name an existing folder?)' : ''}`);
+      return fail(
+        `cannot write ${stem}.md: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}${out ? ' (does --out name an existing folder?)' : ''}`,
+      );
     }
     return { code: c.exitCode, stdout: renderCompareText(c, files), stderr: '', files };
   } catch (e) {

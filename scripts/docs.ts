@@ -49,15 +49,9 @@ export function metricsTable(): string {
     return `| \`${d.name}\` | ${d.type} | ${unit} | ${series(d)} | ${cell(d.help)}${d.sseOnly ? ' **sse transport only.**' : ''} |`;
   });
   const tags = Object.entries(TAGS).map(([k, v]) => `| \`${k}\` | ${cell(v)} |`);
-  return [
-    '| metric | type | unit | Prometheus series | definition |',
-    '|---|---|---|---|---|',
-    ...rows,
-    '',
-    '| tag | meaning |',
-    '|---|---|',
-    ...tags,
-  ].join('\n');
+  return ['| metric | type | unit | Prometheus series | definition |', '|---|---|---|---|---|', ...rows, '', '| tag | meaning |', '|---|---|', ...tags].join(
+    '\n',
+  );
 }
 
 /** The servers the suite recognises, from their profiles (lib/engines). */
@@ -75,16 +69,32 @@ export function enginesTable(): string {
 export function offeredTable(): string {
   const servers = [...ENGINES, OPENAI_COMPATIBLE];
   const head = `| \`DIALECT\` | ${servers.map((e) => e.label).join(' | ')} |`;
-  const rows = DIALECT_NAMES.map((d) => `| \`${d}\` | ${servers.map((e) => (e.dialect === d ? 'yes (auto)' : e.offered.includes(d) ? 'yes' : '—')).join(' | ')} |`);
+  const rows = DIALECT_NAMES.map(
+    (d) => `| \`${d}\` | ${servers.map((e) => (e.dialect === d ? 'yes (auto)' : e.offered.includes(d) ? 'yes' : '—')).join(' | ')} |`,
+  );
   return [head, `|---|${servers.map(() => '---|').join('')}`, ...rows].join('\n');
 }
 
 /** lib/'s folders and the folders each imports, from the import graph (scripts/lint/import-graph.cjs). */
 export function layersTable(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ig = require('./lint/import-graph.cjs') as { graph(): Map<string, string[]>; cycles(g: Map<string, string[]>): string[][]; folderEdges(g: Map<string, string[]>): Map<string, Set<string>> };
+  const ig = require('./lint/import-graph.cjs') as {
+    graph(): Map<string, string[]>;
+    cycles(g: Map<string, string[]>): string[][];
+    folderEdges(g: Map<string, string[]>): Map<string, Set<string>>;
+  };
   const g = ig.graph();
-  const rows = [...ig.folderEdges(g)].sort(([a], [b]) => a.localeCompare(b)).map(([f, to]) => `| \`lib/${f === '.' ? '' : `${f}/`}\` | ${[...to].sort().map((t) => `\`${t === '.' ? 'lib/*.ts' : t}\``).join(', ') || '—'} |`);
+  const rows = [...ig.folderEdges(g)]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([f, to]) =>
+        `| \`lib/${f === '.' ? '' : `${f}/`}\` | ${
+          [...to]
+            .sort()
+            .map((t) => `\`${t === '.' ? 'lib/*.ts' : t}\``)
+            .join(', ') || '—'
+        } |`,
+    );
   const n = ig.cycles(g).length;
   return ['| folder | imports from |', '|---|---|', ...rows, '', `Files in lib/: ${g.size}; import cycles: ${n}.`].join('\n');
 }
@@ -102,8 +112,8 @@ export function libraryMetricsTable(): string {
     windowTtft: 'the same, sse',
     windowTtftRequests: 'the same, sse',
     windowLastEnd: 'other scenarios',
-    inputTokens: "successful calls the server counted",
-    outputTokens: "successful calls the server counted",
+    inputTokens: 'successful calls the server counted',
+    outputTokens: 'successful calls the server counted',
     cachedTokens: 'where the server reports prefix-cache hits',
     acceptance: 'where the server reports verify steps (SGLang meta_info)',
     specVerifySteps: 'the same',
@@ -111,13 +121,21 @@ export function libraryMetricsTable(): string {
     draftTokens: 'where the server reports drafts (llama.cpp timings)',
     draftAccepted: 'the same',
   };
-  const extra: Partial<Record<MetricKey, string>> = { errors: ', `error_class`', itlRule: ', `itl_rule`', windowTokens: ', `slice`', windowRequests: ', `slice`', windowE2e: ', `slice`', windowTtft: ', `slice`', windowTtftRequests: ', `slice`' };
+  const extra: Partial<Record<MetricKey, string>> = {
+    errors: ', `error_class`',
+    itlRule: ', `itl_rule`',
+    windowTokens: ', `slice`',
+    windowRequests: ', `slice`',
+    windowE2e: ', `slice`',
+    windowTtft: ', `slice`',
+    windowTtftRequests: ', `slice`',
+  };
   const rows = RECORDED.map((k) => {
     const d: MetricDef = METRICS[k];
     const tags = k === 'preflightFailed' ? '`variant`, `reason`' : `\`variant\`, \`dialect\`, yours${extra[k] ?? ''}`;
     return `| \`${d.name}\` | ${d.type} | ${when[k] ?? (d.sseOnly ? 'successful calls, sse transport' : 'successful calls')} | ${tags} |`;
   });
-  return ['| metric | type | recorded for | tags (besides k6\'s `scenario`) |', '|---|---|---|---|', ...rows].join('\n');
+  return ["| metric | type | recorded for | tags (besides k6's `scenario`) |", '|---|---|---|---|', ...rows].join('\n');
 }
 
 type Sections = Record<string, () => string>;

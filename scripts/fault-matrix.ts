@@ -56,15 +56,92 @@ export const MATRIX_ENV = {
 } as const;
 
 export const FAULT_CASES: readonly FaultCase[] = [
-  { id: 'error-400', how: '`--error-rate-400 0.3`', faults: { errorRate400: 0.3 }, when: 'load', exit: 99, classes: ['bad_request'], sees: 'bad_request counted; the server\'s message quoted' },
-  { id: 'error-429', how: '`--error-rate-429 0.3`', faults: { errorRate429: 0.3 }, when: 'load', exit: 99, classes: ['rate_limited'], sees: 'rate_limited counted; "lower CONCURRENCY or the arrival rate"' },
-  { id: 'error-500', how: '`--error-rate-500 0.3`', faults: { errorRate500: 0.3 }, when: 'start', exit: 99, classes: ['server_error'], sees: 'preflight retries and passes; server_error counted during the load' },
-  { id: 'error-503', how: '`--error-rate-503 0.3`', faults: { errorRate503: 0.3 }, when: 'load', dialects: WITH_NAMED_EVENTS, exit: 99, classes: ['overloaded'], sees: 'overloaded counted; "still loading, queue full or engine down"' },
-  { id: 'abort', how: '`--abort-rate 0.5` (TCP reset mid-stream)', faults: { abortRate: 0.5 }, when: 'start', streamOnly: true, exit: 99, classes: ['connection_lost'], sees: 'connection_lost counted; the VU goes on at once' },
-  { id: 'stream-error', how: '`--stream-error-rate 0.5` (error event in a 200 stream)', faults: { streamErrorRate: 0.5 }, when: 'start', streamOnly: true, dialects: WITH_NAMED_EVENTS, exit: 99, classes: ['stream_error'], sees: 'stream_error counted with the server\'s message' },
-  { id: 'malformed', how: '`--malformed-rate 0.5` (a data line that is not JSON)', faults: { malformedRate: 0.5 }, when: 'start', streamOnly: true, exit: 99, classes: ['invalid_reply'], sees: 'invalid_reply counted, quoting the line' },
-  { id: 'slow', how: '`--slow-factor 20`', faults: { slowFactor: 20 }, when: 'start', exit: 99, classes: ['timeout'], sees: 'timeout counted per request at REQUEST_TIMEOUT; no VU waits longer' },
-  { id: 'stall-midrun', how: '`POST /sim/faults {"stall":true}` during the load', faults: { stall: true }, when: 'load', exit: 99, classes: ['timeout'], sees: 'timeout counted per request at REQUEST_TIMEOUT; the run ends on time' },
+  {
+    id: 'error-400',
+    how: '`--error-rate-400 0.3`',
+    faults: { errorRate400: 0.3 },
+    when: 'load',
+    exit: 99,
+    classes: ['bad_request'],
+    sees: "bad_request counted; the server's message quoted",
+  },
+  {
+    id: 'error-429',
+    how: '`--error-rate-429 0.3`',
+    faults: { errorRate429: 0.3 },
+    when: 'load',
+    exit: 99,
+    classes: ['rate_limited'],
+    sees: 'rate_limited counted; "lower CONCURRENCY or the arrival rate"',
+  },
+  {
+    id: 'error-500',
+    how: '`--error-rate-500 0.3`',
+    faults: { errorRate500: 0.3 },
+    when: 'start',
+    exit: 99,
+    classes: ['server_error'],
+    sees: 'preflight retries and passes; server_error counted during the load',
+  },
+  {
+    id: 'error-503',
+    how: '`--error-rate-503 0.3`',
+    faults: { errorRate503: 0.3 },
+    when: 'load',
+    dialects: WITH_NAMED_EVENTS,
+    exit: 99,
+    classes: ['overloaded'],
+    sees: 'overloaded counted; "still loading, queue full or engine down"',
+  },
+  {
+    id: 'abort',
+    how: '`--abort-rate 0.5` (TCP reset mid-stream)',
+    faults: { abortRate: 0.5 },
+    when: 'start',
+    streamOnly: true,
+    exit: 99,
+    classes: ['connection_lost'],
+    sees: 'connection_lost counted; the VU goes on at once',
+  },
+  {
+    id: 'stream-error',
+    how: '`--stream-error-rate 0.5` (error event in a 200 stream)',
+    faults: { streamErrorRate: 0.5 },
+    when: 'start',
+    streamOnly: true,
+    dialects: WITH_NAMED_EVENTS,
+    exit: 99,
+    classes: ['stream_error'],
+    sees: "stream_error counted with the server's message",
+  },
+  {
+    id: 'malformed',
+    how: '`--malformed-rate 0.5` (a data line that is not JSON)',
+    faults: { malformedRate: 0.5 },
+    when: 'start',
+    streamOnly: true,
+    exit: 99,
+    classes: ['invalid_reply'],
+    sees: 'invalid_reply counted, quoting the line',
+  },
+  {
+    id: 'slow',
+    how: '`--slow-factor 20`',
+    faults: { slowFactor: 20 },
+    when: 'start',
+    exit: 99,
+    classes: ['timeout'],
+    sees: 'timeout counted per request at REQUEST_TIMEOUT; no VU waits longer',
+  },
+  {
+    id: 'stall-midrun',
+    how: '`POST /sim/faults {"stall":true}` during the load',
+    faults: { stall: true },
+    when: 'load',
+    exit: 99,
+    classes: ['timeout'],
+    sees: 'timeout counted per request at REQUEST_TIMEOUT; the run ends on time',
+  },
   {
     id: 'crash-midrun',
     how: 'the server dies during the load (`--crash-after-ms`)',
@@ -76,7 +153,16 @@ export const FAULT_CASES: readonly FaultCase[] = [
     classes: ['connection_lost', 'unreachable'],
     sees: 'in-flight requests connection_lost; then back-off, refused attempts counted apart from requests, the target declared down after TARGET_DOWN_AFTER',
   },
-  { id: 'stall', how: '`--stall` (healthy, never a token)', faults: { stall: true }, when: 'start', exit: 108, classes: [], preflight: 'stalled', sees: 'preflight: "no token within PREFLIGHT_TIMEOUT: … the engine itself is stuck", exit 108, no load' },
+  {
+    id: 'stall',
+    how: '`--stall` (healthy, never a token)',
+    faults: { stall: true },
+    when: 'start',
+    exit: 108,
+    classes: [],
+    preflight: 'stalled',
+    sees: 'preflight: "no token within PREFLIGHT_TIMEOUT: … the engine itself is stuck", exit 108, no load',
+  },
   {
     id: 'stall-openai',
     how: '`--stall-openai` on SGLang (its OpenAI layer hangs, /generate answers)',
@@ -89,7 +175,17 @@ export const FAULT_CASES: readonly FaultCase[] = [
     preflight: 'stalled_layer',
     sees: 'preflight: "only POST /v1/… hangs; POST /generate answers: the OpenAI layer … is stuck; DIALECT=sglang works around it"',
   },
-  { id: 'stall-openai-native', how: '`--stall-openai` on SGLang, spoken to natively', faults: { stallOpenai: true }, when: 'start', server: 'sglang', dialects: ['sglang'], exit: 0, classes: [], sees: 'nothing: the native route is unaffected' },
+  {
+    id: 'stall-openai-native',
+    how: '`--stall-openai` on SGLang, spoken to natively',
+    faults: { stallOpenai: true },
+    when: 'start',
+    server: 'sglang',
+    dialects: ['sglang'],
+    exit: 0,
+    classes: [],
+    sees: 'nothing: the native route is unaffected',
+  },
 ];
 
 /** The docs/faults.md table, generated from the cases above. */
@@ -97,7 +193,10 @@ export function faultTable(): string {
   const rows = FAULT_CASES.map((c) => {
     const dialects = (c.dialects ?? DIALECTS).join(', ');
     const transports = c.streamOnly ? 'http (STREAM=true), sse' : 'http, sse';
-    const outcome = c.exit === 108 ? `exit 108, preflight \`${c.preflight}\`` : `exit ${c.exit}${c.classes.length ? `, ${c.classes.map((x) => `\`${x}\``).join(' / ')}` : ''}`;
+    const outcome =
+      c.exit === 108
+        ? `exit 108, preflight \`${c.preflight}\``
+        : `exit ${c.exit}${c.classes.length ? `, ${c.classes.map((x) => `\`${x}\``).join(' / ')}` : ''}`;
     return `| ${c.id} | ${c.how} | ${transports} | ${dialects} | ${outcome} | ${c.sees} |`;
   });
   return ['| fault | switched on by | transports | dialects | outcome | what the user sees |', '|---|---|---|---|---|---|', ...rows].join('\n');

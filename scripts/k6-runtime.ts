@@ -85,7 +85,8 @@ export function versionWarning(info: K6Info): string | null {
   if (info.major === null) return `could not read k6's version from "${info.banner}"; the suite is tested on k6 ${TESTED_K6.join(' and ')}`;
   const tested = TESTED_K6.some((t) => t === `v${info.major}.${info.minor}`);
   if (tested) return null;
-  if (info.major < 1) return `k6 ${info.version} is older than the versions this suite is tested on (${TESTED_K6.join(', ')}); upgrade if a bundle fails to start`;
+  if (info.major < 1)
+    return `k6 ${info.version} is older than the versions this suite is tested on (${TESTED_K6.join(', ')}); upgrade if a bundle fails to start`;
   return `k6 ${info.version}: the suite is tested on ${TESTED_K6.join(' and ')}`;
 }
 

@@ -106,7 +106,12 @@ function main(argv: string[]): void {
     }
     return v;
   };
-  const o: SynthOptions = { requests: Math.floor(num('--requests', '2000', 1)), spanMs: num('--span', '240', 1) * 1000, seed: Math.floor(num('--seed', '1', 0)), blockSize: Math.floor(num('--block-size', '512', 1)) };
+  const o: SynthOptions = {
+    requests: Math.floor(num('--requests', '2000', 1)),
+    spanMs: num('--span', '240', 1) * 1000,
+    seed: Math.floor(num('--seed', '1', 0)),
+    blockSize: Math.floor(num('--block-size', '512', 1)),
+  };
   const out = get('--out', 'trace.jsonl');
   const rows = synthTrace(o);
   writeFileSync(out, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');

@@ -80,7 +80,8 @@ export function parsePromArgs(argv: readonly string[], cwd = process.cwd()): Pro
       i++;
     }
     if (flag === 'port') {
-      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 65535) throw new ArgError(`--port: invalid value '${value}'; expected an integer from 1 to 65535`);
+      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 65535)
+        throw new ArgError(`--port: invalid value '${value}'; expected an integer from 1 to 65535`);
       out.port = Number(value);
     } else if (flag === 'data') {
       if (value === '') throw new ArgError('--data: empty path');
@@ -130,7 +131,12 @@ export function prepareDataDir(dataDir: string, scrape: readonly ScrapeTarget[])
 }
 
 export function findPrometheus(env: NodeJS.ProcessEnv = process.env): string | null {
-  const candidates = env.PROMETHEUS_BIN ? [env.PROMETHEUS_BIN] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((d) => join(d, 'prometheus'));
+  const candidates = env.PROMETHEUS_BIN
+    ? [env.PROMETHEUS_BIN]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, 'prometheus'));
   for (const p of candidates) {
     try {
       accessSync(p, constants.X_OK);
@@ -146,7 +152,9 @@ export function findPrometheus(env: NodeJS.ProcessEnv = process.env): string | n
 function portProblem(port: number): Promise<string | null> {
   return new Promise((done) => {
     const srv = createServer();
-    srv.once('error', (e: NodeJS.ErrnoException) => done(e.code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is in use` : `cannot listen on 127.0.0.1:${port}: ${e.message}`));
+    srv.once('error', (e: NodeJS.ErrnoException) =>
+      done(e.code === 'EADDRINUSE' ? `port ${port} on 127.0.0.1 is in use` : `cannot listen on 127.0.0.1:${port}: ${e.message}`),
+    );
     srv.listen(port, '127.0.0.1', () => srv.close(() => done(null)));
   });
 }
@@ -230,7 +238,9 @@ async function main(): Promise<number> {
     if (state === 'timeout') stop('SIGTERM');
     const { code, signal } = await exited;
     if (stopping && state !== 'timeout') return 0; // Ctrl-C during startup
-    console.error(`prom: prometheus ${state === 'timeout' ? 'was not ready after 120 s' : `exited (${signal ?? `code ${code}`}) before it was ready`}; last lines of ${logPath}:\n${logTail(logPath)}`);
+    console.error(
+      `prom: prometheus ${state === 'timeout' ? 'was not ready after 120 s' : `exited (${signal ?? `code ${code}`}) before it was ready`}; last lines of ${logPath}:\n${logTail(logPath)}`,
+    );
     return 1;
   }
   const rw = `${base}/api/v1/write`;
@@ -241,7 +251,9 @@ async function main(): Promise<number> {
   console.log(`  export K6_PROMETHEUS_RW_TREND_STATS='${TREND_STATS}'`);
   for (const t of args.scrape) {
     const g = scrapeTargetGroups([t])[0];
-    console.log(`prom: scraping ${g?.labels.__scheme__}://${t.url.host}${g?.labels.__metrics_path__}${t.variant ? ` as variant="${t.variant}"` : ''} (job llm-server)`);
+    console.log(
+      `prom: scraping ${g?.labels.__scheme__}://${t.url.host}${g?.labels.__metrics_path__}${t.variant ? ` as variant="${t.variant}"` : ''} (job llm-server)`,
+    );
   }
   console.log('prom: Ctrl-C stops it.');
 

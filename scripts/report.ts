@@ -139,13 +139,17 @@ export async function reportFromRecord(paths: string | string[], o: ReportOption
     if (r.closed === false) closed = false;
     else if (r.closed === null && closed === true) closed = null;
   }
-  if (all.length > 1 && rec.testids.size > 1) throw new RawRecordError(`the records are of ${rec.testids.size} runs (${[...rec.testids].join(', ')}): give the records of one run`);
+  if (all.length > 1 && rec.testids.size > 1)
+    throw new RawRecordError(`the records are of ${rec.testids.size} runs (${[...rec.testids].join(', ')}): give the records of one run`);
   const now = o.now ?? new Date();
   const sidecar = rec.meta ? null : readSidecar(sidecarPath(path));
   const meta = rec.meta ?? sidecar;
   const settingsFrom = rec.meta ? 'record' : sidecar ? 'sidecar' : 'environment';
   const benchmark = o.benchmark ?? meta?.benchmark;
-  if (!benchmark) throw new RawRecordError(`${path}: the record names no benchmark and there is no ${basename(sidecarPath(path))} next to it: give --benchmark NAME and the variables the run was given`);
+  if (!benchmark)
+    throw new RawRecordError(
+      `${path}: the record names no benchmark and there is no ${basename(sidecarPath(path))} next to it: give --benchmark NAME and the variables the run was given`,
+    );
   const spec = BENCHMARKS[benchmark];
   if (!spec) throw new RawRecordError(`unknown benchmark '${benchmark}' (expected one of ${Object.keys(BENCHMARKS).join(', ')})`);
   let variables: Env;
@@ -170,7 +174,7 @@ export async function reportFromRecord(paths: string | string[], o: ReportOption
   const files = rebuiltFiles(rebuilt, all.join(', '), base);
   for (const [f, body] of Object.entries(files)) writeFileSync(f, body);
   const from = settingsFrom === 'record' ? 'the record' : settingsFrom === 'sidecar' ? basename(sidecarPath(path)) : 'this environment';
-  const head = `Rebuilt from the raw record${all.length > 1 ? `s ${all.join(', ')}` : ` ${path}`} (settings from ${from}${rebuilt.setupRecorded ? '' : '; setup data not recorded: targets\' engines unknown'}).\n`;
+  const head = `Rebuilt from the raw record${all.length > 1 ? `s ${all.join(', ')}` : ` ${path}`} (settings from ${from}${rebuilt.setupRecorded ? '' : "; setup data not recorded: targets' engines unknown"}).\n`;
   return { rebuilt, files: Object.keys(files), text: head + renderText(rebuilt.report, Object.keys(files)), settingsFrom };
 }
 
@@ -190,7 +194,9 @@ if (require.main === module) {
     } else paths.push(a);
   }
   if (paths.length === 0) {
-    console.error('usage: npm run report -- [--out DIR] [--force] [--benchmark NAME] <run>.raw.json.gz …  (the raw record npm start writes, or k6 run --out json=<file>; several: the instances of one run)');
+    console.error(
+      'usage: npm run report -- [--out DIR] [--force] [--benchmark NAME] <run>.raw.json.gz …  (the raw record npm start writes, or k6 run --out json=<file>; several: the instances of one run)',
+    );
     process.exit(2);
   }
   reportFromRecord(paths, o).then(

@@ -119,7 +119,10 @@ function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Inf
   console.log(`k6: ${k6} (${info.banner}${info.hasSse ? ', with xk6-sse' : ''})`);
   const warning = versionWarning(info);
   if (warning) console.warn(`npm start: ${warning}`);
-  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'webpack', 'bin', 'webpack.js'), '--config', join(ROOT, 'webpack.config.js')], { cwd: ROOT, stdio: 'inherit' });
+  const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'webpack', 'bin', 'webpack.js'), '--config', join(ROOT, 'webpack.config.js')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   if (build.status !== 0) {
     console.error('npm start: the build failed (see above).');
     return 1;
@@ -148,7 +151,12 @@ async function startSimulators(benchmark: string, capacity: boolean, env: NodeJS
 }
 
 /** k6's arguments and the bundle to run; or the exit code when k6 could only fail. */
-function k6Command(args: StartArgs, env: NodeJS.ProcessEnv, k6: string, info: ReturnType<typeof k6Info>): { k6Args: string[]; bundle: string; sseBundle: boolean } | number {
+function k6Command(
+  args: StartArgs,
+  env: NodeJS.ProcessEnv,
+  k6: string,
+  info: ReturnType<typeof k6Info>,
+): { k6Args: string[]; bundle: string; sseBundle: boolean } | number {
   const k6Args = ['run'];
   if (args.prometheus) {
     k6Args.push('-o', 'experimental-prometheus-rw');
@@ -179,7 +187,13 @@ function k6Command(args: StartArgs, env: NodeJS.ProcessEnv, k6: string, info: Re
  * One k6, or N k6 instances each with its execution segment (as the k6-operator runs them), whose
  * partial results are merged into one report. Returns the exit code and the raw records written.
  */
-async function runInstances(k6: string, args: StartArgs, env: NodeJS.ProcessEnv, cmd: { k6Args: string[]; bundle: string; sseBundle: boolean }, rwWatch: ReturnType<typeof remoteWriteWatch>): Promise<{ code: number; raws: string[] }> {
+async function runInstances(
+  k6: string,
+  args: StartArgs,
+  env: NodeJS.ProcessEnv,
+  cmd: { k6Args: string[]; bundle: string; sseBundle: boolean },
+  rwWatch: ReturnType<typeof remoteWriteWatch>,
+): Promise<{ code: number; raws: string[] }> {
   const { k6Args, bundle } = cmd;
   const segments = instanceSegments(args.instances);
   const runId = env.RUN_ID || `${args.benchmark}-${new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '')}`;
@@ -196,7 +210,11 @@ async function runInstances(k6: string, args: StartArgs, env: NodeJS.ProcessEnv,
     }
     // Streaming to Prometheus, k6's stderr passes through here: its failed remote writes are counted.
     const stderr = args.prometheus ? 'pipe' : 'inherit';
-    const child = spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...(raw ? rawRecordArgs(raw) : []), ...k6Args.slice(1)], { cwd: ROOT, env: childEnv, stdio: [i === 0 ? 'inherit' : 'ignore', i === 0 ? 'inherit' : 'ignore', stderr] });
+    const child = spawn(k6, [...k6Args.slice(0, 1), ...segArgs, ...(raw ? rawRecordArgs(raw) : []), ...k6Args.slice(1)], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: [i === 0 ? 'inherit' : 'ignore', i === 0 ? 'inherit' : 'ignore', stderr],
+    });
     if (child.stderr) rwWatch.follow(child.stderr);
     return child;
   });

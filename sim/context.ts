@@ -26,6 +26,9 @@ export interface SimContext {
 export function requestHex(seed: number, ordinal: number): string {
   const r = new Rng(deriveSeed(seed, ordinal, 0x1d));
   let s = '';
-  for (let i = 0; i < 4; i++) s += Math.floor(r.next() * 2 ** 32).toString(16).padStart(8, '0');
+  for (let i = 0; i < 4; i++)
+    s += Math.floor(r.next() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
   return s;
 }

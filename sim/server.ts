@@ -72,16 +72,19 @@ function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
     if (GENERATION_ROUTES.has(path) && api.has(path)) recorder.addRejected(path, rc.arrivalMs, rc.intakeLagMs, status, errorClass);
     sendJson(rc.res, status, body);
   };
-  const onError = (path: string) => (rc: RouteContext, e: unknown): void => {
-    if (e instanceof HttpError) return reject(path, rc, e.status, errorBody(styleFor(path, profile), e.status, e.message, e.param), e.errorClass);
-    console.error('sim: unexpected error', e);
-    reject(path, rc, 500, errorBody(styleFor(path, profile), 500, `Internal error: ${(e as Error).message}`), 'internal');
-  };
+  const onError =
+    (path: string) =>
+    (rc: RouteContext, e: unknown): void => {
+      if (e instanceof HttpError) return reject(path, rc, e.status, errorBody(styleFor(path, profile), e.status, e.message, e.param), e.errorClass);
+      console.error('sim: unexpected error', e);
+      reject(path, rc, 500, errorBody(styleFor(path, profile), 500, `Internal error: ${(e as Error).message}`), 'internal');
+    };
 
   return (rc: RouteContext): void => {
     const path = rc.url.pathname;
     if (path.startsWith('/sim/')) return void admin.handle(rc, onError(path));
-    if (!authorized(path, rc.req.headers, o, profile)) return reject(path, rc, 401, path === MESSAGES_ROUTE ? errorBody('anthropic', 401, 'invalid x-api-key') : { error: 'Unauthorized' }, 'unauthorized');
+    if (!authorized(path, rc.req.headers, o, profile))
+      return reject(path, rc, 401, path === MESSAGES_ROUTE ? errorBody('anthropic', 401, 'invalid x-api-key') : { error: 'Unauthorized' }, 'unauthorized');
     if (!ctx.ready() && !ALWAYS_OPEN.has(path) && api.has(path)) {
       return reject(path, rc, 503, errorBody(styleFor(path, profile), 503, 'The server is starting up; the model is not ready yet.'), 'not_ready');
     }
@@ -131,7 +134,14 @@ function listenOn(server: http.Server, host: string, port: number): Promise<numb
  * port before loading the model but only listens once the engine is up: connections are refused
  * until then (the listener is closed and opened again).
  */
-async function readiness(server: http.Server, o: SimOptions, profile: EngineProfile, readyAt: number, port: number, crashed: () => boolean): Promise<{ ready: Promise<void> }> {
+async function readiness(
+  server: http.Server,
+  o: SimOptions,
+  profile: EngineProfile,
+  readyAt: number,
+  port: number,
+  crashed: () => boolean,
+): Promise<{ ready: Promise<void> }> {
   // setTimeout counts whole milliseconds and may fire up to one early on this clock: wait until
   // ready() really holds, so `ready` never resolves while a request would still get the 503.
   const whenReady = (fn: () => void): void => {
@@ -144,7 +154,11 @@ async function readiness(server: http.Server, o: SimOptions, profile: EngineProf
   await new Promise<void>((r) => server.close(() => r()));
   const ready = new Promise<void>((resolve) => {
     whenReady(() => {
-      if (!crashed()) void listenOn(server, o.host, port).then(() => resolve(), () => resolve());
+      if (!crashed())
+        void listenOn(server, o.host, port).then(
+          () => resolve(),
+          () => resolve(),
+        );
       else resolve();
     });
   });

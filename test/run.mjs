@@ -31,7 +31,10 @@ const NEEDS_K6 = 'needs k6';
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_S ?? 1500) * 1000;
 
 if (args[0] === '--times-of') {
-  const rows = readFileSync(args[1], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const rows = readFileSync(args[1], 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   printTimes(rows);
   const phases = [...new Set(rows.map((r) => r.phase))];
   for (const ph of phases) console.log(`${ph}: ${counts(rows.filter((r) => r.phase === ph))}`);
@@ -86,9 +89,13 @@ function runFile(group, file, index) {
     const child = spawn(
       process.execPath,
       [
-        '--import', 'tsx', '--test',
-        `--test-reporter=${reporter}`, '--test-reporter-destination=stdout',
-        `--test-reporter=${join(root, 'test', 'record-reporter.mjs')}`, `--test-reporter-destination=${recordFile}`,
+        '--import',
+        'tsx',
+        '--test',
+        `--test-reporter=${reporter}`,
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${join(root, 'test', 'record-reporter.mjs')}`,
+        `--test-reporter-destination=${recordFile}`,
         file,
       ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
@@ -98,19 +105,35 @@ function runFile(group, file, index) {
     child.stderr.on('data', (d) => chunks.push(d));
     const timer = setTimeout(() => {
       chunks.push(Buffer.from(`\ntest/run.mjs: ${file} ran past ${FILE_TIMEOUT_MS / 1000} s; killed\n`));
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }, FILE_TIMEOUT_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const seconds = (Date.now() - t0) / 1000;
       let records = [];
       try {
-        records = readFileSync(recordFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        records = readFileSync(recordFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
       } catch {
         // No record: the process died before reporting; its exit status says so.
       }
       const count = (k) => records.filter((r) => r.kind === k).length;
-      const row = { file, group: group.name, phase, seconds: Math.round(seconds * 10) / 10, passed: count('pass'), failed: count('fail'), skipped: count('skip'), exit: code ?? signal };
+      const row = {
+        file,
+        group: group.name,
+        phase,
+        seconds: Math.round(seconds * 10) / 10,
+        passed: count('pass'),
+        failed: count('fail'),
+        skipped: count('skip'),
+        exit: code ?? signal,
+      };
       const failed = code !== 0;
       if (failed) {
         status = status || (typeof code === 'number' && code !== 0 ? code : 1);

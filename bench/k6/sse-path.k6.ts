@@ -39,9 +39,26 @@ const replaySse = {
 (globalThis as Record<string, unknown>).__non_webpack_require__ = () => replaySse;
 
 const dialect = createDialect(dialectName, { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' });
-const target = { variant: 'A', url: 'http://replay', dialect, model: 'm', promptKind: dialect.acceptsTokenIds ? 'tokens' : 'text', headers: {}, params: { headers: {}, timeout: 60_000 }, probeHeaders: {}, metrics: null } as ResolvedTarget;
+const target = {
+  variant: 'A',
+  url: 'http://replay',
+  dialect,
+  model: 'm',
+  promptKind: dialect.acceptsTokenIds ? 'tokens' : 'text',
+  headers: {},
+  params: { headers: {}, timeout: 60_000 },
+  probeHeaders: {},
+  metrics: null,
+} as ResolvedTarget;
 const send = SENDERS.sse();
-const wire = dialect.build({ prompt: dialect.acceptsTokenIds ? { kind: 'tokens', json: '[1000,1001,1002]', length: 3 } : { kind: 'text', text: 'hi' }, maxTokens: 256, ignoreEos: true, temperature: 0, stream: true, model: 'm' });
+const wire = dialect.build({
+  prompt: dialect.acceptsTokenIds ? { kind: 'tokens', json: '[1000,1001,1002]', length: 3 } : { kind: 'text', text: 'hi' },
+  maxTokens: 256,
+  ignoreEos: true,
+  temperature: 0,
+  stream: true,
+  model: 'm',
+});
 const window: Window = { cellStartMs: Date.now(), sliceMs: 60_000, slices: 5, trackLastEnd: false, latencyFromMs: -Infinity };
 const slo: SloLimits = { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null };
 

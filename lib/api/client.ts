@@ -229,7 +229,15 @@ export class LlmClient {
     } catch (e) {
       if (!(e instanceof PreflightError)) throw e;
       this.metrics.preflightFailed.add(1, { variant: this.name, reason: e.reason });
-      return { ok: false, client: this.name, reason: e.reason, headline: libraryWording(PREFLIGHT_REASONS[e.reason]), message: libraryWording(e.message), info: null, warnings: [] };
+      return {
+        ok: false,
+        client: this.name,
+        reason: e.reason,
+        headline: libraryWording(PREFLIGHT_REASONS[e.reason]),
+        message: libraryWording(e.message),
+        info: null,
+        warnings: [],
+      };
     }
   }
 
@@ -278,7 +286,13 @@ export class LlmClient {
     } catch (e) {
       if (!(e instanceof PreflightError)) throw e;
       const down = e.reason === 'unknown_api' && /refused|no such host|lookup|timeout|reset|EOF/i.test(e.message);
-      if (down) return { error: { class: 'unreachable', message: `${s.name}: cannot connect to ${s.url} to find its API: is the server running and the URL right? (${e.message})` } };
+      if (down)
+        return {
+          error: {
+            class: 'unreachable',
+            message: `${s.name}: cannot connect to ${s.url} to find its API: is the server running and the URL right? (${e.message})`,
+          },
+        };
       const cls = e.reason === 'auth' ? 'auth' : e.reason === 'unknown_model' ? 'unknown_model' : 'wrong_dialect';
       return { error: { class: cls, message: libraryWording(e.message) } };
     }

@@ -18,7 +18,20 @@ export { preflight, type PreflightAllOptions } from './preflight';
 export type { LlmSetup } from './report';
 export { llmOptions, type ReportSettings } from './options';
 export { llmReport, llmSummary, type SummaryData, type SummaryOptions } from './summary';
-export { builtinPrompts, loadPrompts, messagesOf, parsePrompts, randomText, randomTokenIds, textOf, turnsOf, BUILTIN_DOMAINS, type BuiltinDomain, type DatasetItem, type Turn } from './prompts';
+export {
+  builtinPrompts,
+  loadPrompts,
+  messagesOf,
+  parsePrompts,
+  randomText,
+  randomTokenIds,
+  textOf,
+  turnsOf,
+  BUILTIN_DOMAINS,
+  type BuiltinDomain,
+  type DatasetItem,
+  type Turn,
+} from './prompts';
 export { METRICS, TAGS } from '../metrics/catalog';
 export { ERROR_CLASSES, type ErrorClass } from '../dialects/types';
 export type { TargetInfo } from '../targets';

@@ -75,7 +75,8 @@ export function windowMode(scenarios: Record<string, ScenarioOptions>, slices: n
   const list = Object.values(scenarios);
   const lengths = list.map((s) => (FIXED_DURATION.includes(s.executor ?? '') ? durationMs(s.duration) : null));
   const first = lengths[0];
-  if (slices < 1 || list.length === 0 || first === null || first === undefined || first <= 0 || lengths.some((d) => d !== first)) return { kind: 'until-last-request' };
+  if (slices < 1 || list.length === 0 || first === null || first === undefined || first <= 0 || lengths.some((d) => d !== first))
+    return { kind: 'until-last-request' };
   return { kind: 'slices', durationMs: first, slices, sliceMs: first / slices };
 }
 
@@ -115,9 +116,33 @@ function round3(x: number): number {
 export function keepThresholds(scenarios: Record<string, ScenarioOptions>, variants: readonly string[], mode: WindowMode): Record<string, string[]> {
   const names = Object.keys(scenarios);
   const vs = variants.length > 0 ? variants : ['target'];
-  const runs: Run[] = names.flatMap((scenario) => vs.map((variant) => ({ scenario, variant, vus: 1, cell: { id: scenario, isl: 0, osl: 0, load: { kind: 'vus', vus: 1 } }, startMs: 0, durationMs: 0, gracefulStopMs: 0 }) as Run));
-  const plan: Plan = { cells: [], runs, slices: mode.kind === 'slices' ? mode.slices : 0, sliceMs: mode.kind === 'slices' ? mode.sliceMs : 1, totalMs: 0, requests: mode.kind === 'slices' ? null : 1 };
-  const all = summaryThresholds(plan, { slo: { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null, errorRate: 1 }, serverMetrics: 'off', saturationStop: false }, false);
+  const runs: Run[] = names.flatMap((scenario) =>
+    vs.map(
+      (variant) =>
+        ({
+          scenario,
+          variant,
+          vus: 1,
+          cell: { id: scenario, isl: 0, osl: 0, load: { kind: 'vus', vus: 1 } },
+          startMs: 0,
+          durationMs: 0,
+          gracefulStopMs: 0,
+        }) as Run,
+    ),
+  );
+  const plan: Plan = {
+    cells: [],
+    runs,
+    slices: mode.kind === 'slices' ? mode.slices : 0,
+    sliceMs: mode.kind === 'slices' ? mode.sliceMs : 1,
+    totalMs: 0,
+    requests: mode.kind === 'slices' ? null : 1,
+  };
+  const all = summaryThresholds(
+    plan,
+    { slo: { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null, errorRate: 1 }, serverMetrics: 'off', saturationStop: false },
+    false,
+  );
   // Only the declarations: the benchmarks' SLO thresholds (success rate, no target down) are not the user's.
   const keep = new Set<string>(Object.values(KEEP));
   const success = METRICS.success.name;
@@ -153,7 +178,11 @@ export interface SummaryMetricLike {
 }
 
 /** Each scenario and the clients (variants) that sent requests in it, from the summary's declared sub-metrics. */
-export function variantsByScenario(metrics: Record<string, SummaryMetricLike>, scenarios: readonly string[], variants: readonly string[]): Map<string, string[]> {
+export function variantsByScenario(
+  metrics: Record<string, SummaryMetricLike>,
+  scenarios: readonly string[],
+  variants: readonly string[],
+): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const s of scenarios) {
     const seen = variants.filter((v) => {
@@ -183,7 +212,12 @@ function perRequest(metrics: Record<string, SummaryMetricLike>, scenario: string
  * compared; the cell's ISL and OSL are the measured mean prompt and output tokens per successful
  * request (the server's counts), not configured lengths.
  */
-export function reportPlan(scenarios: Record<string, ScenarioOptions>, mode: WindowMode, metrics: Record<string, SummaryMetricLike>, byScenario: Map<string, string[]>): Plan {
+export function reportPlan(
+  scenarios: Record<string, ScenarioOptions>,
+  mode: WindowMode,
+  metrics: Record<string, SummaryMetricLike>,
+  byScenario: Map<string, string[]>,
+): Plan {
   const cells = new Map<string, Cell>();
   const runs: Run[] = [];
   for (const [name, s] of Object.entries(scenarios)) {
@@ -219,7 +253,29 @@ export function reportPlan(scenarios: Record<string, ScenarioOptions>, mode: Win
 
 /** The metric names the library records, for the docs and the tests. */
 export const RECORDED = [
-  'e2e', 'ttft', 'itl', 'itlPerChunk', 'itlRule', 'tpot', 'outputTokens', 'inputTokens', 'cachedTokens', 'requestTps', 'success', 'errors',
-  'acceptance', 'specVerifySteps', 'specTokens', 'draftTokens', 'draftAccepted', 'windowTokens', 'windowRequests', 'windowE2e', 'windowTtft',
-  'windowTtftRequests', 'windowLastEnd', 'runVus', 'preflightFailed',
+  'e2e',
+  'ttft',
+  'itl',
+  'itlPerChunk',
+  'itlRule',
+  'tpot',
+  'outputTokens',
+  'inputTokens',
+  'cachedTokens',
+  'requestTps',
+  'success',
+  'errors',
+  'acceptance',
+  'specVerifySteps',
+  'specTokens',
+  'draftTokens',
+  'draftAccepted',
+  'windowTokens',
+  'windowRequests',
+  'windowE2e',
+  'windowTtft',
+  'windowTtftRequests',
+  'windowLastEnd',
+  'runVus',
+  'preflightFailed',
 ] as const satisfies ReadonlyArray<keyof typeof METRICS>;

@@ -92,9 +92,11 @@ export function libraryReport(input: LibraryReportInput): Report {
   const httpClients = used.filter((c) => !TRANSPORTS[c.transport].timesEvents).map((c) => c.name);
   if (httpClients.length > 0) notMeasured.push(transports.size > 1 ? `${httpClients.join(', ')}: ${HTTP_NOT_MEASURED}` : HTTP_NOT_MEASURED);
   if (mode.kind !== 'slices' && plan.runs.length > 0) {
-    notMeasured.push("throughput intervals: the scenarios are not all constant-vus or constant-arrival-rate of one duration, so there are no time slices (throughput is over each scenario until its last request)");
+    notMeasured.push(
+      'throughput intervals: the scenarios are not all constant-vus or constant-arrival-rate of one duration, so there are no time slices (throughput is over each scenario until its last request)',
+    );
   }
-  notMeasured.push('server-side figures: the library does not scrape the server\'s /metrics');
+  notMeasured.push("server-side figures: the library does not scrape the server's /metrics");
   if (setupData.failures.length > 0) notMeasured.push('everything: preflight failed, no load was sent (the diagnosis is below)');
   else if (plan.runs.length === 0) {
     const all = metrics[METRICS.success.name]?.values;
@@ -110,7 +112,9 @@ export function libraryReport(input: LibraryReportInput): Report {
   }
   for (const r of plan.runs) {
     if (r.variant.includes('+')) {
-      report.warnings.push(`${r.scenario}: clients ${r.variant.split('+').join(' and ')} both sent requests in this scenario, so its figures mix them; run each client in a scenario of its own to compare them.`);
+      report.warnings.push(
+        `${r.scenario}: clients ${r.variant.split('+').join(' and ')} both sent requests in this scenario, so its figures mix them; run each client in a scenario of its own to compare them.`,
+      );
     }
   }
   return report;

@@ -25,8 +25,19 @@ function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['cr
   }));
   const xs = r.targets.flatMap((t) => t.points.map((p) => p.load));
   const limit = share ? crit.limit * 100 : crit.limit;
-  if (xs.length) series.push({ name: `SLO ${share ? `${fmt(limit, 1)} %` : `${fmt(limit, 1)} ms`}`, color: '#C0392B', dash: 'dash', points: [{ x: Math.min(...xs), y: limit }, { x: Math.max(...xs), y: limit }] });
-  const marks = r.targets.filter((t) => t.capacity.crossing !== null).map((t) => ({ x: t.capacity.crossing as number, label: `${display(t.variant)} capacity` }));
+  if (xs.length)
+    series.push({
+      name: `SLO ${share ? `${fmt(limit, 1)} %` : `${fmt(limit, 1)} ms`}`,
+      color: '#C0392B',
+      dash: 'dash',
+      points: [
+        { x: Math.min(...xs), y: limit },
+        { x: Math.max(...xs), y: limit },
+      ],
+    });
+  const marks = r.targets
+    .filter((t) => t.capacity.crossing !== null)
+    .map((t) => ({ x: t.capacity.crossing as number, label: `${display(t.variant)} capacity` }));
   return lineChart(series, {
     title: `${label(key)} vs load`,
     xLabel: `load (${s.loop.unit})`,
@@ -48,7 +59,10 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
     .join('');
   const broke = r.targets
     .flatMap((t) =>
-      t.capacity.criteria.map((c) => `<li>${esc(display(t.variant))}: ${esc(label(c.key))} ${c.brokeAt === null ? 'held at every load measured' : `first broke at ${esc(fmt(c.brokeAt, s.loop.integer ? 0 : 2))} ${esc(s.loop.short)} (step ${c.brokeStep})`}</li>`),
+      t.capacity.criteria.map(
+        (c) =>
+          `<li>${esc(display(t.variant))}: ${esc(label(c.key))} ${c.brokeAt === null ? 'held at every load measured' : `first broke at ${esc(fmt(c.brokeAt, s.loop.integer ? 0 : 2))} ${esc(s.loop.short)} (step ${c.brokeStep})`}</li>`,
+      ),
     )
     .join('');
   const head = pathHead(s);
@@ -60,7 +74,9 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
     ? `<p><b>${esc(display(r.ratio.a))} ÷ ${esc(display(r.ratio.b))} = ${esc(ratioText(r.ratio.ratio))}</b> at equal SLO. The interval divides the ends of both capacity intervals (conservative: at least 90 % coverage).</p>`
     : '';
   const warnings = r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '';
-  const settings = [...Object.entries(r.workload), ...Object.entries(r.settings).map(([k, v]) => [k, String(v)])].map(([k, v]) => `<div><span>${esc(k)}</span><b>${esc(v)}</b></div>`).join('');
+  const settings = [...Object.entries(r.workload), ...Object.entries(r.settings).map(([k, v]) => [k, String(v)])]
+    .map(([k, v]) => `<div><span>${esc(k)}</span><b>${esc(v)}</b></div>`)
+    .join('');
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="color-scheme" content="light dark"><title>capacity — ${esc(r.runId)}</title><style>${REPORT_CSS}</style></head>\n<body><main>` +

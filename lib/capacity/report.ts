@@ -35,7 +35,9 @@ export interface CapacityReport {
 }
 
 export function sloText(criteria: readonly Criterion[]): string {
-  const parts = criteria.map((c) => (c.key === 'attainment' ? `at least ${fmt(c.limit * 100, 1)} % of requests within them` : `${label(c.key)} ≤ ${fmtMs(c.limit)}`));
+  const parts = criteria.map((c) =>
+    c.key === 'attainment' ? `at least ${fmt(c.limit * 100, 1)} % of requests within them` : `${label(c.key)} ≤ ${fmtMs(c.limit)}`,
+  );
   return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
@@ -67,17 +69,24 @@ export function buildCapacityReport(
 ): CapacityReport {
   const targets: TargetCapacity[] = searches.map((t) => {
     const capacity = capacityOf(s, t.points);
-    const best = capacity.bestPassing === null ? null : t.points.find((p) => p.load === capacity.bestPassing) ?? null;
+    const best = capacity.bestPassing === null ? null : (t.points.find((p) => p.load === capacity.bestPassing) ?? null);
     return { ...t, capacity, goodputAtCapacity: best?.goodput ?? null };
   });
   const warnings = [...(meta.warnings ?? [])];
   for (const t of targets) {
     const undecided = t.points.filter((p) => p.undecided).map((p) => num(s, p.load));
-    if (undecided.length) warnings.push(`${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples (CAPACITY_STEP_MAX or CAPACITY_MAX_TIME ran out); its interval is wide.`);
+    if (undecided.length)
+      warnings.push(
+        `${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples (CAPACITY_STEP_MAX or CAPACITY_MAX_TIME ran out); its interval is wide.`,
+      );
     const limited = t.points.filter((p) => p.clientLimited.length).map((p) => num(s, p.load));
-    if (limited.length) warnings.push(`${display(t.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} (client-limited): use fewer VUs per k6 instance.`);
+    if (limited.length)
+      warnings.push(
+        `${display(t.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} (client-limited): use fewer VUs per k6 instance.`,
+      );
     const dropped = t.points.filter((p) => p.dropped > 0).map((p) => `${num(s, p.load)} (${p.dropped})`);
-    if (dropped.length) warnings.push(`${display(t.variant)}: k6 dropped iterations at ${dropped.join(', ')} req/s: the offered rate was not fully sent; raise MAX_VUS.`);
+    if (dropped.length)
+      warnings.push(`${display(t.variant)}: k6 dropped iterations at ${dropped.join(', ')} req/s: the offered rate was not fully sent; raise MAX_VUS.`);
     if (t.stop && t.stop.kind !== 'converged' && t.stop.kind !== 'max-load') warnings.push(`${display(t.variant)}: the search ended early: ${t.stop.reason}.`);
   }
   let ratio: CapacityReport['ratio'] = null;
@@ -123,16 +132,38 @@ export function pathRows(s: CapacitySettings, r: CapacityReport): string[][] {
         const m = p.measures.find((x) => x.key === c.key);
         if (!m) return '–';
         const mark = m.pass ? '' : ' ✗';
-        return c.key === 'attainment' ? `${fmt((1 - m.value) * 100, 1)} %${mark}` : `${fmt(m.value, 1)} [${fmt(m.lo, 1)}, ${m.upperOpen ? '≥' : ''}${fmt(m.hi, 1)}]${mark}`;
+        return c.key === 'attainment'
+          ? `${fmt((1 - m.value) * 100, 1)} %${mark}`
+          : `${fmt(m.value, 1)} [${fmt(m.lo, 1)}, ${m.upperOpen ? '≥' : ''}${fmt(m.hi, 1)}]${mark}`;
       });
-      rows.push([display(t.variant), String(p.step), num(s, p.load), p.pass ? 'yes' : 'no', ...cells, String(p.requests.ok), String(p.requests.failed), fmt(p.goodput, 2), `${Math.round(p.loadMs / 1000)} s/${p.runs}`]);
+      rows.push([
+        display(t.variant),
+        String(p.step),
+        num(s, p.load),
+        p.pass ? 'yes' : 'no',
+        ...cells,
+        String(p.requests.ok),
+        String(p.requests.failed),
+        fmt(p.goodput, 2),
+        `${Math.round(p.loadMs / 1000)} s/${p.runs}`,
+      ]);
     }
   }
   return rows;
 }
 
 export function pathHead(s: CapacitySettings): string[] {
-  return ['variant', 'step', s.loop.short, 'meets SLOs', ...s.criteria.map((c) => (c.key === 'attainment' ? 'attainment' : `${label(c.key)} ms [95%]`)), 'ok', 'failed', 'goodput req/s', 'load time/runs'];
+  return [
+    'variant',
+    'step',
+    s.loop.short,
+    'meets SLOs',
+    ...s.criteria.map((c) => (c.key === 'attainment' ? 'attainment' : `${label(c.key)} ms [95%]`)),
+    'ok',
+    'failed',
+    'goodput req/s',
+    'load time/runs',
+  ];
 }
 
 function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {
@@ -153,23 +184,36 @@ function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {
 function targetLines(s: CapacitySettings, r: CapacityReport): string[] {
   return r.targets.map((t) => {
     const lim = t.capacity.limitedBy ? `, limited by ${label(t.capacity.limitedBy)}` : '';
-    const gp = t.goodputAtCapacity === null ? '' : `; goodput ${fmt(t.goodputAtCapacity, 2)} req/s at ${num(s, t.capacity.bestPassing as number)} ${s.loop.short}`;
+    const gp =
+      t.goodputAtCapacity === null ? '' : `; goodput ${fmt(t.goodputAtCapacity, 2)} req/s at ${num(s, t.capacity.bestPassing as number)} ${s.loop.short}`;
     return `${display(t.variant)}: ${capacityText(s, t.capacity)}${lim}${gp}; ${t.points.length} loads, ${t.runs} k6 runs; ${t.stop ? t.stop.reason : 'not finished'}`;
   });
 }
 
 export function renderCapacityText(s: CapacitySettings, r: CapacityReport, files: string[] = []): string {
-  const lines = [`\ncapacity (${r.loop.name} loop, ${r.loop.unit}) · run ${r.runId} · ${Math.round(r.durationMs / 1000)} s`, '', r.headline, '', ...targetLines(s, r), ''];
+  const lines = [
+    `\ncapacity (${r.loop.name} loop, ${r.loop.unit}) · run ${r.runId} · ${Math.round(r.durationMs / 1000)} s`,
+    '',
+    r.headline,
+    '',
+    ...targetLines(s, r),
+    '',
+  ];
   lines.push(table(pathHead(s), pathRows(s, r), 1), '');
   lines.push(...brokeLines(s, r));
-  if (r.ratio) lines.push('', `ratio at equal SLO: ${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)} (interval from the ends of both intervals: conservative)`);
+  if (r.ratio)
+    lines.push(
+      '',
+      `ratio at equal SLO: ${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)} (interval from the ends of both intervals: conservative)`,
+    );
   if (r.warnings.length) lines.push('', 'warnings:', ...r.warnings.map((w) => `  ! ${w}`));
   if (files.length) lines.push('', ...files.map((f) => `  → ${f}`));
   return lines.join('\n') + '\n';
 }
 
 export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): string {
-  const md = (head: string[], rows: string[][]) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((x) => `| ${x.join(' | ')} |`)].join('\n');
+  const md = (head: string[], rows: string[][]) =>
+    [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((x) => `| ${x.join(' | ')} |`)].join('\n');
   const out = [
     `# Capacity under SLOs — ${r.runId}`,
     '',
@@ -189,8 +233,19 @@ export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): 
     '',
     ...brokeLines(s, r).map((l) => `- ${l}`),
   ];
-  if (r.ratio) out.push('', '## At equal SLO', '', `${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)}: the interval divides the ends of both capacity intervals, so it is conservative (at least 90 % coverage).`);
-  out.push('', '## Workload and settings', '', md(['variable', 'value'], [...Object.entries(r.workload), ...Object.entries(r.settings).map(([k, v]) => [k, String(v)])]));
+  if (r.ratio)
+    out.push(
+      '',
+      '## At equal SLO',
+      '',
+      `${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)}: the interval divides the ends of both capacity intervals, so it is conservative (at least 90 % coverage).`,
+    );
+  out.push(
+    '',
+    '## Workload and settings',
+    '',
+    md(['variable', 'value'], [...Object.entries(r.workload), ...Object.entries(r.settings).map(([k, v]) => [k, String(v)])]),
+  );
   if (r.warnings.length) out.push('', '## Warnings', '', ...r.warnings.map((w) => `- ${w}`));
   return out.join('\n') + '\n';
 }

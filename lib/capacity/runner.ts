@@ -75,7 +75,13 @@ export function describeMeasure(m: Measure): string {
 }
 
 /** Measures one load (one or more runs, pooled); returns the point or why the target's search ends. */
-async function measureLoad(s: CapacitySettings, ports: RunnerPorts, t: TargetSearch, load: number, step: number): Promise<PointDetail | { stop: StopKind; reason: string }> {
+async function measureLoad(
+  s: CapacitySettings,
+  ports: RunnerPorts,
+  t: TargetSearch,
+  load: number,
+  step: number,
+): Promise<PointDetail | { stop: StopKind; reason: string }> {
   const runs: StepRun[] = [];
   let loadMs = 0;
   let duration = s.stepMs;
@@ -92,13 +98,20 @@ async function measureLoad(s: CapacitySettings, ports: RunnerPorts, t: TargetSea
     if (r.targetDown) return { stop: 'error', reason: `the target went down at ${fmtLoad(s, load)} ${s.loop.unit} (nothing listening)` };
     const sent = r.ok + r.failed;
     if (sent > 0 && r.failed / sent > s.errorRate) {
-      const classes = Object.entries(r.errors).filter(([, n]) => n > 0).map(([c, n]) => `${c} ${n}`).join(', ');
-      return { stop: 'error', reason: `${r.failed} of ${sent} requests failed at ${fmtLoad(s, load)} ${s.loop.unit} (${classes || 'errors'}), above SLO_ERROR_RATE=${s.errorRate}` };
+      const classes = Object.entries(r.errors)
+        .filter(([, n]) => n > 0)
+        .map(([c, n]) => `${c} ${n}`)
+        .join(', ');
+      return {
+        stop: 'error',
+        reason: `${r.failed} of ${sent} requests failed at ${fmtLoad(s, load)} ${s.loop.unit} (${classes || 'errors'}), above SLO_ERROR_RATE=${s.errorRate}`,
+      };
     }
     runs.push(r);
     loadMs += r.loadMs;
     const ms = pooled(s, runs);
-    if (ms.length === 0 && runs.reduce((a, x) => a + x.ok, 0) === 0) return { stop: 'error', reason: `no request completed at ${fmtLoad(s, load)} ${s.loop.unit} in ${Math.round(loadMs / 1000)} s` };
+    if (ms.length === 0 && runs.reduce((a, x) => a + x.ok, 0) === 0)
+      return { stop: 'error', reason: `no request completed at ${fmtLoad(s, load)} ${s.loop.unit} in ${Math.round(loadMs / 1000)} s` };
     // More samples only where they can change the decision, and only up to the step's budget.
     const short = ms.filter((m) => !m.clear && m.n < s.minSamples);
     const left = s.stepMaxMs - loadMs;
@@ -106,11 +119,17 @@ async function measureLoad(s: CapacitySettings, ports: RunnerPorts, t: TargetSea
     const perMs = Math.min(...short.map((m) => m.n / loadMs));
     const need = Math.max(...short.map((m) => s.minSamples - m.n));
     duration = Math.min(left, Math.max(1000, Math.ceil(((need / Math.max(perMs, 1e-9)) * 1.15) / 1000) * 1000));
-    ports.log(`  ${t.variant} @ ${fmtLoad(s, load)}: ${short.map(describeMeasure).join('; ')}: not yet clear of the SLO, running ${Math.round(duration / 1000)} s more`);
+    ports.log(
+      `  ${t.variant} @ ${fmtLoad(s, load)}: ${short.map(describeMeasure).join('; ')}: not yet clear of the SLO, running ${Math.round(duration / 1000)} s more`,
+    );
   }
   const measures = pooled(s, runs);
   const missing = s.criteria.filter((c) => !measures.some((m) => m.key === c.key));
-  if (missing.length) return { stop: 'error', reason: `${missing.map((c) => c.variable).join(', ')}: not measured at ${fmtLoad(s, load)} ${s.loop.unit} (does the transport time events? TTFT and ITL need TRANSPORT=sse)` };
+  if (missing.length)
+    return {
+      stop: 'error',
+      reason: `${missing.map((c) => c.variable).join(', ')}: not measured at ${fmtLoad(s, load)} ${s.loop.unit} (does the transport time events? TTFT and ITL need TRANSPORT=sse)`,
+    };
   return {
     step,
     load,
@@ -151,7 +170,10 @@ export async function runSearch(s: CapacitySettings, variants: readonly string[]
         continue;
       }
       t.points.push(got);
-      const flags = [got.undecided ? `decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples` : '', got.clientLimited.length ? 'client-limited' : ''].filter(Boolean);
+      const flags = [
+        got.undecided ? `decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples` : '',
+        got.clientLimited.length ? 'client-limited' : '',
+      ].filter(Boolean);
       ports.log(
         `${t.variant} step ${got.step} (${next.phase}) @ ${fmtLoad(s, got.load)} ${s.loop.short}: ${got.pass ? 'meets every SLO' : 'SLO broken'} · ${got.measures.map(describeMeasure).join(' · ')}${flags.length ? ` · ${flags.join(', ')}` : ''}`,
       );

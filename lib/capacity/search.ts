@@ -90,12 +90,14 @@ export function nextLoad(s: CapacitySettings, points: readonly StepPoint[]): Nex
   const min = s.loop.integer ? 1 : s.start / 64;
   if (fail === null) {
     const top = (pass as StepPoint).load;
-    if (top >= s.maxLoad) return { stop: 'max-load', reason: `every SLO was met up to CAPACITY_MAX_LOAD (${fmtLoad(s, s.maxLoad)}): the capacity is at least that` };
+    if (top >= s.maxLoad)
+      return { stop: 'max-load', reason: `every SLO was met up to CAPACITY_MAX_LOAD (${fmtLoad(s, s.maxLoad)}): the capacity is at least that` };
     const up = Math.min(s.maxLoad, s.loop.integer ? Math.max(top + 1, Math.round(top * 2)) : top * 2);
     return { load: up, phase: 'bracket' };
   }
   if (pass === null) {
-    if (fail.load <= min) return { stop: 'floor', reason: `an SLO was broken even at ${fmtLoad(s, fail.load)}, the lowest load tried: the target cannot meet these SLOs` };
+    if (fail.load <= min)
+      return { stop: 'floor', reason: `an SLO was broken even at ${fmtLoad(s, fail.load)}, the lowest load tried: the target cannot meet these SLOs` };
     const down = s.loop.integer ? Math.max(1, Math.floor(fail.load / 2)) : Math.max(min, fail.load / 2);
     return { load: down, phase: 'bracket' };
   }
@@ -113,7 +115,10 @@ export function nextLoad(s: CapacitySettings, points: readonly StepPoint[]): Nex
     // now (and is named degraded), where a steady one passes again.
     const repeats = points.filter((p) => p.load === pass.load).length;
     if (repeats < 2) return { load: pass.load, phase: 'confirm' };
-    return { stop: 'converged', reason: `the last passing (${fmtLoad(s, pass.load)}, confirmed at the end) and first failing (${fmtLoad(s, fail.load)}) loads are within CAPACITY_PRECISION` };
+    return {
+      stop: 'converged',
+      reason: `the last passing (${fmtLoad(s, pass.load)}, confirmed at the end) and first failing (${fmtLoad(s, fail.load)}) loads are within CAPACITY_PRECISION`,
+    };
   }
   // Regula falsi, clamped into the middle 60 % of the bracket so it shrinks every step.
   const lo = pass.load + 0.2 * width;

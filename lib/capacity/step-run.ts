@@ -44,7 +44,21 @@ export function readStepRun(name: string, partialText: string, now = new Date())
   const run = report.runs[0];
   if (!run || failure) {
     return {
-      ttft: null, itl: null, e2e: null, ok: 0, failed: 0, judged: 0, good: 0, loadMs: 0, goodput: null, throughput: null, requestRate: null, dropped: 0, targetDown: false, errors: {}, clientLimited: [],
+      ttft: null,
+      itl: null,
+      e2e: null,
+      ok: 0,
+      failed: 0,
+      judged: 0,
+      good: 0,
+      loadMs: 0,
+      goodput: null,
+      throughput: null,
+      requestRate: null,
+      dropped: 0,
+      targetDown: false,
+      errors: {},
+      clientLimited: [],
       preflight: failure ? failure.headline || failure.reason : 'the run measured nothing (no run in its report)',
     };
   }

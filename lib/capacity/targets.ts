@@ -13,7 +13,9 @@ export function capacitySlots(env: Record<string, string | undefined>, loopBench
   if (set.length === 0) return BENCHMARKS[loopBenchmark].targets;
   if (set.length < ab.length) {
     const missing = ab.filter((s) => !set.includes(s)).map((s) => `${s.prefix}_URL`);
-    throw new ConfigError(`${missing.join(', ')} is not set: an A/B capacity search needs ${ab.map((s) => `${s.prefix}_URL`).join(' and ')} (or TARGET_URL alone for one target).`);
+    throw new ConfigError(
+      `${missing.join(', ')} is not set: an A/B capacity search needs ${ab.map((s) => `${s.prefix}_URL`).join(' and ')} (or TARGET_URL alone for one target).`,
+    );
   }
   return ab;
 }

@@ -22,11 +22,17 @@ export function readBaseline(env: Record<string, string | undefined>, read: Read
   try {
     text = read(path);
   } catch (e) {
-    throw new ConfigError(`BASELINE=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../results/<run>.summary.json (${String(e)}).`);
+    throw new ConfigError(
+      `BASELINE=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../results/<run>.summary.json (${String(e)}).`,
+    );
   }
   try {
     const tol = (env.REGRESSION_TOLERANCE ?? '').trim();
-    return { path, summary: parseSummary(text, `BASELINE=${quote(path)}`), tolerance: tol === '' ? DEFAULT_TOLERANCE : parseTolerance(tol, 'REGRESSION_TOLERANCE') };
+    return {
+      path,
+      summary: parseSummary(text, `BASELINE=${quote(path)}`),
+      tolerance: tol === '' ? DEFAULT_TOLERANCE : parseTolerance(tol, 'REGRESSION_TOLERANCE'),
+    };
   } catch (e) {
     if (e instanceof CompareInputError) throw new ConfigError(e.message);
     throw e;

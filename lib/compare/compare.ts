@@ -117,6 +117,38 @@ function holding(ci: Interval | null, value: number): Interval | null {
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
+/** A run that lost requests, or whose target went down, is no fair side of a comparison. */
+function lostNotes(b: SummaryRecord, n: SummaryRecord): string[] {
+  const notes: string[] = [];
+  for (const [who, r] of [
+    ['baseline', b],
+    ['new run', n],
+  ] as const) {
+    const lost = (r.requests_failed ?? 0) + (r.unreachable_attempts ?? 0);
+    if (lost > 0 || (r.target_down_vus ?? 0) > 0)
+      notes.push(`${who}: ${lost} failed attempt(s)${(r.target_down_vus ?? 0) > 0 ? ', target declared down' : ''}: not a fair comparison`);
+  }
+  return notes;
+}
+
+/**
+ * Independent samples: enough slices, each longer than a request (else neighbours share requests).
+ * Returns why there are too few; slices under 2× the mean e2e only add a note.
+ */
+function fewSamples(sides: ReadonlyArray<readonly [string, Slice[], Side, SummarySlices]>, notes: string[]): string[] {
+  const few: string[] = [];
+  for (const [who, t, v, s] of sides) {
+    if (t.length < MIN_SLICES) few.push(`the ${who} has ${t.length} steady slice(s), fewer than ${MIN_SLICES} (raise SLICES)`);
+    else if (withRequests(t).length < MIN_SLICES) few.push(`only ${withRequests(t).length} of the ${who}'s steady slices saw a request finish`);
+    if (v.e2eMs !== null && s.slice_ms < v.e2eMs) {
+      few.push(`the ${who}'s slices (${secs(s.slice_ms)}) are shorter than its requests (mean e2e ${secs(v.e2eMs)}; raise DURATION or lower SLICES)`);
+    } else if (v.e2eMs !== null && s.slice_ms < 2 * v.e2eMs) {
+      notes.push(`the ${who}'s slices are shorter than 2× its mean e2e: neighbouring slices share requests, so the interval is somewhat optimistic`);
+    }
+  }
+  return few;
+}
+
 function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellComparison {
   const notes: string[] = [];
   const out = (baseline: Side, next: Side, throughput: Ratio | null, latency: Ratio | null, verdict: Verdict, regression = false): CellComparison => ({
@@ -130,13 +162,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellCompa
     regression,
     notes,
   });
-  for (const [who, r] of [
-    ['baseline', b],
-    ['new run', n],
-  ] as const) {
-    const lost = (r.requests_failed ?? 0) + (r.unreachable_attempts ?? 0);
-    if (lost > 0 || (r.target_down_vus ?? 0) > 0) notes.push(`${who}: ${lost} failed attempt(s)${(r.target_down_vus ?? 0) > 0 ? ', target declared down' : ''}: not a fair comparison`);
-  }
+  notes.push(...lostNotes(b, n));
   const aggregate = (r: SummaryRecord): Side => ({
     throughput: positive(r.output_throughput_tokens_per_s) ? r.output_throughput_tokens_per_s : null,
     e2eMs: r.e2e_ms && positive(r.e2e_ms.avg) ? r.e2e_ms.avg : null,
@@ -156,7 +182,10 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellCompa
       ['baseline', sb],
       ['new run', sn],
     ] as const) {
-      if (!s) notes.unshift(`not enough data for an interval: the ${who}'s summary has no per-slice figures (${s === null ? 'REQUESTS mode has no time slices; use DURATION' : 'written before summaries recorded them'})`);
+      if (!s)
+        notes.unshift(
+          `not enough data for an interval: the ${who}'s summary has no per-slice figures (${s === null ? 'REQUESTS mode has no time slices; use DURATION' : 'written before summaries recorded them'})`,
+        );
     }
     const t = ratio(an.throughput, ab.throughput);
     const l = ratio(an.e2eMs, ab.e2eMs);
@@ -173,24 +202,17 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellCompa
   const tPoint = ratio(vn.throughput, vb.throughput);
   const lPoint = ratio(vn.e2eMs, vb.e2eMs);
   if (tPoint === null && lPoint === null) {
-    notes.unshift('neither output throughput nor e2e latency was measured in both runs\' steady windows');
+    notes.unshift("neither output throughput nor e2e latency was measured in both runs' steady windows");
     return out(vb, vn, null, null, 'not-measured');
   }
 
-  // Independent samples: enough slices, each longer than a request (else neighbours share requests).
-  const few: string[] = [];
-  for (const [who, t, v, s] of [
-    ['baseline', tb, vb, sb],
-    ['new run', tn, vn, sn],
-  ] as const) {
-    if (t.length < MIN_SLICES) few.push(`the ${who} has ${t.length} steady slice(s), fewer than ${MIN_SLICES} (raise SLICES)`);
-    else if (withRequests(t).length < MIN_SLICES) few.push(`only ${withRequests(t).length} of the ${who}'s steady slices saw a request finish`);
-    if (v.e2eMs !== null && s.slice_ms < v.e2eMs) {
-      few.push(`the ${who}'s slices (${secs(s.slice_ms)}) are shorter than its requests (mean e2e ${secs(v.e2eMs)}; raise DURATION or lower SLICES)`);
-    } else if (v.e2eMs !== null && s.slice_ms < 2 * v.e2eMs) {
-      notes.push(`the ${who}'s slices are shorter than 2× its mean e2e: neighbouring slices share requests, so the interval is somewhat optimistic`);
-    }
-  }
+  const few = fewSamples(
+    [
+      ['baseline', tb, vb, sb],
+      ['new run', tn, vn, sn],
+    ],
+    notes,
+  );
   if (few.length > 0) {
     notes.unshift(`too few samples: ${few.join('; ')}`);
     return out(vb, vn, tPoint === null ? null : { value: tPoint, ci: null }, lPoint === null ? null : { value: lPoint, ci: null }, 'too-few-samples');
@@ -198,7 +220,20 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellCompa
 
   // Throughput: Welch's t on the log ratio of the slices' means, as the in-run verdicts use it (a
   // percentile bootstrap over 5–8 slices calls a difference between identical servers too often).
-  const throughput = tPoint === null ? null : { value: tPoint, ci: holding(ratioOfMeans(tn.map((x) => x[0]), tb.map((x) => x[0]), 0.95)?.ci ?? null, tPoint) };
+  const throughput =
+    tPoint === null
+      ? null
+      : {
+          value: tPoint,
+          ci: holding(
+            ratioOfMeans(
+              tn.map((x) => x[0]),
+              tb.map((x) => x[0]),
+              0.95,
+            )?.ci ?? null,
+            tPoint,
+          ),
+        };
   const latency = lPoint === null ? null : { value: lPoint, ci: holding(bootstrapRatio(withRequests(tn), withRequests(tb), meanE2e), lPoint) };
   if ((throughput !== null && throughput.ci === null) || (latency !== null && latency.ci === null)) {
     notes.unshift('not enough data for an interval: most resamples had nothing to divide by');
@@ -236,7 +271,11 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
   const onlyNext = next.records.filter((n) => !base.records.some((b) => key(n) === key(b))).map(key);
   if (cells.length === 0) {
     const list = (xs: string[]) => (xs.length ? xs.slice(0, 4).join(', ') + (xs.length > 4 ? ' …' : '') : 'none');
-    return { refused: true, line: `refused: the runs share no cell and variant (baseline: ${list(onlyBaseline)}; new: ${list(onlyNext)})`, exitCode: EXIT.refused };
+    return {
+      refused: true,
+      line: `refused: the runs share no cell and variant (baseline: ${list(onlyBaseline)}; new: ${list(onlyNext)})`,
+      exitCode: EXIT.refused,
+    };
   }
   const regressions = cells.filter((c) => c.regression).length;
   return {
@@ -265,6 +304,9 @@ export function parseTolerance(raw: string, name: string): number {
   const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(s);
   const pct = m ? Number(m[1]) : NaN;
   if (!m || !(pct < 100)) throw new CompareInputError(`${name}=${raw}: not a percentage below 100, e.g. 5 or 5%`);
-  if (m[2] === '' && pct > 0 && pct < 1) throw new CompareInputError(`${name}=${raw}: ambiguous; the tolerance is a percentage: write ${Math.round(pct * 10000) / 100}% for ${Math.round(pct * 10000) / 100} percent, or ${pct}% if you mean it`);
+  if (m[2] === '' && pct > 0 && pct < 1)
+    throw new CompareInputError(
+      `${name}=${raw}: ambiguous; the tolerance is a percentage: write ${Math.round(pct * 10000) / 100}% for ${Math.round(pct * 10000) / 100} percent, or ${pct}% if you mean it`,
+    );
   return pct / 100;
 }

@@ -52,7 +52,8 @@ export function tally(c: Comparison): string {
 
 function headerLines(c: Comparison): string[] {
   const out: string[] = [];
-  if (c.forced.length > 0) out.push(`FORCED: the workloads differ in ${describeDifferences(c.forced)} (baseline vs new); the ratios compare different workloads.`);
+  if (c.forced.length > 0)
+    out.push(`FORCED: the workloads differ in ${describeDifferences(c.forced)} (baseline vs new); the ratios compare different workloads.`);
   out.push(...c.notes);
   if (c.onlyBaseline.length) out.push(`only in the baseline, not compared: ${c.onlyBaseline.join(', ')}`);
   if (c.onlyNext.length) out.push(`only in the new run, not compared: ${c.onlyNext.join(', ')}`);
@@ -91,7 +92,11 @@ export function renderCompareText(c: Comparison, files: string[] = []): string {
 
 function mdTable(head: string[], rows: string[][]): string {
   const e = (s: string) => s.replace(/\|/g, '\\|');
-  return [`| ${head.map(e).join(' | ')} |`, `|${head.map((_, i) => (i < 2 || i === head.length - 1 ? '---' : '--:')).join('|')}|`, ...rows.map((r) => `| ${r.map(e).join(' | ')} |`)].join('\n');
+  return [
+    `| ${head.map(e).join(' | ')} |`,
+    `|${head.map((_, i) => (i < 2 || i === head.length - 1 ? '---' : '--:')).join('|')}|`,
+    ...rows.map((r) => `| ${r.map(e).join(' | ')} |`),
+  ].join('\n');
 }
 
 const MD_MARK: Record<CellComparison['verdict'], string> = {
@@ -108,8 +113,14 @@ const MD_MARK: Record<CellComparison['verdict'], string> = {
 export function renderCompareMarkdown(c: Comparison): string {
   const out: string[] = [];
   out.push(`### ${c.next.benchmark}: run \`${c.next.runId}\` against baseline \`${c.baseline.runId}\``, '');
-  out.push(c.regressions > 0 ? `**❌ ${c.regressions} regression(s): slower beyond ${pct(c.tolerance)}** (exit ${c.exitCode})` : `**✅ No regression beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`, '');
-  if (c.forced.length) out.push(`> **Forced:** the workloads differ in ${describeDifferences(c.forced)} (baseline vs new); the ratios compare different workloads.`, '');
+  out.push(
+    c.regressions > 0
+      ? `**❌ ${c.regressions} regression(s): slower beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`
+      : `**✅ No regression beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`,
+    '',
+  );
+  if (c.forced.length)
+    out.push(`> **Forced:** the workloads differ in ${describeDifferences(c.forced)} (baseline vs new); the ratios compare different workloads.`, '');
   out.push(
     mdTable(
       ['cell', 'variant', 'baseline out tok/s', 'new out tok/s', 'ratio [95% CI]', 'baseline mean e2e', 'new mean e2e', 'ratio [95% CI]', 'verdict'],
@@ -130,7 +141,10 @@ export function renderCompareMarkdown(c: Comparison): string {
   out.push(`${tally(c)}.`, '');
   const notes = [...headerLines(c).filter((l) => !l.startsWith('FORCED')), ...c.cells.flatMap((x) => x.notes.map((n) => `${x.cell} ${x.variant}: ${n}`))];
   if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
-  out.push(`<sub>Ratios new ÷ baseline; ${esc(METHOD(c).replace(/^ratios new ÷ baseline with /, ''))}. Baseline ${esc(run(c.baseline))}, new ${esc(run(c.next))}.</sub>`, '');
+  out.push(
+    `<sub>Ratios new ÷ baseline; ${esc(METHOD(c).replace(/^ratios new ÷ baseline with /, ''))}. Baseline ${esc(run(c.baseline))}, new ${esc(run(c.next))}.</sub>`,
+    '',
+  );
   return out.join('\n');
 }
 
@@ -143,7 +157,11 @@ const COMPARE_CSS = `
 
 function badge(c: CellComparison, tolerance: number): string {
   const cls = c.regression ? 'regression' : c.verdict;
-  const text = c.regression ? `regression > ${pct(tolerance)}` : c.verdict === 'same' ? 'no significant difference' : VERDICT_TEXT[c.verdict].replace(/ \(.*\)$/, '');
+  const text = c.regression
+    ? `regression > ${pct(tolerance)}`
+    : c.verdict === 'same'
+      ? 'no significant difference'
+      : VERDICT_TEXT[c.verdict].replace(/ \(.*\)$/, '');
   return `<span class="badge ${cls}">${esc(text)}</span>`;
 }
 
@@ -163,7 +181,18 @@ export function renderCompareHtml(c: Comparison): string {
     ? `<div class="box preflight"><h3>Forced: the workloads differ</h3><ul>${c.forced.map((d) => `<li><b>${esc(d.what)}</b>: ${esc(d.baseline)} in the baseline, ${esc(d.next)} in the new run</li>`).join('')}</ul></div>`
     : '';
   const notes = headerLines(c).filter((l) => !l.startsWith('FORCED'));
-  const head = ['cell', 'variant', 'baseline out tok/s', 'new out tok/s', 'ratio [95% CI]', 'baseline mean e2e', 'new mean e2e', 'ratio [95% CI]', 'verdict', 'notes'];
+  const head = [
+    'cell',
+    'variant',
+    'baseline out tok/s',
+    'new out tok/s',
+    'ratio [95% CI]',
+    'baseline mean e2e',
+    'new mean e2e',
+    'ratio [95% CI]',
+    'verdict',
+    'notes',
+  ];
   const rows = c.cells.map(
     (x) =>
       `<tr${x.regression ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +

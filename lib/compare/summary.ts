@@ -68,7 +68,9 @@ export function parseSummary(text: string, name: string): BenchSummary {
   }
   if (!isObj(v)) throw new CompareInputError(`${name}: not a k6-llm-bench summary.json (the file holds no JSON object)`);
   if (typeof v.format === 'string' && 'metrics' in v) {
-    throw new CompareInputError(`${name}: a partial result of one instance, not a summary: merge the instances first (npm run merge), then compare the merged summary.json`);
+    throw new CompareInputError(
+      `${name}: a partial result of one instance, not a summary: merge the instances first (npm run merge), then compare the merged summary.json`,
+    );
   }
   const missing = ['benchmark', 'run_id', 'records', 'settings', 'targets'].filter((k) => !(k in v));
   if (missing.length > 0) throw new CompareInputError(`${name}: not a k6-llm-bench summary.json (no ${missing.map((k) => `'${k}'`).join(', ')})`);
@@ -84,7 +86,9 @@ export function parseSummary(text: string, name: string): BenchSummary {
       const ok =
         isObj(s) &&
         typeof s.slice_ms === 'number' &&
-        [s.output_tokens_per_s, s.e2e_sum_ms, s.requests].every((a) => Array.isArray(a) && a.length === (s.requests as unknown[]).length && a.every((x) => typeof x === 'number'));
+        [s.output_tokens_per_s, s.e2e_sum_ms, s.requests].every(
+          (a) => Array.isArray(a) && a.length === (s.requests as unknown[]).length && a.every((x) => typeof x === 'number'),
+        );
       if (!ok) throw new CompareInputError(`${name}: records[${i}].steady_slices is malformed (slice_ms and three number lists of one length expected)`);
     }
   });

@@ -82,7 +82,8 @@ export function checkWorkload(base: BenchSummary, next: BenchSummary): WorkloadC
     if (!u) continue;
     // A new version of the same server is what a baseline comparison is for: the engine's kind must match, its version may not.
     differ(`target ${t.variant} engine`, engineKind(t.engine), engineKind(u.engine));
-    if (t.engine !== u.engine && engineKind(t.engine) === engineKind(u.engine)) notes.push(`target ${t.variant}: ${show(t.engine ?? null)} in the baseline, ${show(u.engine ?? null)} in the new run.`);
+    if (t.engine !== u.engine && engineKind(t.engine) === engineKind(u.engine))
+      notes.push(`target ${t.variant}: ${show(t.engine ?? null)} in the baseline, ${show(u.engine ?? null)} in the new run.`);
     for (const field of ['dialect', 'model'] as const) differ(`target ${t.variant} ${field}`, t[field] ?? null, u[field] ?? null);
   }
   for (const key of MEASUREMENT_SETTINGS) {

@@ -25,7 +25,15 @@ export interface DatasetConfig {
 }
 
 /** The variables that need DATASET. */
-export const DATASET_ONLY = ['DATASET_DOMAINS', 'DATASET_MIN_TOKENS', 'DATASET_MAX_TOKENS', 'DATASET_DOMAIN_MARKER', 'MULTI_TURN', 'MULTI_TURN_HISTORY', 'THINK_TIME'] as const;
+export const DATASET_ONLY = [
+  'DATASET_DOMAINS',
+  'DATASET_MIN_TOKENS',
+  'DATASET_MAX_TOKENS',
+  'DATASET_DOMAIN_MARKER',
+  'MULTI_TURN',
+  'MULTI_TURN_HISTORY',
+  'THINK_TIME',
+] as const;
 
 /**
  * @param get the variable's value as configured ('' when unset and without a default)
@@ -47,16 +55,21 @@ export function datasetConfig(get: (name: string) => string, set: (name: string)
   const domainsRaw = get('DATASET_DOMAINS').trim();
   let domains: string[] | null = null;
   if (domainsRaw !== '') {
-    domains = domainsRaw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    domains = domainsRaw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     if (domains.length === 0) throw p.invalid('DATASET_DOMAINS', domainsRaw, 'a comma-separated list of domains, e.g. code,math');
-    if (/^builtin(:|$)/.test(spec)) throw new ConfigError(`DATASET_DOMAINS applies to a dataset file; for the built-in set write DATASET=builtin:${domains.join(',')}.`);
+    if (/^builtin(:|$)/.test(spec))
+      throw new ConfigError(`DATASET_DOMAINS applies to a dataset file; for the built-in set write DATASET=builtin:${domains.join(',')}.`);
   }
   const multiTurn = p.bool('MULTI_TURN', get('MULTI_TURN'));
   const history = p.oneOf('MULTI_TURN_HISTORY', get('MULTI_TURN_HISTORY'), ['dataset', 'server'] as const);
   const thinkTimeMs = p.duration('THINK_TIME', get('THINK_TIME'), { minMs: 0, maxMs: 3_600_000 });
   if (!multiTurn) {
     const stray = (['MULTI_TURN_HISTORY', 'THINK_TIME'] as const).filter(set);
-    if (stray.length > 0) throw new ConfigError(`${stray.join(' and ')} ${stray.length > 1 ? 'apply' : 'applies'} to conversations: set MULTI_TURN=true as well.`);
+    if (stray.length > 0)
+      throw new ConfigError(`${stray.join(' and ')} ${stray.length > 1 ? 'apply' : 'applies'} to conversations: set MULTI_TURN=true as well.`);
   }
   return { spec, domains, minTokens, maxTokens, domainMarker: p.bool('DATASET_DOMAIN_MARKER', get('DATASET_DOMAIN_MARKER')), multiTurn, history, thinkTimeMs };
 }

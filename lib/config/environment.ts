@@ -17,7 +17,9 @@ export function benchmarkEnv(system: Env, read: ReadFile, defaults: Record<strin
     try {
       text = read(path);
     } catch (e) {
-      throw new ConfigError(`CONFIG=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../my-config.json (${String(e)}).`);
+      throw new ConfigError(
+        `CONFIG=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../my-config.json (${String(e)}).`,
+      );
     }
     let parsed: unknown;
     try {
@@ -43,7 +45,8 @@ export function checkResultsDir(dir: string, workingDir: string | undefined, rea
     error = String(e);
   }
   const state = resultsDirState(error);
-  if (state === 'missing') throw new ConfigError(`RESULTS_DIR=${quote(dir)}: no such folder (${path}); create it (k6 cannot create folders) or point RESULTS_DIR at an existing one.`);
+  if (state === 'missing')
+    throw new ConfigError(`RESULTS_DIR=${quote(dir)}: no such folder (${path}); create it (k6 cannot create folders) or point RESULTS_DIR at an existing one.`);
   if (state === 'file') throw new ConfigError(`RESULTS_DIR=${quote(dir)} is a file, not a folder (${path}).`);
 }
 

@@ -61,7 +61,10 @@ function target(env: Env, slot: TargetSlot): TargetConfig {
     : { url: 'TARGET_URL', dialect: 'DIALECT', model: 'MODEL', apiKey: 'API_KEY' };
   return {
     variant: label,
-    url: p.baseUrl(vars.url, required(env, vars.url, `set it to the base URL of the ${prefix ? label + ' ' : ''}server, e.g. ${vars.url}=http://127.0.0.1:30000`)),
+    url: p.baseUrl(
+      vars.url,
+      required(env, vars.url, `set it to the base URL of the ${prefix ? label + ' ' : ''}server, e.g. ${vars.url}=http://127.0.0.1:30000`),
+    ),
     dialect: dialectOf(vars.dialect, get(env, vars.dialect) || 'auto'),
     model: get(env, vars.model).trim(),
     apiKey: (prefix ? get(env, vars.apiKey) || get(env, 'API_KEY') : get(env, 'API_KEY')).trim(),
@@ -148,12 +151,21 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
     thinkTags: p.bool('THINK_TAGS', get(env, 'THINK_TAGS')),
     saturationStop: spec.escalates === true && p.bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
   };
-  if (spec.trace) cfg.trace = traceConfig((name) => get(env, name), (name) => env[name] !== undefined && env[name]?.trim() !== '');
+  if (spec.trace)
+    cfg.trace = traceConfig(
+      (name) => get(env, name),
+      (name) => env[name] !== undefined && env[name]?.trim() !== '',
+    );
   else if (get(env, 'TRACE').trim() !== '') {
-    const replaying = Object.values(BENCHMARKS).filter((b) => b.trace).map((b) => b.name);
-    throw new ConfigError(`TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${scenario}.`);
+    const replaying = Object.values(BENCHMARKS)
+      .filter((b) => b.trace)
+      .map((b) => b.name);
+    throw new ConfigError(
+      `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${scenario}.`,
+    );
   }
-  if (cfg.slo.ttftOf !== 'first' && cfg.slo.ttftP99Ms === null) throw new ConfigError(`SLO_TTFT_OF=${cfg.slo.ttftOf} says which first token SLO_TTFT_P99 holds: set SLO_TTFT_P99 too.`);
+  if (cfg.slo.ttftOf !== 'first' && cfg.slo.ttftP99Ms === null)
+    throw new ConfigError(`SLO_TTFT_OF=${cfg.slo.ttftOf} says which first token SLO_TTFT_P99 holds: set SLO_TTFT_P99 too.`);
   if (!TRANSPORTS[cfg.transport].timesEvents && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {
     const timing = TRANSPORT_NAMES.filter((n) => TRANSPORTS[n].timesEvents).join(' or ');
     throw new ConfigError(`SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=${timing}: the ${cfg.transport} transport cannot measure TTFT or ITL.`);
@@ -162,7 +174,10 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
 }
 
 function numberList(name: string, raw: string): number[] {
-  const parts = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (parts.length === 0) throw p.invalid(name, raw, 'a comma-separated list of positive numbers, e.g. 0.5,1,2');
   return parts.map((s) => {
     const n = Number(s);
@@ -175,4 +190,3 @@ function numberList(name: string, raw: string): number[] {
 export function redacted(cfg: BenchConfig): BenchConfig {
   return { ...cfg, targets: cfg.targets.map((t) => ({ ...t, apiKey: t.apiKey ? '<set>' : '' })) };
 }
-

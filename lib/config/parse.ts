@@ -31,7 +31,10 @@ export function positiveInt(name: string, raw: string, opts: { min?: number; max
 }
 
 export function intList(name: string, raw: string, opts: { min?: number; max?: number } = {}): number[] {
-  const parts = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const parts = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (parts.length === 0) throw invalid(name, raw, 'a comma-separated list of whole numbers, e.g. 128,1024');
   const out: number[] = [];
   for (const p of parts) {

@@ -32,8 +32,12 @@ export function traceConfig(get: (name: string) => string, set: (name: string) =
     if (stray.length > 0) throw new ConfigError(`${stray.join(', ')} ${stray.length > 1 ? 'need' : 'needs'} TRACE: set TRACE to a trace file (JSONL or CSV).`);
     return null;
   }
-  if (get('DATASET').trim() !== '') throw new ConfigError('TRACE and DATASET together are not supported: a trace replay sends token-id prompts of the lengths the trace gives; unset one of them.');
-  if (set('REQUESTS')) throw new ConfigError('REQUESTS does not apply to a trace replay: the trace says how many requests are sent; use TRACE_WINDOW for fewer.');
+  if (get('DATASET').trim() !== '')
+    throw new ConfigError(
+      'TRACE and DATASET together are not supported: a trace replay sends token-id prompts of the lengths the trace gives; unset one of them.',
+    );
+  if (set('REQUESTS'))
+    throw new ConfigError('REQUESTS does not apply to a trace replay: the trace says how many requests are sent; use TRACE_WINDOW for fewer.');
   return {
     spec,
     speed: p.number('TRACE_SPEED', get('TRACE_SPEED'), 0.01, 1000),

@@ -48,7 +48,10 @@ export function builtinDataset(raw: string, variable = 'DATASET'): Dataset {
   if (rest === null) throw new ConfigError(`${variable}=${quote(raw)} is not valid: expected ${expected}.`);
   let domains: BuiltinDomain[] = [...BUILTIN_DOMAINS];
   if (s !== 'builtin') {
-    const parts = rest.split(',').map((p) => p.trim()).filter((p) => p !== '');
+    const parts = rest
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
     const bad = parts.filter((p) => !(BUILTIN_DOMAINS as readonly string[]).includes(p));
     if (parts.length === 0 || bad.length > 0) {
       throw new ConfigError(`${variable}=${quote(raw)} is not valid: expected ${expected}${bad.length ? `; ${bad.map(quote).join(', ')} is not one` : ''}.`);

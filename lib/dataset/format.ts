@@ -121,7 +121,8 @@ export function parseDataset(text: string, opts: ParseOptions): Dataset {
     }
   }
   if (ds.items.length === 0) {
-    const why = ds.skipped.count > 0 ? `all ${ds.skipped.count} conversations have no user turn with text (first: ${ds.skipped.first})` : 'no prompts in the file';
+    const why =
+      ds.skipped.count > 0 ? `all ${ds.skipped.count} conversations have no user turn with text (first: ${ds.skipped.first})` : 'no prompts in the file';
     fail(null, `${why}: nothing to send`);
   }
   return ds;
@@ -145,7 +146,12 @@ type Fail = (where: string | null, what: string) => never;
 function itemFromObject(obj: unknown, where: string, defaultId: string, fail: Fail): DatasetItem | null {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) fail(where, `expected a JSON object, got ${show(obj)}`);
   const o = obj as Record<string, unknown>;
-  const id = o.id === undefined || o.id === null ? defaultId : typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : fail(where, `id must be a string or a number, got ${show(o.id)}`);
+  const id =
+    o.id === undefined || o.id === null
+      ? defaultId
+      : typeof o.id === 'string' || typeof o.id === 'number'
+        ? String(o.id)
+        : fail(where, `id must be a string or a number, got ${show(o.id)}`);
   const domain = optDomain(o, where, fail);
   const outputTokens = optPositiveInt(o, 'output_tokens', where, fail);
   let turns: Turn[];
@@ -156,7 +162,10 @@ function itemFromObject(obj: unknown, where: string, defaultId: string, fail: Fa
     turns = [{ role: 'user', content: o.prompt as string }];
   } else {
     const keys = Object.keys(o);
-    return fail(where, `expected an object with "conversations" (ShareGPT), "messages" (OpenAI chat) or "prompt", got ${keys.length ? `one with ${keys.slice(0, 6).join(', ')}` : 'an empty object'}`);
+    return fail(
+      where,
+      `expected an object with "conversations" (ShareGPT), "messages" (OpenAI chat) or "prompt", got ${keys.length ? `one with ${keys.slice(0, 6).join(', ')}` : 'an empty object'}`,
+    );
   }
   if (!turns.some((t) => t.role === 'user' && t.content.trim() !== '')) return null;
   return { id, domain, turns, outputTokens };
@@ -235,7 +244,8 @@ function messageContent(c: unknown, field: string, where: string, fail: Fail): s
 function optDomain(o: Record<string, unknown>, where: string, fail: Fail): string | null {
   const d = o.domain;
   if (d === undefined || d === null) return null;
-  if (typeof d !== 'string' || !DOMAIN_RE.test(d)) fail(where, `domain must be a name of letters, digits, _ or -, starting with a letter (at most 32), got ${show(d)}`);
+  if (typeof d !== 'string' || !DOMAIN_RE.test(d))
+    fail(where, `domain must be a name of letters, digits, _ or -, starting with a letter (at most 32), got ${show(d)}`);
   return d as string;
 }
 

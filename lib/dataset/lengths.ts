@@ -51,7 +51,8 @@ export function parseTokenizeReply(engine: string, body: string): number | null 
     const c = o[route.countField];
     if (typeof c === 'number' && Number.isSafeInteger(c) && c >= 0) return c;
   }
-  if (Array.isArray(o.tokens) && (o.tokens.length === 0 || typeof o.tokens[0] === 'number' || (typeof o.tokens[0] === 'object' && o.tokens[0] !== null))) return o.tokens.length;
+  if (Array.isArray(o.tokens) && (o.tokens.length === 0 || typeof o.tokens[0] === 'number' || (typeof o.tokens[0] === 'object' && o.tokens[0] !== null)))
+    return o.tokens.length;
   return null;
 }
 

@@ -104,7 +104,9 @@ export function planDataset(o: PlanOptions): DatasetPlan {
   const server = o.counter.source.kind === 'server';
   for (let i = 0; i < o.total && open > 0; i++) {
     if (server && (plan.examined >= o.maxCalls || o.expired())) {
-      plan.notes.push(`stopped counting after ${plan.examined} of ${o.total} prompts (${plan.examined >= o.maxCalls ? `at most ${o.maxCalls} tokenize calls` : 'the setup time budget'}): some ISL buckets hold fewer than PROMPT_POOL=${o.pool} prompts.`);
+      plan.notes.push(
+        `stopped counting after ${plan.examined} of ${o.total} prompts (${plan.examined >= o.maxCalls ? `at most ${o.maxCalls} tokenize calls` : 'the setup time budget'}): some ISL buckets hold fewer than PROMPT_POOL=${o.pool} prompts.`,
+      );
       break;
     }
     const c = o.counter.count(i);
@@ -132,7 +134,9 @@ export function planDataset(o: PlanOptions): DatasetPlan {
   const how = describeLengths(o.counter.source);
   if (plan.examined > 0 && plan.filtered === plan.examined) {
     const range = o.filter.maxTokens === null ? `at least ${lo}` : o.filter.minTokens === null ? `at most ${hi}` : `between ${lo} and ${hi}`;
-    throw new DatasetError(`${o.source}: no prompt has ${range} tokens (DATASET_MIN_TOKENS/DATASET_MAX_TOKENS): the prompts have ${min} to ${max} tokens, ${how}.`);
+    throw new DatasetError(
+      `${o.source}: no prompt has ${range} tokens (DATASET_MIN_TOKENS/DATASET_MAX_TOKENS): the prompts have ${min} to ${max} tokens, ${how}.`,
+    );
   }
   const empty = buckets.filter((b) => b.items.length === 0);
   if (empty.length > 0) {
@@ -180,7 +184,11 @@ const TOKENIZE_TIMEOUT_MS = 10_000;
  * as a Counter; null when none does (then the estimate applies). `firstRequest(i, chat)` is the
  * i-th item's first request as sent: text, or the chat messages.
  */
-export function serverCounter(io: HttpPort, targets: readonly CountingTarget[], firstRequest: (index: number, chat: boolean) => string | Turn[]): Counter | null {
+export function serverCounter(
+  io: HttpPort,
+  targets: readonly CountingTarget[],
+  firstRequest: (index: number, chat: boolean) => string | Turn[],
+): Counter | null {
   for (const t of targets) {
     if (t.engine === null) continue;
     const one = (index: number): number | null => {

@@ -89,7 +89,13 @@ export class DatasetPlayer {
       const k = promptIndex(this.slot, this.sent++, this.vus, b.items.length);
       const index = b.items[k];
       const item = this.o.item(index);
-      return { prompt: this.prompt(`${index}`, () => this.marked(item, requestTurns(item, 1))), maxTokens: item.outputTokens ?? osl, domain: item.domain, turn: 1, intended: b.tokens[k] };
+      return {
+        prompt: this.prompt(`${index}`, () => this.marked(item, requestTurns(item, 1))),
+        maxTokens: item.outputTokens ?? osl,
+        domain: item.domain,
+        turn: 1,
+        intended: b.tokens[k],
+      };
     }
     let c = this.conv;
     if (c === null || c.next > c.turns) {

@@ -292,7 +292,9 @@ export class Accumulator implements StreamReader {
   apply(obj: Record<string, unknown>): EventInfo {
     const u = this.read(obj);
     const c = u === null ? EVENT_NONE : this.update(u);
-    return c === EVENT_NONE || c === EVENT_DONE ? { carriesToken: false, tokens: null, done: false } : { carriesToken: true, tokens: Number.isNaN(c) ? null : c, done: false };
+    return c === EVENT_NONE || c === EVENT_DONE
+      ? { carriesToken: false, tokens: null, done: false }
+      : { carriesToken: true, tokens: Number.isNaN(c) ? null : c, done: false };
   }
 
   /** What a parsed chunk says; null when it is an error (kept for finish()). */

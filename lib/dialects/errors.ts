@@ -55,7 +55,8 @@ const VOCAB_RE = /invalid tokens?\b|out of vocab|vocab(ulary)?[ _]size|token ids
  * full"), TGI ("`inputs` tokens + `max_new_tokens` must be <= N"), trtllm-serve ("max_seq_len (2048) -
  * `splited_prompt_len` (2160)"), and the simulator's.
  */
-const CONTEXT_RE = /context length|maximum context|longer than the model|too long|max_model_len|max_seq_len|exceeds|exceed_context_size|context (size|window)|max_new_tokens` must be <=|must have less than \d+ tokens/i;
+const CONTEXT_RE =
+  /context length|maximum context|longer than the model|too long|max_model_len|max_seq_len|exceeds|exceed_context_size|context (size|window)|max_new_tokens` must be <=|must have less than \d+ tokens/i;
 const MODEL_RE = /model/i;
 
 export interface RequestContext {
@@ -97,10 +98,7 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
         `${head}. The server does not serve ${ctx.model ? `model '${ctx.model}'` : 'that model'}: set ${ctx.modelVar} to a served name (GET /v1/models lists them) or leave it empty to detect it.`,
       );
     }
-    return classified(
-      'wrong_dialect',
-      `${head}. This server has no such route, so it speaks another API: set ${ctx.dialectVar}=auto to detect it.`,
-    );
+    return classified('wrong_dialect', `${head}. This server has no such route, so it speaks another API: set ${ctx.dialectVar}=auto to detect it.`);
   }
   if (status === 405) {
     return classified('wrong_dialect', `${head}. The route exists but not for POST: set ${ctx.dialectVar}=auto to detect the API.`);
@@ -117,7 +115,10 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
     }
     // A server that keeps to an API's own fields (Anthropic's, OpenAI's Responses) refuses ignore_eos.
     if (msg.includes('ignore_eos')) {
-      return classified('bad_request', `${head}. The server does not take ignore_eos on this route: set IGNORE_EOS=false (replies may then end before OSL tokens).`);
+      return classified(
+        'bad_request',
+        `${head}. The server does not take ignore_eos on this route: set IGNORE_EOS=false (replies may then end before OSL tokens).`,
+      );
     }
     return classified('bad_request', `${head}. The server rejected the request body.`);
   }
@@ -126,10 +127,7 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
   }
   // 529 and overloaded_error: Anthropic's Messages API saying it is overloaded.
   if (status === 503 || status === 529 || (status >= 500 && body.includes('"overloaded_error"'))) {
-    return classified(
-      'overloaded',
-      `${head}. The server is unavailable (still loading, queue full or engine down): wait for it or lower the load.`,
-    );
+    return classified('overloaded', `${head}. The server is unavailable (still loading, queue full or engine down): wait for it or lower the load.`);
   }
   if (status >= 500) {
     return classified('server_error', `${head}. The server failed: check its logs.`);
@@ -139,13 +137,7 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
 
 // k6 error codes (lib/netext/httpext/error_codes.go): 1050 timeout, 11xx DNS, 121x dial, 1220 reset.
 /** Classifies a request that got no HTTP status (k6 status 0). */
-export function classifyTransport(
-  errorCode: number,
-  errorText: string,
-  route: string,
-  baseUrl: string,
-  timeoutMs: number,
-): ClassifiedError {
+export function classifyTransport(errorCode: number, errorText: string, route: string, baseUrl: string, timeoutMs: number): ClassifiedError {
   const text = errorText || `error code ${errorCode}`;
   if (errorCode === 1050 || /timeout|deadline exceeded/i.test(text)) {
     return classified(

@@ -90,7 +90,9 @@ function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect 
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
   // THINK_TAGS: each reply's phases depend on its text so far, so every chunk is parsed (no template).
-  const reader = ctx.thinkTags ? () => openaiChunkReader(shape.choiceText, [], thinkPhaseOf(shape)) : () => openaiChunkReader(shape.choiceText, shape.textKeys, shape.phaseOf);
+  const reader = ctx.thinkTags
+    ? () => openaiChunkReader(shape.choiceText, [], thinkPhaseOf(shape))
+    : () => openaiChunkReader(shape.choiceText, shape.textKeys, shape.phaseOf);
   return {
     name: shape.name,
     path: shape.path,

@@ -5,13 +5,7 @@ import { classified, classifyStatus, type RequestContext } from './errors';
 import { looksLikeEventStream } from './sse';
 import type { GenerationResult } from './types';
 
-export function parseReply(
-  reader: ChunkReader,
-  ctx: RequestContext,
-  status: number,
-  body: string,
-  contentType: string,
-): GenerationResult {
+export function parseReply(reader: ChunkReader, ctx: RequestContext, status: number, body: string, contentType: string): GenerationResult {
   if (status < 200 || status >= 300) return failed(status, classifyStatus(status, body, ctx));
   const acc = new Accumulator(reader, ctx, status);
   if (looksLikeEventStream(body, contentType)) return acc.feedBody(body).finish();

@@ -88,8 +88,18 @@ export function remember(cache: TemplateCache, sk: Skeleton): void {
   if (list.length > CACHED_SKELETONS) list.length = CACHED_SKELETONS;
 }
 
-type Field = 'completionTokens' | 'promptTokens' | 'cachedTokens' | 'specVerifySteps' | 'acceptanceLength' | 'draftTokens' | 'draftAccepted' | 'reasoningTokens';
-const FIELDS: readonly Field[] = ['completionTokens', 'promptTokens', 'cachedTokens', 'specVerifySteps', 'acceptanceLength', 'draftTokens', 'draftAccepted', 'reasoningTokens'];
+type Field =
+  'completionTokens' | 'promptTokens' | 'cachedTokens' | 'specVerifySteps' | 'acceptanceLength' | 'draftTokens' | 'draftAccepted' | 'reasoningTokens';
+const FIELDS: readonly Field[] = [
+  'completionTokens',
+  'promptTokens',
+  'cachedTokens',
+  'specVerifySteps',
+  'acceptanceLength',
+  'draftTokens',
+  'draftAccepted',
+  'reasoningTokens',
+];
 /** Fields no hole may feed: the altered copy must give them exactly as learned. */
 const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = ['textSoFar', 'carriesToken', 'noContent', 'finishReason', 'abortMessage', 'error', 'phase', 'done'];
 
@@ -408,7 +418,7 @@ export class ChunkTemplate {
     }
     let ids = false;
     const values: number[] = [];
-    for (let i = 0; i < n; ) {
+    for (let i = 0; i < n;) {
       const next = pieces[++i];
       const end = spanEnd(s, next, pos, i === n);
       if (end < 0) return false;
@@ -476,7 +486,14 @@ export class ChunkTemplate {
       if (i < 0 || spans[i].ids || fields[i] !== null) return null;
       fields[i] = f;
     }
-    const t = new ChunkTemplate(b.prefix, b.text !== null, pieces, spans.map((sp) => sp.ids), fields, u);
+    const t = new ChunkTemplate(
+      b.prefix,
+      b.text !== null,
+      pieces,
+      spans.map((sp) => sp.ids),
+      fields,
+      u,
+    );
     // Both chunks must match and give back their own updates; the second settles the holes.
     return t.verify(prev) && t.verify(cur) ? t : null;
   }

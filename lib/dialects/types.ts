@@ -51,7 +51,8 @@ export interface ClassifiedError {
  * carry the chat messages it stands for (a dataset conversation): the chat dialect sends those,
  * the others send `text` (the turns joined).
  */
-export type Prompt = { kind: 'tokens'; json: string; length: number } | { kind: 'text'; text: string; messages?: ReadonlyArray<{ role: string; content: string }> };
+export type Prompt =
+  { kind: 'tokens'; json: string; length: number } | { kind: 'text'; text: string; messages?: ReadonlyArray<{ role: string; content: string }> };
 
 export interface GenerationRequest {
   prompt: Prompt;

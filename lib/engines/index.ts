@@ -52,7 +52,8 @@ export function metricNames(id: string): MetricNames | null {
 /** Reads a GET /v1/models answer into sightings. */
 export function sightings(models: Seen | null, probes: Seen[] = []): Sightings {
   const list = models && models.status === 200 ? jsonObject(models.body) : null;
-  const entries = list && Array.isArray(list.data) ? (list.data as unknown[]).filter((m): m is Record<string, unknown> => m !== null && typeof m === 'object') : [];
+  const entries =
+    list && Array.isArray(list.data) ? (list.data as unknown[]).filter((m): m is Record<string, unknown> => m !== null && typeof m === 'object') : [];
   const s: Sightings = { models: entries, ownedBy: entries.map((m) => (typeof m.owned_by === 'string' ? m.owned_by : '')), probes: {} };
   for (const p of probes) s.probes[p.route] = p;
   return s;

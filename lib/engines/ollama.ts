@@ -10,7 +10,11 @@ export const ollama: EngineProfile = {
     const v = answered(s, '/api/version');
     if (!ownedBy(s, 'library', 'ollama') && (v === null || s.models.length === 0)) return null;
     const version = v ? text(v.version) : null;
-    return { version, maxModelLen: null, evidence: [s.ownedBy.length ? `owned_by ${s.ownedBy[0]}` : null, version ? `GET /api/version → ${version}` : null].filter(Boolean).join(', ') };
+    return {
+      version,
+      maxModelLen: null,
+      evidence: [s.ownedBy.length ? `owned_by ${s.ownedBy[0]}` : null, version ? `GET /api/version → ${version}` : null].filter(Boolean).join(', '),
+    };
   },
   dialect: 'openai',
   offered: ['openai', 'openai-chat'],

@@ -5,11 +5,11 @@ import { ownedBy, positive, type EngineProfile } from './profile';
 export const trtllm: EngineProfile = {
   id: 'trtllm',
   label: 'TensorRT-LLM (trtllm-serve)',
-  recognise: (s) => (ownedBy(s, 'tensorrt_llm') ? { version: null, maxModelLen: positive(s.models[0]?.max_model_len), evidence: 'owned_by tensorrt_llm' } : null),
+  recognise: (s) =>
+    ownedBy(s, 'tensorrt_llm') ? { version: null, maxModelLen: positive(s.models[0]?.max_model_len), evidence: 'owned_by tensorrt_llm' } : null,
   dialect: 'openai',
   offered: ['openai', 'openai-chat'],
   metrics: null,
   tokenize: null,
   checked: 'corpus replies built from its source only (no published reply found)',
 };
-

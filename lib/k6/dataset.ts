@@ -86,7 +86,16 @@ export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, i
   const counting = cfg.targets.flatMap((tc) => {
     const info = infos.find((x) => x.variant === tc.variant);
     if (!info) return [];
-    return [{ variant: tc.variant, url: tc.url, engine: tokenizeEngine(info.metrics, info.engineId), model: info.model, headers: requestHeaders(tc), chat: DIALECT_TRAITS[info.dialect].chat }];
+    return [
+      {
+        variant: tc.variant,
+        url: tc.url,
+        engine: tokenizeEngine(info.metrics, info.engineId),
+        model: info.model,
+        headers: requestHeaders(tc),
+        chat: DIALECT_TRAITS[info.dialect].chat,
+      },
+    ];
   });
   const first = (index: number, chat: boolean) => firstRequest(ds.item(index), chat, d.domainMarker);
   const counter = serverCounter(io, counting, first) ?? estimateCounter((i) => ds.estimate(i));

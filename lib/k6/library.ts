@@ -83,7 +83,7 @@ export function sseSender(module?: unknown): Send {
     "k6-llm-bench: transport 'sse' needs a k6 binary with the xk6-sse extension. Build one with " +
       '`xk6 build --with github.com/phymbert/xk6-sse`, or let k6 (v1.0 or newer, with network access) provision it: ' +
       "import the extension's module in your script and pass it as the client's `sse` option (docs/library.md); or use transport 'http'. " +
-      "Create the client in the init context (at the top of the script). " +
+      'Create the client in the init context (at the top of the script). ' +
       `(k6: ${said || 'the extension is not in this build'})`,
   );
 }

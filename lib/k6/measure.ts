@@ -41,7 +41,14 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       const wait = Math.ceil(p.dueMs) - Date.now();
       if (wait > 0) sleep(wait / 1000);
     }
-    const req = { prompt: p.prompt, maxTokens: p.maxTokens, ignoreEos: cfg.ignoreEos, temperature: cfg.temperature, stream: b.stream, model: t.model || undefined };
+    const req = {
+      prompt: p.prompt,
+      maxTokens: p.maxTokens,
+      ignoreEos: cfg.ignoreEos,
+      temperature: cfg.temperature,
+      stream: b.stream,
+      model: t.model || undefined,
+    };
     const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
     if (cur.lastEndMs !== null) add('clientGap', outcome.startMs - cur.lastEndMs);

@@ -10,7 +10,6 @@ import type { Prompt } from '../dialects/types';
 import { DIALECT_TRAITS } from '../dialects/index';
 import { poolLengths, textPromptPool, tokenPromptPool, type PromptKind, type PromptSpec } from '../workload/prompts';
 
-
 export interface PromptPools {
   prompt(isl: number, kind: PromptKind, index: number): Prompt;
 }

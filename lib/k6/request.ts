@@ -10,7 +10,15 @@ import type { Send } from './transport';
  * Builds, sends and records one generation request. The outcome's event columns are the VU's
  * reused buffers: read them (lib/metrics/timing.ts) before this VU's next request.
  */
-export function llmRequest(send: Send, target: ResolvedTarget, req: GenerationRequest, timeoutMs: number, window: Window, slo: SloLimits, add: AddSample): Outcome {
+export function llmRequest(
+  send: Send,
+  target: ResolvedTarget,
+  req: GenerationRequest,
+  timeoutMs: number,
+  window: Window,
+  slo: SloLimits,
+  add: AddSample,
+): Outcome {
   const outcome = send(target, target.dialect.build(req), timeoutMs);
   recordRequest(outcome, window, slo, add, req.maxTokens);
   return outcome;

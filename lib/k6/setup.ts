@@ -21,13 +21,22 @@ export function makeSetup(b: Bench): () => SetupData {
     );
     const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? redacted(cfg).runId;
     const o = exec.test.options as { executionSegment?: string | null; executionSegmentSequence?: string | null };
-    const data: SetupData = { runId: testid, targets: [], warnings: [], failures: [], segment: o.executionSegment || null, sequence: o.executionSegmentSequence || null };
+    const data: SetupData = {
+      runId: testid,
+      targets: [],
+      warnings: [],
+      failures: [],
+      segment: o.executionSegment || null,
+      sequence: o.executionSegmentSequence || null,
+    };
     for (const t of cfg.targets) {
       try {
         const r = preflightTarget(k6Port('preflight'), cfg, t);
         data.targets.push(r.info);
         data.warnings.push(...r.warnings);
-        console.log(`${t.variant}: ${r.info.engine} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`);
+        console.log(
+          `${t.variant}: ${r.info.engine} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`,
+        );
       } catch (e) {
         if (!(e instanceof PreflightError)) throw e;
         data.failures.push({ variant: t.variant, reason: e.reason, message: e.message });

@@ -43,7 +43,14 @@ export function makeSummary(b: Bench, baseline: Baseline | null): (data: Summary
     }
     // One instance's figures are its share of each run: only the merged summary compares with a baseline.
     const compared =
-      baseline === null ? null : segment ? { text: `\nBASELINE: not compared here (one instance of several); compare the merged summary: npm run compare -- ${baseline.path} <merged>.summary.json\n`, files: {} } : baselineOutputs(baseline, json, base);
+      baseline === null
+        ? null
+        : segment
+          ? {
+              text: `\nBASELINE: not compared here (one instance of several); compare the merged summary: npm run compare -- ${baseline.path} <merged>.summary.json\n`,
+              files: {},
+            }
+          : baselineOutputs(baseline, json, base);
     return { stdout: renderText(report, Object.keys(files)) + (compared?.text ?? ''), ...files, ...compared?.files };
   };
 }

@@ -30,7 +30,9 @@ export function openTrace(cfg: BenchConfig, read: (path: string) => string): Sha
         try {
           text = read(t.spec);
         } catch (e) {
-          throw new ConfigError(`TRACE=${t.spec}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../trace.jsonl (${String(e)}).`);
+          throw new ConfigError(
+            `TRACE=${t.spec}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../trace.jsonl (${String(e)}).`,
+          );
         }
         const trace = windowOf(parseTrace(text, t.spec), t.window);
         parsed = { entries: trace.entries, shape: traceShape(trace) };

@@ -58,7 +58,7 @@ function loadSse(): void {
     // automatic extension resolution on (its default), provisions a k6 build with those extensions. The sse bundles
     // (dist/sse/) name the extension literally for that; the others build the name at run time, so that http runs
     // never trigger a download. Webpack keeps only the branch of the bundle being built.
-    const loaded = (__SSE_BUNDLE__ ? __non_webpack_require__("k6/x/sse") : __non_webpack_require__(['k6', 'x', 'sse'].join('/'))) as SseModule;
+    const loaded = (__SSE_BUNDLE__ ? __non_webpack_require__('k6/x/sse') : __non_webpack_require__(['k6', 'x', 'sse'].join('/'))) as SseModule;
     // k6 v1 throws for an unknown module; k6 v2 hands back an empty placeholder and fails only after the init
     // context, with its own message. Stopping here first lets a v2 user read how to get the extension.
     if (typeof loaded?.open === 'function') {
@@ -72,14 +72,13 @@ function loadSse(): void {
   // Thrown at init, where k6 v2 would fail anyway with only its own words; as a string, which k6
   // prints alone (an Error would bring its stack frames: one line is what a user should read).
   throw (
-      'k6-llm-bench: TRANSPORT=sse needs a k6 binary with the xk6-sse extension. Build one with ' +
-        '`xk6 build --with github.com/phymbert/xk6-sse` and set K6_BIN to it, ' +
-        (__SSE_BUNDLE__
-          ? 'or let k6 (v1.0 or newer) provision one for this bundle by itself: run it with automatic extension resolution on ' +
-            '(K6_AUTO_EXTENSION_RESOLUTION unset or true, the default; it needs network access). '
-          : 'run the bundle of the same name in dist/sse/ (k6 v1.0 or newer provisions the extension for it by itself), ' +
-            'or use TRANSPORT=http. ') +
-        `(k6: ${said})`
+    'k6-llm-bench: TRANSPORT=sse needs a k6 binary with the xk6-sse extension. Build one with ' +
+    '`xk6 build --with github.com/phymbert/xk6-sse` and set K6_BIN to it, ' +
+    (__SSE_BUNDLE__
+      ? 'or let k6 (v1.0 or newer) provision one for this bundle by itself: run it with automatic extension resolution on ' +
+        '(K6_AUTO_EXTENSION_RESOLUTION unset or true, the default; it needs network access). '
+      : 'run the bundle of the same name in dist/sse/ (k6 v1.0 or newer provisions the extension for it by itself), ' + 'or use TRANSPORT=http. ') +
+    `(k6: ${said})`
   );
 }
 
@@ -193,7 +192,11 @@ function diagnoseStatus(target: ResolvedTarget, wire: WireRequest, status: numbe
   const key = `${target.url} ${wire.path} ${status}`;
   const known = diagnosed.get(key);
   if (known) return known;
-  const res = http.post(target.url + wire.path, wire.body, { headers: target.probeHeaders, timeout: target.params.timeout, tags: { name: 'diagnosis (sse error body)' } });
+  const res = http.post(target.url + wire.path, wire.body, {
+    headers: target.probeHeaders,
+    timeout: target.params.timeout,
+    tags: { name: 'diagnosis (sse error body)' },
+  });
   const body = typeof res.body === 'string' ? res.body : '';
   let error: ClassifiedError;
   if (res.status === status && body !== '') {
@@ -201,7 +204,10 @@ function diagnoseStatus(target: ResolvedTarget, wire: WireRequest, status: numbe
     error = { class: e.class, message: `${e.message} (Body fetched by sending the request once more over http: xk6-sse exposes none.)` };
   } else {
     const e = target.dialect.parseBody(status, '', '').error as ClassifiedError;
-    error = { class: e.class, message: `${e.message} (Classified by status alone: xk6-sse exposes no body, and the request sent again over http got ${res.status || res.error}.)` };
+    error = {
+      class: e.class,
+      message: `${e.message} (Classified by status alone: xk6-sse exposes no body, and the request sent again over http got ${res.status || res.error}.)`,
+    };
   }
   diagnosed.set(key, error);
   return error;

@@ -35,10 +35,26 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
   const t = b.target(data, entry.run.variant);
   const start = exec.scenario.startTime;
   const steady = cfg.latencyWindow === 'steady' && plan.slices > 1 && plan.requests === null;
-  const window: Window = { cellStartMs: start, sliceMs: plan.sliceMs, slices: plan.slices, trackLastEnd: plan.requests !== null, latencyFromMs: steady ? start + plan.sliceMs : -Infinity };
+  const window: Window = {
+    cellStartMs: start,
+    sliceMs: plan.sliceMs,
+    slices: plan.slices,
+    trackLastEnd: plan.requests !== null,
+    latencyFromMs: steady ? start + plan.sliceMs : -Infinity,
+  };
   let r = reach.get(t.variant);
   if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.targetDownAfterMs })));
-  const next: VuRun = { name, run: entry.run, index: entry.index, target: t, window, slot: (exec.vu.idInTest - 1) % entry.run.vus, reach: r, downNoted: false, lastEndMs: null };
+  const next: VuRun = {
+    name,
+    run: entry.run,
+    index: entry.index,
+    target: t,
+    window,
+    slot: (exec.vu.idInTest - 1) % entry.run.vus,
+    reach: r,
+    downNoted: false,
+    lastEndMs: null,
+  };
   exec.vu.metrics.tags.dialect = t.dialect.name;
   // Instances of one run would otherwise write identical series to Prometheus.
   if (data.segment) exec.vu.metrics.tags.segment = data.segment;

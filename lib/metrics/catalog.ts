@@ -122,7 +122,7 @@ export const METRICS = {
     type: 'counter',
     time: false,
     unit: 'tokens',
-    help: "Input tokens the server served from its prefix cache, where it reports them.",
+    help: 'Input tokens the server served from its prefix cache, where it reports them.',
   },
   requestedTokens: {
     name: 'llm_requested_tokens',
@@ -136,7 +136,7 @@ export const METRICS = {
     type: 'rate',
     time: false,
     unit: 'requests',
-    help: "Successful requests whose completion the server counted: true when it was shorter than asked, tagged finish_reason (stop, length, other, unknown). A server that stops at EOS although asked not to serves more requests per second for less work.",
+    help: 'Successful requests whose completion the server counted: true when it was shorter than asked, tagged finish_reason (stop, length, other, unknown). A server that stops at EOS although asked not to serves more requests per second for less work.',
   },
   requestTps: {
     name: 'llm_request_tokens_per_second',
@@ -220,7 +220,7 @@ export const METRICS = {
     type: 'counter',
     time: false,
     unit: 'ms',
-    help: 'Sum of the TTFT (ms) of the successful requests whose first token arrived in time slice `slice` (sse transport): the client side of the self-check against the server\'s TTFT over the same window.',
+    help: "Sum of the TTFT (ms) of the successful requests whose first token arrived in time slice `slice` (sse transport): the client side of the self-check against the server's TTFT over the same window.",
   },
   windowTtftRequests: {
     name: 'llm_window_ttft_requests',
@@ -255,7 +255,7 @@ export const METRICS = {
     type: 'counter',
     time: false,
     unit: 'runs',
-    help: "1 for the run whose level saturated the server (SATURATION_STOP), tagged saturation_rule: growing (the queue kept growing) or full (half the VUs waiting throughout); the run ended there.",
+    help: '1 for the run whose level saturated the server (SATURATION_STOP), tagged saturation_rule: growing (the queue kept growing) or full (half the VUs waiting throughout); the run ended there.',
   },
   saturationAfter: {
     name: 'llm_saturation_after',
@@ -290,7 +290,7 @@ export const METRICS = {
     type: 'trend',
     time: false,
     unit: 'tokens',
-    help: "DATASET runs: prompt tokens of each successful request as the server counted them (prompt_tokens): the distribution of prompt lengths actually sent.",
+    help: 'DATASET runs: prompt tokens of each successful request as the server counted them (prompt_tokens): the distribution of prompt lengths actually sent.',
   },
   outputLength: {
     name: 'llm_request_output_tokens',
@@ -384,12 +384,15 @@ export const TAGS = {
   dialect: 'API dialect used: sglang, openai, openai-chat, llamacpp, anthropic or responses.',
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
-  finish_reason: "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",
-  itl_rule: 'How a request\'s ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).',
+  finish_reason:
+    "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",
+  itl_rule: "How a request's ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).",
   reason: 'Why a target failed preflight (llm_preflight_failed only).',
-  domain: "DATASET runs: the prompt's domain (the dataset's `domain` field, `none` for items without one; at most 32 values); absent when the dataset has no domains.",
+  domain:
+    "DATASET runs: the prompt's domain (the dataset's `domain` field, `none` for items without one; at most 32 values); absent when the dataset has no domains.",
   turn: 'MULTI_TURN runs: the user turn of the conversation the request sends: 1 … 7, or 8+.',
-  segment: 'Runs split over several k6 instances only: the k6 execution segment of the instance that sent the sample, so that the instances write distinct series.',
+  segment:
+    'Runs split over several k6 instances only: the k6 execution segment of the instance that sent the sample, so that the instances write distinct series.',
 } as const;
 
 /** The Prometheus series name k6's remote-write output gives a metric (stat for trends). */

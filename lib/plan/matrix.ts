@@ -94,11 +94,22 @@ export function planOf(
   trace: TraceShape | null = null,
 ): Plan {
   if (cfg.trace !== null) {
-    if (trace === null) throw new Error(`TRACE=${cfg.trace.spec}: the trace's shape is not in this run's record (a run recorded before setup ended), so its plan cannot be rebuilt.`);
+    if (trace === null)
+      throw new Error(
+        `TRACE=${cfg.trace.spec}: the trace's shape is not in this run's record (a run recorded before setup ended), so its plan cannot be rebuilt.`,
+      );
     const tl: Load = { kind: 'trace', speed: cfg.trace.speed, requests: trace.requests, vus: cfg.trace.vus, maxLagMs: cfg.trace.maxLagMs };
     const cell: Cell = { id: `trace_${loadId(tl)}`, isl: Math.round(trace.meanInput), osl: Math.round(trace.meanOutput), load: tl };
-    return buildPlan({ ...cfg, durationMs: traceDurationMs(trace, cfg.trace.speed), requests: null }, [cell], cfg.targets.map((t) => t.variant));
+    return buildPlan(
+      { ...cfg, durationMs: traceDurationMs(trace, cfg.trace.speed), requests: null },
+      [cell],
+      cfg.targets.map((t) => t.variant),
+    );
   }
   const loads: Load[] = load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
-  return buildPlan(cfg, buildCells(cfg.isl, cfg.osl, loads), cfg.targets.map((t) => t.variant));
+  return buildPlan(
+    cfg,
+    buildCells(cfg.isl, cfg.osl, loads),
+    cfg.targets.map((t) => t.variant),
+  );
 }

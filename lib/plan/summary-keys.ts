@@ -65,7 +65,11 @@ export function preflightKey(target: string, reason: string): string {
   return `${METRICS.preflightFailed.name}{variant:${target},reason:${reason}}`;
 }
 
-export function summaryThresholds(plan: Plan, cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop'>, withProbes: boolean): Record<string, string[]> {
+export function summaryThresholds(
+  plan: Plan,
+  cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop'>,
+  withProbes: boolean,
+): Record<string, string[]> {
   const targets = [...new Set(plan.runs.map((r) => r.variant))];
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);

@@ -2,7 +2,8 @@
 // saturation watch, the reports) need not import the code that builds one.
 
 /** Closed loop (VUs), open loop at a rate, or a trace replayed on its own clock (open loop, at most `vus` in flight). */
-export type Load = { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number } | { kind: 'trace'; speed: number; requests: number; vus: number; maxLagMs: number };
+export type Load =
+  { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number } | { kind: 'trace'; speed: number; requests: number; vus: number; maxLagMs: number };
 
 export interface Cell {
   /** e.g. i1024_o256_c8, or i1024_o256_r2.5 for an arrival rate. */

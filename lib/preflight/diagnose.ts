@@ -113,7 +113,11 @@ export function chooseModel(configured: string, id: ServerIdentity, modelVar: st
       const profile = profileOf(id);
       if (profile?.servesAnyModelName) {
         const served = id.models[0];
-        return { model: served, note: `${modelVar}='${configured}' is not what this ${profile.label} serves ('${served}'); ${profile.label} ignores the model name: the report names '${served}'.`, error: null };
+        return {
+          model: served,
+          note: `${modelVar}='${configured}' is not what this ${profile.label} serves ('${served}'); ${profile.label} ignores the model name: the report names '${served}'.`,
+          error: null,
+        };
       }
       return { model: configured, note: null, error: `${modelVar}='${configured}' is not served here; the server serves: ${id.models.join(', ')}.` };
     }

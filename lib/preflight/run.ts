@@ -75,7 +75,10 @@ function awaitHealthy(io: HttpPort, t: TargetConfig, deadlineMs: number): string
       if (h.status === 404) return []; // no health route: the generation check decides
       if (h.status === 401 || h.status === 403) return [];
       if (io.now() - started >= deadlineMs) {
-        throw new PreflightError('not_ready', `${t.variant}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`);
+        throw new PreflightError(
+          'not_ready',
+          `${t.variant}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`,
+        );
       }
     }
     io.sleep(Math.min(1000, Math.max(50, deadlineMs - (io.now() - started))));
@@ -84,11 +87,27 @@ function awaitHealthy(io: HttpPort, t: TargetConfig, deadlineMs: number): string
 
 /** A prompt of exactly `length` tokens (about, for text) from the shared generators; unrelated to the run's pools. */
 function preflightPrompt(cfg: BenchConfig, d: Dialect, length: number): Prompt {
-  const spec: PromptSpec = { isl: length, poolSize: 1, seed: (cfg.seed ^ 0x5eed) >>> 0, vocabSize: cfg.vocabSize, idFloor: TOKEN_ID_FLOOR, sharedPrefix: 0, spread: 0 };
+  const spec: PromptSpec = {
+    isl: length,
+    poolSize: 1,
+    seed: (cfg.seed ^ 0x5eed) >>> 0,
+    vocabSize: cfg.vocabSize,
+    idFloor: TOKEN_ID_FLOOR,
+    sharedPrefix: 0,
+    spread: 0,
+  };
   return d.acceptsTokenIds ? { kind: 'tokens', json: tokenPromptPool(spec)[0], length } : { kind: 'text', text: textPromptPool(spec)[0] };
 }
 
-function generate(io: HttpPort, t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): { result: GenerationResult; ms: number } {
+function generate(
+  io: HttpPort,
+  t: TargetConfig,
+  d: Dialect,
+  model: string,
+  prompt: Prompt,
+  maxTokens: number,
+  timeoutMs: number,
+): { result: GenerationResult; ms: number } {
   const wire = d.build({ prompt, maxTokens, ignoreEos: true, temperature: 0, stream: false, model: model || undefined });
   const route = `${wire.method} ${wire.path}`;
   const start = io.now();
@@ -115,7 +134,17 @@ interface Attempted {
  * One preflight generation, retried on transient failures with back-off (0.5 s, 1 s, 2 s) up to
  * PREFLIGHT_ATTEMPTS; with a deadline, no attempt or pause goes past it.
  */
-function generateRetrying(io: HttpPort, t: TargetConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number, deadline: number | null, tally: Tally | null): Attempted {
+function generateRetrying(
+  io: HttpPort,
+  t: TargetConfig,
+  d: Dialect,
+  model: string,
+  prompt: Prompt,
+  maxTokens: number,
+  timeoutMs: number,
+  deadline: number | null,
+  tally: Tally | null,
+): Attempted {
   let attempts = 0;
   for (;;) {
     const timeout = deadline === null ? timeoutMs : Math.min(timeoutMs, deadline - io.now());
@@ -134,8 +163,18 @@ function generateRetrying(io: HttpPort, t: TargetConfig, d: Dialect, model: stri
 }
 
 /** The one-token check timed out: try the server's other generation routes to say which layer hangs. */
-function localiseStall(io: HttpPort, cfg: BenchConfig, t: TargetConfig, primary: Dialect, model: string, id: ServerIdentity, healthy: string[]): PreflightError {
-  const others = stallProbeDialects(profileOf(id), primary.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model }));
+function localiseStall(
+  io: HttpPort,
+  cfg: BenchConfig,
+  t: TargetConfig,
+  primary: Dialect,
+  model: string,
+  id: ServerIdentity,
+  healthy: string[],
+): PreflightError {
+  const others = stallProbeDialects(profileOf(id), primary.name).map((name) =>
+    createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model }),
+  );
   // Together the other routes get one more PREFLIGHT_TIMEOUT, so the whole check stays within two.
   const share = Math.max(100, Math.floor(cfg.preflightTimeoutMs / Math.max(1, others.length)));
   const tries: RouteTry[] = others.map((d) => {
@@ -174,13 +213,19 @@ export function identifyTarget(io: HttpPort, t: TargetConfig): Identified {
   const warnings: string[] = [];
   const modelsProbe = get(io, t, '/v1/models');
   if (modelsProbe.status === 401 || modelsProbe.status === 403) {
-    throw new PreflightError('auth', `${t.variant}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`);
+    throw new PreflightError(
+      'auth',
+      `${t.variant}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`,
+    );
   }
   const id: ServerIdentity = identifyServer(io, t, modelsProbe);
   let dialect: DialectName;
   if (t.dialect === 'auto') {
     if (id.dialect === null) {
-      throw new PreflightError('unknown_api', `${t.variant}: cannot tell which API ${t.url} speaks (${id.evidence}); set ${t.vars.dialect} to one of ${DIALECT_NAMES.join(', ')}.`);
+      throw new PreflightError(
+        'unknown_api',
+        `${t.variant}: cannot tell which API ${t.url} speaks (${id.evidence}); set ${t.vars.dialect} to one of ${DIALECT_NAMES.join(', ')}.`,
+      );
     }
     dialect = id.dialect;
     notes.push(`${t.vars.dialect}=auto chose ${dialect}: ${id.evidence}`);
@@ -210,14 +255,27 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
   // The check that a health probe cannot make: does a real generation produce a token?
   const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model: chosen.model });
   const tally: Tally = { sent: 0, failed: 0, labels: [] };
-  const probe = generateRetrying(io, t, d, chosen.model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, cfg.preflightTimeoutMs, io.now() + cfg.preflightTimeoutMs, tally);
+  const probe = generateRetrying(
+    io,
+    t,
+    d,
+    chosen.model,
+    preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS),
+    1,
+    cfg.preflightTimeoutMs,
+    io.now() + cfg.preflightTimeoutMs,
+    tally,
+  );
   if (!probe.result.ok) {
     const err = probe.result.error;
     if (err?.class === 'timeout') throw localiseStall(io, cfg, t, d, chosen.model, id, healthy);
     if (err?.class === 'wrong_dialect') {
       throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect, d.name)}`);
     }
-    throw new PreflightError('generation_failed', `${t.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`);
+    throw new PreflightError(
+      'generation_failed',
+      `${t.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`,
+    );
   }
   if (probe.result.completionTokens === null) {
     warnings.push(`${t.variant}: the server reports no token counts; throughput and tokens are not measured for it.`);

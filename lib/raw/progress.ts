@@ -43,11 +43,13 @@ export function progressOf(rec: RawRecord, plan: Plan, closedOrNot: boolean | nu
     // A run without a sample whose time has passed ran and measured nothing (e.g. a target down throughout).
     if (spans[i] === null && !startedLater) state = last !== null && last > end + run.gracefulStopMs ? 'complete' : 'not run';
     else if (startedLater || last === null) state = 'complete';
-    else if (plan.requests !== null && iterationsOf(run.scenario) >= Math.max(plan.requests, run.vus)) state = closed || last >= end + run.gracefulStopMs + WRITTEN_MS ? 'complete' : 'incomplete';
+    else if (plan.requests !== null && iterationsOf(run.scenario) >= Math.max(plan.requests, run.vus))
+      state = closed || last >= end + run.gracefulStopMs + WRITTEN_MS ? 'complete' : 'incomplete';
     // In REQUESTS mode a run whose time ran out (maxDuration) before its requests were sent is over too.
     else if (closed) state = last >= (plan.requests === null ? end - CLOSE_SLACK_MS : end + run.gracefulStopMs) ? 'complete' : 'incomplete';
     else state = last >= end + run.gracefulStopMs + WRITTEN_MS ? 'complete' : 'incomplete';
-    const coveredMs = state === 'complete' ? run.durationMs : state === 'not run' || last === null ? 0 : Math.max(0, Math.min(run.durationMs, last - run.startMs));
+    const coveredMs =
+      state === 'complete' ? run.durationMs : state === 'not run' || last === null ? 0 : Math.max(0, Math.min(run.durationMs, last - run.startMs));
     return { scenario: run.scenario, index: i, state, coveredMs };
   });
   const whole = runs.every((r) => r.state === 'complete');
@@ -63,7 +65,8 @@ export function progressOf(rec: RawRecord, plan: Plan, closedOrNot: boolean | nu
 export function progressAt(plan: Plan, elapsedMs: number, ending: Exclude<Ending, 'finished'>, sent: (run: Run) => boolean = () => false): Progress {
   const runs: RunProgress[] = plan.runs.map((run, index) => {
     const started = elapsedMs > run.startMs;
-    const state: RunState = elapsedMs >= run.startMs + run.durationMs || (started && plan.requests !== null && sent(run)) ? 'complete' : started ? 'incomplete' : 'not run';
+    const state: RunState =
+      elapsedMs >= run.startMs + run.durationMs || (started && plan.requests !== null && sent(run)) ? 'complete' : started ? 'incomplete' : 'not run';
     return { scenario: run.scenario, index, state, coveredMs: state === 'complete' ? run.durationMs : state === 'incomplete' ? elapsedMs - run.startMs : 0 };
   });
   return { ending: runs.every((r) => r.state === 'complete') ? 'finished' : ending, t0Ms: null, stoppedAtMs: elapsedMs, runs };

@@ -43,10 +43,16 @@ export function checkPlan(rec: RawRecord, plan: Plan): void {
 /** Setup data as far as the samples tell it, when the record holds no run record: targets with the dialect they were sent in, preflight failures. */
 function setupFromSamples(rec: RawRecord, cfg: BenchConfig): Partial<SetupData> {
   const dialects = new Map<string, string>();
-  for (const g of rec.metrics.get(METRICS.success.name)?.groups.values() ?? []) if (g.tags.variant && g.tags.dialect) dialects.set(g.tags.variant, g.tags.dialect);
+  for (const g of rec.metrics.get(METRICS.success.name)?.groups.values() ?? [])
+    if (g.tags.variant && g.tags.dialect) dialects.set(g.tags.variant, g.tags.dialect);
   const failures: SetupData['failures'] = [];
   for (const g of rec.metrics.get(METRICS.preflightFailed.name)?.groups.values() ?? []) {
-    if (g.tags.variant && g.tags.reason) failures.push({ variant: g.tags.variant, reason: g.tags.reason, message: `${g.tags.variant}: preflight failed (${g.tags.reason}); the diagnosis was printed by k6 and is not in the raw record` });
+    if (g.tags.variant && g.tags.reason)
+      failures.push({
+        variant: g.tags.variant,
+        reason: g.tags.reason,
+        message: `${g.tags.variant}: preflight failed (${g.tags.reason}); the diagnosis was printed by k6 and is not in the raw record`,
+      });
   }
   const targets: TargetInfo[] = cfg.targets.map((t) => ({
     variant: t.variant,

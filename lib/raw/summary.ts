@@ -135,12 +135,16 @@ export interface SummaryOptions {
 export function summaryMetrics(rec: RawRecord, o: SummaryOptions): SummaryMetrics {
   const seconds = o.testRunDurationMs / 1000;
   const out: SummaryMetrics = {};
-  const metricOf = (name: string): RecordMetric => rec.metrics.get(name) ?? { name, type: TYPES[name] ?? 'counter', contains: CONTAINS[name] ?? 'default', submetrics: [], groups: new Map() };
+  const metricOf = (name: string): RecordMetric =>
+    rec.metrics.get(name) ?? { name, type: TYPES[name] ?? 'counter', contains: CONTAINS[name] ?? 'default', submetrics: [], groups: new Map() };
   const build = (key: string, m: RecordMetric, selector: Record<string, string> | null): SummaryMetric => {
     const groups = [...m.groups.values()].filter((g) => selector === null || matches(g.tags, selector));
     const f = fold(m.type, groups);
     const exprs = o.thresholds[key];
-    const stats = m.type === 'trend' && exprs ? [...new Set([...o.trendStats, ...exprs.map((e) => /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)/.exec(e)?.[1] ?? '')])] : o.trendStats;
+    const stats =
+      m.type === 'trend' && exprs
+        ? [...new Set([...o.trendStats, ...exprs.map((e) => /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)/.exec(e)?.[1] ?? '')])]
+        : o.trendStats;
     const all = values(f, stats, seconds);
     const metric: SummaryMetric = { type: m.type, contains: m.contains, values: m.type === 'trend' ? pick(all, o.trendStats) : all };
     if (exprs) {

@@ -43,7 +43,9 @@ export function compare(a: RunFigures, b: RunFigures, where: string, sliceMs: nu
 function caveat(...runs: RunFigures[]): string {
   const hurt = runs.filter((r) => r.requests.failed + r.requests.unreachable > 0 || r.targetDown > 0);
   if (hurt.length === 0) return '';
-  const what = hurt.map((r) => `${display(r.variant)} had ${r.requests.failed + r.requests.unreachable} failed attempt(s)${r.targetDown > 0 ? ' and went down' : ''}`);
+  const what = hurt.map(
+    (r) => `${display(r.variant)} had ${r.requests.failed + r.requests.unreachable} failed attempt(s)${r.targetDown > 0 ? ' and went down' : ''}`,
+  );
   return `; not a fair comparison: ${what.join(', ')}`;
 }
 
@@ -116,8 +118,13 @@ export function findFallBehind(runs: RunFigures[]): FallBehind {
   const replay = runs.find((r) => r.load.kind === 'trace');
   if (replay === undefined || replay.load.kind !== 'trace') return { rate: null, text: 'no arrival-rate cells' };
   const q = replay.requests;
-  const lost = [q.failed > 0 ? `${q.failed} failed` : '', replay.dropped > 0 ? `${replay.dropped} never sent (every TRACE_VUS VU busy)` : ''].filter(Boolean).join(', ');
-  return { rate: null, text: `trace replay at ${replay.load.speed}× speed: ${q.ok} of ${replay.load.requests} requests completed${lost ? `; ${lost}` : ', none failed or left unsent'}` };
+  const lost = [q.failed > 0 ? `${q.failed} failed` : '', replay.dropped > 0 ? `${replay.dropped} never sent (every TRACE_VUS VU busy)` : '']
+    .filter(Boolean)
+    .join(', ');
+  return {
+    rate: null,
+    text: `trace replay at ${replay.load.speed}× speed: ${q.ok} of ${replay.load.requests} requests completed${lost ? `; ${lost}` : ', none failed or left unsent'}`,
+  };
 }
 
 function rateOf(r: RunFigures): number {

@@ -81,7 +81,11 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
     limited.push(`VUs spend ${i.gap.avg.toFixed(1)} ms between requests (mean) against ${i.clientE2eMeanMs.toFixed(0)} ms per request`);
   }
   if (i.openLoop && i.dropped > 0) {
-    limited.push(i.schedule !== null ? `${i.dropped} requests of the trace never sent: every TRACE_VUS VU was busy until the replay's end (raise TRACE_VUS)` : `${i.dropped} iterations dropped: no free VU (raise MAX_VUS)`);
+    limited.push(
+      i.schedule !== null
+        ? `${i.dropped} requests of the trace never sent: every TRACE_VUS VU was busy until the replay's end (raise TRACE_VUS)`
+        : `${i.dropped} iterations dropped: no free VU (raise MAX_VUS)`,
+    );
   }
   const lag = i.schedule?.lag ?? null;
   if (i.schedule !== null && lag !== null && faithful(lag, i.schedule.maxLagMs) === false) {

@@ -133,7 +133,15 @@ function runOf(m: SummaryMetrics, plan: Plan, run: Run, ds: DatasetPlan): Datase
     const input = count(m, subKey('inputTokens', s, t));
     const cached = count(m, subKey('cachedTokens', s, t));
     const e2e = dist(m, subKey('e2e', s, t));
-    return { turn, requests: e2e?.count ?? 0, e2e, ttft: dist(m, subKey('ttft', s, t)), inputTokens: input, cachedTokens: cached, cachedShare: input > 0 ? cached / input : null };
+    return {
+      turn,
+      requests: e2e?.count ?? 0,
+      e2e,
+      ttft: dist(m, subKey('ttft', s, t)),
+      inputTokens: input,
+      cachedTokens: cached,
+      cachedShare: input > 0 ? cached / input : null,
+    };
   });
   return {
     scenario: s,
@@ -157,7 +165,8 @@ const ci2 = (ci: Interval) => `[${ci.lo.toFixed(2)}, ${ci.hi.toFixed(2)}]`;
 /** "DFlash 2.10× [1.90, 2.30] faster on code", "1.20× [0.98, 1.40] on chat: not significant". */
 export function domainVerdict(a: string, b: string, domain: string, r: Ratio | null): string {
   if (r === null) return `${domain}: not measured for both`;
-  if (r.ci === null) return `${r.value >= 1 ? `${display(a)} ${x2(r.value)}` : `${display(b)} ${x2(1 / r.value)}`} faster on ${domain} (no interval: fewer than 2 steady slices with requests)`;
+  if (r.ci === null)
+    return `${r.value >= 1 ? `${display(a)} ${x2(r.value)}` : `${display(b)} ${x2(1 / r.value)}`} faster on ${domain} (no interval: fewer than 2 steady slices with requests)`;
   if (r.ci.lo > 1) return `${display(a)} ${x2(r.value)} ${ci2(r.ci)} faster on ${domain}`;
   if (r.ci.hi < 1) return `${display(b)} ${x2(1 / r.value)} ${ci2({ lo: 1 / r.ci.hi, hi: 1 / r.ci.lo })} faster on ${domain}`;
   return `${x2(r.value)} ${ci2(r.ci)} on ${domain}: not significant`;
@@ -200,13 +209,20 @@ function agreement(runs: DatasetRun[], ds: DatasetPlan): string[] {
     out.push(
       `${variant}: the server counted ${pct}% ${avg > 1 ? 'more' : 'fewer'} prompt tokens than intended (server ÷ intended: mean ${avg.toFixed(2)}, median ${Math.min(...p50).toFixed(2)}` +
         `${p50.length > 1 ? `–${Math.max(...p50).toFixed(2)}` : ''}, max ${max.toFixed(2)} over ${n} first-turn requests; intended lengths ${describeLengths(ds.lengths)}): ` +
-        'the ISL buckets are off by as much; the length table below has the server\'s counts.',
+        "the ISL buckets are off by as much; the length table below has the server's counts.",
     );
   }
   return out;
 }
 
-export function datasetReport(cfg: BenchConfig, plan: Plan, m: SummaryMetrics, ds: DatasetPlan | undefined, kind: string, where: (run: Run) => string): DatasetReport | null {
+export function datasetReport(
+  cfg: BenchConfig,
+  plan: Plan,
+  m: SummaryMetrics,
+  ds: DatasetPlan | undefined,
+  kind: string,
+  where: (run: Run) => string,
+): DatasetReport | null {
   if (!cfg.dataset || !ds) return null;
   // Cell by cell, targets in their order (runs were measured in alternating order).
   const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
@@ -237,7 +253,13 @@ export function datasetReport(cfg: BenchConfig, plan: Plan, m: SummaryMetrics, d
     filtered: ds.filtered,
     outside: ds.outside,
     withOutputTokens: ds.withOutputTokens,
-    buckets: ds.buckets.map((b) => ({ isl: b.isl, lo: b.lo, hi: b.hi, prompts: b.items.length, meanTokens: b.tokens.length ? b.tokens.reduce((s, x) => s + x, 0) / b.tokens.length : null })),
+    buckets: ds.buckets.map((b) => ({
+      isl: b.isl,
+      lo: b.lo,
+      hi: b.hi,
+      prompts: b.items.length,
+      meanTokens: b.tokens.length ? b.tokens.reduce((s, x) => s + x, 0) / b.tokens.length : null,
+    })),
     domains: [...ds.shape.domains],
     multiTurn: cfg.dataset.multiTurn ? { history: cfg.dataset.history, thinkTimeMs: cfg.dataset.thinkTimeMs } : null,
     runs,

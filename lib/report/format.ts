@@ -83,7 +83,8 @@ export function itlRuleLines(runs: readonly RunFigures[]): string[] {
   for (const [variant, counts] of byVariant) {
     const rules = Object.keys(counts) as ItlRule[];
     if (rules.length === 1) out.push(`${variant}: ITL ${ITL_RULE_TEXT[rules[0]]}`);
-    else if (rules.length > 1) out.push(`${variant}: ITL by request — ${rules.map((r) => `${counts[r]} ${r}`).join(', ')} (per-chunk gaps are in llm_itl_per_chunk, not in ITL)`);
+    else if (rules.length > 1)
+      out.push(`${variant}: ITL by request — ${rules.map((r) => `${counts[r]} ${r}`).join(', ')} (per-chunk gaps are in llm_itl_per_chunk, not in ITL)`);
   }
   return out;
 }

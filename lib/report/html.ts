@@ -92,7 +92,9 @@ function header(r: Report): string {
   // A failed preflight means no load was sent: say so first and loudest, before any empty chart.
   const pf = r.preflightFailures.length
     ? `<div class="box preflight"><h3>Preflight failed: no load was sent</h3><ul>${r.preflightFailures
-        .map((f) => `<li><b>${esc(display(f.variant))}</b>: ${esc(f.headline)} <code>${esc(f.reason)}</code>${f.message ? `<p>${esc(f.message)}</p>` : ''}</li>`)
+        .map(
+          (f) => `<li><b>${esc(display(f.variant))}</b>: ${esc(f.headline)} <code>${esc(f.reason)}</code>${f.message ? `<p>${esc(f.message)}</p>` : ''}</li>`,
+        )
         .join('')}</ul></div>`
     : '';
   const nm = r.notMeasured.length
@@ -135,7 +137,10 @@ function runsTable(r: Report): string {
     {
       head: 'output tok/s',
       n: true,
-      cell: (x) => (finite(x.throughput) ? `${fmt(x.throughput)}${x.throughputCi ? `<span class="ci">[${fmt(x.throughputCi.lo, 0)}, ${fmt(x.throughputCi.hi, 0)}]</span>` : ''}` : dash),
+      cell: (x) =>
+        finite(x.throughput)
+          ? `${fmt(x.throughput)}${x.throughputCi ? `<span class="ci">[${fmt(x.throughputCi.lo, 0)}, ${fmt(x.throughputCi.hi, 0)}]</span>` : ''}`
+          : dash,
     },
     { head: 'req/s', n: true, cell: (x) => num(x.requestRate, 2) },
     { head: 'goodput req/s', n: true, cell: (x) => num(x.goodput, 2) },
@@ -155,13 +160,19 @@ function runsTable(r: Report): string {
     );
   }
   cols.push(
-    { head: 'accept. length (tok/step)', n: true, cell: (x) => (x.acceptance ? `${x.acceptance.value.toFixed(2)}<span class="ci">${esc(x.acceptance.source)}</span>` : dash) },
+    {
+      head: 'accept. length (tok/step)',
+      n: true,
+      cell: (x) => (x.acceptance ? `${x.acceptance.value.toFixed(2)}<span class="ci">${esc(x.acceptance.source)}</span>` : dash),
+    },
     { head: `server TTFT mean (${ttftU.unit})`, n: true, cell: (x) => inUnit(x.server?.ttftMeanMs, ttftU) },
     { head: `server ITL mean (${itlU.unit})`, n: true, cell: (x) => inUnit(x.server?.itlMeanMs, itlU) },
   );
   const rows = r.runs.map((x, i) => {
     const cls = [i > 0 && r.runs[i - 1].cellId !== x.cellId ? 'cell-start' : '', x.requests.ok === 0 ? 'dead' : ''].filter(Boolean).join(' ');
-    const tds = cols.map((c) => `<td class="${c.n ? 'n' : ''}${c.head === 'failed' && x.requests.failed + x.requests.unreachable > 0 ? ' fail' : ''}">${c.cell(x)}</td>`);
+    const tds = cols.map(
+      (c) => `<td class="${c.n ? 'n' : ''}${c.head === 'failed' && x.requests.failed + x.requests.unreachable > 0 ? ' fail' : ''}">${c.cell(x)}</td>`,
+    );
     return `<tr${cls ? ` class="${cls}"` : ''} data-target="${esc(x.variant)}">${tds.join('')}</tr>`;
   });
   return (
@@ -175,7 +186,10 @@ function runsTable(r: Report): string {
 function settingsSection(r: Report): string {
   const items = Object.entries(r.settings).filter(([, v]) => v !== null);
   if (items.length === 0) return '';
-  return section('Settings', `<div class="settings">${items.map(([k, v]) => `<div><span>${esc(k)}</span><code>${esc(String(v))}</code></div>`).join('')}</div>`);
+  return section(
+    'Settings',
+    `<div class="settings">${items.map(([k, v]) => `<div><span>${esc(k)}</span><code>${esc(String(v))}</code></div>`).join('')}</div>`,
+  );
 }
 
 export function renderHtml(r: Report): string {

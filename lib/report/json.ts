@@ -62,7 +62,8 @@ export function runRecord(r: RunFigures) {
     itl_rule: r.itlRule.rule,
     itl_rule_requests: r.itlRule.requests,
     tpot_ms: ms(r.tpot),
-    request_output_rate_tokens_per_s: r.requestTps === null ? null : { avg: r.requestTps.avg, p50: r.requestTps.p50, p90: r.requestTps.p90, p99: r.requestTps.p99 },
+    request_output_rate_tokens_per_s:
+      r.requestTps === null ? null : { avg: r.requestTps.avg, p50: r.requestTps.p50, p90: r.requestTps.p90, p99: r.requestTps.p99 },
     acceptance_length_tokens_per_step: r.acceptance?.value ?? null,
     acceptance_length_source: r.acceptance?.source ?? null,
     draft_acceptance_rate: r.draftAcceptance?.rate ?? null,

@@ -8,9 +8,20 @@ export function renderMarkdown(r: Report): string {
   const out: string[] = [];
   out.push(`# ${r.benchmark} — ${r.runId}`, '');
   out.push(`Generated ${r.generatedAt}, transport \`${r.transport}\`.`, '');
-  out.push(mdTable(['variant', 'engine', 'URL', 'dialect', 'model', 'server metrics'], r.targets.map((t) => [t.variant, t.engine, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED])), '');
+  out.push(
+    mdTable(
+      ['variant', 'engine', 'URL', 'dialect', 'model', 'server metrics'],
+      r.targets.map((t) => [t.variant, t.engine, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED]),
+    ),
+    '',
+  );
   if (r.preflightFailures.length) {
-    out.push('**Preflight failed, no load was sent:**', '', ...r.preflightFailures.map((f) => `- ${f.variant}: ${f.headline}${f.message ? `. ${f.message}` : ''}`), '');
+    out.push(
+      '**Preflight failed, no load was sent:**',
+      '',
+      ...r.preflightFailures.map((f) => `- ${f.variant}: ${f.headline}${f.message ? `. ${f.message}` : ''}`),
+      '',
+    );
   }
   if (r.notMeasured.length) {
     out.push('**Not measured:**', '', ...r.notMeasured.map((n) => `- ${n}`), '');
@@ -52,6 +63,16 @@ export function renderMarkdown(r: Report): string {
   if (drafts.length) out.push('**Speculative drafts:**', '', ...drafts.map((l) => `- ${l}`), '');
   out.push(...sectionsMarkdown(r, 'checks'), ...sectionsMarkdown(r, 'details'), ...sectionsMarkdown(r, 'outcomes'));
   if (r.warnings.length) out.push('## Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
-  out.push('## Settings', '', mdTable(['setting', 'value'], Object.entries(r.settings).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)])), '');
+  out.push(
+    '## Settings',
+    '',
+    mdTable(
+      ['setting', 'value'],
+      Object.entries(r.settings)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => [k, String(v)]),
+    ),
+    '',
+  );
   return out.join('\n');
 }

@@ -123,7 +123,16 @@ interface WindowFigures {
   windowTtftMs: number | null;
 }
 
-function windowFigures(m: SummaryMetrics, plan: Plan, s: string, wholeSlices: number | null, outputTokens: number, ok: number, e2e: Dist | null, notes: string[]): WindowFigures {
+function windowFigures(
+  m: SummaryMetrics,
+  plan: Plan,
+  s: string,
+  wholeSlices: number | null,
+  outputTokens: number,
+  ok: number,
+  e2e: Dist | null,
+  notes: string[],
+): WindowFigures {
   const out: WindowFigures = { window: null, throughput: null, throughputCi: null, requestRate: null, slices: [], windowE2eMs: null, windowTtftMs: null };
   if (plan.requests !== null) {
     const lastEnd = metric(m, subKey('windowLastEnd', s))?.values;
@@ -391,6 +400,9 @@ function reasoningNote(r: Reasoning): string {
     answer === null && first === null
       ? 'time to first answer token not measured (needs TRANSPORT=sse)'
       : `time to first answer token p50 ${answer ?? 'not measured (no reply answered)'} (every reply that answered), to first reasoning token p50 ${first ?? 'not measured'}`;
-  const tokens = r.reasoningTokens === null ? 'reasoning tokens not measured (the server did not count them, nor did the stream per event)' : `${r.reasoningTokens} reasoning and ${r.answerTokens ?? 'unknown'} answer tokens`;
+  const tokens =
+    r.reasoningTokens === null
+      ? 'reasoning tokens not measured (the server did not count them, nor did the stream per event)'
+      : `${r.reasoningTokens} reasoning and ${r.answerTokens ?? 'unknown'} answer tokens`;
   return `${r.requests} replies reasoned before answering: ${times}; ${tokens}.`;
 }

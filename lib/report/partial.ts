@@ -69,7 +69,11 @@ const cmp = (a: Frac, b: Frac) => a[0] * b[1] - b[0] * a[1];
 const show = (f: Frac) => (f[0] === 0 ? '0' : f[0] === f[1] ? '1' : `${f[0]}/${f[1]}`);
 
 export function parseSegment(seg: string | null): [Frac, Frac] {
-  if (seg === null || seg.trim() === '') return [[0, 1], [1, 1]];
+  if (seg === null || seg.trim() === '')
+    return [
+      [0, 1],
+      [1, 1],
+    ];
   const parts = seg.split(':');
   if (parts.length !== 2) throw new MergeError(`'${seg}' is not an execution segment (expected from:to, e.g. 1/2:1)`);
   const [a, b] = parts.map(parseFraction);
@@ -84,7 +88,10 @@ export function checkSegments(parts: Array<{ name: string; segment: string | nul
   let prev = '';
   for (const s of segs) {
     const d = cmp(s.range[0], at);
-    if (d < 0) throw new MergeError(`${prev} and ${s.name} overlap (segments ending at ${show(at)} and starting at ${show(s.range[0])}): each instance must run its own segment`);
+    if (d < 0)
+      throw new MergeError(
+        `${prev} and ${s.name} overlap (segments ending at ${show(at)} and starting at ${show(s.range[0])}): each instance must run its own segment`,
+      );
     if (d > 0) throw new MergeError(`no partial covers ${show(at)}:${show(s.range[0])}: an instance is missing`);
     at = s.range[1];
     prev = s.name;
@@ -94,7 +101,10 @@ export function checkSegments(parts: Array<{ name: string; segment: string | nul
 
 /** A segment as part of a file name: 1/2:1 → 1_2-1. */
 export function segmentFileName(segment: string): string {
-  return segment.replace(/\//g, '_').replace(/:/g, '-').replace(/[^0-9A-Za-z_.%-]/g, '');
+  return segment
+    .replace(/\//g, '_')
+    .replace(/:/g, '-')
+    .replace(/[^0-9A-Za-z_.%-]/g, '');
 }
 
 // ---- metrics -------------------------------------------------------------------------------
@@ -173,7 +183,10 @@ export function readPartial(name: string, text: string): PartialResult {
     throw new MergeError(`${name}: not JSON (${(e as Error).message})`);
   }
   const o = p as Partial<PartialResult>;
-  if (!o || typeof o !== 'object' || o.format !== PARTIAL_FORMAT) throw new MergeError(`${name}: not a k6-llm-bench partial result (format '${String(o?.format)}'; expected ${PARTIAL_FORMAT}, written by a run with PARTIAL=true)`);
+  if (!o || typeof o !== 'object' || o.format !== PARTIAL_FORMAT)
+    throw new MergeError(
+      `${name}: not a k6-llm-bench partial result (format '${String(o?.format)}'; expected ${PARTIAL_FORMAT}, written by a run with PARTIAL=true)`,
+    );
   return o as PartialResult;
 }
 
@@ -182,7 +195,8 @@ export function mergePartials(parts: Array<{ name: string; partial: PartialResul
   if (parts.length === 0) throw new MergeError('no partial results given');
   const [a] = parts;
   for (const b of parts.slice(1)) {
-    if (b.partial.benchmark !== a.partial.benchmark) throw new MergeError(`${a.name} is ${a.partial.benchmark} but ${b.name} is ${b.partial.benchmark}: not one run`);
+    if (b.partial.benchmark !== a.partial.benchmark)
+      throw new MergeError(`${a.name} is ${a.partial.benchmark} but ${b.name} is ${b.partial.benchmark}: not one run`);
     const keys = new Set([...Object.keys(a.partial.variables), ...Object.keys(b.partial.variables)]);
     for (const k of [...keys].sort()) {
       if (PER_INSTANCE.has(k)) continue;

@@ -21,7 +21,14 @@ import type { Report, SummaryDataLike } from './types';
  *   it ran to its end: the report is then built once as a partial run's, incomplete runs cut to the
  *   slices they measured whole and the conclusions drawn from the complete runs alone.
  */
-export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: BenchConfig, plan: Plan, data: SummaryDataLike, now: Date, progress: Progress | null = null): Report {
+export function buildReport(
+  spec: Pick<BenchmarkSpec, 'report' | 'load'>,
+  cfg: BenchConfig,
+  plan: Plan,
+  data: SummaryDataLike,
+  now: Date,
+  progress: Progress | null = null,
+): Report {
   const kind = spec.report;
   const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;
   // A run that preflight stopped before any load says so already (notMeasured below).
@@ -42,7 +49,9 @@ export function buildReport(spec: Pick<BenchmarkSpec, 'report' | 'load'>, cfg: B
   if (setup?.segment) {
     for (const r of runs) {
       const planned = plan.runs.find((x) => x.scenario === r.scenario)?.vus ?? 0;
-      r.notes.push(`this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`);
+      r.notes.push(
+        `this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`,
+      );
     }
   }
   const notMeasured: string[] = [];

@@ -37,7 +37,8 @@ const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export const ENDINGS: Record<Exclude<Ending, 'finished'>, string> = {
   stopped: 'k6 stopped the test early and closed the record (Ctrl-C or SIGTERM: its graceful stop; or test.abort, or a threshold with abortOnFail)',
-  killed: 'the record is cut off mid-write: the k6 process died without closing it (SIGKILL, the OOM killer, a CI timeout, a lost node), or it is still running',
+  killed:
+    'the record is cut off mid-write: the k6 process died without closing it (SIGKILL, the OOM killer, a CI timeout, a lost node), or it is still running',
   'ended early': 'a plain .json record does not tell a graceful stop from a kill (a .json.gz one does)',
 };
 
@@ -75,7 +76,12 @@ export function wholeSlices(plan: Plan, run: Run, stoppedAtMs: number, e2eMaxMs:
 
 /** The note on a run the test stopped in; `whole`: its steady slices measured whole (null in REQUESTS mode). */
 export function incompleteNote(p: RunProgress, run: Run, whole: number | null): string {
-  const throughput = whole === null ? '.' : whole > 0 ? `, throughput and request rate over the ${whole} steady slice(s) measured whole.` : ', and no steady slice was measured whole: no throughput.';
+  const throughput =
+    whole === null
+      ? '.'
+      : whole > 0
+        ? `, throughput and request rate over the ${whole} steady slice(s) measured whole.`
+        : ', and no steady slice was measured whole: no throughput.';
   return `incomplete: the test stopped ${sec(p.coveredMs)} into this run's ${sec(run.durationMs)} of load; its figures are partial (what the record holds)${throughput}`;
 }
 

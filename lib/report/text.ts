@@ -8,7 +8,9 @@ export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
   out.push(`k6-llm-bench · ${r.benchmark} · run ${r.runId} · transport ${r.transport}`);
   for (const t of r.targets) {
-    out.push(`  ${t.variant}: ${t.engine} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`);
+    out.push(
+      `  ${t.variant}: ${t.engine} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`,
+    );
   }
   if (r.preflightFailures.length > 0) {
     out.push('', 'PREFLIGHT FAILED, no load was sent:');
@@ -38,7 +40,8 @@ export function renderText(r: Report, files: string[]): string {
     return row;
   });
   out.push(table(head, rows));
-  if (r.runs.some((x) => x.acceptance?.source === 'server-metrics')) out.push('  * acceptance length from the server\'s /metrics counters over the steady window');
+  if (r.runs.some((x) => x.acceptance?.source === 'server-metrics'))
+    out.push("  * acceptance length from the server's /metrics counters over the steady window");
   for (const line of [...itlRuleLines(r.runs), ...draftLines(r.runs)]) out.push(`  ${line}`);
   out.push(...sectionsText(r, 'checks'), ...sectionsText(r, 'conclusions'), ...sectionsText(r, 'details'), ...sectionsText(r, 'outcomes'));
   if (r.warnings.length > 0) {

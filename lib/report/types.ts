@@ -74,4 +74,3 @@ export interface SummaryDataLike {
   setup_data?: Partial<SetupData> | null;
   state?: { testRunDurationMs?: number };
 }
-

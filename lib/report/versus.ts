@@ -69,7 +69,8 @@ function tooFew(a: RunFigures, b: RunFigures, sliceMs: number): string | null {
   const n = Math.min(a.slices.length, b.slices.length);
   if (n < MIN_SLICES) return `${n} steady slice(s) on one side, fewer than ${MIN_SLICES}: raise DURATION or SLICES`;
   const e2e = Math.max(a.e2e?.avg ?? 0, b.e2e?.avg ?? 0);
-  if (e2e > sliceMs) return `slices of ${(sliceMs / 1000).toFixed(1)} s are shorter than a request (${(e2e / 1000).toFixed(1)} s mean e2e), so they are not independent: raise DURATION or lower SLICES`;
+  if (e2e > sliceMs)
+    return `slices of ${(sliceMs / 1000).toFixed(1)} s are shorter than a request (${(e2e / 1000).toFixed(1)} s mean e2e), so they are not independent: raise DURATION or lower SLICES`;
   return null;
 }
 
@@ -83,7 +84,17 @@ interface Drawn {
 
 function draw(run: RunFigures, seed: number): Drawn {
   const withReqs = run.slices.filter((x) => x[2] > 0);
-  return { e2e: withReqs.length >= 2 ? resampledMeans(withReqs.map((x) => x[1]), withReqs.map((x) => x[2]), REPS, seed + 1) : null };
+  return {
+    e2e:
+      withReqs.length >= 2
+        ? resampledMeans(
+            withReqs.map((x) => x[1]),
+            withReqs.map((x) => x[2]),
+            REPS,
+            seed + 1,
+          )
+        : null,
+  };
 }
 
 /** A speedup and its interval from the same statistic, or null when the statistic is undefined. */
@@ -96,10 +107,15 @@ function speedup(value: number, num: Float64Array | null, den: Float64Array | nu
 /** One variant's run against the baseline's run of the same cell (`baseDrawn`: the baseline's distributions, when already drawn). */
 export function versusOne(v: RunFigures, base: RunFigures, sliceMs: number, level: number, baseDrawn?: Drawn): VersusEntry {
   const head = { cellId: v.cellId, isl: v.isl, osl: v.osl, load: v.load, variant: v.variant, baseline: base.variant };
-  if (v.throughput === null || base.throughput === null) return { ...head, throughput: null, latency: null, standing: 'not_measured', why: 'throughput was not measured for both' };
+  if (v.throughput === null || base.throughput === null)
+    return { ...head, throughput: null, latency: null, standing: 'not_measured', why: 'throughput was not measured for both' };
   const mine = draw(v, hash(`${v.cellId}/${v.variant}`));
   const theirs = baseDrawn ?? draw(base, hash(`${base.cellId}/${base.variant}`));
-  const throughput = ratioOfMeans(v.slices.map((x) => x[0]), base.slices.map((x) => x[0]), level);
+  const throughput = ratioOfMeans(
+    v.slices.map((x) => x[0]),
+    base.slices.map((x) => x[0]),
+    level,
+  );
   const withReqs = (xs: Slice[]) => xs.filter((x) => x[2] > 0);
   const latency = speedup(meanE2e(withReqs(base.slices)) / meanE2e(withReqs(v.slices)), theirs.e2e, mine.e2e, level);
   const few = tooFew(v, base, sliceMs);
@@ -108,7 +124,13 @@ export function versusOne(v: RunFigures, base: RunFigures, sliceMs: number, leve
   }
   const { lo, hi } = throughput.ci;
   if (!(lo <= throughput.value && throughput.value <= hi)) {
-    return { ...head, throughput, latency, standing: 'too_few_samples', why: 'the interval does not contain its own estimate: the slices are too few or too uneven' };
+    return {
+      ...head,
+      throughput,
+      latency,
+      standing: 'too_few_samples',
+      why: 'the interval does not contain its own estimate: the slices are too few or too uneven',
+    };
   }
   const standing: Standing = lo > 1 ? 'faster' : hi < 1 ? 'slower' : 'same';
   return { ...head, throughput, latency, standing, why: null };
@@ -139,7 +161,12 @@ export function versus(runs: RunFigures[], cells: ReadonlyArray<{ id: string }>,
     method: `each variant against ${baseline}, cell by cell: ratio of mean output throughput over steady slices (batch means, Welch's t on the log ratio); ${(level * 100).toFixed(1)} % intervals (Bonferroni over ${others.length} comparison(s) per cell, so a cell's verdicts hold together at ${FAMILY_LEVEL * 100} %); fewer than ${MIN_SLICES} slices a side, or slices shorter than a request: too few samples, no verdict`,
     entries,
     rankings,
-    crossovers: others.flatMap((v) => crossovers(v, entries.filter((e) => e.variant === v))),
+    crossovers: others.flatMap((v) =>
+      crossovers(
+        v,
+        entries.filter((e) => e.variant === v),
+      ),
+    ),
   };
 }
 
@@ -150,11 +177,13 @@ export function versus(runs: RunFigures[], cells: ReadonlyArray<{ id: string }>,
 export function rank(baseline: string, entries: VersusEntry[]): string[][] {
   const items = [
     { name: baseline, value: 1, lo: 1, hi: 1 },
-    ...entries.filter((e) => e.throughput !== null).map((e) => {
-      const t = e.throughput as Speedup;
-      const sure = e.standing !== 'too_few_samples' && e.standing !== 'not_measured' && t.ci !== null;
-      return { name: e.variant, value: t.value, lo: sure ? (t.ci as Interval).lo : -Infinity, hi: sure ? (t.ci as Interval).hi : Infinity };
-    }),
+    ...entries
+      .filter((e) => e.throughput !== null)
+      .map((e) => {
+        const t = e.throughput as Speedup;
+        const sure = e.standing !== 'too_few_samples' && e.standing !== 'not_measured' && t.ci !== null;
+        return { name: e.variant, value: t.value, lo: sure ? (t.ci as Interval).lo : -Infinity, hi: sure ? (t.ci as Interval).hi : Infinity };
+      }),
   ].sort((x, y) => y.value - x.value);
   const tiers: Array<typeof items> = [];
   for (const it of items) {
@@ -183,7 +212,15 @@ function crossovers(variant: string, mine: VersusEntry[]): Crossover[] {
     const first = levels[0];
     if (first.standing !== 'faster') {
       const kind = first.standing === 'too_few_samples' || first.standing === 'not_measured' ? 'unknown' : 'never';
-      out.push({ variant, isl, osl, kind, from: null, to: vus(first), text: kind === 'unknown' ? `${variant} ${at}: cannot tell at ${c(first)} (${first.why})` : `${variant} ${at}: no significant gain even at ${c(first)}` });
+      out.push({
+        variant,
+        isl,
+        osl,
+        kind,
+        from: null,
+        to: vus(first),
+        text: kind === 'unknown' ? `${variant} ${at}: cannot tell at ${c(first)} (${first.why})` : `${variant} ${at}: no significant gain even at ${c(first)}`,
+      });
       continue;
     }
     let prev = first;
@@ -194,14 +231,40 @@ function crossovers(variant: string, mine: VersusEntry[]): Crossover[] {
         continue;
       }
       if (e.standing === 'too_few_samples' || e.standing === 'not_measured') {
-        found = { variant, isl, osl, kind: 'unknown', from: vus(prev), to: vus(e), text: `${variant} ${at}: faster up to ${c(prev)}; cannot tell at ${c(e)} (${e.why})` };
+        found = {
+          variant,
+          isl,
+          osl,
+          kind: 'unknown',
+          from: vus(prev),
+          to: vus(e),
+          text: `${variant} ${at}: faster up to ${c(prev)}; cannot tell at ${c(e)} (${e.why})`,
+        };
       } else {
         const kind = e.standing === 'slower' ? 'reverses' : 'ends';
-        found = { variant, isl, osl, kind, from: vus(prev), to: vus(e), text: `${variant} ${at}: faster up to ${c(prev)}; ${kind === 'reverses' ? 'slower than the baseline' : 'no significant gain'} from ${c(e)} (crossover between ${c(prev)} and ${c(e)})` };
+        found = {
+          variant,
+          isl,
+          osl,
+          kind,
+          from: vus(prev),
+          to: vus(e),
+          text: `${variant} ${at}: faster up to ${c(prev)}; ${kind === 'reverses' ? 'slower than the baseline' : 'no significant gain'} from ${c(e)} (crossover between ${c(prev)} and ${c(e)})`,
+        };
       }
       break;
     }
-    out.push(found ?? { variant, isl, osl, kind: 'holds', from: vus(prev), to: null, text: `${variant} ${at}: faster at every concurrency measured, up to ${c(prev)}` });
+    out.push(
+      found ?? {
+        variant,
+        isl,
+        osl,
+        kind: 'holds',
+        from: vus(prev),
+        to: null,
+        text: `${variant} ${at}: faster at every concurrency measured, up to ${c(prev)}`,
+      },
+    );
   }
   return out;
 }

@@ -26,7 +26,6 @@ export const COMPLETION_SHARE = 0.9;
 /** Time between scrapes. */
 export const SCRAPE_EVERY_MS = 1000;
 
-
 export interface QueueSample {
   /** Client clock when scraped. */
   atMs: number;
@@ -106,14 +105,27 @@ export function judge(samples: readonly QueueSample[], load: Load): Saturation |
     // Open loop: the queue grows without bound while completions fall short of the offered rate.
     const short = completionsPerS === null || completionsPerS < COMPLETION_SHARE * load.rate;
     if (!growing || !short) return null;
-    return { rule: 'growing', ...base, evidence: `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, scatter ${r1(noise)}) while ${completions} of ${load.rate}/s offered` };
+    return {
+      rule: 'growing',
+      ...base,
+      evidence: `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, scatter ${r1(noise)}) while ${completions} of ${load.rate}/s offered`,
+    };
   }
   // Closed loop: the queue is bounded by the VUs, so growth counts once it holds half of them
   // (a few requests drifting up and down under steady load is not saturation).
-  if (growing && last.waiting >= FULL_SHARE * load.vus) return { rule: 'growing', ...base, evidence: `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, scatter ${r1(noise)}) at ${load.vus} VUs; ${completions}` };
+  if (growing && last.waiting >= FULL_SHARE * load.vus)
+    return {
+      rule: 'growing',
+      ...base,
+      evidence: `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, scatter ${r1(noise)}) at ${load.vus} VUs; ${completions}`,
+    };
   // Half the VUs waiting throughout is a server at its limit: a heavier step only queues more.
   if (minWaiting >= FULL_SHARE * load.vus) {
-    return { rule: 'full', ...base, evidence: `at least ${minWaiting} of ${load.vus} VUs' requests waited in the server's queue at every scrape over ${span}; ${completions}` };
+    return {
+      rule: 'full',
+      ...base,
+      evidence: `at least ${minWaiting} of ${load.vus} VUs' requests waited in the server's queue at every scrape over ${span}; ${completions}`,
+    };
   }
   return null;
 }

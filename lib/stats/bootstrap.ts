@@ -110,12 +110,7 @@ export function percentileInterval(sorted: ArrayLike<number>, level: number): In
 }
 
 /** Interval for stat(a) / stat(b) (see bootstrapRatios). */
-export function bootstrapRatio<T>(
-  a: T[],
-  b: T[],
-  stat: (xs: T[]) => number,
-  opts: { reps?: number; seed?: number; level?: number } = {},
-): Interval | null {
+export function bootstrapRatio<T>(a: T[], b: T[], stat: (xs: T[]) => number, opts: { reps?: number; seed?: number; level?: number } = {}): Interval | null {
   const ratios = bootstrapRatios(a, b, stat, opts);
   return ratios === null ? null : percentileInterval(ratios, opts.level ?? 0.95);
 }

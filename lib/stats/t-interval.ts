@@ -48,7 +48,7 @@ export function tQuantile(p: number, df: number): number {
     y = a * y * y;
     y = y > 0.002 ? Math.exp(y) - 1 : 0.5 * y * y + y;
   } else {
-    y = ((1 / (((n + 6) / (n * y) - 0.089 * d - 0.822) * (n + 2) * 3) + 0.5 / (n + 4)) * y - 1) * (n + 1) / (n + 2) + 1 / y;
+    y = (((1 / (((n + 6) / (n * y) - 0.089 * d - 0.822) * (n + 2) * 3) + 0.5 / (n + 4)) * y - 1) * (n + 1)) / (n + 2) + 1 / y;
   }
   return Math.sqrt(n * y);
 }

@@ -66,7 +66,10 @@ export function parseTrace(text: string, source: string): Trace {
   }
   if (entries.length === 0) throw new ConfigError(`TRACE=${source}: no requests in the file.`);
   // Stable: requests at the same instant keep the file's order.
-  const sorted = entries.map((e, i) => ({ e, i })).sort((a, b) => a.e.atMs - b.e.atMs || a.i - b.i).map((x) => x.e);
+  const sorted = entries
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => a.e.atMs - b.e.atMs || a.i - b.i)
+    .map((x) => x.e);
   return { source, format, entries: sorted };
 }
 
@@ -95,16 +98,24 @@ function csvEntry(line: string, at: string): TraceEntry {
   const f = line.split(',').map((s) => s.trim());
   if (f.length < 3) throw new ConfigError(`${at}: a CSV trace line is timestamp,input_tokens,output_tokens (got ${line}).`);
   const num = (s: string) => (s === '' ? NaN : Number(s));
-  return { atMs: time(num(f[0]), at, 'timestamp'), input: count(num(f[1]), at, 'input_tokens'), output: count(num(f[2]), at, 'output_tokens'), hashIds: null, session: null };
+  return {
+    atMs: time(num(f[0]), at, 'timestamp'),
+    input: count(num(f[1]), at, 'input_tokens'),
+    output: count(num(f[2]), at, 'output_tokens'),
+    hashIds: null,
+    session: null,
+  };
 }
 
 function time(v: unknown, at: string, field: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`${at}: ${field} must be a time in ms, a number ≥ 0 (got ${JSON.stringify(v)}).`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new ConfigError(`${at}: ${field} must be a time in ms, a number ≥ 0 (got ${JSON.stringify(v)}).`);
   return v;
 }
 
 function count(v: unknown, at: string, field: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 10_000_000) throw new ConfigError(`${at}: ${field} must be a whole number of tokens, 1 or more (got ${JSON.stringify(v)}).`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 10_000_000)
+    throw new ConfigError(`${at}: ${field} must be a whole number of tokens, 1 or more (got ${JSON.stringify(v)}).`);
   return v;
 }
 
@@ -126,7 +137,10 @@ export function windowOf(trace: Trace, win: { fromMs: number; toMs: number } | n
   const inside = trace.entries.filter((e) => e.atMs - t0 >= from && e.atMs - t0 < to);
   const first = inside.length > 0 ? inside[0].atMs : 0;
   const entries = inside.map((e) => ({ ...e, atMs: e.atMs - first }));
-  if (entries.length === 0) throw new ConfigError(`TRACE_WINDOW: no request of ${trace.source} falls in ${from} ms – ${to} ms (the trace spans ${trace.entries[trace.entries.length - 1].atMs - t0} ms).`);
+  if (entries.length === 0)
+    throw new ConfigError(
+      `TRACE_WINDOW: no request of ${trace.source} falls in ${from} ms – ${to} ms (the trace spans ${trace.entries[trace.entries.length - 1].atMs - t0} ms).`,
+    );
   return { ...trace, entries };
 }
 

@@ -156,7 +156,9 @@ export class SseWriter {
   events(payloads: readonly string[]): string {
     let s = '';
     if (!this.style.named) for (const p of payloads) s += `data: ${p}\n\n`;
-    else for (const p of payloads) s += `event: ${p.startsWith(TYPE_HEAD) ? p.slice(TYPE_HEAD.length, p.indexOf('"', TYPE_HEAD.length)) : 'message'}\ndata: ${p}\n\n`;
+    else
+      for (const p of payloads)
+        s += `event: ${p.startsWith(TYPE_HEAD) ? p.slice(TYPE_HEAD.length, p.indexOf('"', TYPE_HEAD.length)) : 'message'}\ndata: ${p}\n\n`;
     return s;
   }
 

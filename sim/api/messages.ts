@@ -33,7 +33,9 @@ function formatter(ctx: SimContext, id: string): Formatter {
     if (open !== null) out.push(JSON.stringify({ type: 'content_block_stop', index }));
     index++;
     open = kind;
-    out.push(JSON.stringify({ type: 'content_block_start', index, content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '' } }));
+    out.push(
+      JSON.stringify({ type: 'content_block_start', index, content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '' } }),
+    );
   };
   // A delta's JSON around its text, built once: `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"` … `"}}`.
   const delta = (kind: 'thinking' | 'text', text: string): string =>
@@ -61,7 +63,9 @@ function formatter(ctx: SimContext, id: string): Formatter {
       const out: string[] = [];
       if (open !== null) out.push(JSON.stringify({ type: 'content_block_stop', index }));
       open = null;
-      out.push(JSON.stringify({ type: 'message_delta', delta: { stop_reason: stopReason(s.finish), stop_sequence: null }, usage: { output_tokens: s.ids.length } }));
+      out.push(
+        JSON.stringify({ type: 'message_delta', delta: { stop_reason: stopReason(s.finish), stop_sequence: null }, usage: { output_tokens: s.ids.length } }),
+      );
       out.push('{"type":"message_stop"}');
       return out;
     },
@@ -70,7 +74,16 @@ function formatter(ctx: SimContext, id: string): Formatter {
       if (s.reasoning) content.push({ type: 'thinking', thinking: s.reasoning, signature: '' });
       if (s.content || !s.reasoning) content.push({ type: 'text', text: s.content });
       const f = s.finish;
-      return { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason(f), stop_sequence: f && typeof f.matched === 'string' ? f.matched : null, usage: usage(s, s.ids.length) };
+      return {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content,
+        stop_reason: stopReason(f),
+        stop_sequence: f && typeof f.matched === 'string' ? f.matched : null,
+        usage: usage(s, s.ids.length),
+      };
     },
     streamError: (message, status) => JSON.stringify({ type: 'error', error: { type: status === 503 ? 'overloaded_error' : 'api_error', message } }),
     abortEvent: () => null,

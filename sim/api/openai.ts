@@ -155,7 +155,8 @@ function completionPrompt(ctx: SimContext, body: Json): PromptIn {
   let p = body.prompt;
   if (p === undefined || p === null) missing('prompt');
   if (Array.isArray(p) && (typeof p[0] === 'string' || Array.isArray(p[0]))) {
-    if (p.length !== 1) throw new HttpError(400, 'Batched prompts (a list of several prompts) are not supported by the simulator; send one prompt per request.', 'prompt');
+    if (p.length !== 1)
+      throw new HttpError(400, 'Batched prompts (a list of several prompts) are not supported by the simulator; send one prompt per request.', 'prompt');
     p = p[0];
   }
   if (typeof p === 'string') {
@@ -232,7 +233,16 @@ async function handle(ctx: SimContext, kind: Kind, rc: RouteContext): Promise<vo
   if (n !== undefined && n !== 1) throw new HttpError(400, 'Only n=1 is supported by the simulator.', 'n');
   const maxNew = kind === 'chat' ? (optInt(body, 'max_completion_tokens') ?? optInt(body, 'max_tokens')) : (optInt(body, 'max_tokens') ?? 16);
   const route = kind === 'chat' ? '/v1/chat/completions' : '/v1/completions';
-  const g: Generation = { route, idPrefix: ctx.profile.idPrefix[kind], prompt, stream, maxNew, ignoreEos: optBool(body, 'ignore_eos') ?? false, stop: stopList(body), reasoning: kind === 'chat' };
+  const g: Generation = {
+    route,
+    idPrefix: ctx.profile.idPrefix[kind],
+    prompt,
+    stream,
+    maxNew,
+    ignoreEos: optBool(body, 'ignore_eos') ?? false,
+    stop: stopList(body),
+    reasoning: kind === 'chat',
+  };
   startGeneration(ctx, rc, g, () => formatter(ctx, kind, so));
 }
 

@@ -3,7 +3,11 @@ import type { SimContext } from '../context';
 import { HttpError, type Json } from './common';
 
 function invalid(field: string, what: string, value: unknown): never {
-  throw new HttpError(400, `[{'type': '${what}', 'loc': ('body', '${field}'), 'msg': 'Input should be a valid ${what}', 'input': ${JSON.stringify(value)}}]`, field);
+  throw new HttpError(
+    400,
+    `[{'type': '${what}', 'loc': ('body', '${field}'), 'msg': 'Input should be a valid ${what}', 'input': ${JSON.stringify(value)}}]`,
+    field,
+  );
 }
 
 export function optInt(o: Json, field: string): number | undefined {

@@ -24,6 +24,14 @@ function usage(s: SessionState): Json {
   };
 }
 
+/** A response's output items: the reasoning (when there was any), then the message. */
+function outputItems(s: SessionState, status: string, ids: { reasoning: string; message: string }): Json[] {
+  const out: Json[] = [];
+  if (s.reasoning) out.push({ id: ids.reasoning, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: s.reasoning }], status });
+  out.push({ id: ids.message, type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text: s.content, annotations: [] }] });
+  return out;
+}
+
 function formatter(ctx: SimContext, hex: string): Formatter {
   const model = ctx.o.model;
   const created = Math.floor(Date.now() / 1000);
@@ -33,17 +41,27 @@ function formatter(ctx: SimContext, hex: string): Formatter {
   let outputIndex = -1;
   let open: 'reasoning' | 'message' | null = null;
   const ev = (type: string, fields: Json): string => JSON.stringify({ type, ...fields, sequence_number: seq++ });
-  const response = (s: SessionState | null, status: string, extra: Json = {}): Json => ({ id: rid, object: 'response', created_at: created, model, status, ...extra, ...(s ? { usage: usage(s) } : {}) });
-  const items = (s: SessionState, status: string): Json[] => {
-    const out: Json[] = [];
-    if (s.reasoning) out.push({ id: ids.reasoning, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: s.reasoning }], status });
-    out.push({ id: ids.message, type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text: s.content, annotations: [] }] });
-    return out;
-  };
+  const response = (s: SessionState | null, status: string, extra: Json = {}): Json => ({
+    id: rid,
+    object: 'response',
+    created_at: created,
+    model,
+    status,
+    ...extra,
+    ...(s ? { usage: usage(s) } : {}),
+  });
+  const items = (s: SessionState, status: string): Json[] => outputItems(s, status, ids);
   const close = (s: SessionState, out: string[]): void => {
     if (open === 'message') {
       out.push(ev('response.output_text.done', { content_index: 0, item_id: ids.message, output_index: outputIndex, text: s.content }));
-      out.push(ev('response.content_part.done', { content_index: 0, item_id: ids.message, output_index: outputIndex, part: { type: 'output_text', text: s.content, annotations: [] } }));
+      out.push(
+        ev('response.content_part.done', {
+          content_index: 0,
+          item_id: ids.message,
+          output_index: outputIndex,
+          part: { type: 'output_text', text: s.content, annotations: [] },
+        }),
+      );
     }
     if (open !== null) {
       const list = items(s, 'completed');
@@ -56,15 +74,28 @@ function formatter(ctx: SimContext, hex: string): Formatter {
     close(s, out);
     outputIndex++;
     open = kind;
-    const item = kind === 'reasoning' ? { id: ids.reasoning, type: 'reasoning', summary: [], content: [], status: 'in_progress' } : { id: ids.message, type: 'message', role: 'assistant', status: 'in_progress', content: [] };
+    const item =
+      kind === 'reasoning'
+        ? { id: ids.reasoning, type: 'reasoning', summary: [], content: [], status: 'in_progress' }
+        : { id: ids.message, type: 'message', role: 'assistant', status: 'in_progress', content: [] };
     out.push(ev('response.output_item.added', { output_index: outputIndex, item }));
-    if (kind === 'message') out.push(ev('response.content_part.added', { content_index: 0, item_id: ids.message, output_index: outputIndex, part: { type: 'output_text', text: '', annotations: [] } }));
+    if (kind === 'message')
+      out.push(
+        ev('response.content_part.added', {
+          content_index: 0,
+          item_id: ids.message,
+          output_index: outputIndex,
+          part: { type: 'output_text', text: '', annotations: [] },
+        }),
+      );
   };
   // The text comes early in a delta and the running sequence_number last, so that a client's chunk template reads it.
   const delta = (kind: 'reasoning' | 'message', text: string): string =>
     `{"type":"response.${kind === 'message' ? 'output' : 'reasoning'}_text.delta","content_index":0,"delta":${JSON.stringify(text)},"item_id":"${ids[kind]}","output_index":${outputIndex},"sequence_number":${seq++}}`;
   const final = (s: SessionState): Json =>
-    s.finish?.kind === 'length' ? response(s, 'incomplete', { incomplete_details: { reason: 'max_output_tokens' }, output: items(s, 'incomplete') }) : response(s, 'completed', { output: items(s, 'completed') });
+    s.finish?.kind === 'length'
+      ? response(s, 'incomplete', { incomplete_details: { reason: 'max_output_tokens' }, output: items(s, 'incomplete') })
+      : response(s, 'completed', { output: items(s, 'completed') });
   return {
     errorStyle: ctx.profile.errors.openai,
     sse: { named: true, done: false },
@@ -92,7 +123,10 @@ function formatter(ctx: SimContext, hex: string): Formatter {
       return out;
     },
     body: final,
-    streamError: (message, status) => ev('response.failed', { response: response(null, 'failed', { error: { code: status === 503 ? 'server_is_overloaded' : 'server_error', message }, output: [] }) }),
+    streamError: (message, status) =>
+      ev('response.failed', {
+        response: response(null, 'failed', { error: { code: status === 503 ? 'server_is_overloaded' : 'server_error', message }, output: [] }),
+      }),
     abortEvent: () => null,
   };
 }
@@ -103,7 +137,8 @@ function inputTurns(body: Json): { field: string; turns: Json; system: ChatMessa
   const system = instructions ? [{ role: 'system', content: instructions }] : [];
   const input = body.input;
   if (typeof input === 'string') return { field: 'input', turns: { input: [{ role: 'user', content: input }] }, system };
-  if (input !== undefined && input !== null && !Array.isArray(input)) throw new HttpError(400, 'input: Input should be a valid string or list of messages', 'input');
+  if (input !== undefined && input !== null && !Array.isArray(input))
+    throw new HttpError(400, 'input: Input should be a valid string or list of messages', 'input');
   return { field: 'input', turns: body, system };
 }
 

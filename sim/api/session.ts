@@ -178,7 +178,12 @@ export class Session implements SessionState {
     if (openaiStalled) return;
     this.seq = ctx.engine.submit(
       { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos, domain: req.domain },
-      { onScheduled: (t, cached) => this.onScheduled(t, cached), prepare: (out) => this.prepare(out), send: () => this.send(), settle: (t, sch) => this.settle(t, sch) },
+      {
+        onScheduled: (t, cached) => this.onScheduled(t, cached),
+        prepare: (out) => this.prepare(out),
+        send: () => this.send(),
+        settle: (t, sch) => this.settle(t, sch),
+      },
     );
     if (!this.seq) this.queueFull();
   }
@@ -230,7 +235,17 @@ export class Session implements SessionState {
     if (!this.finish && out.finish === 'length') this.finish = { kind: 'length', matched: null };
     if (!this.finish && out.finish === 'eos') this.finish = { kind: 'stop', matched: this.ctx.tokenizer.eosId };
     this.pendingSteps++;
-    const st: Staged = { kind: 'none', tokens: out.ids.length, verify: out.verify, chunks: null, delta: null, first: false, streamError: false, malformed: false, sentAt: 0 };
+    const st: Staged = {
+      kind: 'none',
+      tokens: out.ids.length,
+      verify: out.verify,
+      chunks: null,
+      delta: null,
+      first: false,
+      streamError: false,
+      malformed: false,
+      sentAt: 0,
+    };
     this.staged = st;
     if (!this.sse) {
       // Nothing is sent until the end; the record notes when the tokens came into being.

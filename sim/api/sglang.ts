@@ -64,7 +64,8 @@ async function generate(ctx: SimContext, { req, res, arrivalMs, intakeLagMs }: R
   let promptIds: number[];
   let domain: string | null = null;
   if (body.input_ids !== undefined && body.input_ids !== null) {
-    if (Array.isArray(body.input_ids) && Array.isArray(body.input_ids[0])) throw new HttpError(400, 'Batch requests are not supported by the simulator; send one prompt per request.', 'input_ids');
+    if (Array.isArray(body.input_ids) && Array.isArray(body.input_ids[0]))
+      throw new HttpError(400, 'Batch requests are not supported by the simulator; send one prompt per request.', 'input_ids');
     promptIds = tokenIds(body.input_ids, 'input_ids', ctx);
   } else if (body.text !== undefined && body.text !== null) {
     if (Array.isArray(body.text)) throw new HttpError(400, 'Batch requests are not supported by the simulator; send one prompt per request.', 'text');
@@ -120,10 +121,13 @@ function healthGenerate(ctx: SimContext, res: ServerResponse, probe: number): vo
     if (seq) ctx.engine.cancel(seq);
     sendEmpty(res, status);
   };
-  const poll = setInterval(() => {
-    if (ctx.engine.lastOutputMs > tic) finish(200);
-    else if (nowMs() >= deadline) finish(503);
-  }, Math.min(1000 / ctx.o.timeScale, ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale));
+  const poll = setInterval(
+    () => {
+      if (ctx.engine.lastOutputMs > tic) finish(200);
+      else if (nowMs() >= deadline) finish(503);
+    },
+    Math.min(1000 / ctx.o.timeScale, ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale),
+  );
   res.on('close', () => {
     clearInterval(poll);
     if (seq) ctx.engine.cancel(seq);

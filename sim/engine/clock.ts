@@ -48,20 +48,26 @@ export class PreciseTimer {
       fn?.();
     } else if (remaining > this.spinMs + 1) {
       // setTimeout rounds down to whole ms and may fire up to ~1 ms late: wake a little early.
-      this.timeout = setTimeout(() => {
-        this.timeout = null;
-        this.arm();
-      }, Math.floor(remaining - this.spinMs));
+      this.timeout = setTimeout(
+        () => {
+          this.timeout = null;
+          this.arm();
+        },
+        Math.floor(remaining - this.spinMs),
+      );
     } else if (this.spinMs > 0) {
       this.immediate = setImmediate(() => {
         this.immediate = null;
         this.arm();
       });
     } else {
-      this.timeout = setTimeout(() => {
-        this.timeout = null;
-        this.arm();
-      }, Math.max(1, Math.ceil(remaining)));
+      this.timeout = setTimeout(
+        () => {
+          this.timeout = null;
+          this.arm();
+        },
+        Math.max(1, Math.ceil(remaining)),
+      );
     }
   }
 }

@@ -15,7 +15,25 @@ const scenarios = readdirSync(join(root, 'scenarios'))
   .map((f) => f.slice(0, -3));
 
 /** Globals a browser or Node has and k6 (v0.49 at least) does not. */
-const MISSING_IN_K6 = ['process', 'Buffer', 'TextEncoder', 'TextDecoder', 'structuredClone', 'fetch', 'setTimeout', 'setInterval', 'performance', 'Intl', 'window', 'document', 'navigator', 'globalThis', 'queueMicrotask', 'URL', 'AbortController'];
+const MISSING_IN_K6 = [
+  'process',
+  'Buffer',
+  'TextEncoder',
+  'TextDecoder',
+  'structuredClone',
+  'fetch',
+  'setTimeout',
+  'setInterval',
+  'performance',
+  'Intl',
+  'window',
+  'document',
+  'navigator',
+  'globalThis',
+  'queueMicrotask',
+  'URL',
+  'AbortController',
+];
 
 type Node = acorn.Node & Record<string, unknown>;
 
@@ -28,7 +46,12 @@ type Node = acorn.Node & Record<string, unknown>;
  */
 function extensionsK6Finds(src: string): string[] {
   const comments: Array<[number, number]> = [];
-  acorn.parse(src, { ecmaVersion: 'latest', sourceType: 'module', allowReturnOutsideFunction: true, onComment: (_block, _text, start, end) => comments.push([start, end]) });
+  acorn.parse(src, {
+    ecmaVersion: 'latest',
+    sourceType: 'module',
+    allowReturnOutsideFunction: true,
+    onComment: (_block, _text, start, end) => comments.push([start, end]),
+  });
   let code = '';
   let at = 0;
   for (const [start, end] of comments) {
@@ -105,7 +128,8 @@ for (const { file: bundle, sse } of BUNDLES) {
       if (n.type === 'ImportExpression') dynamic++;
       if (n.type === 'ExportNamedDeclaration') for (const sp of n.specifiers as Node[]) exported.push(String((sp.exported as Node).name));
       if (n.type === 'Identifier' && MISSING_IN_K6.includes(n.name as string) && !declared.has(n.name as string)) {
-        const isProperty = parent && ((parent.type === 'MemberExpression' && parent.property === n && !parent.computed) || (parent.type === 'Property' && parent.key === n));
+        const isProperty =
+          parent && ((parent.type === 'MemberExpression' && parent.property === n && !parent.computed) || (parent.type === 'Property' && parent.key === n));
         if (!isProperty) freeGlobals.add(n.name as string);
       }
     });
@@ -119,9 +143,12 @@ for (const { file: bundle, sse } of BUNDLES) {
     if (sse) {
       // The extension by its literal name, once, and nothing computed: k6 >= 1.0 provisions it.
       assert.equal(dynamic, 0, 'no require by a computed name');
-      assert.deepEqual(required.filter((r) => r.startsWith('k6/x/')), ['k6/x/sse']);
+      assert.deepEqual(
+        required.filter((r) => r.startsWith('k6/x/')),
+        ['k6/x/sse'],
+      );
       assert.deepEqual(extensionsK6Finds(src), ['k6/x/sse'], 'k6 finds exactly the sse extension');
-      assert.equal(src.match(/require\("k6\/x\/sse"\)/g)?.length, 1);
+      assert.equal(src.match(/require\(["']k6\/x\/sse["']\)/g)?.length, 1);
     } else {
       // One computed require: the sse extension, loaded only for TRANSPORT=sse.
       assert.equal(dynamic, 1, 'only the sse extension may be required by a computed name');
@@ -131,7 +158,8 @@ for (const { file: bundle, sse } of BUNDLES) {
     }
 
     // The k6 entry points, as the module's exports.
-    for (const exp of ['options', 'default', 'setup', 'measure', 'probe', 'watch', 'handleSummary']) assert.ok(exported.includes(exp), `export ${exp} missing: ${exported.join(', ')}`);
+    for (const exp of ['options', 'default', 'setup', 'measure', 'probe', 'watch', 'handleSummary'])
+      assert.ok(exported.includes(exp), `export ${exp} missing: ${exported.join(', ')}`);
     assert.doesNotMatch(src, /\/\/# sourceMappingURL=data:/, 'inline source maps bloat the bundle');
   });
 }
@@ -143,7 +171,8 @@ for (const dir of ['', 'sse/']) {
     const required: string[] = [];
     const exported: string[] = [];
     walk(ast, (n) => {
-      if (n.type === 'CallExpression' && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === 'require') required.push(String((n.arguments as Node[])[0]?.value));
+      if (n.type === 'CallExpression' && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === 'require')
+        required.push(String((n.arguments as Node[])[0]?.value));
       if (n.type === 'ImportDeclaration') required.push(String((n.source as Node).value));
       if (n.type === 'ExportNamedDeclaration') for (const sp of n.specifiers as Node[]) exported.push(String((sp.exported as Node).name));
     });
@@ -163,7 +192,7 @@ test('the http bundles require the sse extension only inside loadSse, by a name 
 
 test('the sse bundles require it literally, also only inside loadSse (init, TRANSPORT=sse)', () => {
   const src = readFileSync(join(dist, 'sse', 'dflash-vs-mtp.js'), 'utf8');
-  assert.match(src, /function loadSse\(\) \{[^}]*?require\("k6\/x\/sse"\)/);
+  assert.match(src, /function loadSse\(\) \{[^}]*?require\(["']k6\/x\/sse["']\)/);
   assert.doesNotMatch(src, /\['k6', 'x', 'sse'\]/);
 });
 

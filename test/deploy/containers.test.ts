@@ -62,7 +62,10 @@ const execForm = (op: string): string[] => {
 
 /** The paths deploy/sim.Dockerfile.dockerignore lets into the build context (its ! lines). */
 function contextPaths(): string[] {
-  const lines = readFileSync(join(ROOT, `${DOCKERFILE}.dockerignore`), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = readFileSync(join(ROOT, `${DOCKERFILE}.dockerignore`), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   assert.equal(lines[0], '*', 'the ignore file starts by excluding everything');
   return lines.slice(1).map((l) => {
     assert.ok(l.startsWith('!'), `only exceptions after '*': ${l}`);
@@ -78,7 +81,10 @@ describe('the simulator image recipe (no Docker needed)', () => {
     const froms = dockerfile.filter((x) => x.op === 'FROM').map((x) => x.args.split(/\s+/)[0]);
     assert.deepEqual(froms, ['node:20-slim', 'node:20-slim']);
     const finalStage = dockerfile.slice(dockerfile.map((x) => x.op).lastIndexOf('FROM'));
-    assert.ok(finalStage.some((x) => x.op === 'USER' && x.args === 'node'), 'not root');
+    assert.ok(
+      finalStage.some((x) => x.op === 'USER' && x.args === 'node'),
+      'not root',
+    );
     const exposed = finalStage.filter((x) => x.op === 'EXPOSE').flatMap((x) => x.args.split(/\s+/).map(Number));
     assert.ok(exposed.includes(30000) && exposed.includes(8000), String(exposed));
   });
@@ -90,7 +96,10 @@ describe('the simulator image recipe (no Docker needed)', () => {
       for (const src of parts.slice(0, -1)) {
         const p = src.replace(/\/$/, '');
         assert.ok(existsSync(join(ROOT, p)), `${src} exists`);
-        assert.ok(allowed.some((a) => p === a || p.startsWith(`${a}/`)), `${src} is in the context (${allowed.join(', ')})`);
+        assert.ok(
+          allowed.some((a) => p === a || p.startsWith(`${a}/`)),
+          `${src} is in the context (${allowed.join(', ')})`,
+        );
       }
     }
   });
@@ -114,7 +123,10 @@ describe('the simulator image recipe (no Docker needed)', () => {
     const m = /npx tsc -p (\S+) --outDir (\S+)$/.exec(run.args);
     assert.ok(m, run.args);
     const out = join(tmp, 'out');
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', m[1] as string, '--outDir', out], { cwd: ROOT, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', m[1] as string, '--outDir', out], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
     // Anything outside sim/ in the output would be an import the image's context does not hold.
     assert.deepEqual(readdirSync(out), ['sim']);
@@ -124,7 +136,10 @@ describe('the simulator image recipe (no Docker needed)', () => {
     const entry = execForm('ENTRYPOINT');
     const port = await freePort();
     // As the image starts it, but on loopback and a free port (later flags win).
-    const child = spawn('node', [join(out, 'sim', 'cli.js'), ...entry.slice(2), ...execForm('CMD'), '--host', '127.0.0.1', '--port', String(port)], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('node', [join(out, 'sim', 'cli.js'), ...entry.slice(2), ...execForm('CMD'), '--host', '127.0.0.1', '--port', String(port)], {
+      cwd: tmp,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -132,7 +147,9 @@ describe('the simulator image recipe (no Docker needed)', () => {
     try {
       let status = 0;
       for (let i = 0; i < 100 && status !== 200; i++) {
-        status = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status).catch(() => 0);
+        status = await fetch(`http://127.0.0.1:${port}/health`)
+          .then((r) => r.status)
+          .catch(() => 0);
         if (status !== 200) await new Promise((r) => setTimeout(r, 100));
       }
       assert.equal(status, 200, output);
@@ -239,7 +256,12 @@ describe('simulator, Prometheus and k6 in containers', () => {
       .withNetwork(network)
       .withNetworkAliases('prometheus')
       .withCopyFilesToContainer([{ source: join(ROOT, 'deploy', 'prometheus', 'prometheus.yml'), target: '/etc/prometheus/prometheus.yml' }])
-      .withCommand(['--config.file=/etc/prometheus/prometheus.yml', '--storage.tsdb.path=/prometheus', '--web.enable-remote-write-receiver', '--enable-feature=native-histograms'])
+      .withCommand([
+        '--config.file=/etc/prometheus/prometheus.yml',
+        '--storage.tsdb.path=/prometheus',
+        '--web.enable-remote-write-receiver',
+        '--enable-feature=native-histograms',
+      ])
       .withExposedPorts(9090)
       .withWaitStrategy(tc.Wait.forHttp('/-/ready', 9090))
       .start();
@@ -299,7 +321,15 @@ describe('simulator, Prometheus and k6 in containers', () => {
     const s = tokens[0] as (typeof tokens)[number];
     // smoke: 3 requests of 16 output tokens at concurrency 1 against the one target, on the SGLang API.
     assert.deepEqual(
-      { variant: s.metric.variant, cell: s.metric.cell, isl: s.metric.isl, osl: s.metric.osl, concurrency: s.metric.concurrency, scenario: s.metric.scenario, dialect: s.metric.dialect },
+      {
+        variant: s.metric.variant,
+        cell: s.metric.cell,
+        isl: s.metric.isl,
+        osl: s.metric.osl,
+        concurrency: s.metric.concurrency,
+        scenario: s.metric.scenario,
+        dialect: s.metric.dialect,
+      },
       { variant: 'target', cell: 'i128_o16_c1', isl: '128', osl: '16', concurrency: '1', scenario: 'target_i128_o16_c1', dialect: 'sglang' },
     );
     assert.equal(s.values[0]?.[1], 48);

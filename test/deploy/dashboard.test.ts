@@ -128,7 +128,7 @@ describe('dashboard definition', () => {
     }
     assert.equal(v.baseline?.multi, false, 'one baseline');
     assert.equal(v.baseline?.includeAll, false, 'one baseline');
-    assert.equal(varQuery(v.baseline as Variable), varQuery(v.variant as Variable), 'the baseline is one of the test\'s variants');
+    assert.equal(varQuery(v.baseline as Variable), varQuery(v.variant as Variable), "the baseline is one of the test's variants");
     for (const name of ['testid', 'variant', 'cell']) assert.match(varQuery(v[name] as Variable), new RegExp(`^label_values\\(.*, ${name}\\)$`), name);
   });
 
@@ -139,14 +139,31 @@ describe('dashboard definition', () => {
       for (const name of metricNames(target.expr)) {
         used.add(name);
         if (!name.startsWith('k6_')) continue;
-        assert.ok(known.has(name) || K6_BUILTINS.has(name), `${panel.title} ${target.refId}: ${name} is neither promName() of a catalog metric (stats ${TREND_STATS}) nor a k6 built-in`);
+        assert.ok(
+          known.has(name) || K6_BUILTINS.has(name),
+          `${panel.title} ${target.refId}: ${name} is neither promName() of a catalog metric (stats ${TREND_STATS}) nor a k6 built-in`,
+        );
       }
       // A bare name without braces would escape the selector checks below.
       const bare = target.expr.replace(/\{[^}]*\}/g, '{}').match(/\bk6_[a-z0-9_]+\b(?!\{)/g);
       assert.equal(bare, null, `${panel.title} ${target.refId}: k6 metric without a selector: ${bare?.join(', ')}`);
     }
     // The brief's panels: throughput, ratio, e2e percentiles, TTFT/ITL, errors, acceptance, requests, VUs.
-    for (const name of ['k6_llm_output_tokens_total', 'k6_llm_window_output_tokens_total', 'k6_llm_e2e_p50', 'k6_llm_e2e_p90', 'k6_llm_e2e_p99', 'k6_llm_ttft_p99', 'k6_llm_itl_p99', 'k6_llm_success_rate', 'k6_llm_errors_total', 'k6_llm_acceptance_length_avg', 'k6_llm_server_acceptance_length_avg', 'k6_llm_e2e_count', 'k6_vus']) {
+    for (const name of [
+      'k6_llm_output_tokens_total',
+      'k6_llm_window_output_tokens_total',
+      'k6_llm_e2e_p50',
+      'k6_llm_e2e_p90',
+      'k6_llm_e2e_p99',
+      'k6_llm_ttft_p99',
+      'k6_llm_itl_p99',
+      'k6_llm_success_rate',
+      'k6_llm_errors_total',
+      'k6_llm_acceptance_length_avg',
+      'k6_llm_server_acceptance_length_avg',
+      'k6_llm_e2e_count',
+      'k6_vus',
+    ]) {
       assert.ok(used.has(name), `a panel uses ${name}`);
     }
   });
@@ -164,7 +181,10 @@ describe('dashboard definition', () => {
           assert.ok(!s.matchers.some((m) => /^variant="[a-z]/.test(m)), `${label}: a variant named in the query (the ratio is against $baseline)`);
         }
         if (s.names.some((n) => n.includes(':'))) {
-          assert.ok(s.matchers.includes('job="llm-server"') && s.matchers.includes('variant=~"$variant"'), `${label}: server series come from the llm-server job, filtered by variant`);
+          assert.ok(
+            s.matchers.includes('job="llm-server"') && s.matchers.includes('variant=~"$variant"'),
+            `${label}: server series come from the llm-server job, filtered by variant`,
+          );
         }
       }
     }
@@ -184,15 +204,30 @@ describe('dashboard definition', () => {
   test('server panels use names the servers expose (the simulator /metrics of both engines, after a request)', async () => {
     const used = [...new Set(allTargets.flatMap(({ target }) => metricNames(target.expr)).filter((n) => n.includes(':')))];
     assert.ok(used.length >= 4, `server names used: ${used.join(', ')}`);
-    for (const [engine, spec, prefix] of [['sglang', 'dflash', 'sglang:'], ['vllm', 'mtp', 'vllm:']] as const) {
+    for (const [engine, spec, prefix] of [
+      ['sglang', 'dflash', 'sglang:'],
+      ['vllm', 'mtp', 'vllm:'],
+    ] as const) {
       const sim = await startSim({ engine, spec, port: 0, timeScale: 100 });
       try {
-        const body = engine === 'sglang' ? { text: 'hello', sampling_params: { max_new_tokens: 16, ignore_eos: true } } : { model: sim.options.model, prompt: 'hello', max_tokens: 16, ignore_eos: true };
-        const r = await fetch(`${sim.url}${engine === 'sglang' ? '/generate' : '/v1/completions'}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const body =
+          engine === 'sglang'
+            ? { text: 'hello', sampling_params: { max_new_tokens: 16, ignore_eos: true } }
+            : { model: sim.options.model, prompt: 'hello', max_tokens: 16, ignore_eos: true };
+        const r = await fetch(`${sim.url}${engine === 'sglang' ? '/generate' : '/v1/completions'}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         assert.equal(r.status, 200);
         await r.arrayBuffer();
         const text = await (await fetch(`${sim.url}/metrics`)).text();
-        const exposed = new Set(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => /^[A-Za-z_:][A-Za-z0-9_:]*/.exec(l)?.[0]));
+        const exposed = new Set(
+          text
+            .split('\n')
+            .filter((l) => l && !l.startsWith('#'))
+            .map((l) => /^[A-Za-z_:][A-Za-z0-9_:]*/.exec(l)?.[0]),
+        );
         for (const name of used.filter((n) => n.startsWith(prefix))) assert.ok(exposed.has(name), `${name} is not exposed by the ${engine} simulator`);
       } finally {
         await sim.stop();
@@ -206,7 +241,10 @@ describe('dashboard definition', () => {
     const usedStats = new Set(allTargets.flatMap(({ target }) => metricNames(target.expr)).flatMap((n) => /_(p50|p90|p99|avg|max|count)$/.exec(n)?.[1] ?? []));
     for (const s of usedStats) assert.ok(stats.map((x) => x.replace(/[()]/g, '')).includes(s), `stat ${s} is not in ${TREND_STATS}`);
     assert.ok(readFileSync(join(ROOT, 'scripts', 'start.ts'), 'utf8').includes(`'${TREND_STATS}'`), 'npm start --prometheus sets the same trend stats');
-    assert.ok(readFileSync(join(ROOT, 'docs', 'prometheus.md'), 'utf8').includes(`K6_PROMETHEUS_RW_TREND_STATS='${TREND_STATS}'`), 'docs/prometheus.md gives the same trend stats');
+    assert.ok(
+      readFileSync(join(ROOT, 'docs', 'prometheus.md'), 'utf8').includes(`K6_PROMETHEUS_RW_TREND_STATS='${TREND_STATS}'`),
+      'docs/prometheus.md gives the same trend stats',
+    );
   });
   test('docs/prometheus.md names the series of every catalog metric', () => {
     const docs = readFileSync(join(ROOT, 'docs', 'prometheus.md'), 'utf8');
@@ -330,7 +368,13 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
 
   // The DATASET test's panels (domain and turn): queried with its testid.
   const DSV: Vars = { ...ALL, testid: DATASET_TEST.testid };
-  const DATASET_PANELS = ['Mean end-to-end latency by domain', 'Acceptance length by domain', 'Output throughput by domain', 'Time to first token by turn', 'Prompt tokens served from cache by turn'];
+  const DATASET_PANELS = [
+    'Mean end-to-end latency by domain',
+    'Acceptance length by domain',
+    'Output throughput by domain',
+    'Time to first token by turn',
+    'Prompt tokens served from cache by turn',
+  ];
   const varsFor = (title: string): Vars => (DATASET_PANELS.some((p) => title.startsWith(p)) ? DSV : ALL);
   const dsTimes = (r: DatasetRunSpec) => [t0 + r.start + 90, t0 + r.start + RUN_S - 15];
   const dsRuns = DATASET_TEST.runs;
@@ -340,8 +384,13 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
     'Mean end-to-end latency by domain': {
       A: async () => {
         const r = await run('Mean end-to-end latency by domain', 'A', DSV);
-        assert.deepEqual(seriesSet(r, ['variant', 'cell', 'domain']), dsRuns.flatMap((x) => x.domains.map((d) => `variant=${x.variant},cell=${x.cell.id},domain=${d.domain}`)).sort());
-        for (const x of dsRuns) for (const d of x.domains) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, domain: d.domain }), t), d.e2eAvg, `${x.variant} ${d.domain} e2e`);
+        assert.deepEqual(
+          seriesSet(r, ['variant', 'cell', 'domain']),
+          dsRuns.flatMap((x) => x.domains.map((d) => `variant=${x.variant},cell=${x.cell.id},domain=${d.domain}`)).sort(),
+        );
+        for (const x of dsRuns)
+          for (const d of x.domains)
+            for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, domain: d.domain }), t), d.e2eAvg, `${x.variant} ${d.domain} e2e`);
         assert.deepEqual(await run('Mean end-to-end latency by domain', 'A'), [], 'a run without DATASET: no domain series');
       },
     },
@@ -349,29 +398,49 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       A: async () => {
         const r = await run('Acceptance length by domain', 'A', DSV);
         const dflash = dsRuns.find((x) => x.variant === 'dflash') as DatasetRunSpec;
-        assert.deepEqual(seriesSet(r, ['variant', 'domain']), dflash.domains.map((d) => `variant=dflash,domain=${d.domain}`).sort(), 'vLLM reports no acceptance per request');
-        for (const d of dflash.domains) near((find(r, { domain: d.domain }).values.at(-1) as [number, number])[1], d.acceptanceTokens as number, `dflash ${d.domain} acceptance`);
+        assert.deepEqual(
+          seriesSet(r, ['variant', 'domain']),
+          dflash.domains.map((d) => `variant=dflash,domain=${d.domain}`).sort(),
+          'vLLM reports no acceptance per request',
+        );
+        for (const d of dflash.domains)
+          near((find(r, { domain: d.domain }).values.at(-1) as [number, number])[1], d.acceptanceTokens as number, `dflash ${d.domain} acceptance`);
       },
     },
     'Output throughput by domain': {
       A: async () => {
         const r = await run('Output throughput by domain', 'A', DSV);
-        assert.deepEqual(seriesSet(r, ['variant', 'domain']), ['variant=dflash,domain=chat', 'variant=dflash,domain=code', 'variant=mtp,domain=chat', 'variant=mtp,domain=code']);
-        for (const x of dsRuns) for (const d of x.domains) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, domain: d.domain }), t), d.tps, `${x.variant} ${d.domain} tokens/s`);
+        assert.deepEqual(seriesSet(r, ['variant', 'domain']), [
+          'variant=dflash,domain=chat',
+          'variant=dflash,domain=code',
+          'variant=mtp,domain=chat',
+          'variant=mtp,domain=code',
+        ]);
+        for (const x of dsRuns)
+          for (const d of x.domains)
+            for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, domain: d.domain }), t), d.tps, `${x.variant} ${d.domain} tokens/s`);
       },
     },
     'Time to first token by turn': {
       A: async () => {
         const r = await run('Time to first token by turn', 'A', DSV);
-        assert.deepEqual(seriesSet(r, ['variant', 'cell', 'turn']), dsRuns.flatMap((x) => x.turns.map((u) => `variant=${x.variant},cell=${x.cell.id},turn=${u.turn}`)).sort());
-        for (const x of dsRuns) for (const u of x.turns) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, turn: u.turn }), t), u.ttftP50, `${x.variant} turn ${u.turn} TTFT`);
+        assert.deepEqual(
+          seriesSet(r, ['variant', 'cell', 'turn']),
+          dsRuns.flatMap((x) => x.turns.map((u) => `variant=${x.variant},cell=${x.cell.id},turn=${u.turn}`)).sort(),
+        );
+        for (const x of dsRuns)
+          for (const u of x.turns)
+            for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, turn: u.turn }), t), u.ttftP50, `${x.variant} turn ${u.turn} TTFT`);
       },
     },
     'Prompt tokens served from cache by turn': {
       A: async () => {
         const r = await run('Prompt tokens served from cache by turn', 'A', DSV);
         assert.deepEqual(seriesSet(r, ['variant', 'turn']), dsRuns.flatMap((x) => x.turns.map((u) => `variant=${x.variant},turn=${u.turn}`)).sort());
-        for (const x of dsRuns) for (const u of x.turns) for (const t of dsTimes(x)) near(valueAt(find(r, { variant: x.variant, turn: u.turn }), t), u.cachedShare, `${x.variant} turn ${u.turn} cached share`);
+        for (const x of dsRuns)
+          for (const u of x.turns)
+            for (const t of dsTimes(x))
+              near(valueAt(find(r, { variant: x.variant, turn: u.turn }), t), u.cachedShare, `${x.variant} turn ${u.turn} cached share`);
       },
     },
     'Output throughput ratio': {
@@ -441,24 +510,42 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       },
     },
     'Time to first answer token': Object.fromEntries(
-      ([['A', 'answer', 'p50'], ['B', 'answer', 'p99'], ['C', 'first', 'p50']] as const).map(([ref, kind, p]) => [
+      (
+        [
+          ['A', 'answer', 'p50'],
+          ['B', 'answer', 'p99'],
+          ['C', 'first', 'p50'],
+        ] as const
+      ).map(([ref, kind, p]) => [
         ref,
         async () => {
           const r = await run('Time to first answer token', ref);
           const reasoned = MAIN.runs.filter((x) => x.reasoning);
-          assert.deepEqual(seriesSet(r, ['variant', 'cell']), reasoned.map((x) => `variant=${x.variant},cell=${x.cell.id}`).sort(), 'only runs whose replies reasoned');
-          for (const x of reasoned) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), t), x.reasoning![kind][p], `${runName(x)} ${kind} ${p}`);
+          assert.deepEqual(
+            seriesSet(r, ['variant', 'cell']),
+            reasoned.map((x) => `variant=${x.variant},cell=${x.cell.id}`).sort(),
+            'only runs whose replies reasoned',
+          );
+          for (const x of reasoned)
+            for (const t of checkTimes(x))
+              near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), t), x.reasoning![kind][p], `${runName(x)} ${kind} ${p}`);
         },
       ]),
     ),
     'Reasoning and answer tokens per second': Object.fromEntries(
-      ([['A', 'reasoningTps'], ['B', 'answerTps']] as const).map(([ref, field]) => [
+      (
+        [
+          ['A', 'reasoningTps'],
+          ['B', 'answerTps'],
+        ] as const
+      ).map(([ref, field]) => [
         ref,
         async () => {
           const r = await run('Reasoning and answer tokens per second', ref);
           const reasoned = MAIN.runs.filter((x) => x.reasoning);
           assert.deepEqual(seriesSet(r, ['variant']), [...new Set(reasoned.map((x) => `variant=${x.variant}`))].sort());
-          for (const x of reasoned) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant }), t), x.reasoning![field], `${runName(x)} ${field}`);
+          for (const x of reasoned)
+            for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant }), t), x.reasoning![field], `${runName(x)} ${field}`);
         },
       ]),
     ),
@@ -478,7 +565,8 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       B: async () => {
         const r = await run('Requests per second', 'B');
         assert.deepEqual(seriesSet(r, ['variant']), ['variant=dflash', 'variant=mtp']);
-        for (const x of MAIN.runs.filter((y) => y.errorRate > 0)) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant }), t), failRate(x), runName(x));
+        for (const x of MAIN.runs.filter((y) => y.errorRate > 0))
+          for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant }), t), failRate(x), runName(x));
       },
     },
     'End-to-end latency': Object.fromEntries(
@@ -487,7 +575,8 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
         async () => {
           const r = await run('End-to-end latency', 'ABC'[i] as string);
           assert.deepEqual(seriesSet(r, ['variant', 'cell']), variantCell());
-          for (const x of MAIN.runs) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), t), x.e2e[p], `${runName(x)} ${p}`);
+          for (const x of MAIN.runs)
+            for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), t), x.e2e[p], `${runName(x)} ${p}`);
         },
       ]),
     ),
@@ -513,7 +602,9 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
               const title = m === 'ttft' ? 'Time to first token' : 'Inter-token latency';
               const r = await run(title, 'ABC'[i] as string);
               assert.deepEqual(seriesSet(r, ['variant', 'cell']), variantCell());
-              for (const x of MAIN.runs) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), t), (x[m] as NonNullable<RunSpec['ttft']>)[p], `${runName(x)} ${m} ${p}`);
+              for (const x of MAIN.runs)
+                for (const t of checkTimes(x))
+                  near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), t), (x[m] as NonNullable<RunSpec['ttft']>)[p], `${runName(x)} ${m} ${p}`);
               // The other test used the http transport: no TTFT/ITL series at all.
               assert.deepEqual(await run(title, 'ABC'[i] as string, { ...ALL, testid: OTHER.testid }), []);
             },
@@ -533,13 +624,17 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
         const r = await run('Errors by class', 'A');
         const failing = MAIN.runs.filter((x) => x.errorRate > 0);
         assert.deepEqual(seriesSet(r, ['variant', 'error_class']), failing.map((x) => `variant=${x.variant},error_class=${x.errorClass}`).sort());
-        for (const x of failing) for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant, error_class: x.errorClass as string }), t), failRate(x), runName(x));
+        for (const x of failing)
+          for (const t of checkTimes(x)) near(valueAt(find(r, { variant: x.variant, error_class: x.errorClass as string }), t), failRate(x), runName(x));
       },
     },
     'Server output throughput': {
       A: async () => {
         const r = await run('Server output throughput', 'A');
-        assert.deepEqual(seriesSet(r, ['variant', 'instance']), [`variant=dflash,instance=${SERVERS.dflash.instance}`, `variant=mtp,instance=${SERVERS.mtp.instance}`].sort());
+        assert.deepEqual(
+          seriesSet(r, ['variant', 'instance']),
+          [`variant=dflash,instance=${SERVERS.dflash.instance}`, `variant=mtp,instance=${SERVERS.mtp.instance}`].sort(),
+        );
         for (const x of MAIN.runs) {
           for (const t of checkTimes(x)) {
             near(valueAt(find(r, { variant: x.variant }), t), x.tps, `${runName(x)} server`);
@@ -552,12 +647,14 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       A: async () => {
         const r = await run('Server acceptance length', 'A');
         assert.deepEqual(seriesSet(r, ['variant', 'instance']), [`variant=dflash,instance=${SERVERS.dflash.instance}`]);
-        for (const x of MAIN.runs.filter((y) => y.variant === 'dflash')) for (const t of checkTimes(x)) near(valueAt(r[0] as Series, t), x.serverAcceptance as number, runName(x));
+        for (const x of MAIN.runs.filter((y) => y.variant === 'dflash'))
+          for (const t of checkTimes(x)) near(valueAt(r[0] as Series, t), x.serverAcceptance as number, runName(x));
       },
       B: async () => {
         const r = await run('Server acceptance length', 'B');
         assert.deepEqual(seriesSet(r, ['variant', 'instance']), [`variant=mtp,instance=${SERVERS.mtp.instance}`]);
-        for (const x of MAIN.runs.filter((y) => y.variant === 'mtp')) for (const t of checkTimes(x)) near(valueAt(r[0] as Series, t), x.serverAcceptance as number, runName(x));
+        for (const x of MAIN.runs.filter((y) => y.variant === 'mtp'))
+          for (const t of checkTimes(x)) near(valueAt(r[0] as Series, t), x.serverAcceptance as number, runName(x));
       },
     },
   };
@@ -567,8 +664,15 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       const k = Object.keys(CHECKS).find((title) => panel.title.startsWith(title));
       return `${k ?? panel.title} ${target.refId}${k && CHECKS[k]?.[target.refId] ? '' : ' (missing)'}`;
     });
-    assert.deepEqual(have.filter((h) => h.endsWith('(missing)')), []);
-    assert.equal(Object.values(CHECKS).reduce((a, c) => a + Object.keys(c).length, 0), allTargets.length, 'no check for a query that no longer exists');
+    assert.deepEqual(
+      have.filter((h) => h.endsWith('(missing)')),
+      [],
+    );
+    assert.equal(
+      Object.values(CHECKS).reduce((a, c) => a + Object.keys(c).length, 0),
+      allTargets.length,
+      'no check for a query that no longer exists',
+    );
   });
 
   for (const [title, refs] of Object.entries(CHECKS)) {
@@ -580,7 +684,8 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
       const labels = [...(target.legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1] as string);
       const r = await run(panel.title, target.refId, varsFor(panel.title));
       assert.ok(r.length > 0, `${panel.title} ${target.refId} returns series`);
-      for (const s of r) for (const l of labels) assert.ok(l in s.metric, `${panel.title} ${target.refId}: legend {{${l}}} but series ${JSON.stringify(s.metric)}`);
+      for (const s of r)
+        for (const l of labels) assert.ok(l in s.metric, `${panel.title} ${target.refId}: legend {{${l}}} but series ${JSON.stringify(s.metric)}`);
     }
   });
 
@@ -589,7 +694,8 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
     const tput = await run('Output throughput (tokens/s)', 'A', other);
     for (const x of OTHER.runs) for (const t of checkTimes(x)) near(valueAt(find(tput, { variant: x.variant }), t), x.tps, `other ${runName(x)}`);
     const err = await run('Error rate', 'A', other);
-    for (const x of OTHER.runs) near(valueAt(find(err, { variant: x.variant, cell: x.cell.id }), (checkTimes(x)[0] as number)), x.errorRate, `other ${runName(x)}`);
+    for (const x of OTHER.runs)
+      near(valueAt(find(err, { variant: x.variant, cell: x.cell.id }), checkTimes(x)[0] as number), x.errorRate, `other ${runName(x)}`);
     const vus = await run('Concurrency (VUs)', 'B', other);
     assert.equal(valueAt(vus[0] as Series, t0 + 60), OTHER.vusMax);
   });
@@ -597,16 +703,29 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
   test('one run over two k6 instances (segment tag): the panels show the whole run, as for one instance', async () => {
     const split: Vars = { ...ALL, testid: SPLIT.testid };
     const tput = await run('Output throughput (tokens/s)', 'A', split);
-    for (const x of SPLIT.runs) for (const t of checkTimes(x)) near(valueAt(find(tput, { variant: x.variant }), t), x.tps, `split ${runName(x)} throughput sums the instances`);
+    for (const x of SPLIT.runs)
+      for (const t of checkTimes(x)) near(valueAt(find(tput, { variant: x.variant }), t), x.tps, `split ${runName(x)} throughput sums the instances`);
     const one = await run('Output throughput ratio', 'A', ALL);
     const two = await run('Output throughput ratio', 'A', split);
-    for (const c of cells) near((find(two, { cell: c }).values.at(-1) as [number, number])[1], (find(one, { cell: c }).values.at(-1) as [number, number])[1], `ratio at ${c}`);
+    for (const c of cells)
+      near((find(two, { cell: c }).values.at(-1) as [number, number])[1], (find(one, { cell: c }).values.at(-1) as [number, number])[1], `ratio at ${c}`);
     const errs = await run('Errors by class', 'A', split);
-    for (const x of SPLIT.runs.filter((r) => r.errorClass !== null)) near(valueAt(find(errs, { variant: x.variant, error_class: x.errorClass as string }), (checkTimes(x)[0] as number)), failRate(x), `split ${runName(x)} errors`);
+    for (const x of SPLIT.runs.filter((r) => r.errorClass !== null))
+      near(
+        valueAt(find(errs, { variant: x.variant, error_class: x.errorClass as string }), checkTimes(x)[0] as number),
+        failRate(x),
+        `split ${runName(x)} errors`,
+      );
     const p99 = await run('End-to-end latency', 'C', split);
-    for (const x of SPLIT.runs) near(valueAt(find(p99, { variant: x.variant, cell: x.cell.id }), (checkTimes(x)[1] as number)), x.e2e.p99, `split ${runName(x)} p99 (max over instances)`);
+    for (const x of SPLIT.runs)
+      near(valueAt(find(p99, { variant: x.variant, cell: x.cell.id }), checkTimes(x)[1] as number), x.e2e.p99, `split ${runName(x)} p99 (max over instances)`);
     const acc = await run('Acceptance length per cell', 'B', split);
-    for (const x of SPLIT.runs.filter((r) => r.acceptanceTokens !== null)) near((find(acc, { variant: x.variant, cell: x.cell.id }).values.at(-1) as [number, number])[1], x.acceptanceTokens as number, `split ${runName(x)} acceptance`);
+    for (const x of SPLIT.runs.filter((r) => r.acceptanceTokens !== null))
+      near(
+        (find(acc, { variant: x.variant, cell: x.cell.id }).values.at(-1) as [number, number])[1],
+        x.acceptanceTokens as number,
+        `split ${runName(x)} acceptance`,
+      );
   });
 
   test('the variant and cell filters reach every k6 panel', async () => {
@@ -619,7 +738,14 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
     // Panels without a cell label: throughput has no value while only c16 runs load.
     const tput = await run('Output throughput (tokens/s)', 'A', { ...ALL, cell: [CELL_C4.id] });
     const c16 = MAIN.runs.filter((x) => x.cell === CELL_C16);
-    for (const x of c16) for (const t of checkTimes(x)) for (const s of tput) assert.equal(s.values.find(([ts]) => ts === t), undefined, `c4-only throughput at ${runName(x)}`);
+    for (const x of c16)
+      for (const t of checkTimes(x))
+        for (const s of tput)
+          assert.equal(
+            s.values.find(([ts]) => ts === t),
+            undefined,
+            `c4-only throughput at ${runName(x)}`,
+          );
     // Two values become a regex alternation.
     const both = await run('End-to-end latency', 'C', { ...ALL, cell: [CELL_C4.id, CELL_C16.id], variant: ['dflash', 'mtp'] });
     assert.deepEqual(seriesSet(both, ['variant', 'cell']), variantCell());

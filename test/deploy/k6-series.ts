@@ -77,25 +77,69 @@ export const MAIN: TestSpec = {
   vusMax: 21,
   runs: [
     {
-      variant: 'dflash', cell: CELL_C4, start: startOf(0), dialect: 'sglang', tps: 600, ramp: 0.5,
-      e2e: stats(1.62, 1.91, 2.35, 1.68, 2.9), ttft: stats(0.041, 0.063, 0.118, 0.047, 0.2), itl: stats(0.0062, 0.011, 0.019, 0.0071, 0.05),
-      errorRate: 0, errorClass: null, acceptanceMean: 6.1, acceptanceTokens: 6.0, serverAcceptance: 6.05,
+      variant: 'dflash',
+      cell: CELL_C4,
+      start: startOf(0),
+      dialect: 'sglang',
+      tps: 600,
+      ramp: 0.5,
+      e2e: stats(1.62, 1.91, 2.35, 1.68, 2.9),
+      ttft: stats(0.041, 0.063, 0.118, 0.047, 0.2),
+      itl: stats(0.0062, 0.011, 0.019, 0.0071, 0.05),
+      errorRate: 0,
+      errorClass: null,
+      acceptanceMean: 6.1,
+      acceptanceTokens: 6.0,
+      serverAcceptance: 6.05,
     },
     {
-      variant: 'mtp', cell: CELL_C4, start: startOf(1), dialect: 'openai', tps: 300, ramp: 0.8,
-      e2e: stats(3.3, 3.8, 4.4, 3.4, 5.1), ttft: stats(0.052, 0.071, 0.13, 0.055, 0.21), itl: stats(0.0128, 0.016, 0.024, 0.0133, 0.06),
-      errorRate: 0.01, errorClass: 'overloaded', acceptanceMean: null, acceptanceTokens: null, serverAcceptance: 2.6,
+      variant: 'mtp',
+      cell: CELL_C4,
+      start: startOf(1),
+      dialect: 'openai',
+      tps: 300,
+      ramp: 0.8,
+      e2e: stats(3.3, 3.8, 4.4, 3.4, 5.1),
+      ttft: stats(0.052, 0.071, 0.13, 0.055, 0.21),
+      itl: stats(0.0128, 0.016, 0.024, 0.0133, 0.06),
+      errorRate: 0.01,
+      errorClass: 'overloaded',
+      acceptanceMean: null,
+      acceptanceTokens: null,
+      serverAcceptance: 2.6,
       reasoning: { answer: stats(0.9, 1.2, 1.6, 0.95, 2.1), first: stats(0.05, 0.07, 0.13, 0.055, 0.21), reasoningTps: 180, answerTps: 120 },
     },
     {
-      variant: 'mtp', cell: CELL_C16, start: startOf(2), dialect: 'openai', tps: 1200, ramp: 0.8,
-      e2e: stats(3.5, 4.1, 4.9, 3.6, 6.0), ttft: stats(0.09, 0.16, 0.31, 0.1, 0.5), itl: stats(0.0131, 0.018, 0.029, 0.014, 0.08),
-      errorRate: 0, errorClass: null, acceptanceMean: null, acceptanceTokens: null, serverAcceptance: 2.4,
+      variant: 'mtp',
+      cell: CELL_C16,
+      start: startOf(2),
+      dialect: 'openai',
+      tps: 1200,
+      ramp: 0.8,
+      e2e: stats(3.5, 4.1, 4.9, 3.6, 6.0),
+      ttft: stats(0.09, 0.16, 0.31, 0.1, 0.5),
+      itl: stats(0.0131, 0.018, 0.029, 0.014, 0.08),
+      errorRate: 0,
+      errorClass: null,
+      acceptanceMean: null,
+      acceptanceTokens: null,
+      serverAcceptance: 2.4,
     },
     {
-      variant: 'dflash', cell: CELL_C16, start: startOf(3), dialect: 'sglang', tps: 1800, ramp: 0.5,
-      e2e: stats(2.2, 2.7, 3.3, 2.3, 4.4), ttft: stats(0.08, 0.14, 0.29, 0.09, 0.45), itl: stats(0.0085, 0.014, 0.027, 0.0093, 0.07),
-      errorRate: 0.02, errorClass: 'timeout', acceptanceMean: 5.8, acceptanceTokens: 5.7, serverAcceptance: 5.75,
+      variant: 'dflash',
+      cell: CELL_C16,
+      start: startOf(3),
+      dialect: 'sglang',
+      tps: 1800,
+      ramp: 0.5,
+      e2e: stats(2.2, 2.7, 3.3, 2.3, 4.4),
+      ttft: stats(0.08, 0.14, 0.29, 0.09, 0.45),
+      itl: stats(0.0085, 0.014, 0.027, 0.0093, 0.07),
+      errorRate: 0.02,
+      errorClass: 'timeout',
+      acceptanceMean: 5.8,
+      acceptanceTokens: 5.7,
+      serverAcceptance: 5.75,
     },
   ],
 };
@@ -172,21 +216,48 @@ export const DATASET_TEST = {
   testid: 'dflash-vs-mtp-dataset-20260101-121500',
   runs: [
     {
-      variant: 'dflash', cell: CELL_C4, start: startOf(0), dialect: 'sglang',
-      domains: [{ domain: 'code', tps: 500, e2eAvg: 0.8, acceptanceTokens: 6.9 }, { domain: 'chat', tps: 150, e2eAvg: 2.1, acceptanceTokens: 2.05 }],
-      turns: [{ turn: '1', ttftP50: 0.09, inputRate: 300, cachedShare: 0.1 }, { turn: '2', ttftP50: 0.04, inputRate: 900, cachedShare: 0.7 }],
+      variant: 'dflash',
+      cell: CELL_C4,
+      start: startOf(0),
+      dialect: 'sglang',
+      domains: [
+        { domain: 'code', tps: 500, e2eAvg: 0.8, acceptanceTokens: 6.9 },
+        { domain: 'chat', tps: 150, e2eAvg: 2.1, acceptanceTokens: 2.05 },
+      ],
+      turns: [
+        { turn: '1', ttftP50: 0.09, inputRate: 300, cachedShare: 0.1 },
+        { turn: '2', ttftP50: 0.04, inputRate: 900, cachedShare: 0.7 },
+      ],
     },
     {
-      variant: 'mtp', cell: CELL_C4, start: startOf(1), dialect: 'openai',
-      domains: [{ domain: 'code', tps: 260, e2eAvg: 1.6, acceptanceTokens: null }, { domain: 'chat', tps: 240, e2eAvg: 1.7, acceptanceTokens: null }],
-      turns: [{ turn: '1', ttftP50: 0.1, inputRate: 280, cachedShare: 0.05 }, { turn: '2', ttftP50: 0.05, inputRate: 850, cachedShare: 0.6 }],
+      variant: 'mtp',
+      cell: CELL_C4,
+      start: startOf(1),
+      dialect: 'openai',
+      domains: [
+        { domain: 'code', tps: 260, e2eAvg: 1.6, acceptanceTokens: null },
+        { domain: 'chat', tps: 240, e2eAvg: 1.7, acceptanceTokens: null },
+      ],
+      turns: [
+        { turn: '1', ttftP50: 0.1, inputRate: 280, cachedShare: 0.05 },
+        { turn: '2', ttftP50: 0.05, inputRate: 850, cachedShare: 0.6 },
+      ],
     },
   ] as DatasetRunSpec[],
 };
 
 function emitDatasetRun(om: OpenMetrics, r: DatasetRunSpec, t0: number): void {
   const scenario = `${r.variant}_${r.cell.id}`;
-  const base: Labels = { testid: DATASET_TEST.testid, variant: r.variant, cell: r.cell.id, isl: String(r.cell.isl), osl: String(r.cell.osl), concurrency: String(r.cell.concurrency), scenario, dialect: r.dialect };
+  const base: Labels = {
+    testid: DATASET_TEST.testid,
+    variant: r.variant,
+    cell: r.cell.id,
+    isl: String(r.cell.isl),
+    osl: String(r.cell.osl),
+    concurrency: String(r.cell.concurrency),
+    scenario,
+    dialect: r.dialect,
+  };
   for (const rel of pushTimes(0, RUN_S)) {
     const t = t0 + r.start + rel;
     for (const d of r.domains) {
@@ -262,7 +333,15 @@ function trend(om: OpenMetrics, def: MetricDef, labels: Labels, t: number, s: St
 
 function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instance: Labels = {}): void {
   const scenario = `${r.variant}_${r.cell.id}`;
-  const runTags: Labels = { testid: test.testid, variant: r.variant, cell: r.cell.id, isl: String(r.cell.isl), osl: String(r.cell.osl), concurrency: String(r.cell.concurrency), ...instance };
+  const runTags: Labels = {
+    testid: test.testid,
+    variant: r.variant,
+    cell: r.cell.id,
+    isl: String(r.cell.isl),
+    osl: String(r.cell.osl),
+    concurrency: String(r.cell.concurrency),
+    ...instance,
+  };
   const base: Labels = { ...runTags, scenario, dialect: r.dialect };
   const rs = reqRate(r);
   for (const rel of pushTimes(0, RUN_S)) {
@@ -271,7 +350,14 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
     om.add(promName(METRICS.inputTokens), base, t, rs * r.cell.isl * rel);
     om.add(promName(METRICS.success), base, t, 1 - r.errorRate);
     trend(om, METRICS.e2e, base, t, r.e2e, rs * rel);
-    trend(om, METRICS.requestTps, base, t, stats(r.cell.osl / r.e2e.p50, (r.cell.osl / r.e2e.p50) * 1.1, (r.cell.osl / r.e2e.p50) * 1.3, r.cell.osl / r.e2e.avg, (r.cell.osl / r.e2e.p50) * 1.5), rs * rel);
+    trend(
+      om,
+      METRICS.requestTps,
+      base,
+      t,
+      stats(r.cell.osl / r.e2e.p50, (r.cell.osl / r.e2e.p50) * 1.1, (r.cell.osl / r.e2e.p50) * 1.3, r.cell.osl / r.e2e.avg, (r.cell.osl / r.e2e.p50) * 1.5),
+      rs * rel,
+    );
     if (r.ttft) trend(om, METRICS.ttft, base, t, r.ttft, rs * rel);
     if (r.itl) trend(om, METRICS.itl, base, t, r.itl, r.tps * rel);
     if (r.reasoning) {
@@ -281,7 +367,8 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
       om.add(promName(METRICS.answerTokens), base, t, r.reasoning.answerTps * rel);
     }
     if (r.errorClass !== null && r.errorRate > 0) om.add(promName(METRICS.errors), { ...base, error_class: r.errorClass }, t, failRate(r) * rel);
-    if (r.acceptanceMean !== null) trend(om, METRICS.acceptance, base, t, stats(r.acceptanceMean, r.acceptanceMean + 2, r.acceptanceMean + 4, r.acceptanceMean, 16), rs * rel);
+    if (r.acceptanceMean !== null)
+      trend(om, METRICS.acceptance, base, t, stats(r.acceptanceMean, r.acceptanceMean + 2, r.acceptanceMean + 4, r.acceptanceMean, 16), rs * rel);
     if (r.acceptanceTokens !== null) {
       om.add(promName(METRICS.specTokens), base, t, r.tps * rel);
       om.add(promName(METRICS.specVerifySteps), base, t, (r.tps * rel) / r.acceptanceTokens);
@@ -298,7 +385,14 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
   // The probe scenario sends one sample at the end of the steady window; its VU may not carry a dialect.
   if (r.serverAcceptance !== null) {
     const probe: Labels = { ...runTags, scenario: `probe_${scenario}` };
-    trend(om, METRICS.serverAcceptance, probe, t0 + r.start + RUN_S, stats(r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance), 1);
+    trend(
+      om,
+      METRICS.serverAcceptance,
+      probe,
+      t0 + r.start + RUN_S,
+      stats(r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance),
+      1,
+    );
   }
 }
 
@@ -333,8 +427,18 @@ function emitServers(om: OpenMetrics, t0: number, endRel: number): void {
     for (const variant of ['dflash', 'mtp'] as const) {
       const s = SERVERS[variant];
       const labels: Labels = { job: 'llm-server', instance: s.instance, variant, model_name: 'qwen3-32b-sim', ...s.extra };
-      om.add(`${s.prefix}generation_tokens_total`, labels, t, tokensSoFar(variant, rel, (r) => r.tps));
-      om.add(`${s.prefix}prompt_tokens_total`, labels, t, tokensSoFar(variant, rel, (r) => reqRate(r) * r.cell.isl));
+      om.add(
+        `${s.prefix}generation_tokens_total`,
+        labels,
+        t,
+        tokensSoFar(variant, rel, (r) => r.tps),
+      );
+      om.add(
+        `${s.prefix}prompt_tokens_total`,
+        labels,
+        t,
+        tokensSoFar(variant, rel, (r) => reqRate(r) * r.cell.isl),
+      );
       const active = activeRun(MAIN, rel);
       if (variant === 'dflash') {
         om.add('sglang:spec_accept_length', labels, t, active?.variant === 'dflash' ? (active.serverAcceptance ?? 0) : 0);
@@ -357,7 +461,8 @@ export function openMetrics(t0: number, endRel: number): string {
   }
   // Each instance carries half of every run; the probe (one VU) runs in the first instance only.
   SPLIT.segments.forEach((segment, i) => {
-    for (const r of SPLIT.runs) emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, { segment });
+    for (const r of SPLIT.runs)
+      emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, { segment });
   });
   for (const r of DATASET_TEST.runs) emitDatasetRun(om, r, t0);
   emitServers(om, t0, endRel);

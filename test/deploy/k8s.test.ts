@@ -10,7 +10,12 @@ import { VARIABLES } from '../../lib/config/variables';
 
 const ROOT = join(__dirname, '..', '..');
 
-type Schema = { type: 'object'; properties?: Record<string, Schema>; required?: string[]; open?: boolean } | { type: 'string'; enum?: string[] } | { type: 'integer' } | { type: 'boolean' } | { type: 'array'; items: Schema };
+type Schema =
+  | { type: 'object'; properties?: Record<string, Schema>; required?: string[]; open?: boolean }
+  | { type: 'string'; enum?: string[] }
+  | { type: 'integer' }
+  | { type: 'boolean' }
+  | { type: 'array'; items: Schema };
 
 const ENV_VAR: Schema = {
   type: 'object',
@@ -18,7 +23,17 @@ const ENV_VAR: Schema = {
   properties: {
     name: { type: 'string' },
     value: { type: 'string' },
-    valueFrom: { type: 'object', properties: { secretKeyRef: { type: 'object', required: ['key'], properties: { name: { type: 'string' }, key: { type: 'string' }, optional: { type: 'boolean' } } }, configMapKeyRef: { type: 'object', required: ['key'], properties: { name: { type: 'string' }, key: { type: 'string' }, optional: { type: 'boolean' } } } } },
+    valueFrom: {
+      type: 'object',
+      properties: {
+        secretKeyRef: { type: 'object', required: ['key'], properties: { name: { type: 'string' }, key: { type: 'string' }, optional: { type: 'boolean' } } },
+        configMapKeyRef: {
+          type: 'object',
+          required: ['key'],
+          properties: { name: { type: 'string' }, key: { type: 'string' }, optional: { type: 'boolean' } },
+        },
+      },
+    },
   },
 };
 
@@ -48,7 +63,14 @@ const TESTRUN: Schema = {
             imagePullPolicy: { type: 'string' },
             env: { type: 'array', items: ENV_VAR },
             envFrom: { type: 'array', items: { type: 'object', open: true } },
-            resources: { type: 'object', properties: { claims: { type: 'array', items: { type: 'object', open: true } }, limits: { type: 'object', open: true }, requests: { type: 'object', open: true } } },
+            resources: {
+              type: 'object',
+              properties: {
+                claims: { type: 'array', items: { type: 'object', open: true } },
+                limits: { type: 'object', open: true },
+                requests: { type: 'object', open: true },
+              },
+            },
             volumeMounts: { type: 'array', items: { type: 'object', required: ['mountPath', 'name'], open: true } },
             volumes: { type: 'array', items: { type: 'object', required: ['name'], open: true } },
             nodeSelector: { type: 'object', open: true },
@@ -60,7 +82,11 @@ const TESTRUN: Schema = {
           type: 'object',
           properties: {
             configMap: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, file: { type: 'string' } } },
-            volumeClaim: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, file: { type: 'string' }, readOnly: { type: 'boolean' } } },
+            volumeClaim: {
+              type: 'object',
+              required: ['name'],
+              properties: { name: { type: 'string' }, file: { type: 'string' }, readOnly: { type: 'boolean' } },
+            },
             localFile: { type: 'string' },
           },
         },
@@ -107,7 +133,10 @@ const manifest = parse(readFileSync(join(ROOT, 'deploy', 'k8s', 'testrun-dflash-
 test('the TestRun fits the k6-operator schema', () => {
   assert.deepEqual(validate(manifest, TESTRUN, 'TestRun'), []);
   // The validator itself rejects what the operator would.
-  assert.deepEqual(validate({ ...manifest, spec: { ...manifest.spec, parallelism: '4', replicas: 2 } }, TESTRUN, 'TestRun'), ['TestRun.spec.parallelism: expected an integer', 'TestRun.spec.replicas: not a field of the TestRun schema']);
+  assert.deepEqual(validate({ ...manifest, spec: { ...manifest.spec, parallelism: '4', replicas: 2 } }, TESTRUN, 'TestRun'), [
+    'TestRun.spec.parallelism: expected an integer',
+    'TestRun.spec.replicas: not a field of the TestRun schema',
+  ]);
 });
 
 test('the runners are one run: several instances, one testid, partials to a shared volume, every variable known and no key in clear', () => {
@@ -120,7 +149,10 @@ test('the runners are one run: several instances, one testid, partials to a shar
   assert.equal(env.PARTIAL.value, 'true');
   const mount = spec.runner.volumeMounts.find((m: { mountPath: string }) => m.mountPath === env.RESULTS_DIR.value);
   assert.ok(mount, 'RESULTS_DIR is a mounted volume');
-  assert.ok(spec.runner.volumes.some((v: { name: string; persistentVolumeClaim?: unknown }) => v.name === mount.name && v.persistentVolumeClaim), 'shared by the runners');
+  assert.ok(
+    spec.runner.volumes.some((v: { name: string; persistentVolumeClaim?: unknown }) => v.name === mount.name && v.persistentVolumeClaim),
+    'shared by the runners',
+  );
   const known = new Set(VARIABLES.map((v) => v.name));
   for (const name of Object.keys(env)) assert.ok(known.has(name) || name.startsWith('K6_'), `${name} is not a variable of the suite`);
   for (const v of VARIABLES.filter((x) => x.secret)) if (env[v.name]) assert.ok(env[v.name].valueFrom && !env[v.name].value, `${v.name} comes from a Secret`);

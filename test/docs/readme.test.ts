@@ -13,7 +13,9 @@ import { BENCHMARK_NAMES } from '../../lib/benchmarks';
 const root = join(__dirname, '..', '..');
 const read = (f: string) => readFileSync(join(root, f), 'utf8');
 const readme = read('README.md');
-const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+const docs = readdirSync(join(root, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 
 test('every generated table matches the code (npm run docs regenerates them)', () => {
   for (const [file, sections] of Object.entries(FILES)) {
@@ -65,7 +67,8 @@ test('every source file named in the code, its comments and the docs exists (a c
     .filter((f) => /\.(ts|js|mjs|cjs|md|ya?ml|sh)$/.test(f) && !f.startsWith('test/fixtures/'));
   // A repository path by its top-level folder, not the tail of a longer path (another project's
   // `vllm/…/lib/x.py`, `../shared/…`), ending in a file extension.
-  const path = /(?<![A-Za-z0-9_./@-])((?:lib|scripts|sim|test|bench|deploy|docs|scenarios|examples|\.github|\.ci)\/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.(?:ts|js|mjs|md|json|ya?ml|sh|py|html|svg))(?![A-Za-z0-9_/-])/g;
+  const path =
+    /(?<![A-Za-z0-9_./@-])((?:lib|scripts|sim|test|bench|deploy|docs|scenarios|examples|\.github|\.ci)\/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.(?:ts|js|mjs|md|json|ya?ml|sh|py|html|svg))(?![A-Za-z0-9_/-])/g;
   const missing: string[] = [];
   for (const file of tracked) {
     for (const m of read(file).matchAll(path)) {
@@ -90,5 +93,6 @@ test("docs/architecture.md's picture names every folder of lib/, and only folder
     const drawn = parts.length === 2 ? `${f}/` : `${parts.slice(0, -1).join('/')}/ (+${parts[parts.length - 1]}/)`;
     assert.ok(picture.includes(drawn), `${f}/ is not in the picture of docs/architecture.md (drawn as "${drawn}")`);
   }
-  for (const [named] of picture.matchAll(/lib\/[a-z0-9/-]+(?:\.ts)?/g)) assert.ok(existsSync(join(root, named)), `the picture names ${named}, which does not exist`);
+  for (const [named] of picture.matchAll(/lib\/[a-z0-9/-]+(?:\.ts)?/g))
+    assert.ok(existsSync(join(root, named)), `the picture names ${named}, which does not exist`);
 });

@@ -9,7 +9,11 @@ import { join, relative } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const layers = require('../../scripts/lint/layers.cjs') as { RANKS: Record<string, number>; unitOf(f: string): string | null; violation(a: string, b: string): string | null };
+const layers = require('../../scripts/lint/layers.cjs') as {
+  RANKS: Record<string, number>;
+  unitOf(f: string): string | null;
+  violation(a: string, b: string): string | null;
+};
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const graph = require('../../scripts/lint/import-graph.cjs') as { graph(): Map<string, string[]> };
 const lib = (p: string) => join(root, 'lib', p);

@@ -172,7 +172,11 @@ class ServerLog {
       else if ((m = DRAFT.exec(line))) Object.assign(rec(m[1]), { draftAccepted: +m[3], draftGenerated: +m[4] });
     }
     const out = [...byTask.values()];
-    for (const t of out) assert.ok(t.totalMs !== undefined && t.evalTokens !== undefined && t.promptTokens !== undefined, `incomplete timing record in the log: ${JSON.stringify(t)}`);
+    for (const t of out)
+      assert.ok(
+        t.totalMs !== undefined && t.evalTokens !== undefined && t.promptTokens !== undefined,
+        `incomplete timing record in the log: ${JSON.stringify(t)}`,
+      );
     return out as Timing[];
   }
 }
@@ -291,14 +295,25 @@ function accountingChecks(label: string, rec: RecordJson, o: Observed, warmup: n
   const preflightPrompt = sum(expectPreflight.map((x) => x.p));
   // Output tokens: every generated token is counted once by the engine, when its request ends.
   assert.equal(rec.output_tokens, rec.requests * OSL, `${label}: ignore_eos gives OSL tokens per request`);
-  assert.equal(o.d('tokens_predicted_total'), rec.output_tokens + preflightTokens, `${label}: Δ tokens_predicted_total = suite output_tokens + ${preflightTokens} (preflight)`);
+  assert.equal(
+    o.d('tokens_predicted_total'),
+    rec.output_tokens + preflightTokens,
+    `${label}: Δ tokens_predicted_total = suite output_tokens + ${preflightTokens} (preflight)`,
+  );
   assert.equal(sum(o.measured.map((r) => r.evalTokens)), rec.output_tokens, `${label}: the log's eval tokens`);
   // Prompt tokens: evaluated or taken from the cache, each prompt token counts once.
   const promptDelta = o.d('prompt_tokens_total') + o.d('prompt_tokens_cached_total');
-  assert.equal(promptDelta, rec.input_tokens + preflightPrompt, `${label}: Δ prompt tokens (evaluated + cached) = suite input_tokens + ${preflightPrompt} (preflight)`);
+  assert.equal(
+    promptDelta,
+    rec.input_tokens + preflightPrompt,
+    `${label}: Δ prompt tokens (evaluated + cached) = suite input_tokens + ${preflightPrompt} (preflight)`,
+  );
   assert.equal(rec.input_tokens, rec.requests * ISL, `${label}: input tokens`);
   // Preflight requests never draft: their single token comes from the prompt's evaluation.
-  assert.ok(o.preflight.every((r) => r.draftGenerated === 0), `${label}: a preflight request drafted`);
+  assert.ok(
+    o.preflight.every((r) => r.draftGenerated === 0),
+    `${label}: a preflight request drafted`,
+  );
 }
 
 /** Draft figures of the speculative server: the suite's per-request sums against the engine's. */
@@ -333,7 +348,10 @@ function windowChecks(label: string, rec: RecordJson, o: Observed, speculative: 
     return `${label}: no request finished inside the window; no window figures reported`;
   }
   const perToken = (d('tokens_predicted_seconds_total') / tokens) * 1000;
-  assert.ok(rec.server_time_per_token_ms !== null && close(rec.server_time_per_token_ms, perToken), `${label}: window time per token ${rec.server_time_per_token_ms} vs ${perToken} ms`);
+  assert.ok(
+    rec.server_time_per_token_ms !== null && close(rec.server_time_per_token_ms, perToken),
+    `${label}: window time per token ${rec.server_time_per_token_ms} vs ${perToken} ms`,
+  );
   // Throughput divides by the time between the scrapes on k6's clock, which the proxy sees a
   // moment earlier: only close.
   const seconds = (o.scrapes[2].atMs - o.scrapes[1].atMs) / 1000;
@@ -440,7 +458,13 @@ describe('real llama.cpp servers', async () => {
           assert.match(t.engine, /^llama\.cpp b\d+$/, `${t.variant} engine`);
           assert.equal(t.serverMetrics, 'llamacpp', `${t.variant} /metrics flavour`);
         }
-        assert.deepEqual(s.targets.map((t) => [t.variant, t.dialect]), [['dflash', 'llamacpp'], ['mtp', 'openai']]);
+        assert.deepEqual(
+          s.targets.map((t) => [t.variant, t.dialect]),
+          [
+            ['dflash', 'llamacpp'],
+            ['mtp', 'openai'],
+          ],
+        );
         const a = s.records.find((r) => r.variant === 'dflash') as RecordJson;
         const b = s.records.find((r) => r.variant === 'mtp') as RecordJson;
         accountingChecks('spec', a, os, 0);
@@ -456,7 +480,10 @@ describe('real llama.cpp servers', async () => {
         // The prompts are fixed by SEED and the replies by temperature 0; these have none.)
         assert.deepEqual(a.itl_rule_requests, { 'server-counts': a.requests }, 'spec (llamacpp) itl rule');
         assert.deepEqual(b.itl_rule_requests, { 'one-token-per-event': b.requests }, 'plain (openai) itl rule');
-        for (const [label, r] of [['spec', a], ['plain', b]] as const) {
+        for (const [label, r] of [
+          ['spec', a],
+          ['plain', b],
+        ] as const) {
           assert.ok(r.itl_ms && r.itl_ms.count === r.requests * (OSL - 1), `${label}: one ITL sample per token after the first`);
           assert.equal(r.itl_per_chunk_ms, null, `${label}: no per-chunk ITL`);
         }
@@ -468,7 +495,9 @@ describe('real llama.cpp servers', async () => {
         assert.ok(c.throughput_ratio_a_over_b !== null && c.throughput_ratio_a_over_b > 0, 'throughput ratio');
         // Ten requests a cell, slices shorter than a request: no verdict rests on that.
         assert.match(c.verdict, /^(DFlash faster by|MTP faster by|no significant difference|too few samples for a verdict) /);
-        notes.push(`requests spec ${a.requests}, plain ${b.requests}; output tokens ${a.output_tokens}/${b.output_tokens}; verdict: ${c.verdict}; run ${(run.wallMs / 1000).toFixed(1)} s`);
+        notes.push(
+          `requests spec ${a.requests}, plain ${b.requests}; output tokens ${a.output_tokens}/${b.output_tokens}; verdict: ${c.verdict}; run ${(run.wallMs / 1000).toFixed(1)} s`,
+        );
         for (const n of notes) console.log(`# ${runner.name}: ${n}`);
       });
 
@@ -481,56 +510,69 @@ describe('real llama.cpp servers', async () => {
         ['responses', 'sse'],
         ['responses', 'http'],
       ] as const) {
-        test(`context-matrix on the plain server in ${dialect} over ${transport}: tokens and timings match the engine`, { skip: transport === 'sse' ? sseSkip : undefined }, async () => {
-          const plain = engines.plain as Engine;
-          const b0 = await mark(plain);
-          const run = await runner.run(
-            'context-matrix',
-            {
-              TARGET_URL: plain.proxy.url,
-              DIALECT: dialect,
-              TRANSPORT: transport,
-              ISL: String(ISL),
-              OSL: String(OSL),
-              CONCURRENCY: '1',
-              DURATION: '6s',
-              SLICES: '2',
-              WARMUP_REQUESTS: '0',
-              SEED: '7',
-              REQUEST_TIMEOUT: '20s',
-              GRACEFUL_STOP: GRACE,
-            },
-            120_000,
-          );
-          const s = summaryOf(run);
-          const o = await observe(plain, b0);
-          noPreflightRetry(s);
-          assert.deepEqual(s.targets.map((t) => t.dialect), [dialect]);
-          assert.match(s.targets[0].engine, /^llama\.cpp b\d+$/);
-          const rec = s.records[0];
-          const label = `${dialect}/${transport}`;
-          assert.equal(rec.requests_failed, 0, `${label}: failed requests`);
-          assert.ok(rec.requests >= 2, `${label}: ${rec.requests} requests`);
-          assert.equal(rec.requests, o.measured.length, `${label}: suite requests vs the server's log`);
-          assert.equal(o.preflight.length, 1, `${label}: besides the measured requests, the preflight's one-token check alone`);
-          assert.equal(o.preflight[0].evalTokens, 1);
-          assert.equal(rec.output_tokens, rec.requests * OSL, `${label}: ignore_eos gives OSL tokens per request on this route too`);
-          assert.equal(o.d('tokens_predicted_total'), rec.output_tokens + 1, `${label}: Δ tokens_predicted_total = suite output_tokens + 1 (preflight)`);
-          assert.equal(sum(o.measured.map((r) => r.evalTokens)), rec.output_tokens, `${label}: the log's eval tokens`);
-          // Prompt tokens as the server counted them (usage), each once: evaluated or cached.
-          const promptDelta = o.d('prompt_tokens_total') + o.d('prompt_tokens_cached_total');
-          assert.ok(rec.input_tokens >= rec.requests * ISL && promptDelta > rec.input_tokens, `${label}: input tokens ${rec.input_tokens}, Δ prompt ${promptDelta}`);
-          const notes = latencyChecks(label, rec, o, transport === 'sse', 0.1);
-          if (transport === 'sse') {
-            // One token per content event, confirmed by the final count (a token ending inside a
-            // UTF-8 character comes with the next one: that request is read per chunk, never per token).
-            const perToken = rec.itl_rule_requests['one-token-per-event'] ?? 0;
-            assert.equal(perToken + (rec.itl_rule_requests['per-chunk'] ?? 0), rec.requests, `${label}: ${JSON.stringify(rec.itl_rule_requests)}`);
-            if (perToken === rec.requests) assert.ok(rec.itl_ms && rec.itl_ms.count === rec.requests * (OSL - 1), `${label}: one ITL sample per token after the first`);
-          } else assert.equal(rec.itl_rule, null, `${label}: no ITL over http`);
-          notes.push(`${label}: requests ${rec.requests}, output tokens ${rec.output_tokens}, itl rules ${JSON.stringify(rec.itl_rule_requests)}; run ${(run.wallMs / 1000).toFixed(1)} s`);
-          for (const n of notes) console.log(`# ${runner.name}: ${n}`);
-        });
+        test(
+          `context-matrix on the plain server in ${dialect} over ${transport}: tokens and timings match the engine`,
+          { skip: transport === 'sse' ? sseSkip : undefined },
+          async () => {
+            const plain = engines.plain as Engine;
+            const b0 = await mark(plain);
+            const run = await runner.run(
+              'context-matrix',
+              {
+                TARGET_URL: plain.proxy.url,
+                DIALECT: dialect,
+                TRANSPORT: transport,
+                ISL: String(ISL),
+                OSL: String(OSL),
+                CONCURRENCY: '1',
+                DURATION: '6s',
+                SLICES: '2',
+                WARMUP_REQUESTS: '0',
+                SEED: '7',
+                REQUEST_TIMEOUT: '20s',
+                GRACEFUL_STOP: GRACE,
+              },
+              120_000,
+            );
+            const s = summaryOf(run);
+            const o = await observe(plain, b0);
+            noPreflightRetry(s);
+            assert.deepEqual(
+              s.targets.map((t) => t.dialect),
+              [dialect],
+            );
+            assert.match(s.targets[0].engine, /^llama\.cpp b\d+$/);
+            const rec = s.records[0];
+            const label = `${dialect}/${transport}`;
+            assert.equal(rec.requests_failed, 0, `${label}: failed requests`);
+            assert.ok(rec.requests >= 2, `${label}: ${rec.requests} requests`);
+            assert.equal(rec.requests, o.measured.length, `${label}: suite requests vs the server's log`);
+            assert.equal(o.preflight.length, 1, `${label}: besides the measured requests, the preflight's one-token check alone`);
+            assert.equal(o.preflight[0].evalTokens, 1);
+            assert.equal(rec.output_tokens, rec.requests * OSL, `${label}: ignore_eos gives OSL tokens per request on this route too`);
+            assert.equal(o.d('tokens_predicted_total'), rec.output_tokens + 1, `${label}: Δ tokens_predicted_total = suite output_tokens + 1 (preflight)`);
+            assert.equal(sum(o.measured.map((r) => r.evalTokens)), rec.output_tokens, `${label}: the log's eval tokens`);
+            // Prompt tokens as the server counted them (usage), each once: evaluated or cached.
+            const promptDelta = o.d('prompt_tokens_total') + o.d('prompt_tokens_cached_total');
+            assert.ok(
+              rec.input_tokens >= rec.requests * ISL && promptDelta > rec.input_tokens,
+              `${label}: input tokens ${rec.input_tokens}, Δ prompt ${promptDelta}`,
+            );
+            const notes = latencyChecks(label, rec, o, transport === 'sse', 0.1);
+            if (transport === 'sse') {
+              // One token per content event, confirmed by the final count (a token ending inside a
+              // UTF-8 character comes with the next one: that request is read per chunk, never per token).
+              const perToken = rec.itl_rule_requests['one-token-per-event'] ?? 0;
+              assert.equal(perToken + (rec.itl_rule_requests['per-chunk'] ?? 0), rec.requests, `${label}: ${JSON.stringify(rec.itl_rule_requests)}`);
+              if (perToken === rec.requests)
+                assert.ok(rec.itl_ms && rec.itl_ms.count === rec.requests * (OSL - 1), `${label}: one ITL sample per token after the first`);
+            } else assert.equal(rec.itl_rule, null, `${label}: no ITL over http`);
+            notes.push(
+              `${label}: requests ${rec.requests}, output tokens ${rec.output_tokens}, itl rules ${JSON.stringify(rec.itl_rule_requests)}; run ${(run.wallMs / 1000).toFixed(1)} s`,
+            );
+            for (const n of notes) console.log(`# ${runner.name}: ${n}`);
+          },
+        );
       }
 
       test('context-matrix on the speculative server, /v1/completions over http, c=2 and one warm-up: figures match the engine', async () => {

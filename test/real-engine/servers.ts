@@ -181,7 +181,11 @@ async function launch(setup: LlamaSetup, port: number, opts: LlamaServerOptions 
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const logTail = (n = 20) => [...log, partial].filter((l) => l !== '').slice(-n).join('\n');
+  const logTail = (n = 20) =>
+    [...log, partial]
+      .filter((l) => l !== '')
+      .slice(-n)
+      .join('\n');
 
   const url = `http://127.0.0.1:${port}`;
   const server: LlamaServer = {

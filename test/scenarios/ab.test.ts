@@ -55,11 +55,17 @@ for (const runner of RUNNERS) {
         const truth = truthA.tokensPerSec / truthB.tokensPerSec;
         assert.ok(Math.abs(measured / truth - 1) < 0.05, `measured ratio ${measured.toFixed(3)} vs ground truth ${truth.toFixed(3)}`);
         // Each throughput on its own, too.
-        assert.ok(Math.abs(a.output_throughput_tokens_per_s! / truthA.tokensPerSec - 1) < 0.05, `dflash ${a.output_throughput_tokens_per_s} vs ${truthA.tokensPerSec}`);
+        assert.ok(
+          Math.abs(a.output_throughput_tokens_per_s! / truthA.tokensPerSec - 1) < 0.05,
+          `dflash ${a.output_throughput_tokens_per_s} vs ${truthA.tokensPerSec}`,
+        );
         // The verdict's ratio is of mean slice throughputs, the statistic its interval resamples.
         const c = run.summary!.comparisons[0];
         assert.ok(Math.abs(c.throughput_ratio_a_over_b! / measured - 1) < 0.02, `${c.throughput_ratio_a_over_b} vs ${measured}`);
-        assert.ok(c.throughput_ratio_ci && c.throughput_ratio_ci[0] <= c.throughput_ratio_a_over_b! && c.throughput_ratio_a_over_b! <= c.throughput_ratio_ci[1], 'the interval holds its estimate');
+        assert.ok(
+          c.throughput_ratio_ci && c.throughput_ratio_ci[0] <= c.throughput_ratio_a_over_b! && c.throughput_ratio_a_over_b! <= c.throughput_ratio_ci[1],
+          'the interval holds its estimate',
+        );
         assert.match(run.summary!.comparisons[0].verdict, /^DFlash faster by/);
 
         // Acceptance: SGLang from meta_info per request, vLLM from /metrics over the window.

@@ -16,8 +16,14 @@ export interface Workload {
 function body(w: Workload, seq: number): { path: string; json: string } {
   const ids = Array.from({ length: w.isl }, (_, i) => 1000 + ((seq * 7919 + i * 104729) % 30000));
   return w.engine === 'sglang'
-    ? { path: '/generate', json: JSON.stringify({ input_ids: ids, sampling_params: { max_new_tokens: w.osl, ignore_eos: true, temperature: 0 }, stream: true }) }
-    : { path: '/v1/completions', json: JSON.stringify({ model: 'qwen3-32b-sim', prompt: ids, max_tokens: w.osl, ignore_eos: true, temperature: 0, stream: true }) };
+    ? {
+        path: '/generate',
+        json: JSON.stringify({ input_ids: ids, sampling_params: { max_new_tokens: w.osl, ignore_eos: true, temperature: 0 }, stream: true }),
+      }
+    : {
+        path: '/v1/completions',
+        json: JSON.stringify({ model: 'qwen3-32b-sim', prompt: ids, max_tokens: w.osl, ignore_eos: true, temperature: 0, stream: true }),
+      };
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 100_000 });
@@ -25,11 +31,15 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 100_000 });
 function send(base: string, w: Workload, seq: number): Promise<void> {
   const { path, json } = body(w, seq);
   return new Promise((resolve) => {
-    const req = http.request(base + path, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) } }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => resolve());
-      res.on('error', () => resolve());
-    });
+    const req = http.request(
+      base + path,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) } },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve());
+        res.on('error', () => resolve());
+      },
+    );
     req.on('error', () => resolve());
     req.end(json);
   });

@@ -49,13 +49,26 @@ const COMMON = {
 
 async function search(runner: Runner, env: Record<string, string | undefined>): Promise<{ code: number; report: CapacityReport; log: string[] }> {
   const log: string[] = [];
-  const out = await runCapacity({ env: { RESULTS_DIR: mkdtempSync(join(tmpdir(), 'capacity-')), RUN_ID: 'cap', ...COMMON, ...env }, exec: execOf(runner), prometheus: false, log: (l) => log.push(l) });
+  const out = await runCapacity({
+    env: { RESULTS_DIR: mkdtempSync(join(tmpdir(), 'capacity-')), RUN_ID: 'cap', ...COMMON, ...env },
+    exec: execOf(runner),
+    prometheus: false,
+    log: (l) => log.push(l),
+  });
   assert.ok(out.report, `no report: ${out.message ?? ''}\n${log.join('\n')}`);
   return { code: out.code, report: out.report, log };
 }
 
 /** Coarse steps of ×1.5 until the ground-truth p99 crosses, then every load of `fine` inside the bracket, each held longer. */
-async function sweep(sim: RemoteSim, w: Workload, loop: 'closed' | 'open', start: number, limit: number, holdMs: number, fine: (lo: number, hi: number) => number[]): Promise<{ truth: number; points: TruthPoint[] }> {
+async function sweep(
+  sim: RemoteSim,
+  w: Workload,
+  loop: 'closed' | 'open',
+  start: number,
+  limit: number,
+  holdMs: number,
+  fine: (lo: number, hi: number) => number[],
+): Promise<{ truth: number; points: TruthPoint[] }> {
   const points: TruthPoint[] = [];
   let load = start;
   let prev = start;
@@ -116,7 +129,9 @@ describe('capacity search against a fine sweep of the simulators', () => {
   });
   const openTruth = async () => {
     if (truths.open === undefined) {
-      const s = await sweep(dflash, { engine: 'sglang', isl: ISL, osl: OSL }, 'open', 8, E2E_OPEN_MS, 10_000, (lo, hi) => Array.from({ length: 5 }, (_, i) => Math.round((lo + ((hi - lo) * (i + 1)) / 6) * 10) / 10));
+      const s = await sweep(dflash, { engine: 'sglang', isl: ISL, osl: OSL }, 'open', 8, E2E_OPEN_MS, 10_000, (lo, hi) =>
+        Array.from({ length: 5 }, (_, i) => Math.round((lo + ((hi - lo) * (i + 1)) / 6) * 10) / 10),
+      );
       truths.open = s.truth;
     }
     return truths.open;
@@ -139,46 +154,83 @@ describe('capacity search against a fine sweep of the simulators', () => {
         assert.equal(code, 0, why);
         const [a, b] = report.targets;
         assert.deepEqual([a.variant, b.variant], ['dflash', 'mtp']);
-        for (const [t, truth] of [[a, ta], [b, tb]] as const) {
+        for (const [t, truth] of [
+          [a, ta],
+          [b, tb],
+        ] as const) {
           assert.ok(within(t.capacity.crossing, truth, 0.1), `${t.variant}: search ${t.capacity.crossing} vs truth ${truth.toFixed(2)}\n${why}`);
           assert.equal(t.capacity.limitedBy, 'e2e', why);
           assert.equal(t.stop?.kind, 'converged', why);
-          assert.ok(t.capacity.lo !== null && t.capacity.hi !== null && t.capacity.crossing !== null && t.capacity.lo <= t.capacity.crossing && t.capacity.crossing <= t.capacity.hi, `interval ${JSON.stringify(t.capacity)}`);
+          assert.ok(
+            t.capacity.lo !== null &&
+              t.capacity.hi !== null &&
+              t.capacity.crossing !== null &&
+              t.capacity.lo <= t.capacity.crossing &&
+              t.capacity.crossing <= t.capacity.hi,
+            `interval ${JSON.stringify(t.capacity)}`,
+          );
           // The step that broke the SLO is named, and every step says how many samples it judged.
           const broke = t.capacity.criteria.find((c) => c.key === 'e2e');
           assert.ok(broke && broke.brokeAt !== null && broke.brokeAt > (t.capacity.value as number), why);
-          assert.ok(t.points.every((p) => p.measures.every((m) => m.n > 0)), why);
+          assert.ok(
+            t.points.every((p) => p.measures.every((m) => m.n > 0)),
+            why,
+          );
         }
         assert.ok(report.ratio, why);
         const r = report.ratio.ratio;
-        assert.ok(r.hi !== null && r.lo <= ta / tb && ta / tb <= r.hi, `ratio ${r.value.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi}] vs true ${(ta / tb).toFixed(3)}\n${why}`);
+        assert.ok(
+          r.hi !== null && r.lo <= ta / tb && ta / tb <= r.hi,
+          `ratio ${r.value.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi}] vs true ${(ta / tb).toFixed(3)}\n${why}`,
+        );
       });
 
       // The open loop's truth sweep and its search near saturation take over four minutes: CI runs
       // the search end to end (the case below), TEST_LONG=1 (`npm run test:long`) checks it against the truth.
-      test('open loop over http: the search converges; every load it passed kept its schedule', { skip: LONG ? 'TEST_LONG=1 runs the check against the truth instead' : undefined }, async () => {
-        const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_MIN_SAMPLES: '300', CAPACITY_STEP_MAX: '10s' });
-        const why = log.join('\n');
-        assert.equal(code, 0, why);
-        const t = report.targets[0];
-        assert.equal(t.stop?.kind, 'converged', why);
-        assert.equal(t.capacity.limitedBy, 'e2e', why);
-        assert.ok(t.capacity.lo !== null && t.capacity.hi !== null && t.capacity.crossing !== null && t.capacity.lo <= t.capacity.crossing && t.capacity.crossing <= t.capacity.hi, `interval ${JSON.stringify(t.capacity)}`);
-        const broke = t.capacity.criteria.find((c) => c.key === 'e2e');
-        assert.ok(broke && broke.brokeAt !== null && broke.brokeAt > (t.capacity.value as number), why);
-        assert.ok(t.points.filter((p) => p.pass).every((p) => p.dropped === 0), `dropped iterations at a passing load\n${why}`);
-      });
+      test(
+        'open loop over http: the search converges; every load it passed kept its schedule',
+        { skip: LONG ? 'TEST_LONG=1 runs the check against the truth instead' : undefined },
+        async () => {
+          const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_MIN_SAMPLES: '300', CAPACITY_STEP_MAX: '10s' });
+          const why = log.join('\n');
+          assert.equal(code, 0, why);
+          const t = report.targets[0];
+          assert.equal(t.stop?.kind, 'converged', why);
+          assert.equal(t.capacity.limitedBy, 'e2e', why);
+          assert.ok(
+            t.capacity.lo !== null &&
+              t.capacity.hi !== null &&
+              t.capacity.crossing !== null &&
+              t.capacity.lo <= t.capacity.crossing &&
+              t.capacity.crossing <= t.capacity.hi,
+            `interval ${JSON.stringify(t.capacity)}`,
+          );
+          const broke = t.capacity.criteria.find((c) => c.key === 'e2e');
+          assert.ok(broke && broke.brokeAt !== null && broke.brokeAt > (t.capacity.value as number), why);
+          assert.ok(
+            t.points.filter((p) => p.pass).every((p) => p.dropped === 0),
+            `dropped iterations at a passing load\n${why}`,
+          );
+        },
+      );
 
-      test('open loop over http: the capacity in requests per second within 10 % of the truth', { skip: LONG ? undefined : 'runs with TEST_LONG=1 (npm run test:long; the scheduled workflow long.yml): over four minutes' }, async () => {
-        const truth = await openTruth();
-        // An open loop's p99 near saturation is the noisiest figure here: give its loads near the answer more time.
-        const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_STEP_MAX: '30s' });
-        const why = `${log.join('\n')}\ntruth ${truth.toFixed(2)} req/s`;
-        assert.equal(code, 0, why);
-        const t = report.targets[0];
-        assert.ok(within(t.capacity.crossing, truth, 0.1), `search ${t.capacity.crossing} vs truth ${truth.toFixed(2)}\n${why}`);
-        assert.ok(t.points.filter((p) => p.pass).every((p) => p.dropped === 0), `dropped iterations at a passing load\n${why}`);
-      });
+      test(
+        'open loop over http: the capacity in requests per second within 10 % of the truth',
+        { skip: LONG ? undefined : 'runs with TEST_LONG=1 (npm run test:long; the scheduled workflow long.yml): over four minutes' },
+        async () => {
+          const truth = await openTruth();
+          // An open loop's p99 near saturation is the noisiest figure here: give its loads near the answer more time.
+          const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_STEP_MAX: '30s' });
+          const why = `${log.join('\n')}\ntruth ${truth.toFixed(2)} req/s`;
+          assert.equal(code, 0, why);
+          const t = report.targets[0];
+          assert.ok(within(t.capacity.crossing, truth, 0.1), `search ${t.capacity.crossing} vs truth ${truth.toFixed(2)}\n${why}`);
+          assert.ok(
+            t.points.filter((p) => p.pass).every((p) => p.dropped === 0),
+            `dropped iterations at a passing load\n${why}`,
+          );
+        },
+      );
     });
   }
 });
@@ -190,7 +242,13 @@ describe('a target that changes mid-search', () => {
       for (const [what, faults, strikeAt, kind, pattern] of [
         // Half the requests failing ends the search either way: its step's requests fail above
         // SLO_ERROR_RATE, or (1 time in 16) the step run's preflight meets four 500s in a row.
-        ['starts failing', { errorRate500: 0.5 }, 4, 'error', /requests failed at .*above SLO_ERROR_RATE|exited 108:\s+PREFLIGHT FAILED[\s\S]*500: 'Simulated internal server error/],
+        [
+          'starts failing',
+          { errorRate500: 0.5 },
+          4,
+          'error',
+          /requests failed at .*above SLO_ERROR_RATE|exited 108:\s+PREFLIGHT FAILED[\s\S]*500: 'Simulated internal server error/,
+        ],
         ['slows down', { slowFactor: 4 }, 5, 'degraded', /degraded during the search/],
       ] as const) {
         test(`${what}: its search ends with the reason, what was measured is kept and reported, exit 97`, async () => {
@@ -205,7 +263,16 @@ describe('a target that changes mid-search', () => {
             const dir = mkdtempSync(join(tmpdir(), 'capacity-'));
             const log: string[] = [];
             const out = await runCapacity({
-              env: { ...COMMON, RESULTS_DIR: dir, RUN_ID: 'cap', TARGET_URL: sim.url, TRANSPORT: 'sse', SLO_E2E_P99: `${E2E_CLOSED_MS}ms`, CAPACITY_START: '2', CAPACITY_STEP_MAX: '3s' },
+              env: {
+                ...COMMON,
+                RESULTS_DIR: dir,
+                RUN_ID: 'cap',
+                TARGET_URL: sim.url,
+                TRANSPORT: 'sse',
+                SLO_E2E_P99: `${E2E_CLOSED_MS}ms`,
+                CAPACITY_START: '2',
+                CAPACITY_STEP_MAX: '3s',
+              },
               exec,
               prometheus: false,
               log: (l) => log.push(l),
@@ -218,7 +285,10 @@ describe('a target that changes mid-search', () => {
             assert.ok(t.points.length >= 3 && t.points.slice(0, 3).every((p) => p.pass), why);
             const json = JSON.parse(readFileSync(join(dir, 'cap.summary.json'), 'utf8')) as CapacityReport;
             assert.equal(json.targets[0].points.length, t.points.length);
-            assert.ok(json.warnings.some((w) => w.includes('ended early')), JSON.stringify(json.warnings));
+            assert.ok(
+              json.warnings.some((w) => w.includes('ended early')),
+              JSON.stringify(json.warnings),
+            );
             assert.match(readFileSync(join(dir, 'cap.report.md'), 'utf8'), /ended early/);
           } finally {
             await sim.stop();

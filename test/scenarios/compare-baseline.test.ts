@@ -39,7 +39,11 @@ for (const runner of RUNNERS) {
     test('the same settings: no regression; a simulator 10% slower: a regression in every cell', async (t) => {
       const base = await runOn(runner, TIME_SCALE, { RUN_ID: 'baseline' });
       const records = JSON.parse(readFileSync(base.summary, 'utf8')).records as Array<{ steady_slices: { requests: number[] } | null }>;
-      assert.deepEqual(records.map((r) => r.steady_slices?.requests.length), [6, 6], 'six steady slices per cell in summary.json');
+      assert.deepEqual(
+        records.map((r) => r.steady_slices?.requests.length),
+        [6, 6],
+        'six steady slices per cell in summary.json',
+      );
 
       const repeat = await runOn(runner, TIME_SCALE, { RUN_ID: 'repeat', BASELINE: base.summary });
       const same = runCompare([base.summary, repeat.summary], {});

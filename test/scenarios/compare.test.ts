@@ -10,7 +10,15 @@ const OSL = 64;
 const DURATION_MS = 8000;
 const SLICES = 8;
 const TIME_SCALE = 4;
-const COMMON = { ISL: '256', OSL: String(OSL), DURATION: `${DURATION_MS}ms`, SLICES: String(SLICES), REQUEST_TIMEOUT: '5s', GRACEFUL_STOP: '2s', WARMUP_REQUESTS: '1' };
+const COMMON = {
+  ISL: '256',
+  OSL: String(OSL),
+  DURATION: `${DURATION_MS}ms`,
+  SLICES: String(SLICES),
+  REQUEST_TIMEOUT: '5s',
+  GRACEFUL_STOP: '2s',
+  WARMUP_REQUESTS: '1',
+};
 
 interface Entry {
   cell: string;
@@ -43,7 +51,7 @@ async function truths(sim: RemoteSim): Promise<number[]> {
 
 for (const runner of RUNNERS) {
   describe(`compare on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
-    test('four variants against none: every interval holds the simulators\' true ratio; verdicts, rankings, reports', async () => {
+    test("four variants against none: every interval holds the simulators' true ratio; verdicts, rankings, reports", async () => {
       const names = ['none', 'mtp', 'dflash', 'ddtree'];
       const sims = await Promise.all(names.map((spec, i) => spawnSim({ engine: 'sglang', spec, timeScale: TIME_SCALE, seed: 20 + i })));
       try {
@@ -79,9 +87,16 @@ for (const runner of RUNNERS) {
     });
 
     test('DDTree against DFlash: ahead with one stream, not once the batch is full — a crossover, bracketed', async () => {
-      const [dflash, ddtree] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: TIME_SCALE, seed: 31 }), spawnSim({ engine: 'sglang', spec: 'ddtree', timeScale: TIME_SCALE, seed: 32 })]);
+      const [dflash, ddtree] = await Promise.all([
+        spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: TIME_SCALE, seed: 31 }),
+        spawnSim({ engine: 'sglang', spec: 'ddtree', timeScale: TIME_SCALE, seed: 32 }),
+      ]);
       try {
-        const run = await runner.run('compare', { ...COMMON, VARIANTS: 'dflash,ddtree', CONCURRENCY: '1,16', DFLASH_URL: dflash.url, DDTREE_URL: ddtree.url }, 180_000);
+        const run = await runner.run(
+          'compare',
+          { ...COMMON, VARIANTS: 'dflash,ddtree', CONCURRENCY: '1,16', DFLASH_URL: dflash.url, DDTREE_URL: ddtree.url },
+          180_000,
+        );
         assert.equal(run.result.exitCode, 0, explain(run));
         const v = (run.summary as unknown as { versus: VersusJson }).versus;
         const truth = await Promise.all([truths(dflash), truths(ddtree)]);

@@ -23,7 +23,12 @@ interface DatasetJson {
   lengths: string;
   domains: string[];
   comparisons: Array<{ verdict: string; domains: DomainJson[] }>;
-  records: Array<{ variant: string; prompt_tokens: { avg: number; count: number } | null; output_tokens: { p50: number } | null; domains: Array<{ domain: string; requests_ok: number }> }>;
+  records: Array<{
+    variant: string;
+    prompt_tokens: { avg: number; count: number } | null;
+    output_tokens: { p50: number } | null;
+    domains: Array<{ domain: string; requests_ok: number }>;
+  }>;
   warnings: string[];
 }
 
@@ -79,7 +84,10 @@ for (const runner of RUNNERS) {
           const want = tb[d].meanMs / ta[d].meanMs;
           const [lo, hi] = got.e2e_speedup_ci as [number, number];
           // The interval is the report's claim; the simulators' own ratio must lie in it (a 2% margin for the client's own overhead).
-          assert.ok(want >= lo * 0.98 && want <= hi * 1.02, `${d}: simulators' speedup ${want.toFixed(3)} (n ${ta[d].n}/${tb[d].n}) outside the reported [${lo.toFixed(3)}, ${hi.toFixed(3)}]: ${cmp.verdict}`);
+          assert.ok(
+            want >= lo * 0.98 && want <= hi * 1.02,
+            `${d}: simulators' speedup ${want.toFixed(3)} (n ${ta[d].n}/${tb[d].n}) outside the reported [${lo.toFixed(3)}, ${hi.toFixed(3)}]: ${cmp.verdict}`,
+          );
           // The point estimate too; the client's own few ms per request (more on a loaded machine)
           // compress a ratio of short requests, hence a looser bound than the interval's.
           assert.ok(Math.abs((got.e2e_speedup_b_over_a as number) / want - 1) < 0.08, `${d}: reported ${got.e2e_speedup_b_over_a} vs simulators' ${want}`);

@@ -23,7 +23,9 @@ writeFileSync(
     JSON.stringify({
       id: `conv-${i}`,
       domain: 'chat',
-      conversations: Array.from({ length: TURNS * 2 - 1 }, (_, k) => (k % 2 === 0 ? { from: 'human', value: `Question ${i}.${k}: ${sentence(i, k, 30)}` } : { from: 'gpt', value: 'Fine.' })),
+      conversations: Array.from({ length: TURNS * 2 - 1 }, (_, k) =>
+        k % 2 === 0 ? { from: 'human', value: `Question ${i}.${k}: ${sentence(i, k, 30)}` } : { from: 'gpt', value: 'Fine.' },
+      ),
     }),
   ).join('\n') + '\n',
 );
@@ -45,7 +47,7 @@ async function recorded(records: RequestRecord[]): Promise<Array<RequestRecord &
 
 for (const runner of RUNNERS) {
   describe(`MULTI_TURN on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
-    test('cached prompt tokens, prompt tokens and TTFT by turn are the simulator\'s; server history and think time', async () => {
+    test("cached prompt tokens, prompt tokens and TTFT by turn are the simulator's; server history and think time", async () => {
       const sim = await spawnSim({ engine: 'sglang', spec: 'none', timeScale: 8, blockSize: 4 });
       try {
         const env = {
@@ -72,11 +74,19 @@ for (const runner of RUNNERS) {
           const mine = recs.filter((r) => String(r.turn) === t.turn);
           assert.equal(t.requests, mine.length, `turn ${t.turn} requests`);
           assert.equal(t.ttft_ms?.count, mine.length, `turn ${t.turn}: TTFT of every request`);
-          assert.equal(t.input_tokens, mine.reduce((s, r) => s + r.promptTokens, 0), `turn ${t.turn} prompt tokens`);
-          assert.equal(t.cached_tokens, mine.reduce((s, r) => s + r.cachedTokens, 0), `turn ${t.turn} cached tokens`);
+          assert.equal(
+            t.input_tokens,
+            mine.reduce((s, r) => s + r.promptTokens, 0),
+            `turn ${t.turn} prompt tokens`,
+          );
+          assert.equal(
+            t.cached_tokens,
+            mine.reduce((s, r) => s + r.cachedTokens, 0),
+            `turn ${t.turn} cached tokens`,
+          );
         }
         assert.equal(turns[0].cached_tokens, 0, 'a first turn shares nothing with earlier prompts');
-        assert.ok(turns[1].cached_tokens > 0.5 * turns[0].input_tokens, 'the second turn reuses the first turn\'s prompt from the cache');
+        assert.ok(turns[1].cached_tokens > 0.5 * turns[0].input_tokens, "the second turn reuses the first turn's prompt from the cache");
         assert.match(run.result.stdout, /By turn:/);
 
         // The server's replies as history, and a think time between turns.
@@ -91,8 +101,14 @@ for (const runner of RUNNERS) {
           // The dataset's recorded reply is "Fine." (2 tokens); the server's is OSL tokens of its own text, which its
           // tokenizer reads back as fewer tokens (pieces join into longer words), but well over half of them.
           const dsTurn = recs[i];
-          assert.ok(r.promptTokens >= dsTurn.promptTokens + (OSL / 2 - 2) * (r.turn - 1), `turn ${r.turn}: ${r.promptTokens} prompt tokens with the server's replies vs ${dsTurn.promptTokens} with the dataset's`);
-          assert.ok(r.arrivalMs - (prev.finishMs as number) >= 290, `think time before turn ${r.turn}: ${(r.arrivalMs - (prev.finishMs as number)).toFixed(0)} ms`);
+          assert.ok(
+            r.promptTokens >= dsTurn.promptTokens + (OSL / 2 - 2) * (r.turn - 1),
+            `turn ${r.turn}: ${r.promptTokens} prompt tokens with the server's replies vs ${dsTurn.promptTokens} with the dataset's`,
+          );
+          assert.ok(
+            r.arrivalMs - (prev.finishMs as number) >= 290,
+            `think time before turn ${r.turn}: ${(r.arrivalMs - (prev.finishMs as number)).toFixed(0)} ms`,
+          );
         }
       } finally {
         await sim.stop();

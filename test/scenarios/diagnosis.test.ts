@@ -69,7 +69,12 @@ for (const runner of RUNNERS) {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, API_KEY: key }, 60_000);
         assert.equal(run.result.exitCode, 0, explain(run));
         assert.equal(run.summary?.records[0].requests_ok, 3, 'the key was sent');
-        const everything = [run.result.stdout, run.result.stderr, ...run.result.files.map((f) => readFileSync(f, 'utf8')), JSON.stringify(run.result.summaryData)].join('\n');
+        const everything = [
+          run.result.stdout,
+          run.result.stderr,
+          ...run.result.files.map((f) => readFileSync(f, 'utf8')),
+          JSON.stringify(run.result.summaryData),
+        ].join('\n');
         assert.equal(everything.includes(key), false, 'the key leaked');
       } finally {
         await sim.stop();
@@ -102,7 +107,10 @@ for (const runner of RUNNERS) {
       const run = await runner.run('smoke', { TARGET_URL: url, PREFLIGHT_TIMEOUT: '2s' }, 60_000);
       assert.equal(run.result.exitCode, 108, explain(run));
       assert.ok(run.wallMs >= 2000, `gave up after ${run.wallMs} ms`);
-      assert.match(run.result.stderr + run.result.stdout, /cannot connect to http:\/\/127\.0\.0\.1:\d+ for 2 s \(connection refused\): nothing listens there .*raise PREFLIGHT_TIMEOUT\) and is TARGET_URL right\?/);
+      assert.match(
+        run.result.stderr + run.result.stdout,
+        /cannot connect to http:\/\/127\.0\.0\.1:\d+ for 2 s \(connection refused\): nothing listens there .*raise PREFLIGHT_TIMEOUT\) and is TARGET_URL right\?/,
+      );
       assert.equal(run.summary?.preflight_failures[0]?.reason, 'unreachable');
     });
 
@@ -165,7 +173,10 @@ for (const runner of RUNNERS) {
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' }, 60_000);
         assert.equal(run.result.exitCode, 108, explain(run));
-        assert.match(run.result.stderr + run.result.stdout, /Both POST \/v1\/chat\/completions and POST \/generate produced no token in 2 s: the engine itself is stuck, not the OpenAI layer/);
+        assert.match(
+          run.result.stderr + run.result.stdout,
+          /Both POST \/v1\/chat\/completions and POST \/generate produced no token in 2 s: the engine itself is stuck, not the OpenAI layer/,
+        );
         assert.equal(run.summary?.preflight_failures[0]?.reason, 'stalled');
       } finally {
         await sim.stop();
@@ -193,7 +204,8 @@ for (const runner of RUNNERS) {
       try {
         const run = await runner.run('smoke', { TARGET_URL: sim.url, ISL: '32', OSL: '8', MODEL: 'llama-wrong' }, 60_000);
         assert.equal(run.result.exitCode, 0, explain(run));
-        const w = "target: MODEL='llama-wrong' is not what this SGLang serves ('qwen3-32b-sim'); SGLang ignores the model name: the report names 'qwen3-32b-sim'.";
+        const w =
+          "target: MODEL='llama-wrong' is not what this SGLang serves ('qwen3-32b-sim'); SGLang ignores the model name: the report names 'qwen3-32b-sim'.";
         assert.ok(run.summary?.warnings.includes(w), explain(run));
         assert.equal(run.summary?.targets[0].model, 'qwen3-32b-sim');
       } finally {
@@ -211,15 +223,21 @@ for (const runner of RUNNERS) {
     });
 
     test('the target dies mid-run: the run goes on to its end, errors classified, reports written, exit 99', async () => {
-      const [dflash, mtp] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4 }), spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4 })]);
+      const [dflash, mtp] = await Promise.all([
+        spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4 }),
+        spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4 }),
+      ]);
       // Crash MTP 1.5 s into its run (of 4 s), whenever that comes: once its first measured request arrives.
       let stopped = false;
       const crash = setTimeout(function poll() {
-        void mtp.requests().then((rs) => {
-          if (stopped) return;
-          if (rs.some((r) => r.maxNewTokens === Number(QUICK.OSL))) setTimeout(() => void mtp.crash(), 1500);
-          else setTimeout(poll, 100);
-        }, () => undefined);
+        void mtp.requests().then(
+          (rs) => {
+            if (stopped) return;
+            if (rs.some((r) => r.maxNewTokens === Number(QUICK.OSL))) setTimeout(() => void mtp.crash(), 1500);
+            else setTimeout(poll, 100);
+          },
+          () => undefined,
+        );
       }, 100);
       try {
         const run = await runner.run('dflash-vs-mtp', { ...QUICK, DFLASH_URL: dflash.url, MTP_URL: mtp.url }, 90_000);
@@ -233,7 +251,10 @@ for (const runner of RUNNERS) {
         // The crash fails the request in flight (connection_lost), if one was, and the attempts after it (unreachable).
         assert.ok(m.requests_failed + m.unreachable_attempts > 0, explain(run));
         const classes = Object.keys(m.errors_by_class);
-        assert.ok(classes.every((c) => c === 'unreachable' || c === 'connection_lost'), classes.join(','));
+        assert.ok(
+          classes.every((c) => c === 'unreachable' || c === 'connection_lost'),
+          classes.join(','),
+        );
         assert.match(run.result.stdout, /✗ llm_success{variant:mtp} rate>=0.95/);
       } finally {
         stopped = true;

@@ -26,7 +26,14 @@ export interface RecordedRun {
   killedAtMs: number | null;
 }
 
-export async function recordedRun(bin: string, bundle: string, benchmark: string, env: Record<string, string>, dir: string, opts: { kill?: KillAt; extraArgs?: string[]; timeoutMs: number }): Promise<RecordedRun> {
+export async function recordedRun(
+  bin: string,
+  bundle: string,
+  benchmark: string,
+  env: Record<string, string>,
+  dir: string,
+  opts: { kill?: KillAt; extraArgs?: string[]; timeoutMs: number },
+): Promise<RecordedRun> {
   const runId = env.RUN_ID;
   const raw = rawRecordPath(dir, runId);
   const full = { RESULTS_DIR: '.', ...env };
@@ -86,7 +93,18 @@ const at = (r: Rec, path: string): number | null => {
 };
 
 /** The figures of a summary.json record compared between runs of the same seed. */
-export const COMPARED = ['requests_ok', 'output_tokens', 'output_throughput_tokens_per_s', 'request_rate_per_s', 'e2e_ms.avg', 'e2e_ms.p50', 'e2e_ms.p90', 'ttft_ms.p50', 'itl_ms.p50', 'acceptance_length_tokens_per_step'] as const;
+export const COMPARED = [
+  'requests_ok',
+  'output_tokens',
+  'output_throughput_tokens_per_s',
+  'request_rate_per_s',
+  'e2e_ms.avg',
+  'e2e_ms.p50',
+  'e2e_ms.p90',
+  'ttft_ms.p50',
+  'itl_ms.p50',
+  'acceptance_length_tokens_per_step',
+] as const;
 
 /** |a − b| ÷ mean(a, b) for each compared figure both records have. */
 export function relativeDiffs(a: Rec, b: Rec): Record<string, number> {

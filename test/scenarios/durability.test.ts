@@ -66,7 +66,7 @@ for (const runner of RUNNERS) {
     const skip = runner.skip ?? (transport === 'sse' ? runner.sseSkip : null) ?? undefined;
     const bundle = transport === 'sse' ? 'dist/sse/concurrency-ramp.js' : 'dist/concurrency-ramp.js';
     describe(`a raw record on ${runner.name}, ${transport}`, { skip }, () => {
-      test('finished: the rebuilt reports have handleSummary\'s figures; killed with SIGKILL in cell 3 of 5: cells 1–2 as uninterrupted, cell 3 incomplete', async (t) => {
+      test("finished: the rebuilt reports have handleSummary's figures; killed with SIGKILL in cell 3 of 5: cells 1–2 as uninterrupted, cell 3 incomplete", async (t) => {
         const dir = mkdtempSync(join(tmpdir(), 'durability-'));
         let sim = await spawnSim({ ...SIM });
         let full: RecordedRun;
@@ -87,7 +87,10 @@ for (const runner of RUNNERS) {
         sim = await spawnSim({ ...SIM });
         let killed: RecordedRun;
         try {
-          killed = await recordedRun(bin, bundle, 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'killed' }, dir, { timeoutMs: 120_000, kill: { signal: 'SIGKILL', run: 3, afterMs: 2000 } });
+          killed = await recordedRun(bin, bundle, 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'killed' }, dir, {
+            timeoutMs: 120_000,
+            kill: { signal: 'SIGKILL', run: 3, afterMs: 2000 },
+          });
         } finally {
           await sim.stop();
         }
@@ -102,8 +105,16 @@ for (const runner of RUNNERS) {
         );
         for (const cell of [0, 1]) {
           const d = relativeDiffs(records(full.summary)[cell], records(json)[cell]);
-          t.diagnostic(`cell ${cell + 1}, killed vs uninterrupted: ${Object.entries(d).map(([f, v]) => `${f} ${(v * 100).toFixed(1)} %`).join(', ')}`);
-          for (const [f, v] of Object.entries(d)) assert.ok(v <= NOISE[f as keyof typeof NOISE], `cell ${cell + 1} ${f}: ${(v * 100).toFixed(1)} % apart (noise allowed ${NOISE[f as keyof typeof NOISE] * 100} %)`);
+          t.diagnostic(
+            `cell ${cell + 1}, killed vs uninterrupted: ${Object.entries(d)
+              .map(([f, v]) => `${f} ${(v * 100).toFixed(1)} %`)
+              .join(', ')}`,
+          );
+          for (const [f, v] of Object.entries(d))
+            assert.ok(
+              v <= NOISE[f as keyof typeof NOISE],
+              `cell ${cell + 1} ${f}: ${(v * 100).toFixed(1)} % apart (noise allowed ${NOISE[f as keyof typeof NOISE] * 100} %)`,
+            );
           assert.ok((records(json)[cell].requests_ok as number) > 0);
         }
         const third = records(json)[2];
@@ -123,7 +134,10 @@ for (const runner of RUNNERS) {
       const sim = await spawnSim({ ...SIM });
       let run: RecordedRun;
       try {
-        run = await recordedRun(bin, 'dist/concurrency-ramp.js', 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'int' }, dir, { timeoutMs: 120_000, kill: { signal: 'SIGINT', run: 3, afterMs: 2000 } });
+        run = await recordedRun(bin, 'dist/concurrency-ramp.js', 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'int' }, dir, {
+          timeoutMs: 120_000,
+          kill: { signal: 'SIGINT', run: 3, afterMs: 2000 },
+        });
       } finally {
         await sim.stop();
       }

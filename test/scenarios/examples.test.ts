@@ -35,7 +35,13 @@ async function startStub(): Promise<Stub> {
     if (u.pathname === '/products') return json({ items: [{ name: 'the blue kettle' }, { name: 'a tea sampler' }, { name: 'a cast-iron teapot' }] });
     if (u.pathname === '/search') {
       const k = Number(u.searchParams.get('k') ?? 3);
-      return json({ passages: Array.from({ length: k }, (_, i) => `Passage ${i + 1} about "${u.searchParams.get('q')}": open Settings, choose Account, then follow the steps shown; refunds take five working days.`) });
+      return json({
+        passages: Array.from(
+          { length: k },
+          (_, i) =>
+            `Passage ${i + 1} about "${u.searchParams.get('q')}": open Settings, choose Account, then follow the steps shown; refunds take five working days.`,
+        ),
+      });
     }
     if (u.pathname === '/weather') {
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -54,7 +60,11 @@ async function generations(sim: RemoteSim) {
   return (await sim.requests()).filter((r) => GENERATION.test(r.route));
 }
 
-function summaryOf(run: K6RunResult): { records: Array<Record<string, unknown> & { variant: string; requests_ok: number; requests_failed: number }>; comparisons: Array<{ verdict: string; throughput_ratio_a_over_b: number | null }>; not_measured: string[] } {
+function summaryOf(run: K6RunResult): {
+  records: Array<Record<string, unknown> & { variant: string; requests_ok: number; requests_failed: number }>;
+  comparisons: Array<{ verdict: string; throughput_ratio_a_over_b: number | null }>;
+  not_measured: string[];
+} {
   const file = run.files.find((f) => f.endsWith('summary.json'));
   assert.ok(file, `no summary.json: ${run.files.join(', ')}`);
   return JSON.parse(readFileSync(file, 'utf8'));
@@ -78,7 +88,15 @@ for (const runner of RUNNERS) {
       await bundleLibrary(lib);
       for (const name of ['user-journey', 'multi-turn-chat', 'agent-loop', 'rag', 'compare-providers', 'preflight-hung', 'three-apis']) {
         const out = join(dir, `${name}.js`);
-        await build({ ...K6_TARGET, entryPoints: [join(ROOT, 'examples', `${name}.ts`)], outfile: out, bundle: true, format: 'cjs', alias: { 'k6-llm-bench': lib }, logLevel: 'warning' });
+        await build({
+          ...K6_TARGET,
+          entryPoints: [join(ROOT, 'examples', `${name}.ts`)],
+          outfile: out,
+          bundle: true,
+          format: 'cjs',
+          alias: { 'k6-llm-bench': lib },
+          logLevel: 'warning',
+        });
         bundles.set(name, out);
       }
       stub = await startStub();
@@ -108,7 +126,11 @@ for (const runner of RUNNERS) {
         assert.equal((stub.hits.get('/products') ?? 0) - before, rec.requests_ok, 'one browse per LLM step');
         assert.equal(metricValues(r, 'checks').rate, 1);
         if (transport === 'sse') assert.ok((rec.ttft_ms as { count: number }).count === rec.requests_ok, 'TTFT per request');
-        for (const f of ['summary.json', 'report.md', 'report.html']) assert.ok(r.files.some((x) => x.endsWith(f)), f);
+        for (const f of ['summary.json', 'report.md', 'report.html'])
+          assert.ok(
+            r.files.some((x) => x.endsWith(f)),
+            f,
+          );
       } finally {
         await sim.stop();
       }
@@ -121,10 +143,17 @@ for (const runner of RUNNERS) {
         assert.equal(r.exitCode, 0, explain({ result: r, summary: null, wallMs: 0 }));
         assert.equal(metricValues(r, 'checks').rate, 1);
         const gens = await generations(sim);
-        for (const [dialect, route] of [['openai-chat', '/v1/chat/completions'], ['anthropic', '/v1/messages'], ['responses', '/v1/responses']]) {
+        for (const [dialect, route] of [
+          ['openai-chat', '/v1/chat/completions'],
+          ['anthropic', '/v1/messages'],
+          ['responses', '/v1/responses'],
+        ]) {
           const seen = gens.filter((x) => x.route === route);
           assert.equal(seen.length, 4, `${route}: two VUs × two iterations`);
-          assert.ok(seen.every((x) => x.completionTokens === 48 && x.errorClass === null), `${route}: 48 tokens each`);
+          assert.ok(
+            seen.every((x) => x.completionTokens === 48 && x.errorClass === null),
+            `${route}: 48 tokens each`,
+          );
           assert.equal(metricValues(r, `llm_success{dialect:${dialect}}`).passes, 4, `${dialect} tagged`);
         }
         assert.ok(!`${r.stdout}${r.stderr}`.includes('k-three'), 'the key is never printed');
@@ -195,15 +224,26 @@ for (const runner of RUNNERS) {
     test('compare-providers: two deployments side by side, the verdict and each throughput agree with the simulators', async (ctx) => {
       const DURATION_MS = 9000;
       const SLICES = 6;
-      const [none, dflash] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'none', timeScale: 4, seed: 25 }), spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: 26 })]);
+      const [none, dflash] = await Promise.all([
+        spawnSim({ engine: 'sglang', spec: 'none', timeScale: 4, seed: 25 }),
+        spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: 26 }),
+      ]);
       try {
-        const r = await run(runner, 'compare-providers', { A_URL: none.url, B_URL: dflash.url, A_NAME: 'baseline', B_NAME: 'speculative', DURATION: `${DURATION_MS}ms`, VUS: '2' }, 120_000);
+        const r = await run(
+          runner,
+          'compare-providers',
+          { A_URL: none.url, B_URL: dflash.url, A_NAME: 'baseline', B_NAME: 'speculative', DURATION: `${DURATION_MS}ms`, VUS: '2' },
+          120_000,
+        );
         assert.equal(r.exitCode, 0, explain({ result: r, summary: null, wallMs: 0 }));
         const s = summaryOf(r);
         assert.equal(s.comparisons.length, 1, JSON.stringify(s.comparisons));
         assert.match(s.comparisons[0].verdict, /^speculative faster by/);
         assert.match(r.stdout, /speculative faster by/);
-        for (const [name, sim] of [['baseline', none], ['speculative', dflash]] as const) {
+        for (const [name, sim] of [
+          ['baseline', none],
+          ['speculative', dflash],
+        ] as const) {
           const rec = s.records.find((x) => x.variant === name);
           assert.ok(rec, name);
           const gens = await generations(sim);
@@ -211,7 +251,10 @@ for (const runner of RUNNERS) {
           const truth = await sim.summary(start + DURATION_MS / SLICES, start + DURATION_MS);
           const measured = rec.output_throughput_tokens_per_s as number;
           ctx.diagnostic(`${name}: ${measured.toFixed(0)} tok/s, the simulator's ${truth.outputTokensPerSec.toFixed(0)}; verdict: ${s.comparisons[0].verdict}`);
-          assert.ok(Math.abs(measured / truth.outputTokensPerSec - 1) < 0.1, `${name}: ${measured.toFixed(0)} tok/s vs the simulator's ${truth.outputTokensPerSec.toFixed(0)}`);
+          assert.ok(
+            Math.abs(measured / truth.outputTokensPerSec - 1) < 0.1,
+            `${name}: ${measured.toFixed(0)} tok/s vs the simulator's ${truth.outputTokensPerSec.toFixed(0)}`,
+          );
         }
       } finally {
         await Promise.all([none.stop(), dflash.stop()]);
@@ -227,7 +270,10 @@ for (const runner of RUNNERS) {
         assert.match(r.stderr, /no token within 2 s: the engine is stalled/);
         // Only preflight's one-token checks reached the server: no request of the load (16 tokens).
         const gens = await generations(sim);
-        assert.ok(gens.every((g) => g.maxNewTokens === 1), `${gens.map((g) => g.maxNewTokens).join(', ')}`);
+        assert.ok(
+          gens.every((g) => g.maxNewTokens === 1),
+          `${gens.map((g) => g.maxNewTokens).join(', ')}`,
+        );
         assert.equal(metricValues(r, 'llm_preflight_failed{variant:server,reason:stalled}').count, 1);
       } finally {
         await sim.stop();

@@ -57,8 +57,14 @@ async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport
     for (const f of run.result.files) assert.ok(existsSync(f), `${f} was claimed but not written`);
     const s = run.summary as Extended;
     assert.ok(s, why);
-    const md = readFileSync(run.result.files.find((f) => f.endsWith('.report.md'))!, 'utf8');
-    const html = readFileSync(run.result.files.find((f) => f.endsWith('.report.html'))!, 'utf8');
+    const md = readFileSync(
+      run.result.files.find((f) => f.endsWith('.report.md'))!,
+      'utf8',
+    );
+    const html = readFileSync(
+      run.result.files.find((f) => f.endsWith('.report.html'))!,
+      'utf8',
+    );
 
     if (c.exit === 108) {
       assert.equal(s.preflight_failures[0]?.reason, c.preflight, why);
@@ -82,7 +88,11 @@ async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport
     for (const cls of classes) assert.ok(md.includes(cls), `report.md names ${cls}`);
     // Every failure is in the numbers: the classes add up to the failed requests and refused attempts.
     const counted = Object.values(s.errors_by_class).reduce((a, b) => a + b, 0);
-    assert.equal(counted, rec.requests_failed + rec.unreachable_attempts, `classes ${counted} vs failed ${rec.requests_failed} + unreachable ${rec.unreachable_attempts}`);
+    assert.equal(
+      counted,
+      rec.requests_failed + rec.unreachable_attempts,
+      `classes ${counted} vs failed ${rec.requests_failed} + unreachable ${rec.unreachable_attempts}`,
+    );
 
     const seen = (await (c.crash ? Promise.resolve([]) : sim.requests())).filter((r) => r.maxNewTokens === OSL).length;
     if (!c.crash) {
@@ -92,8 +102,12 @@ async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport
       const diagnoses = transport === 'sse' && classes.some((k) => STATUS_CLASSES.has(k)) ? Number(MATRIX_ENV.CONCURRENCY) : 0;
       // And the message says how the class was learned: from the body fetched over http, or (the
       // request sent again succeeded, as a random fault allows) from the status alone.
-      if (diagnoses > 0) assert.match(run.result.stderr, /Body fetched by sending the request once more over http|Classified by status alone: xk6-sse exposes no body/, why);
-      assert.ok(seen >= rec.requests && seen <= rec.requests + diagnoses, `client counted ${rec.requests} requests, the server saw ${seen} (${diagnoses} body fetches allowed)`);
+      if (diagnoses > 0)
+        assert.match(run.result.stderr, /Body fetched by sending the request once more over http|Classified by status alone: xk6-sse exposes no body/, why);
+      assert.ok(
+        seen >= rec.requests && seen <= rec.requests + diagnoses,
+        `client counted ${rec.requests} requests, the server saw ${seen} (${diagnoses} body fetches allowed)`,
+      );
     } else {
       assert.ok(rec.requests >= seenBeforeCrash, `client counted ${rec.requests}, the server had seen ${seenBeforeCrash} before dying`);
       assert.ok(rec.target_down_vus > 0, 'the dead target was declared down');

@@ -156,9 +156,24 @@ function within(part: string, reqs: Joined[], truth: Truth): string[] {
   };
   const decodeBound = RULES.excessOfDecode * truth.decode;
   const decodeOf = `${RULES.excessOfDecode * 100}% of the truth's median decode time ${f1(truth.decode)} ms`;
-  atMost("TTFT − truth − the simulator's lag", reqs.map((r) => r.ttftExcess), decodeBound, decodeOf);
-  atMost("e2e − truth − the simulator's lag", reqs.map((r) => r.e2eExcess), decodeBound, decodeOf);
-  atMost('|ITL − truth|', reqs.flatMap((r) => r.itlErr), RULES.itlOfItl * truth.itl, `${RULES.itlOfItl * 100}% of the truth's median ITL ${f1(truth.itl)} ms`);
+  atMost(
+    "TTFT − truth − the simulator's lag",
+    reqs.map((r) => r.ttftExcess),
+    decodeBound,
+    decodeOf,
+  );
+  atMost(
+    "e2e − truth − the simulator's lag",
+    reqs.map((r) => r.e2eExcess),
+    decodeBound,
+    decodeOf,
+  );
+  atMost(
+    '|ITL − truth|',
+    reqs.flatMap((r) => r.itlErr),
+    RULES.itlOfItl * truth.itl,
+    `${RULES.itlOfItl * 100}% of the truth's median ITL ${f1(truth.itl)} ms`,
+  );
   return failures;
 }
 
@@ -167,7 +182,10 @@ function figures(reqs: Joined[]): string {
   const q = (v: number[], d = 1) => (v.length ? `${pct(v, 0.5).toFixed(d)} / ${pct(v, 0.99).toFixed(d)}` : '-');
   return (
     `${reqs.length} requests: TTFT − truth − lag p50 / p99 ${q(reqs.map((r) => r.ttftExcess))}, ` +
-    `e2e ${q(reqs.map((r) => r.e2eExcess))}, |ITL − truth| ${q(reqs.flatMap((r) => r.itlErr), 2)} ms`
+    `e2e ${q(reqs.map((r) => r.e2eExcess))}, |ITL − truth| ${q(
+      reqs.flatMap((r) => r.itlErr),
+      2,
+    )} ms`
   );
 }
 

@@ -128,7 +128,17 @@ for (const runner of RUNNERS) {
       writeFileSync(
         join(project, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: { target: 'ES2020', module: 'ES2020', moduleResolution: 'bundler', strict: true, noEmit: true, skipLibCheck: false, typeRoots: [join(ROOT, 'node_modules', '@types')], types: ['k6'], paths: { k6: [join(k6Types, 'index.d.ts')], 'k6/*': [join(k6Types, '*')] } },
+          compilerOptions: {
+            target: 'ES2020',
+            module: 'ES2020',
+            moduleResolution: 'bundler',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            typeRoots: [join(ROOT, 'node_modules', '@types')],
+            types: ['k6'],
+            paths: { k6: [join(k6Types, 'index.d.ts')], 'k6/*': [join(k6Types, '*')] },
+          },
           files: ['test.ts'],
         }),
       );
@@ -155,78 +165,109 @@ for (const runner of RUNNERS) {
     });
 
     for (const transport of ['http', 'sse'] as const) {
-      test(`over ${transport}: the metrics and summary.json, report.md, report.html match the simulator's ground truth`, { skip: transport === 'sse' ? (runner.sseSkip ?? undefined) : undefined }, async (ctx) => {
-        const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: transport === 'http' ? 31 : 32 });
-        try {
-          const cwd = mkdtempSync(join(work, `${transport}-`));
-          mkdirSync(join(cwd, 'out')); // k6 writes handleSummary's files into existing folders only
-          const run = await runner.exec(bundle, { cwd, env: { LLM_URL: sim.url, TRANSPORT: transport }, timeoutMs: 90_000, quiet: true });
-          assert.equal(run.exitCode, 0, explain({ result: run, summary: null, wallMs: 0 }));
-          const t = await truth(sim);
-          const m = run.summaryData!.metrics;
+      test(
+        `over ${transport}: the metrics and summary.json, report.md, report.html match the simulator's ground truth`,
+        { skip: transport === 'sse' ? (runner.sseSkip ?? undefined) : undefined },
+        async (ctx) => {
+          const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: transport === 'http' ? 31 : 32 });
+          try {
+            const cwd = mkdtempSync(join(work, `${transport}-`));
+            mkdirSync(join(cwd, 'out')); // k6 writes handleSummary's files into existing folders only
+            const run = await runner.exec(bundle, { cwd, env: { LLM_URL: sim.url, TRANSPORT: transport }, timeoutMs: 90_000, quiet: true });
+            assert.equal(run.exitCode, 0, explain({ result: run, summary: null, wallMs: 0 }));
+            const t = await truth(sim);
+            const m = run.summaryData!.metrics;
 
-          // The metrics, by the benchmarks' names and tags (variant = the client's name, dialect found by auto, the user's own tag).
-          assert.equal(m['llm_success{scenario:steady,variant:sim}'].values.passes, t.reqs.length, 'one sample per request the server answered');
-          assert.equal(m['llm_output_tokens'].values.count, t.reqs.reduce((n, r) => n + r.completionTokens, 0));
-          assert.equal(m['llm_input_tokens'].values.count, t.reqs.reduce((n, r) => n + r.promptTokens, 0));
-          assert.equal(m['llm_e2e{team:qa}'].values.count, t.reqs.length);
-          assert.equal(m['checks'].values.rate, 1);
-          assert.ok(m['llm_acceptance_length'].values.count === t.reqs.length, 'acceptance length per request (SGLang meta_info)');
-          if (transport === 'http') {
-            // Declared for the report, never sampled: not measured, not estimated.
-            for (const k of ['llm_ttft', 'llm_itl', 'llm_tpot']) assert.equal(m[k]?.values.count ?? 0, 0, `${k} over http`);
-          } else {
-            const ttfts = t.reqs.map((r) => (r.firstTokenMs as number) - r.arrivalMs).sort((a, b) => a - b);
-            const p50 = ttfts[Math.floor(ttfts.length / 2)];
-            const client = m['llm_ttft'].values.med;
-            assert.ok(client - p50 > -2 && client - p50 < 10 + 0.1 * p50, `TTFT p50 client ${client} vs server ${p50}`);
-            let gaps = 0;
-            let tokens = 0;
-            for (const r of t.reqs) {
-              for (let i = 1; i < r.events.length; i++) {
-                gaps += r.events[i].timeMs - r.events[i - 1].timeMs;
-                tokens += r.events[i].tokens;
+            // The metrics, by the benchmarks' names and tags (variant = the client's name, dialect found by auto, the user's own tag).
+            assert.equal(m['llm_success{scenario:steady,variant:sim}'].values.passes, t.reqs.length, 'one sample per request the server answered');
+            assert.equal(
+              m['llm_output_tokens'].values.count,
+              t.reqs.reduce((n, r) => n + r.completionTokens, 0),
+            );
+            assert.equal(
+              m['llm_input_tokens'].values.count,
+              t.reqs.reduce((n, r) => n + r.promptTokens, 0),
+            );
+            assert.equal(m['llm_e2e{team:qa}'].values.count, t.reqs.length);
+            assert.equal(m['checks'].values.rate, 1);
+            assert.ok(m['llm_acceptance_length'].values.count === t.reqs.length, 'acceptance length per request (SGLang meta_info)');
+            if (transport === 'http') {
+              // Declared for the report, never sampled: not measured, not estimated.
+              for (const k of ['llm_ttft', 'llm_itl', 'llm_tpot']) assert.equal(m[k]?.values.count ?? 0, 0, `${k} over http`);
+            } else {
+              const ttfts = t.reqs.map((r) => (r.firstTokenMs as number) - r.arrivalMs).sort((a, b) => a - b);
+              const p50 = ttfts[Math.floor(ttfts.length / 2)];
+              const client = m['llm_ttft'].values.med;
+              assert.ok(client - p50 > -2 && client - p50 < 10 + 0.1 * p50, `TTFT p50 client ${client} vs server ${p50}`);
+              let gaps = 0;
+              let tokens = 0;
+              for (const r of t.reqs) {
+                for (let i = 1; i < r.events.length; i++) {
+                  gaps += r.events[i].timeMs - r.events[i - 1].timeMs;
+                  tokens += r.events[i].tokens;
+                }
               }
+              assert.ok(
+                Math.abs(m['llm_itl'].values.avg / (gaps / tokens) - 1) < 0.15,
+                `ITL mean client ${m['llm_itl'].values.avg} vs server ${gaps / tokens} per token`,
+              );
+              assert.equal(m['llm_itl'].values.count, tokens, 'one ITL sample per token after the first event, multi-token events spread');
             }
-            assert.ok(Math.abs(m['llm_itl'].values.avg / (gaps / tokens) - 1) < 0.15, `ITL mean client ${m['llm_itl'].values.avg} vs server ${gaps / tokens} per token`);
-            assert.equal(m['llm_itl'].values.count, tokens, 'one ITL sample per token after the first event, multi-token events spread');
+
+            // summary.json: one record, the scenario's; throughput over the steady slices as the simulator counted it.
+            const summary = JSON.parse(read(run, 'summary.json')) as {
+              benchmark: string;
+              records: Rec[];
+              not_measured: string[];
+              targets: Array<{ engine: string; dialect: string }>;
+            };
+            assert.equal(summary.benchmark, 'my journey');
+            assert.equal(summary.records.length, 1);
+            const rec = summary.records[0];
+            assert.equal(rec.variant, 'sim');
+            assert.equal(rec.scenario, 'steady');
+            assert.equal(rec.requests_ok, t.reqs.length);
+            assert.equal(rec.requests_failed, 0);
+            assert.equal(rec.osl_tokens, OSL, 'OSL: the mean output tokens per request');
+            assert.equal(rec.window_ms.method, 'steady-slices');
+            assert.ok(rec.output_throughput_ci95_tokens_per_s, 'an interval from the slices');
+            const tps = rec.output_throughput_tokens_per_s;
+            ctx.diagnostic(
+              `${transport}: ${t.reqs.length} requests; throughput ${tps.toFixed(0)} tok/s vs the simulator's ${t.window.outputTokensPerSec.toFixed(0)}${transport === 'sse' ? `; TTFT p50 ${m['llm_ttft'].values.med} ms; ITL mean ${m['llm_itl'].values.avg.toFixed(3)} ms over ${m['llm_itl'].values.count} tokens` : ''}`,
+            );
+            assert.ok(
+              Math.abs(tps / t.window.outputTokensPerSec - 1) < 0.1,
+              `throughput ${tps.toFixed(0)} vs the simulator's ${t.window.outputTokensPerSec.toFixed(0)} tokens/s over the steady window`,
+            );
+            assert.equal(summary.targets[0].engine, 'SGLang');
+            assert.equal(summary.targets[0].dialect, 'sglang');
+            if (transport === 'http')
+              assert.ok(
+                summary.not_measured.some((n) => n.startsWith('TTFT, ITL and TPOT')),
+                summary.not_measured.join('; '),
+              );
+            else assert.ok(rec.ttft_ms && rec.ttft_ms.count === t.reqs.length && rec.itl_ms && rec.itl_ms.count > 0);
+
+            // report.md and report.html: the same figures, rendered.
+            const md = read(run, 'report.md');
+            const html = read(run, 'report.html');
+            assert.match(md, /^# my journey — /);
+            const row = md.split('\n').find((l) => l.includes('| c=2 | sim |'));
+            assert.ok(row && row.includes(`| ${t.reqs.length} |`) && row.includes(fmt(tps)), `${row} (throughput ${fmt(tps)})`);
+            assert.ok(html.startsWith('<!doctype html>') || html.startsWith('<!DOCTYPE html>'), html.slice(0, 40));
+            assert.ok(html.includes(fmt(tps)) && html.includes('my journey'));
+            if (transport === 'http')
+              assert.ok(
+                md.includes('TTFT, ITL and TPOT: the http transport receives each reply whole') &&
+                  html.includes('the http transport receives each reply whole'),
+              );
+            else assert.ok(md.includes('TTFT p50') && html.includes('TTFT'));
+            assert.match(run.stdout, /my journey/);
+          } finally {
+            await sim.stop();
           }
-
-          // summary.json: one record, the scenario's; throughput over the steady slices as the simulator counted it.
-          const summary = JSON.parse(read(run, 'summary.json')) as { benchmark: string; records: Rec[]; not_measured: string[]; targets: Array<{ engine: string; dialect: string }> };
-          assert.equal(summary.benchmark, 'my journey');
-          assert.equal(summary.records.length, 1);
-          const rec = summary.records[0];
-          assert.equal(rec.variant, 'sim');
-          assert.equal(rec.scenario, 'steady');
-          assert.equal(rec.requests_ok, t.reqs.length);
-          assert.equal(rec.requests_failed, 0);
-          assert.equal(rec.osl_tokens, OSL, 'OSL: the mean output tokens per request');
-          assert.equal(rec.window_ms.method, 'steady-slices');
-          assert.ok(rec.output_throughput_ci95_tokens_per_s, 'an interval from the slices');
-          const tps = rec.output_throughput_tokens_per_s;
-          ctx.diagnostic(`${transport}: ${t.reqs.length} requests; throughput ${tps.toFixed(0)} tok/s vs the simulator's ${t.window.outputTokensPerSec.toFixed(0)}${transport === 'sse' ? `; TTFT p50 ${m['llm_ttft'].values.med} ms; ITL mean ${m['llm_itl'].values.avg.toFixed(3)} ms over ${m['llm_itl'].values.count} tokens` : ''}`);
-          assert.ok(Math.abs(tps / t.window.outputTokensPerSec - 1) < 0.1, `throughput ${tps.toFixed(0)} vs the simulator's ${t.window.outputTokensPerSec.toFixed(0)} tokens/s over the steady window`);
-          assert.equal(summary.targets[0].engine, 'SGLang');
-          assert.equal(summary.targets[0].dialect, 'sglang');
-          if (transport === 'http') assert.ok(summary.not_measured.some((n) => n.startsWith('TTFT, ITL and TPOT')), summary.not_measured.join('; '));
-          else assert.ok(rec.ttft_ms && rec.ttft_ms.count === t.reqs.length && rec.itl_ms && rec.itl_ms.count > 0);
-
-          // report.md and report.html: the same figures, rendered.
-          const md = read(run, 'report.md');
-          const html = read(run, 'report.html');
-          assert.match(md, /^# my journey — /);
-          const row = md.split('\n').find((l) => l.includes('| c=2 | sim |'));
-          assert.ok(row && row.includes(`| ${t.reqs.length} |`) && row.includes(fmt(tps)), `${row} (throughput ${fmt(tps)})`);
-          assert.ok(html.startsWith('<!doctype html>') || html.startsWith('<!DOCTYPE html>'), html.slice(0, 40));
-          assert.ok(html.includes(fmt(tps)) && html.includes('my journey'));
-          if (transport === 'http') assert.ok(md.includes('TTFT, ITL and TPOT: the http transport receives each reply whole') && html.includes('the http transport receives each reply whole'));
-          else assert.ok(md.includes('TTFT p50') && html.includes('TTFT'));
-          assert.match(run.stdout, /my journey/);
-        } finally {
-          await sim.stop();
-        }
-      });
+        },
+      );
     }
 
     test('the ES module imported by path, without a bundler', async () => {
@@ -235,7 +276,14 @@ for (const runner of RUNNERS) {
         const run = await runner.exec(join(project, 'direct.js'), { cwd: project, env: { LLM_URL: sim.url }, timeoutMs: 60_000, quiet: true });
         assert.equal(run.exitCode, 0, explain({ result: run, summary: null, wallMs: 0 }));
         const gens = (await sim.requests()).filter((r) => r.route === '/generate');
-        assert.deepEqual(gens.map((g) => [g.promptTokens, g.completionTokens]), [[4, 8], [4, 8], [4, 8]]);
+        assert.deepEqual(
+          gens.map((g) => [g.promptTokens, g.completionTokens]),
+          [
+            [4, 8],
+            [4, 8],
+            [4, 8],
+          ],
+        );
         assert.equal(run.summaryData!.metrics['llm_output_tokens'].values.count, 24);
       } finally {
         await sim.stop();

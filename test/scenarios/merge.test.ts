@@ -26,7 +26,6 @@ const ENV = {
   RESULTS_DIR: '.',
 };
 
-
 /** The simulator's own output throughput over a run's steady window, from the requests that arrived after `sinceMs`. */
 async function truth(sim: RemoteSim, sinceMs: number): Promise<{ tokensPerSec: number; requests: number }> {
   const reqs = (await sim.requests()).filter((r) => r.maxNewTokens === OSL && r.arrivalMs >= sinceMs);
@@ -48,10 +47,19 @@ const summaryOf = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { 
 for (const rt of RUNNERS) {
   describe(`two instances merged on ${rt.name}`, { skip: rt.skip ?? undefined }, () => {
     test('the merged run matches one instance and the ground truth: throughput within 3 %, the same verdict; mismatched partials are refused', async () => {
-      const [dflash, mtp] = await Promise.all([spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: 3 }), spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4, seed: 4 })]);
+      const [dflash, mtp] = await Promise.all([
+        spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4, seed: 3 }),
+        spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4, seed: 4 }),
+      ]);
       const script = join(ROOT, 'dist', 'dflash-vs-mtp.js');
       const env = { ...ENV, DFLASH_URL: dflash.url, MTP_URL: mtp.url };
-      const opts = (cwd: string, extra: Partial<RunOptions> = {}): RunOptions => ({ cwd, env: { ...env, RUN_ID: 'ab' }, timeoutMs: 120_000, quiet: true, ...extra });
+      const opts = (cwd: string, extra: Partial<RunOptions> = {}): RunOptions => ({
+        cwd,
+        env: { ...env, RUN_ID: 'ab' },
+        timeoutMs: 120_000,
+        quiet: true,
+        ...extra,
+      });
       const why = (r: K6RunResult) => `exit ${r.exitCode}\n${r.stdout.slice(-2500)}\n${r.stderr.slice(-2500)}`;
       try {
         // One instance.
@@ -65,7 +73,10 @@ for (const rt of RUNNERS) {
         const two = mkdtempSync(join(tmpdir(), 'merge-two-'));
         const t2 = Date.now();
         const seq = { executionSegmentSequence: '0,1/2,1' };
-        const [a, b] = await Promise.all([rt.exec(script, opts(two, { executionSegment: '0:1/2', ...seq })), rt.exec(script, opts(two, { executionSegment: '1/2:1', ...seq }))]);
+        const [a, b] = await Promise.all([
+          rt.exec(script, opts(two, { executionSegment: '0:1/2', ...seq })),
+          rt.exec(script, opts(two, { executionSegment: '1/2:1', ...seq })),
+        ]);
         assert.equal(a.exitCode, 0, why(a));
         assert.equal(b.exitCode, 0, why(b));
         const partials = ['0-1_2', '1_2-1'].map((s) => join(two, `ab.segment-${s}.partial.json`));
@@ -80,15 +91,23 @@ for (const rt of RUNNERS) {
         for (const v of ['dflash', 'mtp'] as const) {
           const mr = m.records.find((r) => r.variant === v)!;
           const sr = s.records.find((r) => r.variant === v)!;
-          const parts = [summaryOf(join(two, 'ab.segment-0-1_2.summary.json')), summaryOf(join(two, 'ab.segment-1_2-1.summary.json'))].map((x) => x.records.find((r) => r.variant === v)!);
+          const parts = [summaryOf(join(two, 'ab.segment-0-1_2.summary.json')), summaryOf(join(two, 'ab.segment-1_2-1.summary.json'))].map((x) =>
+            x.records.find((r) => r.variant === v)!,
+          );
           assert.equal(mr.requests_failed, 0);
           assert.equal(mr.requests, parts[0].requests + parts[1].requests, 'requests add exactly');
           assert.equal(mr.requests, truthTwo[v].requests, `${v}: the merged run counted every request the server saw`);
           const vsTruth = mr.output_throughput_tokens_per_s / truthTwo[v].tokensPerSec;
-          assert.ok(Math.abs(vsTruth - 1) < 0.03, `${v}: merged ${mr.output_throughput_tokens_per_s.toFixed(1)} tok/s vs the simulator's ${truthTwo[v].tokensPerSec.toFixed(1)}`);
+          assert.ok(
+            Math.abs(vsTruth - 1) < 0.03,
+            `${v}: merged ${mr.output_throughput_tokens_per_s.toFixed(1)} tok/s vs the simulator's ${truthTwo[v].tokensPerSec.toFixed(1)}`,
+          );
           const vsSingle = mr.output_throughput_tokens_per_s / sr.output_throughput_tokens_per_s;
           const truthRatio = truthTwo[v].tokensPerSec / truthOne[v].tokensPerSec;
-          assert.ok(Math.abs(vsSingle / truthRatio - 1) < 0.03, `${v}: merged ${mr.output_throughput_tokens_per_s.toFixed(1)} vs single ${sr.output_throughput_tokens_per_s.toFixed(1)} tok/s (the simulator moved by ${truthRatio.toFixed(3)})`);
+          assert.ok(
+            Math.abs(vsSingle / truthRatio - 1) < 0.03,
+            `${v}: merged ${mr.output_throughput_tokens_per_s.toFixed(1)} vs single ${sr.output_throughput_tokens_per_s.toFixed(1)} tok/s (the simulator moved by ${truthRatio.toFixed(3)})`,
+          );
           // A merged percentile lies within the instances' own (a mixture's quantile always does).
           const lo = Math.min(...parts.map((p) => p.e2e_ms.p50));
           const hi = Math.max(...parts.map((p) => p.e2e_ms.p50));

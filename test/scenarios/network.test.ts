@@ -44,7 +44,12 @@ const CASES: NetCase[] = [
 
 interface Extended extends SummaryJson {
   test_run_duration_ms: number | null;
-  records: Array<SummaryJson['records'][number] & { itl_ms: { p50: number; p99: number; avg: number; count: number } | null; ttft_ms: { p50: number; p99: number; avg: number; count: number } | null }>;
+  records: Array<
+    SummaryJson['records'][number] & {
+      itl_ms: { p50: number; p99: number; avg: number; count: number } | null;
+      ttft_ms: { p50: number; p99: number; avg: number; count: number } | null;
+    }
+  >;
 }
 
 /** Resolves once the simulator has seen the first measured request (preflight never asks for OSL tokens). */
@@ -79,7 +84,9 @@ async function runCase(runner: (typeof RUNNERS)[number], c: NetCase, transport: 
     const rec = s.records[0];
     const classes = Object.keys(s.errors_by_class);
     const stats = proxy.stats();
-    console.log(`# ${transport} ${c.id}: ${JSON.stringify(s.errors_by_class)}, ${rec.requests_ok} ok, proxy ${JSON.stringify(stats)}${rec.ttft_ms ? `, TTFT p50 ${rec.ttft_ms.p50} ms` : ''}${rec.itl_ms ? `, ITL p50 ${rec.itl_ms.p50} ms` : ''}`);
+    console.log(
+      `# ${transport} ${c.id}: ${JSON.stringify(s.errors_by_class)}, ${rec.requests_ok} ok, proxy ${JSON.stringify(stats)}${rec.ttft_ms ? `, TTFT p50 ${rec.ttft_ms.p50} ms` : ''}${rec.itl_ms ? `, ITL p50 ${rec.itl_ms.p50} ms` : ''}`,
+    );
     if (c.classes.length === 0) {
       assert.deepEqual(s.errors_by_class, {}, `no failure: ${why}`);
       assert.ok(rec.requests_ok >= 2, `${rec.requests_ok} requests ok`);
@@ -96,9 +103,13 @@ async function runCase(runner: (typeof RUNNERS)[number], c: NetCase, transport: 
           assert.ok(serverP50 >= 2, `the server's own gaps p50 ${serverP50} ms`);
           assert.ok(rec.itl_ms.p50 < 1, `ITL p50 as the client saw it: ${rec.itl_ms.p50} ms`);
           // And the client self-check says why, in every report: held by the network, not client-limited.
-          const md = readFileSync(run.result.files.find((f) => f.endsWith('.report.md'))!, 'utf8');
+          const md = readFileSync(
+            run.result.files.find((f) => f.endsWith('.report.md'))!,
+            'utf8',
+          );
           assert.match(md, /tokens reached the client in bursts: ITL p50 0\.0 ms .* held the stream and let it go at once/, why);
-          const held = (s as unknown as { records: Array<{ client_check: { held_by_network: string | null; client_limited: boolean } }> }).records[0].client_check;
+          const held = (s as unknown as { records: Array<{ client_check: { held_by_network: string | null; client_limited: boolean } }> }).records[0]
+            .client_check;
           assert.match(held.held_by_network ?? '', /held the stream/);
         }
       }

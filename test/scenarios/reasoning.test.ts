@@ -35,7 +35,19 @@ for (const runner of RUNNERS) {
         try {
           const run = await runner.run(
             'context-matrix',
-            { TARGET_URL: sim.url, DIALECT: 'openai-chat', TRANSPORT: transport, ISL: '128', OSL: String(OSL), CONCURRENCY: '2', DURATION: '5s', SLICES: '1', REQUEST_TIMEOUT: '10s', GRACEFUL_STOP: '5s', WARMUP_REQUESTS: '0' },
+            {
+              TARGET_URL: sim.url,
+              DIALECT: 'openai-chat',
+              TRANSPORT: transport,
+              ISL: '128',
+              OSL: String(OSL),
+              CONCURRENCY: '2',
+              DURATION: '5s',
+              SLICES: '1',
+              REQUEST_TIMEOUT: '10s',
+              GRACEFUL_STOP: '5s',
+              WARMUP_REQUESTS: '0',
+            },
             90_000,
           );
           assert.equal(run.result.exitCode, 0, explain(run));
@@ -44,13 +56,19 @@ for (const runner of RUNNERS) {
           const truth = (await sim.requests()).filter((r) => r.maxNewTokens === OSL && r.completionTokens === OSL);
           assert.ok(truth.length >= 5, `${truth.length} run requests in the truth`);
           const perRequest = FRACTION * OSL;
-          assert.ok(truth.every((r) => r.reasoningTokens === perRequest && r.firstAnswerMs !== null), 'the profile: half the budget reasons, then it answers');
+          assert.ok(
+            truth.every((r) => r.reasoningTokens === perRequest && r.firstAnswerMs !== null),
+            'the profile: half the budget reasons, then it answers',
+          );
           const rs = rec.reasoning;
           assert.ok(rs !== null, 'the run saw its replies reason');
           assert.equal(rs.requests, rec.requests_ok, 'every successful reply reasoned');
           assert.equal(rs.reasoning_tokens, perRequest * rec.requests_ok, 'reasoning tokens equal the truth');
           assert.equal(rs.answer_tokens, rec.output_tokens - perRequest * rec.requests_ok, 'answer tokens are the rest');
-          assert.ok(rec.notes.some((n) => /replies reasoned before answering/.test(n)), rec.notes.join(' | '));
+          assert.ok(
+            rec.notes.some((n) => /replies reasoned before answering/.test(n)),
+            rec.notes.join(' | '),
+          );
           if (transport === 'http') {
             assert.equal(rs.ttft_answer_ms, null, 'http cannot time the answer');
             assert.ok(rec.notes.some((n) => /first answer token not measured \(needs TRANSPORT=sse\)/.test(n)));
@@ -64,7 +82,9 @@ for (const runner of RUNNERS) {
           assert.ok(span > 50, `the reasoning span is long enough to tell apart: ${span} ms`);
           assert.ok(rs.ttft_answer_ms !== null && rs.ttft_answer_ms.count === rec.requests_ok, 'one answer TTFT per reply');
           const gap = rs.ttft_answer_ms.p50 - trueAnswer;
-          console.log(`# ${runner.name}: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ${trueAnswer.toFixed(1)} ms; first reasoning token client ${rs.ttft_reasoning_ms?.p50.toFixed(1)} ms, truth ${trueFirst.toFixed(1)} ms`);
+          console.log(
+            `# ${runner.name}: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ${trueAnswer.toFixed(1)} ms; first reasoning token client ${rs.ttft_reasoning_ms?.p50.toFixed(1)} ms, truth ${trueFirst.toFixed(1)} ms`,
+          );
           assert.ok(gap > -2 && gap < 0.1 * span, `answer TTFT p50 client ${rs.ttft_answer_ms.p50} vs truth ${trueAnswer} (span ${span})`);
           assert.ok(rs.ttft_reasoning_ms !== null && Math.abs(rs.ttft_reasoning_ms.p50 - trueFirst) < 0.1 * span, 'first reasoning token too');
         } finally {
@@ -88,8 +108,21 @@ for (const runner of RUNNERS) {
         const run = await runner.run(
           'context-matrix',
           {
-            TARGET_URL: sim.url, DIALECT: 'openai-chat', TRANSPORT: 'sse', THINK_TAGS: 'true', SLO_TTFT_P99: '400ms', SLO_TTFT_OF: 'answer', SLO_ERROR_RATE: '1',
-            ISL: '128', OSL: String(OSL), CONCURRENCY: '2', DURATION: '5s', SLICES: '1', REQUEST_TIMEOUT: '10s', GRACEFUL_STOP: '5s', WARMUP_REQUESTS: '0',
+            TARGET_URL: sim.url,
+            DIALECT: 'openai-chat',
+            TRANSPORT: 'sse',
+            THINK_TAGS: 'true',
+            SLO_TTFT_P99: '400ms',
+            SLO_TTFT_OF: 'answer',
+            SLO_ERROR_RATE: '1',
+            ISL: '128',
+            OSL: String(OSL),
+            CONCURRENCY: '2',
+            DURATION: '5s',
+            SLICES: '1',
+            REQUEST_TIMEOUT: '10s',
+            GRACEFUL_STOP: '5s',
+            WARMUP_REQUESTS: '0',
           },
           90_000,
         );
@@ -102,8 +135,13 @@ for (const runner of RUNNERS) {
         const trueFirst = median(truth.map((r) => (r.firstTokenMs as number) - r.arrivalMs));
         const rs = rec.reasoning;
         assert.ok(rs !== null && rs.requests === rec.requests_ok && rs.ttft_answer_ms !== null, JSON.stringify(rec));
-        console.log(`# ${runner.name}: <think> spans: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ${trueAnswer.toFixed(1)} ms`);
-        assert.ok(Math.abs(rs.ttft_answer_ms.p50 - trueAnswer) < 0.1 * (trueAnswer - trueFirst), `answer TTFT p50 client ${rs.ttft_answer_ms.p50} vs truth ${trueAnswer}`);
+        console.log(
+          `# ${runner.name}: <think> spans: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ${trueAnswer.toFixed(1)} ms`,
+        );
+        assert.ok(
+          Math.abs(rs.ttft_answer_ms.p50 - trueAnswer) < 0.1 * (trueAnswer - trueFirst),
+          `answer TTFT p50 client ${rs.ttft_answer_ms.p50} vs truth ${trueAnswer}`,
+        );
         assert.equal(rs.reasoning_tokens, FRACTION * OSL * rec.requests_ok, 'counted from the stream, the server said none');
         assert.equal(rec.goodput_requests_per_s, 0, 'no reply answered within 400 ms');
       } finally {
@@ -112,4 +150,3 @@ for (const runner of RUNNERS) {
     });
   });
 }
-

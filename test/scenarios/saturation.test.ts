@@ -55,17 +55,26 @@ for (const runner of RUNNERS) {
           assert.ok(s !== null && s.rule === 'full', JSON.stringify(at(8)));
           assert.ok(s.after_ms !== null && s.after_ms <= SATURATED_WITHIN_MS, `seen ${s.after_ms} ms into the level`);
           assert.ok(s.waiting !== null && s.waiting >= 4, `${s.waiting} waiting`);
-          assert.ok(at(8).notes.some((n) => /^saturated [\d.]+ s into this level: at least half .* later levels were not run/.test(n)), at(8).notes.join(' | '));
+          assert.ok(
+            at(8).notes.some((n) => /^saturated [\d.]+ s into this level: at least half .* later levels were not run/.test(n)),
+            at(8).notes.join(' | '),
+          );
           assert.equal(at(16).requests, 0, 'the heavier level sent nothing');
           // By the server's record: the c=8 level starts one run after the first request; nothing arrives after the bound.
           const truth = (await sim.requests()).filter((r) => r.maxNewTokens === OSL).sort((a, b) => a.arrivalMs - b.arrivalMs);
           const c8Start = truth[0].arrivalMs + (DURATION_S + GRACE_S) * 1000 + RUN_GAP_MS;
           const last = truth[truth.length - 1].arrivalMs - c8Start;
-          console.log(`# ${runner.name} ${transport}: saturation seen ${((s.after_ms ?? 0) / 1000).toFixed(1)} s into c=8 (${s.waiting} waiting); last request arrived ${(last / 1000).toFixed(1)} s into it`);
+          console.log(
+            `# ${runner.name} ${transport}: saturation seen ${((s.after_ms ?? 0) / 1000).toFixed(1)} s into c=8 (${s.waiting} waiting); last request arrived ${(last / 1000).toFixed(1)} s into it`,
+          );
           assert.ok(last <= SATURATED_WITHIN_MS, `last arrival ${last} ms after the saturated level began`);
           if (transport === 'sse') return;
           // And with the stop off, every level runs (a few seconds each: no rule judges them).
-          const all = await runner.run('concurrency-ramp', { ...env(sim.url, transport), SATURATION_STOP: 'false', CONCURRENCY: '1,8', DURATION: '4s' }, 120_000);
+          const all = await runner.run(
+            'concurrency-ramp',
+            { ...env(sim.url, transport), SATURATION_STOP: 'false', CONCURRENCY: '1,8', DURATION: '4s' },
+            120_000,
+          );
           assert.equal(all.result.exitCode, 0, explain(all));
           const recs2 = (JSON.parse(readFileSync(all.result.files.find((f) => f.endsWith('.summary.json')) as string, 'utf8')) as { records: Rec[] }).records;
           assert.ok(recs2.every((r) => r.requests > 0 && r.saturation === null));

@@ -24,7 +24,17 @@ for (const runner of RUNNERS) {
       try {
         const run = await runner.run(
           'concurrency-ramp',
-          { TARGET_URL: sim.url, ISL: '128', OSL: '64', CONCURRENCY: '1,2,4,8', DURATION: '5s', SLICES: '2', REQUEST_TIMEOUT: '5s', GRACEFUL_STOP: '2s', WARMUP_REQUESTS: '1' },
+          {
+            TARGET_URL: sim.url,
+            ISL: '128',
+            OSL: '64',
+            CONCURRENCY: '1,2,4,8',
+            DURATION: '5s',
+            SLICES: '2',
+            REQUEST_TIMEOUT: '5s',
+            GRACEFUL_STOP: '2s',
+            WARMUP_REQUESTS: '1',
+          },
           120_000,
         );
         assert.equal(run.result.exitCode, 0, explain(run));
@@ -43,12 +53,27 @@ for (const runner of RUNNERS) {
       try {
         const run = await runner.run(
           'arrival-rate',
-          { TARGET_URL: sim.url, ISL: '64', OSL: '32', RATE: '2,30', MAX_VUS: '20', DURATION: '5s', SLICES: '2', REQUEST_TIMEOUT: '5s', GRACEFUL_STOP: '5s', WARMUP_REQUESTS: '0', SLO_ERROR_RATE: '1' },
+          {
+            TARGET_URL: sim.url,
+            ISL: '64',
+            OSL: '32',
+            RATE: '2,30',
+            MAX_VUS: '20',
+            DURATION: '5s',
+            SLICES: '2',
+            REQUEST_TIMEOUT: '5s',
+            GRACEFUL_STOP: '5s',
+            WARMUP_REQUESTS: '0',
+            SLO_ERROR_RATE: '1',
+          },
           120_000,
         );
         assert.equal(run.result.exitCode, 0, explain(run));
         const [low, high] = run.summary!.records;
-        assert.ok(Math.abs((low.output_throughput_tokens_per_s as number) / (2 * 32) - 1) < 0.2, `rate 2/s gives ~64 tokens/s: ${low.output_throughput_tokens_per_s}`);
+        assert.ok(
+          Math.abs((low.output_throughput_tokens_per_s as number) / (2 * 32) - 1) < 0.2,
+          `rate 2/s gives ~64 tokens/s: ${low.output_throughput_tokens_per_s}`,
+        );
         assert.ok(high.requests < 30 * 5, 'the overloaded cell completed fewer than offered');
         assert.equal(extra(run).fall_behind?.rate, 30, extra(run).fall_behind?.text);
       } finally {
@@ -61,12 +86,25 @@ for (const runner of RUNNERS) {
       try {
         const run = await runner.run(
           'context-matrix',
-          { TARGET_URL: sim.url, ISL: '128,4096', OSL: '16,64', CONCURRENCY: '2', DURATION: '3s', SLICES: '1', REQUEST_TIMEOUT: '5s', GRACEFUL_STOP: '2s', WARMUP_REQUESTS: '0' },
+          {
+            TARGET_URL: sim.url,
+            ISL: '128,4096',
+            OSL: '16,64',
+            CONCURRENCY: '2',
+            DURATION: '3s',
+            SLICES: '1',
+            REQUEST_TIMEOUT: '5s',
+            GRACEFUL_STOP: '2s',
+            WARMUP_REQUESTS: '0',
+          },
           120_000,
         );
         assert.equal(run.result.exitCode, 0, explain(run));
         const p50 = (cell: string) => run.summary!.records.find((r) => r.cell === cell)!.e2e_ms!.p50;
-        assert.deepEqual(run.summary!.records.map((r) => r.cell), ['i128_o16_c2', 'i128_o64_c2', 'i4096_o16_c2', 'i4096_o64_c2']);
+        assert.deepEqual(
+          run.summary!.records.map((r) => r.cell),
+          ['i128_o16_c2', 'i128_o64_c2', 'i4096_o16_c2', 'i4096_o64_c2'],
+        );
         assert.ok(p50('i128_o64_c2') > p50('i128_o16_c2'), 'more output, longer');
         assert.ok(p50('i4096_o16_c2') > p50('i128_o16_c2'), 'longer prompt, longer');
       } finally {

@@ -14,7 +14,18 @@ for (const runner of RUNNERS) {
       try {
         const run = await runner.run(
           'context-matrix',
-          { TARGET_URL: sim.url, TRANSPORT: 'sse', ISL: '256', OSL: String(OSL), CONCURRENCY: '2', DURATION: '6s', SLICES: '2', REQUEST_TIMEOUT: '5s', GRACEFUL_STOP: '3s', WARMUP_REQUESTS: '1' },
+          {
+            TARGET_URL: sim.url,
+            TRANSPORT: 'sse',
+            ISL: '256',
+            OSL: String(OSL),
+            CONCURRENCY: '2',
+            DURATION: '6s',
+            SLICES: '2',
+            REQUEST_TIMEOUT: '5s',
+            GRACEFUL_STOP: '3s',
+            WARMUP_REQUESTS: '1',
+          },
           60_000,
         );
         assert.equal(run.result.exitCode, 0, explain(run));

@@ -8,7 +8,9 @@ import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
 const runner = RUNNERS[0];
-const skip = runner.skip ?? (runner.k6?.hasSse ? `${runner.k6.bin} has xk6-sse: these tests need a k6 without it (CI runs them with K6_BIN set to stock k6 v2.2.0)` : null);
+const skip =
+  runner.skip ??
+  (runner.k6?.hasSse ? `${runner.k6.bin} has xk6-sse: these tests need a k6 without it (CI runs them with K6_BIN set to stock k6 v2.2.0)` : null);
 
 /** The error lines k6 printed: one, with no Go error of k6's own after it. */
 function errorLines(out: string): string[] {

@@ -47,16 +47,31 @@ function slice(win: [number, number] | null): SynthRow[] {
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-/** Each trace row's record on the server: same prompt and output lengths, the arrival nearest its instant (null: it never arrived). */
+/**
+ * Each trace row's record on the server (null: it never arrived). Rows of one shape (prompt and
+ * output lengths) take that shape's records in order, one each: the k-th due the k-th to arrive.
+ * Nearest-in-time would give one record to two rows once lags pass half their spacing (a busy
+ * machine, lags of a second), and a row another's cache.
+ */
 function match(rows: SynthRow[], truth: RequestRecord[], due: number[]): Array<RequestRecord | null> {
-  const byShape = new Map<string, RequestRecord[]>();
-  for (const r of truth) byShape.set(`${r.promptTokens}:${r.maxNewTokens}`, [...(byShape.get(`${r.promptTokens}:${r.maxNewTokens}`) ?? []), r]);
-  return rows.map((row, i) => {
-    const c = byShape.get(`${row.input_length}:${row.output_length}`) ?? [];
-    let best: RequestRecord | null = null;
-    for (const r of c) if (best === null || Math.abs(r.arrivalMs - due[i]) < Math.abs(best.arrivalMs - due[i])) best = r;
-    return best !== null && Math.abs(best.arrivalMs - due[i]) < 2000 ? best : null;
-  });
+  const shape = (p: number, o: number | null) => `${p}:${o}`;
+  const records = new Map<string, RequestRecord[]>();
+  for (const r of truth) records.set(shape(r.promptTokens, r.maxNewTokens), [...(records.get(shape(r.promptTokens, r.maxNewTokens)) ?? []), r]);
+  for (const list of records.values()) list.sort((x, y) => x.arrivalMs - y.arrivalMs);
+  const out: Array<RequestRecord | null> = rows.map(() => null);
+  const order = rows.map((_, i) => i).sort((x, y) => due[x] - due[y]);
+  const next = new Map<string, number>();
+  for (const i of order) {
+    const k = shape(rows[i].input_length, rows[i].output_length);
+    const list = records.get(k) ?? [];
+    const j = next.get(k) ?? 0;
+    // A request never arrives before its instant; one far later is another row's (this one failed).
+    if (j < list.length && list[j].arrivalMs > due[i] - 2 && list[j].arrivalMs - due[i] < 5000) {
+      out[i] = list[j];
+      next.set(k, j + 1);
+    }
+  }
+  return out;
 }
 
 /**
@@ -103,7 +118,9 @@ function checkSharing(rows: SynthRow[], matched: Array<RequestRecord | null>, va
       if (m.cachedTokens >= expected) cachedAsShared++;
     }
   }
-  console.log(`# ${variant}: ${sharing} requests share blocks with a finished earlier one; ${cachedAsShared} had all of it cached; ${overCached} cached more than the trace shares`);
+  console.log(
+    `# ${variant}: ${sharing} requests share blocks with a finished earlier one; ${cachedAsShared} had all of it cached; ${overCached} cached more than the trace shares`,
+  );
   assert.equal(freshCached, 0, 'a prompt that shares nothing caches nothing');
   assert.equal(overCached, 0, 'nothing is cached beyond what the trace shares');
   assert.ok(sharing > rows.length / 2 && cachedAsShared >= 0.9 * sharing, `${cachedAsShared} of ${sharing} sharing requests had their shared prefix cached`);
@@ -135,7 +152,7 @@ for (const c of cases) {
     const skip = runner.skip ?? (c.transport === 'sse' ? runner.sseSkip : null) ?? undefined;
     const what = c.window === null ? 'the whole trace' : `TRACE_WINDOW ${c.window[0]}s-${c.window[1]}s, ${rows.length} requests`;
     describe(`trace replay at ${c.speed}× over ${c.transport} (${what}) on ${runner.name}`, { skip }, () => {
-      test('arrivals on schedule by the servers\' own records; cached prefixes where the trace shares blocks', async () => {
+      test("arrivals on schedule by the servers' own records; cached prefixes where the trace shares blocks", async () => {
         const sims = await Promise.all([
           spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 20, seed: 3 }),
           spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 20, seed: 4 }),
@@ -159,16 +176,24 @@ for (const c of cases) {
           );
           assert.equal(run.result.exitCode, 0, explain(run));
           const summary = JSON.parse(readFileSync(run.result.files.find((f) => f.endsWith('.summary.json')) as string, 'utf8')) as { records: TraceRecord[] };
-          const clocks = new Map([...run.result.stderr.matchAll(/▶ run \d+\/\d+: (\w+) trace_x\S+ \(replay clock starts at (\d+(?:\.\d+)?) ms/g)].map((m) => [m[1], Number(m[2])]));
+          const clocks = new Map(
+            [...run.result.stderr.matchAll(/▶ run \d+\/\d+: (\w+) trace_x\S+ \(replay clock starts at (\d+(?:\.\d+)?) ms/g)].map((m) => [m[1], Number(m[2])]),
+          );
           for (const [k, variant] of (['dflash', 'mtp'] as const).entries()) {
             const rec = summary.records.find((r) => r.variant === variant) as TraceRecord;
             // A lull longer than the server's keep-alive (5 s, uvicorn's default, which the simulator
             // keeps) lets k6 reuse a connection the server is closing: that request fails as
             // connection_lost before the server reads it. Rare, real, and counted; nothing else may fail.
             assert.equal(rec.requests_ok + rec.requests_failed, rows.length, `${variant}: every request of the trace sent`);
-            assert.ok(rec.requests_failed <= 2 && Object.keys(rec.errors_by_class).every((k) => k === 'connection_lost'), `${variant}: ${JSON.stringify(rec.errors_by_class)}`);
+            assert.ok(
+              rec.requests_failed <= 2 && Object.keys(rec.errors_by_class).every((k) => k === 'connection_lost'),
+              `${variant}: ${JSON.stringify(rec.errors_by_class)}`,
+            );
             assert.ok(rec.trace !== null && rec.trace.speed === c.speed && rec.trace.requests === rows.length);
-            assert.ok(rec.notes.some((n) => /trace replay at .* schedule lag/.test(n)), rec.notes.join(' | '));
+            assert.ok(
+              rec.notes.some((n) => /trace replay at .* schedule lag/.test(n)),
+              rec.notes.join(' | '),
+            );
             const start = clocks.get(variant);
             assert.ok(start !== undefined, `k6 logged ${variant}'s replay clock: ${run.result.stderr.slice(0, 2000)}`);
             const truth = (await sims[k].requests()).filter((r) => r.promptTokens > BLOCK && r.status === 200);
@@ -218,43 +243,65 @@ for (const c of cases) {
 const SINGLE_WINDOW: [number, number] = [0, 20];
 for (const runner of process.env.TEST_SUBSET === 'v2' ? [] : RUNNERS) {
   const rows = slice(SINGLE_WINDOW);
-  describe(`trace replay against one server (arrival-rate, TRACE_WINDOW 0s-20s at 4×, ${rows.length} requests) on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
-    test('every request of the slice sent on schedule by the server\'s record, the lag and verdict reported, prefixes shared', async () => {
-      const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 20, seed: 5 });
-      try {
-        const run = await runner.run(
-          'arrival-rate',
-          { TARGET_URL: sim.url, TRANSPORT: 'sse', TRACE: file, TRACE_SPEED: '4', TRACE_WINDOW: '0s-20s', TRACE_MAX_LAG: `${MAX_LAG_MS}ms`, GRACEFUL_STOP: '5s', REQUEST_TIMEOUT: '10s', WARMUP_REQUESTS: '0' },
-          60_000,
-        );
-        assert.equal(run.result.exitCode, 0, explain(run));
-        const summary = JSON.parse(readFileSync(run.result.files.find((f) => f.endsWith('.summary.json')) as string, 'utf8')) as { records: TraceRecord[]; fall_behind: { text: string } | null };
-        const rec = summary.records[0];
-        assert.equal(rec.variant, 'target');
-        assert.equal(rec.requests_ok + rec.requests_failed, rows.length, 'every request of the slice sent');
-        assert.ok(rec.trace !== null && rec.trace.speed === 4 && rec.trace.requests === rows.length);
-        const client = rec.trace.schedule_lag_ms as NonNullable<TraceRecord['trace']>['schedule_lag_ms'] & object;
-        assert.equal(client.count, rows.length, 'a schedule lag per request');
-        assert.equal(rec.trace.faithful, client.p99 <= MAX_LAG_MS);
-        assert.ok(rec.notes.some((n) => /trace replay at 4× speed: .* schedule lag/.test(n)), rec.notes.join(' | '));
-        assert.match(summary.fall_behind?.text ?? '', new RegExp(`^trace replay at 4× speed: ${rec.requests_ok} of ${rows.length} requests completed`));
-        assert.match(run.result.stdout, /Arrival rate: trace replay at 4× speed/);
-        const start = Number(/▶ run \d+\/\d+: target trace_x\S+ \(replay clock starts at (\d+(?:\.\d+)?) ms/.exec(run.result.stderr)?.[1]);
-        assert.ok(Number.isFinite(start), `k6 logged the replay clock: ${run.result.stderr.slice(0, 2000)}`);
-        const truth = (await sim.requests()).filter((r) => r.promptTokens > BLOCK && r.status === 200);
-        const due = rows.map((r) => start + (r.timestamp - rows[0].timestamp) / 4);
-        assert.equal(truth.length, rec.requests_ok, 'the server saw every request that succeeded');
-        console.log(`# one server: the client's schedule lag p50 ${client.p50.toFixed(1)} ms, p99 ${client.p99.toFixed(1)} ms (faithful: ${rec.trace.faithful})`);
-        // A replay the client marks not faithful (a busy machine held its requests back) is judged by that verdict alone, as the A/B above does.
-        if (!rec.trace.faithful) return;
-        const matched = match(rows, truth, due);
-        assert.equal(matched.filter((m) => m !== null).length, rec.requests_ok, 'each success is one row of the trace, near its instant');
-        const lag = matched.flatMap((m, i) => (m === null ? [] : [Math.max(0, m.arrivalMs - m.intakeLagMs - due[i])]));
-        assert.ok(quantile(lag, 0.5) <= MAX_LAG_MS / 5, `arrival − due p50 ${quantile(lag, 0.5)} ms by the server's record`);
-        checkSharing(rows, matched, 'target');
-      } finally {
-        await sim.stop();
-      }
-    });
-  });
+  describe(
+    `trace replay against one server (arrival-rate, TRACE_WINDOW 0s-20s at 4×, ${rows.length} requests) on ${runner.name}`,
+    { skip: runner.skip ?? runner.sseSkip ?? undefined },
+    () => {
+      test("every request of the slice sent on schedule by the server's record, the lag and verdict reported, prefixes shared", async () => {
+        const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 20, seed: 5 });
+        try {
+          const run = await runner.run(
+            'arrival-rate',
+            {
+              TARGET_URL: sim.url,
+              TRANSPORT: 'sse',
+              TRACE: file,
+              TRACE_SPEED: '4',
+              TRACE_WINDOW: '0s-20s',
+              TRACE_MAX_LAG: `${MAX_LAG_MS}ms`,
+              GRACEFUL_STOP: '5s',
+              REQUEST_TIMEOUT: '10s',
+              WARMUP_REQUESTS: '0',
+            },
+            60_000,
+          );
+          assert.equal(run.result.exitCode, 0, explain(run));
+          const summary = JSON.parse(readFileSync(run.result.files.find((f) => f.endsWith('.summary.json')) as string, 'utf8')) as {
+            records: TraceRecord[];
+            fall_behind: { text: string } | null;
+          };
+          const rec = summary.records[0];
+          assert.equal(rec.variant, 'target');
+          assert.equal(rec.requests_ok + rec.requests_failed, rows.length, 'every request of the slice sent');
+          assert.ok(rec.trace !== null && rec.trace.speed === 4 && rec.trace.requests === rows.length);
+          const client = rec.trace.schedule_lag_ms as NonNullable<TraceRecord['trace']>['schedule_lag_ms'] & object;
+          assert.equal(client.count, rows.length, 'a schedule lag per request');
+          assert.equal(rec.trace.faithful, client.p99 <= MAX_LAG_MS);
+          assert.ok(
+            rec.notes.some((n) => /trace replay at 4× speed: .* schedule lag/.test(n)),
+            rec.notes.join(' | '),
+          );
+          assert.match(summary.fall_behind?.text ?? '', new RegExp(`^trace replay at 4× speed: ${rec.requests_ok} of ${rows.length} requests completed`));
+          assert.match(run.result.stdout, /Arrival rate: trace replay at 4× speed/);
+          const start = Number(/▶ run \d+\/\d+: target trace_x\S+ \(replay clock starts at (\d+(?:\.\d+)?) ms/.exec(run.result.stderr)?.[1]);
+          assert.ok(Number.isFinite(start), `k6 logged the replay clock: ${run.result.stderr.slice(0, 2000)}`);
+          const truth = (await sim.requests()).filter((r) => r.promptTokens > BLOCK && r.status === 200);
+          const due = rows.map((r) => start + (r.timestamp - rows[0].timestamp) / 4);
+          assert.equal(truth.length, rec.requests_ok, 'the server saw every request that succeeded');
+          console.log(
+            `# one server: the client's schedule lag p50 ${client.p50.toFixed(1)} ms, p99 ${client.p99.toFixed(1)} ms (faithful: ${rec.trace.faithful})`,
+          );
+          // A replay the client marks not faithful (a busy machine held its requests back) is judged by that verdict alone, as the A/B above does.
+          if (!rec.trace.faithful) return;
+          const matched = match(rows, truth, due);
+          assert.equal(matched.filter((m) => m !== null).length, rec.requests_ok, 'each success is one row of the trace, near its instant');
+          const lag = matched.flatMap((m, i) => (m === null ? [] : [Math.max(0, m.arrivalMs - m.intakeLagMs - due[i])]));
+          assert.ok(quantile(lag, 0.5) <= MAX_LAG_MS / 5, `arrival − due p50 ${quantile(lag, 0.5)} ms by the server's record`);
+          checkSharing(rows, matched, 'target');
+        } finally {
+          await sim.stop();
+        }
+      });
+    },
+  );
 }

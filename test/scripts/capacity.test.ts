@@ -38,16 +38,47 @@ test('bad settings: exit 108 and one line naming the variable, before any load',
   }
 });
 
-const m = (key: Measure['key'], value: number, limit: number): Measure => ({ key, limit, n: 500, value, lo: value * 0.95, hi: value * 1.05, upperOpen: false, clear: true, pass: value <= limit });
+const m = (key: Measure['key'], value: number, limit: number): Measure => ({
+  key,
+  limit,
+  n: 500,
+  value,
+  lo: value * 0.95,
+  hi: value * 1.05,
+  upperOpen: false,
+  clear: true,
+  pass: value <= limit,
+});
 const point = (step: number, load: number, e2e: number) => ({
-  step, load, measures: [m('e2e', e2e, 500)], pass: e2e <= 500, runs: 1, loadMs: 10_000, requests: { ok: 100, failed: 0 }, undecided: false,
-  goodput: load * 2, throughput: null, dropped: 0, clientLimited: [], errors: {},
+  step,
+  load,
+  measures: [m('e2e', e2e, 500)],
+  pass: e2e <= 500,
+  runs: 1,
+  loadMs: 10_000,
+  requests: { ok: 100, failed: 0 },
+  undecided: false,
+  goodput: load * 2,
+  throughput: null,
+  dropped: 0,
+  clientLimited: [],
+  errors: {},
 });
 
 test('reports: the answer with its interval and ratio, the path, where each SLO broke; nothing secret, html escaped', () => {
   const s = settings({ SLO_E2E_P99: '500ms' });
-  const a: TargetSearch = { variant: 'dflash', runs: 6, stop: { kind: 'converged', reason: 'converged' }, points: [1, 2, 4, 8, 16, 12, 10, 11].map((x, i) => point(i + 1, x, 100 + 40 * x)) };
-  const b: TargetSearch = { variant: 'mtp', runs: 5, stop: { kind: 'converged', reason: 'converged' }, points: [1, 2, 4, 8, 6, 5].map((x, i) => point(i + 1, x, 100 + 80 * x)) };
+  const a: TargetSearch = {
+    variant: 'dflash',
+    runs: 6,
+    stop: { kind: 'converged', reason: 'converged' },
+    points: [1, 2, 4, 8, 16, 12, 10, 11].map((x, i) => point(i + 1, x, 100 + 40 * x)),
+  };
+  const b: TargetSearch = {
+    variant: 'mtp',
+    runs: 5,
+    stop: { kind: 'converged', reason: 'converged' },
+    points: [1, 2, 4, 8, 6, 5].map((x, i) => point(i + 1, x, 100 + 80 * x)),
+  };
   const r = buildCapacityReport(s, [a, b], { runId: 'cap<1>', now: new Date(0), durationMs: 1000, transport: 'http', workload: { ISL: '512' } });
   assert.match(r.headline, /^At p99 e2e ≤ 500 ms: DFlash 10 \[\d+, \d+\] concurrent streams, MTP 5 \[\d+, \d+\] concurrent streams: DFlash ÷ MTP = 2\.\d+× \[/);
   const text = renderCapacityText(s, r);
@@ -62,7 +93,10 @@ test('reports: the answer with its interval and ratio, the path, where each SLO 
   const series = capacitySeries(s, r, 0);
   assert.deepEqual(
     series.filter((x) => x.labels.__name__ === 'k6_llm_capacity').map((x) => [x.labels.variant, Math.round(x.value * 10) / 10]),
-    [['dflash', r.targets[0].capacity.crossing && Math.round(r.targets[0].capacity.crossing * 10) / 10], ['mtp', r.targets[1].capacity.crossing && Math.round(r.targets[1].capacity.crossing * 10) / 10]],
+    [
+      ['dflash', r.targets[0].capacity.crossing && Math.round(r.targets[0].capacity.crossing * 10) / 10],
+      ['mtp', r.targets[1].capacity.crossing && Math.round(r.targets[1].capacity.crossing * 10) / 10],
+    ],
   );
   assert.ok(series.some((x) => x.labels.__name__ === 'k6_llm_capacity_ratio' && x.labels.a === 'dflash'));
 });

@@ -42,13 +42,19 @@ test('a gzip record: closed → finished; cut off mid-stream → read up to the 
   await assert.rejects(readRawRecord(join(dir, 'missing.raw.json.gz')), /cannot read \(ENOENT\)/);
 });
 
-test('npm run report: settings from the sidecar, the files named after the run, handleSummary\'s own kept', async () => {
+test("npm run report: settings from the sidecar, the files named after the run, handleSummary's own kept", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'report-test-'));
   const path = writeRecord(dir, 'r1.raw.json.gz', gzipSync(text(14_500)).subarray(0, -20));
   const out = await reportFromRecord(path);
   assert.equal(out.settingsFrom, 'sidecar');
-  assert.deepEqual(out.files, ['r1.summary.json', 'r1.report.md', 'r1.report.html'].map((f) => join(dir, f)));
-  const json = JSON.parse(readFileSync(out.files[0], 'utf8')) as { records: Array<{ run_state: string }>; rebuilt_from: { ending: string; setup_recorded: boolean } };
+  assert.deepEqual(
+    out.files,
+    ['r1.summary.json', 'r1.report.md', 'r1.report.html'].map((f) => join(dir, f)),
+  );
+  const json = JSON.parse(readFileSync(out.files[0], 'utf8')) as {
+    records: Array<{ run_state: string }>;
+    rebuilt_from: { ending: string; setup_recorded: boolean };
+  };
   assert.deepEqual(
     json.records.map((r) => r.run_state),
     ['complete', 'complete', 'incomplete', 'not run', 'not run'],

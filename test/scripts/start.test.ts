@@ -123,7 +123,13 @@ test('TRANSPORT=sse runs the sse bundle (dist/sse/), which names xk6-sse for k6 
   const stub = join(dir, 'k6');
   writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
   chmodSync(stub, 0o755);
-  const r = start(['--benchmark', 'smoke', '--no-sim', '--no-raw'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' });
+  const r = start(['--benchmark', 'smoke', '--no-sim', '--no-raw'], {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    K6_BIN: stub,
+    TARGET_URL: 'http://127.0.0.1:9',
+    TRANSPORT: 'sse',
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(readFileSync(out, 'utf8'), /^ARGS run dist\/sse\/smoke\.js$/m);
 });
@@ -150,7 +156,8 @@ test('--prometheus: the remote-write failures k6 logs are counted, lines split a
   const watch = remoteWriteWatch();
   const stream = new PassThrough();
   watch.follow(stream);
-  const fail = (t: string) => `time="${t}" level=error msg="Failed to send the time series data to the endpoint" error="HTTP POST request failed: connection refused" output="Prometheus remote write"\n`;
+  const fail = (t: string) =>
+    `time="${t}" level=error msg="Failed to send the time series data to the endpoint" error="HTTP POST request failed: connection refused" output="Prometheus remote write"\n`;
   const text = 'time="2026-01-01T00:00:00Z" level=info msg="▶ run 1/2" source=console\n' + fail('2026-01-01T00:00:05Z') + fail('2026-01-01T00:00:10Z');
   // Cut mid-line, as a pipe may deliver it; stderr still reaches the terminal (silenced here).
   const write = process.stderr.write;

@@ -27,7 +27,14 @@ test("the benchmark's marker is the one the simulator reads", () => {
 });
 
 test('parseAcceptByDomain and DomainAcceptance: one model per domain, the default for the rest', () => {
-  assert.deepEqual([...parseAcceptByDomain(' code=6, math = 5.5 ,chat=2,')], [['code', 6], ['math', 5.5], ['chat', 2]]);
+  assert.deepEqual(
+    [...parseAcceptByDomain(' code=6, math = 5.5 ,chat=2,')],
+    [
+      ['code', 6],
+      ['math', 5.5],
+      ['chat', 2],
+    ],
+  );
   assert.throws(() => parseAcceptByDomain('code:6'), /'code:6' is not DOMAIN=LENGTH/);
   assert.throws(() => parseAcceptByDomain('code=6,code=7'), /domain code is given twice/);
   const acc = new DomainAcceptance(3, 15, parseAcceptByDomain('code=8'));
@@ -47,7 +54,10 @@ test('--spec-accept-by-domain: parsed, checked against K, refused without specul
   assert.equal(resolveOptions({}).specAcceptByDomain, '');
   const cases: [string[], RegExp][] = [
     [['--spec-accept-by-domain', 'code=6'], /--spec-accept-by-domain: needs speculative decoding \(--spec mtp, dflash or ddtree\)/],
-    [['--spec', 'mtp', '--spec-accept-by-domain', 'code=6'], /--spec-accept-by-domain: code=6 is out of range for --spec mtp with 3 draft tokens; allowed: 1 to 4/],
+    [
+      ['--spec', 'mtp', '--spec-accept-by-domain', 'code=6'],
+      /--spec-accept-by-domain: code=6 is out of range for --spec mtp with 3 draft tokens; allowed: 1 to 4/,
+    ],
     [['--spec', 'dflash', '--spec-accept-by-domain', 'chat=0.5'], /chat=0.5 is out of range/],
     [['--spec', 'dflash', '--spec-accept-by-domain', 'code'], /--spec-accept-by-domain: invalid value 'code': 'code' is not DOMAIN=LENGTH/],
     [['--spec', 'dflash', '--spec-accept-by-domain', 'Code Gen=4'], /is not DOMAIN=LENGTH/],
@@ -60,7 +70,13 @@ const PER_DOMAIN: Record<string, number> = { code: 8, math: 5, chat: 2, summariz
 const DEFAULT_AL = 4;
 
 test('per-domain acceptance: each domain converges to its own mean; no marker and token ids get the default', async () => {
-  const s = await sim({ engine: 'sglang', spec: 'dflash', specAcceptLength: DEFAULT_AL, specAcceptByDomain: 'code=8,math=5,chat=2,summarization=3', timeScale: 100 });
+  const s = await sim({
+    engine: 'sglang',
+    spec: 'dflash',
+    specAcceptLength: DEFAULT_AL,
+    specAcceptByDomain: 'code=8,math=5,chat=2,summarization=3',
+    timeScale: 100,
+  });
   const items = builtinItems();
   const pick = (d: string) => items.filter((i) => i.domain === d).slice(0, 10);
   const body = (text: string) => ({ text, sampling_params: { max_new_tokens: 3000, ignore_eos: true } });
@@ -83,7 +99,10 @@ test('per-domain acceptance: each domain converges to its own mean; no marker an
   await Promise.all(sends);
   const recs = s.groundTruth().requests as RequestRecord[];
   assert.equal(recs.length, 52);
-  assert.ok(recs.every((r) => r.errorClass === null && r.completionTokens === 3000), 'all complete');
+  assert.ok(
+    recs.every((r) => r.errorClass === null && r.completionTokens === 3000),
+    'all complete',
+  );
   const count = (d: string | null) => recs.filter((r) => r.domain === d).length;
   for (const d of Object.keys(PER_DOMAIN)) assert.equal(count(d), 10, d);
   assert.equal(count(null), 12, 'unmarked text and token ids have no domain');
@@ -102,8 +121,13 @@ test('per-domain acceptance: each domain converges to its own mean; no marker an
 
 test('vLLM completions carry the marker too; /sim/requests records the domain', async () => {
   const s = await sim({ engine: 'vllm', spec: 'mtp', specAcceptByDomain: 'code=3.5', timeScale: 100 });
-  await request(s.url, '/v1/completions', { body: { prompt: `${domainMarker('code')}\nWrite a Go function that reverses a slice.`, max_tokens: 20, ignore_eos: true } });
+  await request(s.url, '/v1/completions', {
+    body: { prompt: `${domainMarker('code')}\nWrite a Go function that reverses a slice.`, max_tokens: 20, ignore_eos: true },
+  });
   await request(s.url, '/v1/completions', { body: { prompt: [1001, 1002, 1003], max_tokens: 20, ignore_eos: true } });
   const recs = JSON.parse((await request(s.url, '/sim/requests')).body) as RequestRecord[];
-  assert.deepEqual(recs.map((r) => r.domain), ['code', null]);
+  assert.deepEqual(
+    recs.map((r) => r.domain),
+    ['code', null],
+  );
 });

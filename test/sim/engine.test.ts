@@ -6,7 +6,12 @@ const gen = (maxNew: number, prompt: number[] = [1, 2, 3]) => ({ input_ids: prom
 
 test('step time follows the formula: base + per-seq + context (+ prefill tokens)', async () => {
   const s = await sim({ timeScale: 10 });
-  await request(s.url, '/generate', { body: gen(5, Array.from({ length: 1000 }, (_, i) => i + 1)) });
+  await request(s.url, '/generate', {
+    body: gen(
+      5,
+      Array.from({ length: 1000 }, (_, i) => i + 1),
+    ),
+  });
   const steps = s.groundTruth().steps;
   const o = s.options;
   // Step 1: prefill of 1000 tokens, no decoding sequence.
@@ -20,7 +25,12 @@ test('step time follows the formula: base + per-seq + context (+ prefill tokens)
 
 test('chunked prefill: a long prompt takes several steps of at most the token budget', async () => {
   const s = await sim({ timeScale: 50, maxBatchedTokens: 4096 });
-  const r = await request(s.url, '/generate', { body: gen(2, Array.from({ length: 10000 }, (_, i) => (i % 5000) + 1)) });
+  const r = await request(s.url, '/generate', {
+    body: gen(
+      2,
+      Array.from({ length: 10000 }, (_, i) => (i % 5000) + 1),
+    ),
+  });
   assert.equal(r.status, 200);
   assert.deepEqual(
     s.groundTruth().steps.map((x) => x.prefillTokens),
@@ -37,11 +47,20 @@ test('continuous batching: beyond --max-running, requests queue and TTFT rises',
   s.setFaults({ stall: false });
   await all;
   const stepWall = s.options.stepBaseMs / 20;
-  const ttft = s.groundTruth().requests.map((r) => ((r.firstTokenMs ?? 0) - t0) / stepWall).sort((a, b) => a - b);
+  const ttft = s
+    .groundTruth()
+    .requests.map((r) => ((r.firstTokenMs ?? 0) - t0) / stepWall)
+    .sort((a, b) => a - b);
   // Lower bounds only (model time is the least the wall clock can take): the second four wait for a
   // whole 20-token generation (prefill + 19 decode steps), the last four for two.
-  assert.ok(ttft.slice(4).every((x) => x >= 20), `TTFT in steps ${ttft.map((x) => x.toFixed(1))}`);
-  assert.ok(ttft.slice(8).every((x) => x >= 40), `TTFT in steps ${ttft.map((x) => x.toFixed(1))}`);
+  assert.ok(
+    ttft.slice(4).every((x) => x >= 20),
+    `TTFT in steps ${ttft.map((x) => x.toFixed(1))}`,
+  );
+  assert.ok(
+    ttft.slice(8).every((x) => x >= 40),
+    `TTFT in steps ${ttft.map((x) => x.toFixed(1))}`,
+  );
   assert.ok(s.groundTruth().steps.every((x) => x.batch <= 4));
 });
 
@@ -66,7 +85,9 @@ test('queue full: vLLM answers 503; SGLang streams an abort finish_reason with s
 
   const g = await sim({ timeScale: 20, maxRunning: 1, maxQueue: 1 });
   const gs = await Promise.all(Array.from({ length: 3 }, () => request(g.url, '/generate', { body: { ...gen(30), stream: true } })));
-  const aborted = gs.filter((r) => events<{ meta_info: { finish_reason: { type: string } | null } }>(r).some((e) => e.meta_info.finish_reason?.type === 'abort'));
+  const aborted = gs.filter((r) =>
+    events<{ meta_info: { finish_reason: { type: string } | null } }>(r).some((e) => e.meta_info.finish_reason?.type === 'abort'),
+  );
   assert.equal(aborted.length, 1);
   const ev = events<{ meta_info: { finish_reason: unknown } }>(aborted[0] as never);
   assert.deepEqual(ev[0]?.meta_info.finish_reason, { type: 'abort', message: 'The request queue is full.', status_code: 503 });
@@ -80,7 +101,10 @@ test('prefix cache: a repeated prompt reports cached_tokens in whole blocks and 
   const b = json<{ meta_info: { cached_tokens: number } }>(await request(s.url, '/generate', { body: gen(2, [...prompt, 5, 5]) }));
   assert.equal(a.meta_info.cached_tokens, 0);
   assert.equal(b.meta_info.cached_tokens, 96);
-  const prefills = s.groundTruth().steps.filter((x) => x.prefillTokens > 0).map((x) => x.prefillTokens);
+  const prefills = s
+    .groundTruth()
+    .steps.filter((x) => x.prefillTokens > 0)
+    .map((x) => x.prefillTokens);
   assert.deepEqual(prefills, [100, 6]);
   const off = await sim({ timeScale: 20, prefixCaching: false });
   await request(off.url, '/generate', { body: gen(2, prompt) });
@@ -94,7 +118,11 @@ test('determinism: the same seed and request order give the same ids, text and a
     const out: string[] = [];
     for (let i = 0; i < 3; i++) {
       const r = await request(s.url, '/generate', { body: { ...gen(40), stream: true } });
-      out.push(JSON.stringify(events<{ output_ids: number[]; meta_info: { completion_tokens: number } }>(r).map((e) => [e.output_ids.length, e.meta_info.completion_tokens])));
+      out.push(
+        JSON.stringify(
+          events<{ output_ids: number[]; meta_info: { completion_tokens: number } }>(r).map((e) => [e.output_ids.length, e.meta_info.completion_tokens]),
+        ),
+      );
       out.push(json<{ text: string }>({ ...r, body: r.events.at(-2)?.data ?? '' }).text);
     }
     return out;

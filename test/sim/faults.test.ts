@@ -82,7 +82,10 @@ test('error rates: each class answers in the server shape and is recorded', asyn
   ] as const;
   for (const [engine, key, status, body] of cases) {
     const s = await sim({ engine, faults: { [key]: 1 } });
-    const r = engine === 'vllm' ? await request(s.url, '/v1/completions', { body: { prompt: 'x', stream: true } }) : await request(s.url, '/generate', { body: genBody(3, true) });
+    const r =
+      engine === 'vllm'
+        ? await request(s.url, '/v1/completions', { body: { prompt: 'x', stream: true } })
+        : await request(s.url, '/generate', { body: genBody(3, true) });
     assert.equal(r.status, status);
     assert.deepEqual(json(r), body);
     assert.equal(s.groundTruth().requests[0]?.errorClass, `fault_${status}`);
@@ -120,7 +123,9 @@ test('in-stream error under HTTP 200: SGLang and vLLM shapes, then [DONE]', asyn
   const v = await sim({ engine: 'vllm', faults: { streamErrorRate: 1, faultAfterTokens: 1 } });
   const rv = await request(v.url, '/v1/chat/completions', { body: { messages: [{ role: 'user', content: 'x' }], max_tokens: 10, stream: true } });
   const evs = rv.events.map((e) => e.data);
-  assert.deepEqual(JSON.parse(evs.at(-2) as string), { error: { message: 'Simulated engine error during generation.', type: 'InternalServerError', param: null, code: 500 } });
+  assert.deepEqual(JSON.parse(evs.at(-2) as string), {
+    error: { message: 'Simulated engine error during generation.', type: 'InternalServerError', param: null, code: 500 },
+  });
   assert.equal(evs.at(-1), '[DONE]');
   assert.equal(v.groundTruth().requests[0]?.errorClass, 'fault_stream_error');
 });

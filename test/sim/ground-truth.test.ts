@@ -17,8 +17,31 @@ test('records carry every field; /sim routes are not recorded; since filter; res
   assert.equal(recs.length, 2);
   const r = recs[0] as RequestRecord;
   assert.deepEqual(Object.keys(r).sort(), [
-    'arrivalMs', 'behind', 'cachedTokens', 'completionTokens', 'domain', 'errorClass', 'events', 'faults', 'finishMs', 'finishReason', 'firstAnswerMs', 'firstTokenMs', 'id', 'intakeLagMs',
-    'lagMs', 'maxNewTokens', 'ordinal', 'promptTokens', 'queueExitMs', 'reasoningTokens', 'route', 'status', 'stream', 'verifySteps', 'verifyTokens',
+    'arrivalMs',
+    'behind',
+    'cachedTokens',
+    'completionTokens',
+    'domain',
+    'errorClass',
+    'events',
+    'faults',
+    'finishMs',
+    'finishReason',
+    'firstAnswerMs',
+    'firstTokenMs',
+    'id',
+    'intakeLagMs',
+    'lagMs',
+    'maxNewTokens',
+    'ordinal',
+    'promptTokens',
+    'queueExitMs',
+    'reasoningTokens',
+    'route',
+    'status',
+    'stream',
+    'verifySteps',
+    'verifyTokens',
   ]);
   assert.equal(r.route, '/generate');
   assert.equal(r.stream, true);
@@ -29,7 +52,9 @@ test('records carry every field; /sim routes are not recorded; since filter; res
   assert.equal(r.finishReason, 'length');
   assert.equal(r.status, 200);
   assert.equal(r.events.length, 5);
-  assert.ok(r.arrivalMs >= t0 && r.arrivalMs <= (r.queueExitMs ?? 0) && (r.queueExitMs ?? 0) <= (r.firstTokenMs ?? 0) && (r.firstTokenMs ?? 0) <= (r.finishMs ?? 0));
+  assert.ok(
+    r.arrivalMs >= t0 && r.arrivalMs <= (r.queueExitMs ?? 0) && (r.queueExitMs ?? 0) <= (r.firstTokenMs ?? 0) && (r.firstTokenMs ?? 0) <= (r.finishMs ?? 0),
+  );
   assert.ok(r.arrivalMs % 1 !== 0 || r.finishMs! % 1 !== 0, 'sub-millisecond precision');
   assert.equal(recs[1]?.stream, false);
   const since = json<RequestRecord[]>(await request(s.url, `/sim/requests?since=${t1}`));
@@ -46,12 +71,18 @@ test('client-observed SSE times agree with the recorded event times (time-scale 
   assert.equal(r.events.length - 1, rec.events.length);
   const diffs = rec.events.map((e, i) => (r.events[i]?.t ?? 0) - e.timeMs);
   // Same clock, loopback: the client sees each event shortly after it was written, never before.
-  assert.ok(diffs.every((d) => d > -0.5), `diffs ${diffs.map((d) => d.toFixed(2))}`);
+  assert.ok(
+    diffs.every((d) => d > -0.5),
+    `diffs ${diffs.map((d) => d.toFixed(2))}`,
+  );
   const sorted = [...diffs].sort((a, b) => a - b);
   assert.ok((sorted[Math.floor(sorted.length / 2)] ?? 99) < 2, `median client lag ${sorted[Math.floor(sorted.length / 2)]} ms`);
   // Event gaps follow the model: one decode step (26.6 + 0.057 + context) ms apart, as scheduled
   // (the median, since a stalled process legitimately re-bases its schedule).
-  const gaps = rec.events.slice(1).map((e, i) => e.scheduledMs - (rec.events[i]?.scheduledMs ?? 0)).sort((a, b) => a - b);
+  const gaps = rec.events
+    .slice(1)
+    .map((e, i) => e.scheduledMs - (rec.events[i]?.scheduledMs ?? 0))
+    .sort((a, b) => a - b);
   assert.ok(Math.abs((gaps[Math.floor(gaps.length / 2)] ?? 0) - 26.657) < 0.01, `scheduled gaps ${gaps}`);
 });
 
@@ -93,9 +124,17 @@ test('metrics: each engine exposes its names; counters match the ground truth', 
   await request(v.url, '/v1/completions', { body: { prompt: [1, 2, 3], max_tokens: 7, stream: true } });
   const vm = (await request(v.url, '/metrics')).body;
   for (const n of [
-    'vllm:time_to_first_token_seconds_bucket', 'vllm:inter_token_latency_seconds_bucket', 'vllm:e2e_request_latency_seconds_bucket', 'vllm:request_queue_time_seconds_bucket',
-    'vllm:num_requests_running', 'vllm:num_requests_waiting', 'vllm:kv_cache_usage_perc', 'vllm:prompt_tokens_total', 'vllm:generation_tokens_total',
-  ]) assert.match(vm, new RegExp(`^${n}\\{model_name="qwen3-32b-sim",engine="0"`, 'm'), n);
+    'vllm:time_to_first_token_seconds_bucket',
+    'vllm:inter_token_latency_seconds_bucket',
+    'vllm:e2e_request_latency_seconds_bucket',
+    'vllm:request_queue_time_seconds_bucket',
+    'vllm:num_requests_running',
+    'vllm:num_requests_waiting',
+    'vllm:kv_cache_usage_perc',
+    'vllm:prompt_tokens_total',
+    'vllm:generation_tokens_total',
+  ])
+    assert.match(vm, new RegExp(`^${n}\\{model_name="qwen3-32b-sim",engine="0"`, 'm'), n);
   assert.match(vm, /^vllm:generation_tokens_total\{[^}]*\} 7\.0$/m);
   assert.match(vm, /^vllm:prompt_tokens_total\{[^}]*\} 3\.0$/m);
   assert.match(vm, /^vllm:time_to_first_token_seconds_count\{[^}]*\} 1\.0$/m);
@@ -106,9 +145,17 @@ test('metrics: each engine exposes its names; counters match the ground truth', 
   await request(g.url, '/generate', { body: genBody(50, false) });
   const gm = (await request(g.url, '/metrics')).body;
   for (const n of [
-    'sglang:time_to_first_token_seconds_bucket', 'sglang:inter_token_latency_seconds_bucket', 'sglang:e2e_request_latency_seconds_bucket',
-    'sglang:num_running_reqs', 'sglang:num_queue_reqs', 'sglang:gen_throughput', 'sglang:prompt_tokens_total', 'sglang:generation_tokens_total', 'sglang:spec_accept_length',
-  ]) assert.match(gm, new RegExp(`^${n}\\{model_name="qwen3-32b-sim"`, 'm'), n);
+    'sglang:time_to_first_token_seconds_bucket',
+    'sglang:inter_token_latency_seconds_bucket',
+    'sglang:e2e_request_latency_seconds_bucket',
+    'sglang:num_running_reqs',
+    'sglang:num_queue_reqs',
+    'sglang:gen_throughput',
+    'sglang:prompt_tokens_total',
+    'sglang:generation_tokens_total',
+    'sglang:spec_accept_length',
+  ])
+    assert.match(gm, new RegExp(`^${n}\\{model_name="qwen3-32b-sim"`, 'm'), n);
   assert.match(gm, /^sglang:generation_tokens_total\{[^}]*\} 50\.0$/m);
   const al = Number(/^sglang:spec_accept_length\{[^}]*\} (\S+)$/m.exec(gm)?.[1]);
   assert.ok(al > 1.5 && al < 4, `spec_accept_length gauge ${al}`);

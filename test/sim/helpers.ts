@@ -69,7 +69,15 @@ export function request(base: string, path: string, o: RequestOpts = {}): Promis
         res.on('aborted', () => done(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
       },
     );
-    const timer = o.timeoutMs ? setTimeout(() => (req.destroy(Object.assign(new Error('client timeout'), { code: 'ETIMEDOUT' })), done(reply.error ?? Object.assign(new Error('client timeout'), { code: 'ETIMEDOUT' }))), o.timeoutMs) : null;
+    const timer = o.timeoutMs
+      ? setTimeout(
+          () => (
+            req.destroy(Object.assign(new Error('client timeout'), { code: 'ETIMEDOUT' })),
+            done(reply.error ?? Object.assign(new Error('client timeout'), { code: 'ETIMEDOUT' }))
+          ),
+          o.timeoutMs,
+        )
+      : null;
     req.on('error', (e) => done(e));
     if (body !== undefined) req.write(body);
     req.end();

@@ -8,7 +8,12 @@ import net from 'node:net';
 import type { RequestRecord, SimHandle } from '../../sim/index';
 import { nowMs, request, sim, sleep } from './helpers';
 
-const genBody = (maxNew: number, extra: Record<string, unknown> = {}) => ({ input_ids: [1, 2, 3, 4], sampling_params: { max_new_tokens: maxNew, ignore_eos: true }, stream: true, ...extra });
+const genBody = (maxNew: number, extra: Record<string, unknown> = {}) => ({
+  input_ids: [1, 2, 3, 4],
+  sampling_params: { max_new_tokens: maxNew, ignore_eos: true },
+  stream: true,
+  ...extra,
+});
 
 /** Blocks this process's event loop (and so the in-process simulator) for `ms`. */
 function blockLoop(ms: number): void {
@@ -51,13 +56,18 @@ test('arrival is when the headers are read, before the body has even been sent',
   const reply = readAll(sock);
   const body = JSON.stringify(genBody(3, { rid: 'split', stream: false }));
   const tHeaders = nowMs();
-  sock.write(`POST /generate HTTP/1.1\r\nhost: sim\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`);
+  sock.write(
+    `POST /generate HTTP/1.1\r\nhost: sim\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
+  );
   await sleep(80);
   const tBody = nowMs();
   sock.write(body);
   assert.match(await reply, /^HTTP\/1\.1 200 /);
   const rec = await recordFor(s, 'split');
-  assert.ok(rec.arrivalMs >= tHeaders && rec.arrivalMs < tBody, `arrival ${rec.arrivalMs - tHeaders} ms after the headers, body sent ${tBody - tHeaders} ms after them`);
+  assert.ok(
+    rec.arrivalMs >= tHeaders && rec.arrivalMs < tBody,
+    `arrival ${rec.arrivalMs - tHeaders} ms after the headers, body sent ${tBody - tHeaders} ms after them`,
+  );
   assert.equal(typeof rec.intakeLagMs, 'number');
   assert.ok(rec.intakeLagMs >= 0 && rec.lagMs >= rec.intakeLagMs);
   assert.equal(rec.behind, rec.lagMs > s.options.lagThresholdMs);
@@ -80,7 +90,8 @@ test('requests read together are all timestamped before any of them is worked on
   // A's prompt takes a while to parse and tokenize; B must not wait for it to get its arrival time.
   const heavy = JSON.stringify(genBody(2, { rid: 'A', stream: false, input_ids: undefined, text: 'lorem ipsum dolor '.repeat(8_000) }));
   const light = JSON.stringify(genBody(2, { rid: 'B', stream: false }));
-  const raw = (body: string) => `POST /generate HTTP/1.1\r\nhost: sim\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const raw = (body: string) =>
+    `POST /generate HTTP/1.1\r\nhost: sim\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   // Both are in the kernel before the simulator's loop next polls, so it reads them in one go.
   a.write(raw(heavy));
   b.write(raw(light));
@@ -101,14 +112,19 @@ test('a blocked event loop: late steps and a late intake are reported as lag, in
   const reply = readAll(sock);
   const body = JSON.stringify(genBody(2, { rid: 'waiting', stream: false }));
   const tSent = nowMs();
-  sock.write(`POST /generate HTTP/1.1\r\nhost: sim\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  sock.write(
+    `POST /generate HTTP/1.1\r\nhost: sim\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
   blockLoop(60);
   await streaming;
   await reply;
   const threshold = s.options.lagThresholdMs;
 
   const victim = await recordFor(s, 'victim');
-  assert.ok(victim.events.some((e) => e.timeMs - e.scheduledMs > threshold), 'an event written well after its scheduled step end');
+  assert.ok(
+    victim.events.some((e) => e.timeMs - e.scheduledMs > threshold),
+    'an event written well after its scheduled step end',
+  );
   assert.ok(victim.lagMs > threshold, `lagMs ${victim.lagMs}`);
   assert.equal(victim.behind, true);
 

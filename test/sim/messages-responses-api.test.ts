@@ -14,7 +14,14 @@ const ROUTES: Array<[DialectName, string]> = [
 ];
 
 function wire(name: DialectName, maxTokens: number, stream: boolean, ignoreEos = true) {
-  return createDialect(name, ctx).build({ prompt: { kind: 'text', text: 'Tell me about the river' }, maxTokens, ignoreEos, temperature: 0, stream, model: ctx.model });
+  return createDialect(name, ctx).build({
+    prompt: { kind: 'text', text: 'Tell me about the river' },
+    maxTokens,
+    ignoreEos,
+    temperature: 0,
+    stream,
+    model: ctx.model,
+  });
 }
 
 /** The reply read event by event as the sse transport reads it, and whole as the http transport does. */
@@ -37,7 +44,11 @@ for (const engine of ['vllm', 'sglang'] as const) {
         const [ev, data] = block.split('\n');
         assert.equal(ev?.slice(7), (JSON.parse(data?.slice(6) ?? '{}') as { type: string }).type, 'each event named after its type');
       }
-      const { streamed, whole } = readBoth(name, r.body, r.events.map((e) => e.data));
+      const { streamed, whole } = readBoth(
+        name,
+        r.body,
+        r.events.map((e) => e.data),
+      );
       const truth = s.groundTruth().requests.find((q) => q.route === path);
       assert.ok(truth, 'the request is in the ground truth under its route');
       assert.equal(streamed.ok, true, streamed.error?.message);
@@ -49,7 +60,10 @@ for (const engine of ['vllm', 'sglang'] as const) {
       // 4 of 16 tokens are reasoning: the first answer event follows the reasoning events.
       assert.equal(truth.reasoningTokens, 4);
       assert.equal(streamed.reasoning?.firstReasoningEvent, 0);
-      assert.equal(streamed.reasoning?.firstAnswerEvent, truth.events.findIndex((e) => e.timeMs === truth.firstAnswerMs));
+      assert.equal(
+        streamed.reasoning?.firstAnswerEvent,
+        truth.events.findIndex((e) => e.timeMs === truth.firstAnswerMs),
+      );
       assert.deepEqual({ ...whole, text: whole.text }, { ...streamed, text: streamed.text }, 'the http transport reads the same');
     });
 
@@ -66,7 +80,7 @@ for (const engine of ['vllm', 'sglang'] as const) {
   }
 }
 
-test('a later stream is read by the chunk template: Responses\' item ids after the text and its opening events do not stop it', async () => {
+test("a later stream is read by the chunk template: Responses' item ids after the text and its opening events do not stop it", async () => {
   const s = await sim({ engine: 'vllm', reasoningFraction: 0.25 });
   for (const [name, path] of ROUTES) {
     const dialect = createDialect(name, ctx);

@@ -39,7 +39,12 @@ test('bad options name the option, the value and what is allowed', () => {
     [['--error-rate-500', '2'], /--error-rate-500: invalid value 2; allowed: a number from 0 to 1/],
     [['--stall=maybe'], /--stall: invalid value 'maybe'; allowed: true or false/],
   ];
-  for (const [argv, re] of cases) assert.throws(() => parseArgs(argv), (e: unknown) => e instanceof OptionError && re.test(e.message), argv.join(' '));
+  for (const [argv, re] of cases)
+    assert.throws(
+      () => parseArgs(argv),
+      (e: unknown) => e instanceof OptionError && re.test(e.message),
+      argv.join(' '),
+    );
 });
 
 test('startSim options go through the same validation', () => {

@@ -63,8 +63,14 @@ test('sglang --incremental-streaming-output streams deltas; --stream-interval ba
   const r = await request(s.url, '/generate', { body: { input_ids: [1, 2], sampling_params: { max_new_tokens: 10, ignore_eos: true }, stream: true } });
   const evs = events<GenOut>(r);
   // First token at once, then every 3 steps, the last at finish: 1, 4, 7, 10.
-  assert.deepEqual(evs.map((e) => e.meta_info.completion_tokens), [1, 4, 7, 10]);
-  assert.deepEqual(evs.map((e) => e.output_ids.length), [1, 3, 3, 3]);
+  assert.deepEqual(
+    evs.map((e) => e.meta_info.completion_tokens),
+    [1, 4, 7, 10],
+  );
+  assert.deepEqual(
+    evs.map((e) => e.output_ids.length),
+    [1, 3, 3, 3],
+  );
   const full = await request(s.url, '/generate', { body: { input_ids: [1, 2], sampling_params: { max_new_tokens: 10, ignore_eos: true } } });
   assert.equal(json<GenOut>(full).output_ids.length, 10);
 });
@@ -94,7 +100,10 @@ test('sglang errors: context length, missing prompt, malformed JSON, unknown rou
   assert.deepEqual(json(long), { error: { message: "The input (120 tokens) is longer than the model's context length (100 tokens)." } });
   const over = await request(s.url, '/generate', { body: { input_ids: [1, 2, 3], sampling_params: { max_new_tokens: 98 } } });
   assert.equal(over.status, 400);
-  assert.match(json<{ error: { message: string } }>(over).error.message, /maximum context length of 100 tokens. You requested a total of 101 tokens: 3 tokens from the input messages and 98 tokens/);
+  assert.match(
+    json<{ error: { message: string } }>(over).error.message,
+    /maximum context length of 100 tokens. You requested a total of 101 tokens: 3 tokens from the input messages and 98 tokens/,
+  );
   const none = await request(s.url, '/generate', { body: { sampling_params: {} } });
   assert.equal(none.status, 400);
   assert.deepEqual(json(none), { error: { message: 'Either text, input_ids or input_embeds should be provided.' } });
@@ -125,7 +134,9 @@ test('sglang info and health routes', async () => {
   assert.equal(mi.model_path, 'qwen3-32b-sim');
   assert.equal(mi.is_generation, true);
   await request(s.url, '/generate', { body: { input_ids: [1], sampling_params: { max_new_tokens: 64, ignore_eos: true } } });
-  const si = json<{ internal_states: { avg_spec_accept_length: number }[]; speculative_algorithm: string; context_length: number }>(await request(s.url, '/get_server_info'));
+  const si = json<{ internal_states: { avg_spec_accept_length: number }[]; speculative_algorithm: string; context_length: number }>(
+    await request(s.url, '/get_server_info'),
+  );
   assert.equal(si.speculative_algorithm, 'NEXTN');
   assert.equal(si.context_length, 32768);
   const al = si.internal_states[0]?.avg_spec_accept_length ?? 0;

@@ -87,6 +87,9 @@ test('vLLM speculative counters: drafts, draft tokens, accepted, accepted per po
   const al = 1 + accepted / drafts;
   assert.ok(Math.abs(al - 2.5) < 0.2, `AL from counters ${al}`);
   const perPos = [0, 1, 2].map((p) => Number(new RegExp(`spec_decode_num_accepted_tokens_per_pos_total\\{[^}]*position="${p}"\\} (\\S+)`).exec(text)?.[1]));
-  assert.equal(perPos.reduce((a, b) => a + b, 0), accepted);
+  assert.equal(
+    perPos.reduce((a, b) => a + b, 0),
+    accepted,
+  );
   assert.ok((perPos[0] ?? 0) > (perPos[1] ?? 0) && (perPos[1] ?? 0) > (perPos[2] ?? 0), 'acceptance falls with position');
 });

@@ -28,7 +28,13 @@ test('tokenizer: ids stay inside a small vocabulary; decoding is a pure function
 test('chat template: ChatML with text parts, then the assistant prefix', () => {
   const s = applyChatTemplate([
     { role: 'system', content: 'Be brief.' },
-    { role: 'user', content: [{ type: 'text', text: 'Hi' }, { type: 'image_url', image_url: {} }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Hi' },
+        { type: 'image_url', image_url: {} },
+      ],
+    },
   ]);
   assert.equal(s, '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n');
 });

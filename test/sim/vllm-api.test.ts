@@ -33,11 +33,16 @@ test('vllm /v1/completions stream: delta text per step, usage only where asked',
   const ev = events<Chunk>(plain);
   assert.equal(ev.length, 5);
   assert.ok(ev.every((c) => c.object === 'text_completion' && c.usage === null && c.id.startsWith('cmpl-')));
-  assert.match(plain.events[0]?.data ?? '', /^\{"id":"cmpl-[0-9a-f]{32}","object":"text_completion","created":\d+,"model":"qwen3-32b-sim","choices":\[\{"index":0,"text":"[^"]*","logprobs":null,"finish_reason":null,"stop_reason":null\}\],"usage":null\}$/);
+  assert.match(
+    plain.events[0]?.data ?? '',
+    /^\{"id":"cmpl-[0-9a-f]{32}","object":"text_completion","created":\d+,"model":"qwen3-32b-sim","choices":\[\{"index":0,"text":"[^"]*","logprobs":null,"finish_reason":null,"stop_reason":null\}\],"usage":null\}$/,
+  );
   assert.equal(ev[4]?.choices[0]?.finish_reason, 'length');
   assert.ok(plain.body.endsWith('data: [DONE]\n\n'));
 
-  const withUsage = await request(s.url, '/v1/completions', { body: { prompt: [1, 2, 3, 4], max_tokens: 4, stream: true, stream_options: { include_usage: true } } });
+  const withUsage = await request(s.url, '/v1/completions', {
+    body: { prompt: [1, 2, 3, 4], max_tokens: 4, stream: true, stream_options: { include_usage: true } },
+  });
   const wu = events<Chunk>(withUsage);
   assert.equal(wu.length, 5);
   const last = wu[4] as Chunk;
@@ -45,7 +50,9 @@ test('vllm /v1/completions stream: delta text per step, usage only where asked',
   assert.deepEqual(last.usage, { prompt_tokens: 4, total_tokens: 8, completion_tokens: 4 });
   assert.ok(wu.slice(0, 4).every((c) => c.usage === null));
 
-  const cont = await request(s.url, '/v1/completions', { body: { prompt: [1, 2, 3], max_tokens: 4, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } } });
+  const cont = await request(s.url, '/v1/completions', {
+    body: { prompt: [1, 2, 3], max_tokens: 4, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } },
+  });
   const cu = events<Chunk>(cont);
   assert.deepEqual(
     cu.map((c) => c.usage?.completion_tokens),
@@ -96,7 +103,12 @@ test('vllm chat stream: role-only first chunk, then content; usage chunk with ch
 test('vllm chat with --reasoning-fraction streams reasoning_content before content; both count', async () => {
   const s = await sim({ engine: 'vllm', reasoningFraction: 0.5 });
   const r = await request(s.url, '/v1/chat/completions', {
-    body: { messages: [{ role: 'user', content: 'think' }], max_tokens: 8, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } },
+    body: {
+      messages: [{ role: 'user', content: 'think' }],
+      max_tokens: 8,
+      stream: true,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+    },
   });
   const ev = events<Chunk>(r).slice(1, -1);
   assert.equal(ev.length, 8);

@@ -35,7 +35,9 @@ function clientLines(runs: RunFigures[]): string[] {
   if (out.length > 0) out.push(`How to fix: ${CLIENT_LIMITED_ADVICE}`);
   for (const x of runs) if (x.client.held !== null) out.push(`${x.variant} ${x.cellId}: ${x.client.held}`);
   if (runs.some((x) => x.client.itlQuantised)) {
-    out.push(`ITL percentiles under ${2 * CLOCK_RESOLUTION_MS} ms are quantised by k6's ${CLOCK_RESOLUTION_MS} ms clock (Date.now()); the ITL means are exact.`);
+    out.push(
+      `ITL percentiles under ${2 * CLOCK_RESOLUTION_MS} ms are quantised by k6's ${CLOCK_RESOLUTION_MS} ms clock (Date.now()); the ITL means are exact.`,
+    );
   }
   return out;
 }
@@ -57,7 +59,7 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
     return [
       '## Client self-check',
       '',
-      'Client mean minus the server\'s own over the steady window (client + network overhead), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.',
+      "Client mean minus the server's own over the steady window (client + network overhead), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.",
       '',
       mdTable(CLIENT_HEAD, clientRows(runs)),
       '',
@@ -67,7 +69,8 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
   html(runs) {
     if (runs.length === 0) return '';
     const rows = clientRows(runs).map(
-      (row, i) => `<tr class="${runs[i].client.limited.length || runs[i].client.held !== null ? 'limited' : ''}">${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
+      (row, i) =>
+        `<tr class="${runs[i].client.limited.length || runs[i].client.held !== null ? 'limited' : ''}">${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
     );
     const lines = clientLines(runs);
     return htmlSection(

@@ -14,8 +14,12 @@ const lens = (d: Dist | null) => (d === null ? '–' : `${n0(d.p50)} / ${n0(d.p9
 
 /** The dataset in one sentence. */
 export function datasetHeadline(d: DatasetReport): string {
-  const buckets = d.buckets.map((b) => `ISL ${b.isl}: ${b.prompts} prompts of ${b.lo}–${b.hi - 1} tokens${b.meanTokens === null ? '' : ` (mean ${n0(b.meanTokens)})`}`).join(', ');
-  const conv = d.multiTurn ? `; conversations replayed turn by turn (history from the ${d.multiTurn.history}${d.multiTurn.thinkTimeMs ? `, think time ${fmtMs(d.multiTurn.thinkTimeMs)}` : ''})` : '';
+  const buckets = d.buckets
+    .map((b) => `ISL ${b.isl}: ${b.prompts} prompts of ${b.lo}–${b.hi - 1} tokens${b.meanTokens === null ? '' : ` (mean ${n0(b.meanTokens)})`}`)
+    .join(', ');
+  const conv = d.multiTurn
+    ? `; conversations replayed turn by turn (history from the ${d.multiTurn.history}${d.multiTurn.thinkTimeMs ? `, think time ${fmtMs(d.multiTurn.thinkTimeMs)}` : ''})`
+    : '';
   return (
     `${d.source} (${d.format}, ${d.total} prompts${d.domains.length ? `, domains ${d.domains.join(', ')}` : ''}): ${buckets}; lengths ${d.lengths}; ` +
     `${d.examined} examined, ${d.outside} outside the ISL buckets${d.filtered ? `, ${d.filtered} filtered out` : ''}${d.withOutputTokens ? `; ${d.withOutputTokens} set their own output_tokens` : ''}${conv}.`
@@ -36,13 +40,37 @@ function lengthTable(d: DatasetReport): Table {
 
 function domainTable(d: DatasetReport): Table | null {
   const rows = d.runs.flatMap((r: DatasetRun) =>
-    r.domains.map((x) => [r.cellId, r.variant, x.domain, String(x.ok + x.failed), String(x.failed), fmtMs(x.e2e?.avg), fmtMs(x.e2e?.p50), fmtMs(x.ttft?.p50), x.acceptance === null ? '–' : x.acceptance.toFixed(2)]),
+    r.domains.map((x) => [
+      r.cellId,
+      r.variant,
+      x.domain,
+      String(x.ok + x.failed),
+      String(x.failed),
+      fmtMs(x.e2e?.avg),
+      fmtMs(x.e2e?.p50),
+      fmtMs(x.ttft?.p50),
+      x.acceptance === null ? '–' : x.acceptance.toFixed(2),
+    ]),
   );
   return rows.length ? { head: ['cell', 'variant', 'domain', 'requests', 'failed', 'e2e mean', 'e2e p50', 'TTFT p50', 'accept. length'], rows } : null;
 }
 
 function turnTable(d: DatasetReport): Table | null {
-  const rows = d.runs.flatMap((r) => r.turns.filter((t) => t.requests > 0).map((t) => [r.cellId, r.variant, t.turn, String(t.requests), fmtMs(t.ttft?.p50), fmtMs(t.e2e?.p50), n0(t.inputTokens), n0(t.cachedTokens), pct(t.cachedShare)]));
+  const rows = d.runs.flatMap((r) =>
+    r.turns
+      .filter((t) => t.requests > 0)
+      .map((t) => [
+        r.cellId,
+        r.variant,
+        t.turn,
+        String(t.requests),
+        fmtMs(t.ttft?.p50),
+        fmtMs(t.e2e?.p50),
+        n0(t.inputTokens),
+        n0(t.cachedTokens),
+        pct(t.cachedShare),
+      ]),
+  );
   return rows.length ? { head: ['cell', 'variant', 'turn', 'requests', 'TTFT p50', 'e2e p50', 'prompt tokens', 'cached tokens', 'cached share'], rows } : null;
 }
 
@@ -67,7 +95,7 @@ function text(d: DatasetReport): string[] {
   const table3 = (head: string[], rows: string[][]) => table(head, rows, 3);
   const out = ['', `Dataset: ${datasetHeadline(d)}`];
   const lt = lengthTable(d);
-  out.push('Lengths sent (the server\'s counts):', table3(lt.head, lt.rows));
+  out.push("Lengths sent (the server's counts):", table3(lt.head, lt.rows));
   const dt = domainTable(d);
   if (dt) out.push('By domain:', table3(dt.head, dt.rows));
   const tt = turnTable(d);
@@ -87,7 +115,7 @@ function markdown(d: DatasetReport): string[] {
     out.push(`### ${abTitle(d.comparisons)}`, '', `Mean e2e latency, ${levelNote(d.comparisons)}.`, '', ...d.comparisons.map((c) => `- ${c.verdict}`), '');
   }
   const lt = lengthTable(d);
-  out.push('### Lengths sent (the server\'s counts)', '', mdTable(lt.head, lt.rows), '');
+  out.push("### Lengths sent (the server's counts)", '', mdTable(lt.head, lt.rows), '');
   const dt = domainTable(d);
   if (dt) out.push('### By domain', '', mdTable(dt.head, dt.rows), '');
   const tt = turnTable(d);
@@ -108,7 +136,9 @@ function htmlTable(t: Table, textColumns: number): string {
 function html(d: DatasetReport): string {
   const parts = [`<p class="meta">${esc(datasetHeadline(d))}</p>`];
   if (d.comparisons.length) {
-    parts.push(`<h3>${esc(abTitle(d.comparisons))}</h3><p class="meta">Mean e2e latency, ${esc(levelNote(d.comparisons))}.</p><ul class="verdicts">${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`);
+    parts.push(
+      `<h3>${esc(abTitle(d.comparisons))}</h3><p class="meta">Mean e2e latency, ${esc(levelNote(d.comparisons))}.</p><ul class="verdicts">${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`,
+    );
   }
   parts.push(`<h3>Lengths sent (the server's counts)</h3>${htmlTable(lengthTable(d), 2)}`);
   const dt = domainTable(d);
@@ -150,7 +180,15 @@ function json(d: DatasetReport): unknown {
         output_tokens: y.outputTokens,
         acceptance_length_tokens_per_step: y.acceptance,
       })),
-      turns: x.turns.map((t) => ({ turn: t.turn, requests: t.requests, ttft_ms: dj(t.ttft), e2e_ms: dj(t.e2e), input_tokens: t.inputTokens, cached_tokens: t.cachedTokens, cached_share: t.cachedShare })),
+      turns: x.turns.map((t) => ({
+        turn: t.turn,
+        requests: t.requests,
+        ttft_ms: dj(t.ttft),
+        e2e_ms: dj(t.e2e),
+        input_tokens: t.inputTokens,
+        cached_tokens: t.cachedTokens,
+        cached_share: t.cachedShare,
+      })),
     })),
     comparisons: d.comparisons.map((c) => ({
       cell: c.cellId,
@@ -176,7 +214,8 @@ export const dataset: ReportSection<DatasetReport> = {
   key: 'dataset',
   jsonKey: 'dataset',
   slot: 'details',
-  build: ({ cfg, plan, data, kind, where }) => datasetReport(cfg, plan, data.metrics, data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined, kind, where),
+  build: ({ cfg, plan, data, kind, where }) =>
+    datasetReport(cfg, plan, data.metrics, data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined, kind, where),
   warnings: (d) => d.warnings,
   // Its level is ci_level, 95 % only with one comparison.
   renamed: { 'dataset.comparisons[].domains[].e2e_speedup_ci95': 'dataset.comparisons[].domains[].e2e_speedup_ci' },

@@ -30,7 +30,17 @@ export const errors: ReportSection<ByClass> = {
   },
   markdown(e) {
     const errs = Object.entries(e);
-    return errs.length ? ['## Errors', '', mdTable(['class', 'count'], errs.map(([k, v]) => [k, String(v)])), ''] : [];
+    return errs.length
+      ? [
+          '## Errors',
+          '',
+          mdTable(
+            ['class', 'count'],
+            errs.map(([k, v]) => [k, String(v)]),
+          ),
+          '',
+        ]
+      : [];
   },
   html(e, r) {
     const total = Object.entries(e);
@@ -38,7 +48,12 @@ export const errors: ReportSection<ByClass> = {
     const perRun = r.runs.filter((x) => Object.keys(x.requests.errors).length > 0);
     const byRun = perRun.length
       ? `<table><thead><tr><th>variant</th><th>cell</th><th>errors</th></tr></thead><tbody>${perRun
-          .map((x) => `<tr><td>${esc(display(x.variant))}</td><td>${esc(cellLabel(r, x.cellId))}</td><td>${Object.entries(x.requests.errors).map(([k, v]) => `${esc(k)} ${v}`).join(', ')}</td></tr>`)
+          .map(
+            (x) =>
+              `<tr><td>${esc(display(x.variant))}</td><td>${esc(cellLabel(r, x.cellId))}</td><td>${Object.entries(x.requests.errors)
+                .map(([k, v]) => `${esc(k)} ${v}`)
+                .join(', ')}</td></tr>`,
+          )
           .join('')}</tbody></table>`
       : '';
     return htmlSection(

@@ -71,7 +71,14 @@ function flagLine(r: ShortRow): string {
 }
 
 const HEAD = ['cell', 'variant', 'short / counted', 'why they ended', 'tokens written / asked', 'flag'];
-const cells = (r: ShortRow) => [r.cell, r.variant, `${r.short} / ${r.counted}`, causes(r) || '–', pct(r.delivered), r.flagged ? `over ${pct(SHORT_FLAG_SHARE)}` : ''];
+const cells = (r: ShortRow) => [
+  r.cell,
+  r.variant,
+  `${r.short} / ${r.counted}`,
+  causes(r) || '–',
+  pct(r.delivered),
+  r.flagged ? `over ${pct(SHORT_FLAG_SHARE)}` : '',
+];
 
 export const shortReplies: ReportSection<ShortRow[]> = {
   key: 'shortReplies',
@@ -84,15 +91,35 @@ export const shortReplies: ReportSection<ShortRow[]> = {
   warnings: (rows) => rows.filter((r) => r.flagged).map(flagLine),
   text(rows) {
     const short = rows.filter((r) => r.short > 0);
-    return short.length > 0 ? ['', 'Replies shorter than asked:', ...short.map((r) => `  ${r.variant} ${r.cellId}: ${r.short} of ${r.counted} (${causes(r)}); ${pct(r.delivered)} of the tokens asked written`)] : [];
+    return short.length > 0
+      ? [
+          '',
+          'Replies shorter than asked:',
+          ...short.map((r) => `  ${r.variant} ${r.cellId}: ${r.short} of ${r.counted} (${causes(r)}); ${pct(r.delivered)} of the tokens asked written`),
+        ]
+      : [];
   },
   markdown(rows) {
     if (!rows.some((r) => r.short > 0)) return [];
-    return ['## Replies shorter than asked', '', `By the server's own count. A run with more than ${pct(SHORT_FLAG_SHARE)} short is flagged: its throughput is over less work than its cell asks.`, '', mdTable(HEAD, rows.map(cells)), ''];
+    return [
+      '## Replies shorter than asked',
+      '',
+      `By the server's own count. A run with more than ${pct(SHORT_FLAG_SHARE)} short is flagged: its throughput is over less work than its cell asks.`,
+      '',
+      mdTable(HEAD, rows.map(cells)),
+      '',
+    ];
   },
   html(rows) {
     if (!rows.some((r) => r.short > 0)) return '';
-    const body = rows.map((r) => `<tr class="${r.flagged ? 'limited' : ''}">${cells(r).map((c, j) => `<td class="${j === 2 || j === 4 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`).join('');
+    const body = rows
+      .map(
+        (r) =>
+          `<tr class="${r.flagged ? 'limited' : ''}">${cells(r)
+            .map((c, j) => `<td class="${j === 2 || j === 4 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`)
+            .join('')}</tr>`,
+      )
+      .join('');
     return htmlSection(
       'Replies shorter than asked',
       `<p class="legend-note">By the server's own count. A run with more than ${pct(SHORT_FLAG_SHARE)} short is flagged: its throughput is over less work than its cell asks.</p>` +

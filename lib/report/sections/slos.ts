@@ -29,15 +29,28 @@ export const slos: ReportSection<Threshold[]> = {
   jsonKey: 'thresholds',
   slot: 'outcomes',
   build: ({ data }) => thresholds(data.metrics),
-  text: (ts) => (ts.length > 0 ? ['', 'SLOs:', ...ts.map((t) => `  ${t.ok === null ? '–' : t.ok ? '✓' : '✗'} ${t.metric} ${t.expression}${t.ok === null ? ' (not evaluated: no samples)' : ''}`)] : []),
-  markdown: (ts) => (ts.length ? ['## SLOs', '', ...ts.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), ''] : []),
+  text: (ts) =>
+    ts.length > 0
+      ? [
+          '',
+          'SLOs:',
+          ...ts.map((t) => `  ${t.ok === null ? '–' : t.ok ? '✓' : '✗'} ${t.metric} ${t.expression}${t.ok === null ? ' (not evaluated: no samples)' : ''}`),
+        ]
+      : [],
+  markdown: (ts) =>
+    ts.length
+      ? ['## SLOs', '', ...ts.map((t) => `- ${t.ok === null ? '➖ not evaluated (no samples):' : t.ok ? '✅' : '❌'} \`${t.metric}\` \`${t.expression}\``), '']
+      : [],
   html(ts) {
     if (ts.length === 0) return '';
     const rows = ts.map(
       (t) =>
         `<tr><td class="${t.ok === null ? 'na' : t.ok ? 'ok' : 'bad'}">${t.ok === null ? '– not evaluated (no samples)' : t.ok ? '✓ met' : '✗ missed'}</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
     );
-    return htmlSection('SLOs', `<table class="slo"><thead><tr><th>outcome</th><th>metric</th><th>threshold</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+    return htmlSection(
+      'SLOs',
+      `<table class="slo"><thead><tr><th>outcome</th><th>metric</th><th>threshold</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+    );
   },
   json: (ts) => ts,
 };

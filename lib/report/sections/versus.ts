@@ -42,7 +42,11 @@ const cellIdsOf = (r: Report) => [...new Set(r.runs.map((x) => x.cellId))];
 
 function text(v: Versus, r: Report): string[] {
   const { head, rows } = matrix(v, cellIdsOf(r));
-  const out = ['', `Output throughput against ${display(v.baseline)} (${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals; ${LEGEND}):`, table(head, rows)];
+  const out = [
+    '',
+    `Output throughput against ${display(v.baseline)} (${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals; ${LEGEND}):`,
+    table(head, rows),
+  ];
   for (const rk of v.rankings) out.push(`  ranking at ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`);
   for (const c of v.crossovers) out.push(`  ${c.text}`);
   for (const l of explained(v)) out.push(`  ${l}`);
@@ -51,8 +55,21 @@ function text(v: Versus, r: Report): string[] {
 
 function markdown(v: Versus, r: Report): string[] {
   const { head, rows } = matrix(v, cellIdsOf(r));
-  const out = [`## Against ${display(v.baseline)}`, '', `Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals (${LEGEND}).`, '', mdTable(head, rows), ''];
-  if (v.rankings.length) out.push('**Rankings** (a tier holds what the intervals do not separate):', '', ...v.rankings.map((rk) => `- ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`), '');
+  const out = [
+    `## Against ${display(v.baseline)}`,
+    '',
+    `Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals (${LEGEND}).`,
+    '',
+    mdTable(head, rows),
+    '',
+  ];
+  if (v.rankings.length)
+    out.push(
+      '**Rankings** (a tier holds what the intervals do not separate):',
+      '',
+      ...v.rankings.map((rk) => `- ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`),
+      '',
+    );
   if (v.crossovers.length) out.push('**Crossovers:**', '', ...v.crossovers.map((c) => `- ${c.text}`), '');
   out.push(...explained(v).map((l) => `_${l}_`), '');
   return out;
@@ -66,7 +83,9 @@ function html(v: Versus, r: Report): string {
     `<div class="scroll"><table class="speedups"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
     rows.map((row) => `<tr>${row.map((c, i) => (i === 0 ? `<th>${esc(c)}</th>` : `<td class="${cls(c)}">${esc(c)}</td>`)).join('')}</tr>`).join('') +
     '</tbody></table></div>';
-  const ranks = v.rankings.length ? `<ul class="verdicts">${v.rankings.map((rk) => `<li>${esc(rk.cellId)}: ${esc(rk.tiers.map((t) => t.map(display).join(' = ')).join(' > '))}</li>`).join('')}</ul>` : '';
+  const ranks = v.rankings.length
+    ? `<ul class="verdicts">${v.rankings.map((rk) => `<li>${esc(rk.cellId)}: ${esc(rk.tiers.map((t) => t.map(display).join(' = ')).join(' > '))}</li>`).join('')}</ul>`
+    : '';
   const cross = v.crossovers.length ? `<ul class="verdicts">${v.crossovers.map((c) => `<li>${esc(c.text)}</li>`).join('')}</ul>` : '';
   return htmlSection(
     `Against ${display(v.baseline)}`,
@@ -94,14 +113,27 @@ function chart(r: Report, v: Versus): string {
       color: colors.get(name) ?? PALETTE[0],
       points: list
         .filter((e) => e.variant === name)
-        .map((e) => ({ x: e.load.kind === 'vus' ? e.load.vus : 0, y: e.throughput?.value ?? null, lo: e.throughput?.ci?.lo ?? null, hi: e.throughput?.ci?.hi ?? null }))
+        .map((e) => ({
+          x: e.load.kind === 'vus' ? e.load.vus : 0,
+          y: e.throughput?.value ?? null,
+          lo: e.throughput?.ci?.lo ?? null,
+          hi: e.throughput?.ci?.hi ?? null,
+        }))
         .sort((a, b) => a.x - b.x),
     }));
     if (new Set(list.map((e) => (e.load.kind === 'vus' ? e.load.vus : 0))).size < 2 || !plottable(series)) continue;
     const marks = v.crossovers
       .filter((c) => `ISL ${c.isl} · OSL ${c.osl}` === key && c.to !== null && (c.kind === 'ends' || c.kind === 'reverses'))
       .map((c) => ({ x: c.to as number, label: `${display(c.variant)} crossover` }));
-    parts.push(lineChart(series, { title: `speedup vs concurrency — ${key}`, xLabel: 'concurrency (requests in flight)', yLabel: `throughput ÷ ${display(v.baseline)}`, yScale: 'linear', marks }));
+    parts.push(
+      lineChart(series, {
+        title: `speedup vs concurrency — ${key}`,
+        xLabel: 'concurrency (requests in flight)',
+        yLabel: `throughput ÷ ${display(v.baseline)}`,
+        yScale: 'linear',
+        marks,
+      }),
+    );
   }
   return parts.join('');
 }
@@ -136,7 +168,15 @@ export const versus: ReportSection<Versus> = {
   slot: 'conclusions',
   // REQUESTS mode has no time slices, so no interval to judge by.
   build: ({ kind, plan, cfg, complete }) =>
-    kind === 'compare' && plan.requests === null ? versusOf(complete.runs, complete.cells, cfg.targets.map((t) => t.variant), cfg.baseline, plan.sliceMs) : null,
+    kind === 'compare' && plan.requests === null
+      ? versusOf(
+          complete.runs,
+          complete.cells,
+          cfg.targets.map((t) => t.variant),
+          cfg.baseline,
+          plan.sliceMs,
+        )
+      : null,
   text,
   markdown,
   html,

@@ -85,7 +85,16 @@ export function speedupFigures(r: Report): Figure[] {
   const tput = rowsFor((c) => c.throughput);
   out.push(
     tput.some((x) => x.value !== null)
-      ? { title: `Output throughput, ${display(a)} ÷ ${display(b)}`, note: null, svg: intervalChart(tput, { ...opts, width: 960, title: 'throughput ratio', xLabel: `output tokens/s of ${display(a)} ÷ ${display(b)} (log scale, 95% interval)` }) }
+      ? {
+          title: `Output throughput, ${display(a)} ÷ ${display(b)}`,
+          note: null,
+          svg: intervalChart(tput, {
+            ...opts,
+            width: 960,
+            title: 'throughput ratio',
+            xLabel: `output tokens/s of ${display(a)} ÷ ${display(b)} (log scale, 95% interval)`,
+          }),
+        }
       : { title: 'Output throughput ratio', svg: null, note: 'Not measured for both targets in any cell, so there is no ratio to plot.' },
   );
   const lat = rowsFor((c) => c.latency);
@@ -137,25 +146,44 @@ export function throughputFigures(r: Report): Figure[] {
     }
     const perTarget = groupBy(runs, (x) => x.variant);
     const line = (t: string, points: Series['points']): Series => ({ name: display(t), color: colors.get(t) ?? PALETTE[0], points });
-    const series = perTarget.map(([t, xs]) => line(t, xs.map((x) => ({ x: loadX(x), y: x.throughput, lo: x.throughputCi?.lo ?? null, hi: x.throughputCi?.hi ?? null }))));
+    const series = perTarget.map(([t, xs]) =>
+      line(
+        t,
+        xs.map((x) => ({ x: loadX(x), y: x.throughput, lo: x.throughputCi?.lo ?? null, hi: x.throughputCi?.hi ?? null })),
+      ),
+    );
     const notes = deadTargets(runs, (x) => x.throughput !== null);
     if (!plottable(series)) {
       out.push({ title: title + panel, svg: null, note: `No throughput measured for ${key}.` });
       continue;
     }
-    const intervals = runs.some((x) => x.throughputCi !== null) ? ' Bands and whiskers: 95% interval (t) over the steady time slices.' : ' No intervals (fewer than 2 steady slices).';
+    const intervals = runs.some((x) => x.throughputCi !== null)
+      ? ' Bands and whiskers: 95% interval (t) over the steady time slices.'
+      : ' No intervals (fewer than 2 steady slices).';
     out.push({
       title: title + panel,
       note: (notes.join(' ') + intervals).trim(),
       svg: lineChart(series, { title: title + panel, xLabel, yLabel: 'output tokens/s', yScale: 'linear', marks: marks(r) }),
     });
     if (arrival) {
-      const done = perTarget.map(([t, xs]) => line(t, xs.map((x) => ({ x: loadX(x), y: x.requestRate }))));
+      const done = perTarget.map(([t, xs]) =>
+        line(
+          t,
+          xs.map((x) => ({ x: loadX(x), y: x.requestRate })),
+        ),
+      );
       if (plottable(done)) {
         out.push({
           title: `Completed vs offered requests/s${panel}`,
           note: 'Below the dotted line the server completes fewer requests than arrive: it is falling behind.',
-          svg: lineChart(done, { title: 'completed vs offered', xLabel, yLabel: 'completed requests/s', yScale: 'linear', diagonal: 'completed = offered', marks: marks(r) }),
+          svg: lineChart(done, {
+            title: 'completed vs offered',
+            xLabel,
+            yLabel: 'completed requests/s',
+            yScale: 'linear',
+            diagonal: 'completed = offered',
+            marks: marks(r),
+          }),
         });
       }
     }
@@ -211,7 +239,12 @@ export function latencyFigures(r: Report): Figure[] {
   if (!byIsl) {
     out.push({ title, svg: null, note: `One input length (ISL ${r.runs[0].isl}): showing latency vs ${arrival ? 'offered rate' : 'concurrency'} instead.` });
   }
-  const metrics: Array<[DistKey, string]> = ttft ? [['e2e', 'End-to-end latency'], ['ttft', 'Time to first token']] : [['e2e', 'End-to-end latency']];
+  const metrics: Array<[DistKey, string]> = ttft
+    ? [
+        ['e2e', 'End-to-end latency'],
+        ['ttft', 'Time to first token'],
+      ]
+    : [['e2e', 'End-to-end latency']];
   for (const [key, runs] of groups.slice(0, MAX_PANELS)) {
     const panel = groups.length > 1 ? ` — ${key}` : ` (${key})`;
     for (const [m, name] of metrics) {

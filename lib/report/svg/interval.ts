@@ -46,7 +46,9 @@ export function intervalChart(rows: IntervalRow[], o: IntervalChartOpts): string
     if (i % 2 === 1) out.push(`<rect x="0" y="${px(box.top + i * rowH)}" width="${W}" height="${rowH}" fill="currentColor" fill-opacity="0.04"/>`);
   });
   const xr = X(ref);
-  out.push(`<line class="ref" data-v="${ref}" x1="${px(xr)}" y1="${px(box.top - 6)}" x2="${px(xr)}" y2="${px(box.bottom)}" stroke="currentColor" stroke-width="1.5" stroke-opacity="0.7"/>`);
+  out.push(
+    `<line class="ref" data-v="${ref}" x1="${px(xr)}" y1="${px(box.top - 6)}" x2="${px(xr)}" y2="${px(box.bottom)}" stroke="currentColor" stroke-width="1.5" stroke-opacity="0.7"/>`,
+  );
   if (o.below) out.push(`<text x="${px(xr - 8)}" y="${px(box.top - 10)}" text-anchor="end" font-style="italic">← ${esc(o.below)}</text>`);
   if (o.above) out.push(`<text x="${px(xr + 8)}" y="${px(box.top - 10)}" font-style="italic">${esc(o.above)} →</text>`);
   rows.forEach((r, i) => {
@@ -58,7 +60,9 @@ export function intervalChart(rows: IntervalRow[], o: IntervalChartOpts): string
       return;
     }
     if (finite(r.lo) && finite(r.hi)) {
-      out.push(`<path class="whisker" d="M${px(X(r.lo))} ${px(y)}H${px(X(r.hi))}M${px(X(r.lo))} ${px(y - 5)}v10M${px(X(r.hi))} ${px(y - 5)}v10" stroke="${r.color}" stroke-width="2" fill="none"/>`);
+      out.push(
+        `<path class="whisker" d="M${px(X(r.lo))} ${px(y)}H${px(X(r.hi))}M${px(X(r.lo))} ${px(y - 5)}v10M${px(X(r.hi))} ${px(y - 5)}v10" stroke="${r.color}" stroke-width="2" fill="none"/>`,
+      );
     }
     out.push(`<circle class="pt" data-key="${esc(r.key ?? r.label)}" data-v="${r.value}" cx="${px(X(r.value))}" cy="${px(y)}" r="5" fill="${r.color}"/>`);
   });

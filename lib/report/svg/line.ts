@@ -72,7 +72,12 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
   const ok = (v: number | null | undefined): v is number => finite(v) && (yKind === 'linear' || v > 0);
   const diagVals = o.diagonal ? xs : [];
   const xScale = makeScale(xKind === 'log' ? xs.filter((v) => v > 0) : xs, [box.left + 14, box.right - 14], { kind: xKind, maxTicks: 9 });
-  const yScale = makeScale([...ysRaw.filter(ok), ...diagVals], [box.bottom, box.top], { kind: yKind, zero: true, niceDomain: true, maxTicks: yKind === 'log' ? 9 : 6 });
+  const yScale = makeScale([...ysRaw.filter(ok), ...diagVals], [box.bottom, box.top], {
+    kind: yKind,
+    zero: true,
+    niceDomain: true,
+    maxTicks: yKind === 'log' ? 9 : 6,
+  });
   // makeScale pads x inward; the grid spans the whole box.
   const X = xScale.map;
   const Y = yScale.map;
@@ -81,7 +86,9 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
   if (o.diagonal) {
     const [a, b] = [Math.max(xScale.domain[0], yScale.domain[0]), Math.min(xScale.domain[1], yScale.domain[1])];
     if (b > a) {
-      out.push(`<line class="diagonal" x1="${px(X(a))}" y1="${px(Y(a))}" x2="${px(X(b))}" y2="${px(Y(b))}" stroke="currentColor" stroke-opacity="0.5" stroke-dasharray="${DASH.dot}"/>`);
+      out.push(
+        `<line class="diagonal" x1="${px(X(a))}" y1="${px(Y(a))}" x2="${px(X(b))}" y2="${px(Y(b))}" stroke="currentColor" stroke-opacity="0.5" stroke-dasharray="${DASH.dot}"/>`,
+      );
     }
   }
   for (const m of o.marks ?? []) {
@@ -129,9 +136,13 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
       if (!ok(p.y)) continue;
       const x = px(X(p.x));
       if (ok(p.lo) && ok(p.hi)) {
-        g.push(`<path class="whisker" d="M${x} ${px(Y(p.lo))}V${px(Y(p.hi))}M${px(X(p.x) - 3)} ${px(Y(p.lo))}h6M${px(X(p.x) - 3)} ${px(Y(p.hi))}h6" stroke="${s.color}" stroke-width="1.2" fill="none"/>`);
+        g.push(
+          `<path class="whisker" d="M${x} ${px(Y(p.lo))}V${px(Y(p.hi))}M${px(X(p.x) - 3)} ${px(Y(p.lo))}h6M${px(X(p.x) - 3)} ${px(Y(p.hi))}h6" stroke="${s.color}" stroke-width="1.2" fill="none"/>`,
+        );
       }
-      g.push(`<circle class="pt" data-x="${p.x}" data-y="${p.y}" cx="${x}" cy="${px(Y(p.y))}" r="3.5" ${s.hollow ? 'style="fill: var(--bg, #fff)"' : `fill="${s.color}"`} stroke="${s.color}" stroke-width="1.5"/>`);
+      g.push(
+        `<circle class="pt" data-x="${p.x}" data-y="${p.y}" cx="${x}" cy="${px(Y(p.y))}" r="3.5" ${s.hollow ? 'style="fill: var(--bg, #fff)"' : `fill="${s.color}"`} stroke="${s.color}" stroke-width="1.5"/>`,
+      );
     }
     g.push('</g>');
     out.push(g.join(''));

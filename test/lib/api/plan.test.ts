@@ -47,7 +47,11 @@ test('llmOptions declares the sub-metrics the report reads and no threshold that
   assert.equal(keep['llm_success'], undefined, "the benchmarks' success-rate SLO is not the user's");
   assert.equal(keep['llm_target_down'], undefined);
   const always = new Set(['min>=0', 'count>=0', 'rate>=0']);
-  for (const [k, v] of Object.entries(keep)) assert.ok(v.every((e) => always.has(e)), `${k}: ${v}`);
+  for (const [k, v] of Object.entries(keep))
+    assert.ok(
+      v.every((e) => always.has(e)),
+      `${k}: ${v}`,
+    );
   const merged = mergeThresholds({ [subKey('e2e', 'journey')]: ['p(95)<900'], llm_ttft: ['p(99)<500'] }, keep);
   assert.deepEqual(merged[subKey('e2e', 'journey')], ['p(95)<900', 'min>=0'], "the user's expression first");
   assert.deepEqual(merged.llm_ttft, ['p(99)<500']);
@@ -55,7 +59,10 @@ test('llmOptions declares the sub-metrics the report reads and no threshold that
 
 const counter = (count: number) => ({ type: 'counter', values: { count, rate: 0 } });
 const rate = (passes: number, fails = 0) => ({ type: 'rate', values: { rate: passes / (passes + fails), passes, fails } });
-const trend = (avg: number, count: number) => ({ type: 'trend', values: { avg, min: avg * 0.8, med: avg, max: avg * 1.5, 'p(90)': avg * 1.2, 'p(95)': avg * 1.3, 'p(99)': avg * 1.4, count } });
+const trend = (avg: number, count: number) => ({
+  type: 'trend',
+  values: { avg, min: avg * 0.8, med: avg, max: avg * 1.5, 'p(90)': avg * 1.2, 'p(95)': avg * 1.3, 'p(99)': avg * 1.4, count },
+});
 
 function client(name: string, transport: 'http' | 'sse' = 'sse'): ClientSpec {
   return { name, url: `http://${name}.local`, dialect: 'auto', model: '', apiKey: 'secret', transport, timeoutMs: 30_000, tags: {} };
@@ -80,7 +87,7 @@ function metrics(runs: Array<{ scenario: string; variant: string; tps: number; r
   return m;
 }
 
-test("the report of a script: runs are its scenarios, the cell its load, ISL/OSL measured, two clients at one load compared", () => {
+test('the report of a script: runs are its scenarios, the cell its load, ISL/OSL measured, two clients at one load compared', () => {
   const scenarios = {
     provider_a: { executor: 'constant-vus', vus: 2, duration: '60s', exec: 'askA' },
     provider_b: { executor: 'constant-vus', vus: 2, duration: '60s', exec: 'askB' },
@@ -91,17 +98,32 @@ test("the report of a script: runs are its scenarios, the cell its load, ISL/OSL
     clients: [client('a'), client('b'), client('unused')],
     scenarios,
     slices: 6,
-    data: { metrics: metrics([{ scenario: 'provider_a', variant: 'a', tps: 300, requests: 120 }, { scenario: 'provider_b', variant: 'b', tps: 900, requests: 360 }]) },
+    data: {
+      metrics: metrics([
+        { scenario: 'provider_a', variant: 'a', tps: 300, requests: 120 },
+        { scenario: 'provider_b', variant: 'b', tps: 900, requests: 360 },
+      ]),
+    },
     now: NOW,
   });
   assert.equal(report.kind, 'ab');
-  assert.deepEqual(report.runs.map((r) => [r.scenario, r.variant, r.cellId, r.isl, r.osl]), [['provider_a', 'a', 'c2', 210, 64], ['provider_b', 'b', 'c2', 210, 64]]);
-  assert.deepEqual(report.targets.map((t) => t.variant), ['a', 'b'], 'the unused client is left out');
+  assert.deepEqual(
+    report.runs.map((r) => [r.scenario, r.variant, r.cellId, r.isl, r.osl]),
+    [
+      ['provider_a', 'a', 'c2', 210, 64],
+      ['provider_b', 'b', 'c2', 210, 64],
+    ],
+  );
+  assert.deepEqual(
+    report.targets.map((t) => t.variant),
+    ['a', 'b'],
+    'the unused client is left out',
+  );
   assert.match(report.comparisons[0].verdict, /^b faster by 3\.\d\d×/);
   assert.ok(Math.abs((report.runs[1].throughput as number) - 900) < 30);
   assert.ok(report.runs[0].throughputCi, 'an interval from the steady slices');
   assert.equal(report.settings.SCENARIOS, 'provider_a,provider_b');
-  assert.equal(report.settings.ISL, undefined, "no benchmark variable the script did not set");
+  assert.equal(report.settings.ISL, undefined, 'no benchmark variable the script did not set');
   assert.ok(!summaryJson(report).includes('secret'), 'the API key never reaches a report');
   assert.match(renderMarkdown(report), /\| 210 \| 64 \| c=2 \| b \| 360 \|/);
 });
@@ -141,5 +163,8 @@ test('a script that did not wrap its options in llmOptions is told why its repor
   const scenarios = { default: { executor: 'constant-vus', vus: 1, duration: '10s' } };
   const report = libraryReport({ title: 't', runId: 'r', clients: [client('x')], scenarios, slices: 6, data: { metrics: { llm_success: rate(5) } }, now: NOW });
   assert.equal(report.runs.length, 0);
-  assert.ok(report.notMeasured.some((n) => n.includes('wrap the options in llmOptions()')), report.notMeasured.join('; '));
+  assert.ok(
+    report.notMeasured.some((n) => n.includes('wrap the options in llmOptions()')),
+    report.notMeasured.join('; '),
+  );
 });

@@ -28,7 +28,10 @@ test('pooling runs at one load: the interval narrows and the value stays the poo
   const both = p99Interval([k6Trend(a), k6Trend(b)])!;
   assert.equal(both.n, 1200);
   assert.ok(both.hi - both.lo < one.hi - one.lo, `${both.hi - both.lo} vs ${one.hi - one.lo}`);
-  const exact = quantileSorted([...a, ...b].sort((x, y) => x - y), 0.99);
+  const exact = quantileSorted(
+    [...a, ...b].sort((x, y) => x - y),
+    0.99,
+  );
   assert.ok(Math.abs(both.value / exact - 1) < 0.03, `${both.value} vs ${exact}`);
 });
 

@@ -57,7 +57,9 @@ function fields(b: Uint8Array): Field[] {
 }
 
 test('WriteRequest: sorted labels (UTF-8), one float sample with its timestamp; snappy literals round-trip', () => {
-  const req = writeRequest([{ labels: { __name__: 'k6_llm_capacity', variant: 'dflash', slo: 'p99 TTFT ≤ 500 ms' }, value: 44.5, timestampMs: 1_764_000_000_123 }]);
+  const req = writeRequest([
+    { labels: { __name__: 'k6_llm_capacity', variant: 'dflash', slo: 'p99 TTFT ≤ 500 ms' }, value: 44.5, timestampMs: 1_764_000_000_123 },
+  ]);
   const [series] = fields(req);
   assert.equal(series.no, 1);
   const parts = fields(series.bytes!);
@@ -68,7 +70,10 @@ test('WriteRequest: sorted labels (UTF-8), one float sample with its timestamp; 
     ['variant', 'dflash'],
   ]);
   const sample = fields(parts.find((f) => f.no === 2)!.bytes!);
-  assert.deepEqual(sample.map((f) => f.num), [44.5, 1_764_000_000_123]);
+  assert.deepEqual(
+    sample.map((f) => f.num),
+    [44.5, 1_764_000_000_123],
+  );
   const big = Uint8Array.from({ length: 70_000 }, (_, k) => k % 251);
   assert.deepEqual(unsnappy(snappyLiteral(big)), big);
   assert.throws(() => writeRequest([{ labels: { variant: 'x' }, value: 1, timestampMs: 0 }]), /__name__/);

@@ -24,9 +24,22 @@ function fakeServer(curve: (load: number) => number, perSec: (load: number) => n
     const xs = Array.from({ length: n }, () => (curve(req.load) * slow * (0.9 + 0.2 * rnd())) / 1.1);
     const failed = opts.failAtRun !== undefined && calls.length >= opts.failAtRun ? n : 0;
     const run: StepRun = {
-      ttft: null, itl: null, e2e: k6Trend(xs), ok: n, failed, judged: n, good: n, loadMs: req.durationMs,
-      goodput: n / (req.durationMs / 1000), throughput: null, requestRate: null, dropped: 0, targetDown: false,
-      errors: failed ? { server_error: failed } : {}, clientLimited: [], preflight: null,
+      ttft: null,
+      itl: null,
+      e2e: k6Trend(xs),
+      ok: n,
+      failed,
+      judged: n,
+      good: n,
+      loadMs: req.durationMs,
+      goodput: n / (req.durationMs / 1000),
+      throughput: null,
+      requestRate: null,
+      dropped: 0,
+      targetDown: false,
+      errors: failed ? { server_error: failed } : {},
+      clientLimited: [],
+      preflight: null,
     };
     return { run };
   };
@@ -57,11 +70,17 @@ test('closed loop: bracket by doubling, refine, bound, confirm; the capacity lan
 
 test('every SLO met up to the maximum: capacity at least that; broken at the lowest load: below it', async () => {
   const s = settings({ SLO_E2E_P99: '500ms', CAPACITY_MAX_LOAD: '16', CAPACITY_STEP: '10s' });
-  const easy = fakeServer(() => 100, () => 100);
+  const easy = fakeServer(
+    () => 100,
+    () => 100,
+  );
   const [t] = await runSearch(s, ['target'], easy.ports);
   assert.equal(t.stop?.kind, 'max-load');
   assert.equal(capacityOf(s, t.points).atLeast, 16);
-  const hard = fakeServer(() => 900, () => 100);
+  const hard = fakeServer(
+    () => 900,
+    () => 100,
+  );
   const [u] = await runSearch(s, ['target'], hard.ports);
   assert.equal(u.stop?.kind, 'floor');
   assert.equal(capacityOf(s, u.points).below, 1);
@@ -73,7 +92,10 @@ test('a target that starts failing ends its search with the classes; the loads m
   const [t] = await runSearch(s, ['target'], ports);
   assert.equal(t.stop?.kind, 'error');
   assert.match(t.stop!.reason, /requests failed at 8 .*server_error .*above SLO_ERROR_RATE=0.05/);
-  assert.deepEqual(t.points.map((p) => p.load), [1, 2, 4]);
+  assert.deepEqual(
+    t.points.map((p) => p.load),
+    [1, 2, 4],
+  );
 });
 
 test('a target that slows down during the search is named degraded, not given a lower capacity', async () => {
@@ -96,7 +118,10 @@ test('CAPACITY_MAX_TIME bounds the whole search', async () => {
 test('two targets alternate load by load (A B, B A …) and each gets its own answer; the ratio interval holds the true ratio', async () => {
   const s = settings({ SLO_E2E_P99: '500ms', CAPACITY_STEP: '10s' });
   const a = fakeServer(linear, () => 200);
-  const b = fakeServer((x) => 100 + 40 * x, () => 200); // crosses at 10
+  const b = fakeServer(
+    (x) => 100 + 40 * x,
+    () => 200,
+  ); // crosses at 10
   const order: string[] = [];
   const ports: RunnerPorts = {
     runStep: (req) => {

@@ -17,9 +17,18 @@ const ENV = {
 };
 
 test('A/B slots when their URLs are set; one of the two alone is an error naming the other', () => {
-  assert.deepEqual(capacitySlots(ENV, 'context-matrix').map((s) => s.variant), ['dflash', 'mtp']);
-  assert.deepEqual(capacitySlots({ TARGET_URL: 'http://x:1' }, 'context-matrix').map((s) => s.variant), ['target']);
-  assert.throws(() => capacitySlots({ DFLASH_URL: 'http://a:1' }, 'context-matrix'), (e: Error) => e instanceof ConfigError && /MTP_URL is not set/.test(e.message));
+  assert.deepEqual(
+    capacitySlots(ENV, 'context-matrix').map((s) => s.variant),
+    ['dflash', 'mtp'],
+  );
+  assert.deepEqual(
+    capacitySlots({ TARGET_URL: 'http://x:1' }, 'context-matrix').map((s) => s.variant),
+    ['target'],
+  );
+  assert.throws(
+    () => capacitySlots({ DFLASH_URL: 'http://a:1' }, 'context-matrix'),
+    (e: Error) => e instanceof ConfigError && /MTP_URL is not set/.test(e.message),
+  );
 });
 
 test("a step's variables: its own target's as TARGET_URL & co., no other target's secret, the load and run settings", () => {

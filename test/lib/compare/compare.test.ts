@@ -94,7 +94,11 @@ test('a tolerance above the slowdown: slower, but no regression (flag and enviro
   assert.ok(compared(base, slow, { tolerance: 0.15 }).cells.every((x) => x.verdict === 'slower'));
   const { path } = writeFiles({ 'a.json': base, 'b.json': slow });
   assert.equal(runCompare([path('a.json'), path('b.json')], { REGRESSION_TOLERANCE: '15%' }).code, EXIT.ok);
-  assert.equal(runCompare([path('a.json'), path('b.json'), '--tolerance', '15'], { REGRESSION_TOLERANCE: '1%' }).code, EXIT.ok, 'the flag wins over the environment');
+  assert.equal(
+    runCompare([path('a.json'), path('b.json'), '--tolerance', '15'], { REGRESSION_TOLERANCE: '1%' }).code,
+    EXIT.ok,
+    'the flag wins over the environment',
+  );
   assert.equal(runCompare([path('a.json'), path('b.json'), '--tolerance=8%'], NO_ENV).code, EXIT.regression);
   assert.equal(parseTolerance('5', 'T'), 0.05);
   assert.equal(parseTolerance('2.5%', 'T'), 0.025);
@@ -165,7 +169,10 @@ test('workloads that differ are refused with one line naming the difference, exi
   assert.equal(engineKind('llama.cpp b4567'), 'llama.cpp');
   // The load levels may differ: the cells both have are compared.
   const levels = compared(base, fakeSummary({ env: { CONCURRENCY: '8,16' } }));
-  assert.deepEqual(levels.cells.map((x) => x.cell), ['i128_o64_c8', 'i128_o64_c8']);
+  assert.deepEqual(
+    levels.cells.map((x) => x.cell),
+    ['i128_o64_c8', 'i128_o64_c8'],
+  );
   assert.deepEqual(levels.onlyBaseline, ['i128_o64_c1 dflash', 'i128_o64_c1 mtp']);
   assert.match(levels.notes.join(' '), /CONCURRENCY differs \('1,8' in the baseline, '8,16' in the new run\)/);
 });
@@ -184,7 +191,14 @@ test('--force compares differing workloads and lists the differences at the top'
 
 test('bad usage and bad files: exit 2 with one line', () => {
   const partial = JSON.stringify({ format: 'k6-llm-bench-partial/1', metrics: {} });
-  const { path, dir } = writeFiles({ 'ok.json': base, 'text.json': 'hello', 'array.json': '[1,2]', 'other.json': '{"name":"x","records":[]}', 'partial.json': partial, 'slices.json': base.replace('"slice_ms"', '"slice_len"') });
+  const { path, dir } = writeFiles({
+    'ok.json': base,
+    'text.json': 'hello',
+    'array.json': '[1,2]',
+    'other.json': '{"name":"x","records":[]}',
+    'partial.json': partial,
+    'slices.json': base.replace('"slice_ms"', '"slice_len"'),
+  });
   const cases: Array<[string[], RegExp]> = [
     [[path('ok.json'), join(dir, 'missing.json')], /missing\.json: cannot read \(no such file\)$/m],
     [[path('ok.json'), dir], /: cannot read \(a folder, not a file\)$/m],
@@ -211,8 +225,17 @@ test('bad usage and bad files: exit 2 with one line', () => {
 });
 
 test('the command as a process: exit codes 3, 4 and 2 reach the shell', () => {
-  const { path } = writeFiles({ 'a.summary.json': base, 'b.summary.json': fakeSummary({ noise: 2, slow: 1.1 }), 'c.summary.json': fakeSummary({ env: { ISL: '64' } }) });
-  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'compare.ts'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, REGRESSION_TOLERANCE: '' } });
+  const { path } = writeFiles({
+    'a.summary.json': base,
+    'b.summary.json': fakeSummary({ noise: 2, slow: 1.1 }),
+    'c.summary.json': fakeSummary({ env: { ISL: '64' } }),
+  });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'compare.ts'), ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, REGRESSION_TOLERANCE: '' },
+    });
   const slow = run(path('a.summary.json'), path('b.summary.json'));
   assert.equal(slow.status, 3, slow.stderr);
   assert.match(slow.stdout, /4 regression\(s\) beyond 5% → exit 3/);
@@ -237,8 +260,14 @@ test('BASELINE on a k6 run: read and checked at init, compared in handleSummary 
     return files[p];
   };
   assert.equal(readBaseline({}, read({})), null);
-  assert.throws(() => readBaseline({ BASELINE: '/r/x.json' }, read({})), (e: Error) => e instanceof ConfigError && /^BASELINE='\/r\/x\.json': cannot read the file: k6 reads it relative to the bundle/.test(e.message));
-  assert.throws(() => readBaseline({ BASELINE: 'b.json' }, read({ 'b.json': '{' })), (e: Error) => e instanceof ConfigError && /^BASELINE='b\.json': not JSON/.test(e.message));
+  assert.throws(
+    () => readBaseline({ BASELINE: '/r/x.json' }, read({})),
+    (e: Error) => e instanceof ConfigError && /^BASELINE='\/r\/x\.json': cannot read the file: k6 reads it relative to the bundle/.test(e.message),
+  );
+  assert.throws(
+    () => readBaseline({ BASELINE: 'b.json' }, read({ 'b.json': '{' })),
+    (e: Error) => e instanceof ConfigError && /^BASELINE='b\.json': not JSON/.test(e.message),
+  );
   assert.throws(() => readBaseline({ BASELINE: 'b.json', REGRESSION_TOLERANCE: '0.1' }, read({ 'b.json': base })), /REGRESSION_TOLERANCE=0\.1: ambiguous/);
   const b = readBaseline({ BASELINE: 'b.json', REGRESSION_TOLERANCE: '8%' }, read({ 'b.json': base }))!;
   assert.equal(b.tolerance, 0.08);
@@ -247,5 +276,8 @@ test('BASELINE on a k6 run: read and checked at init, compared in handleSummary 
   assert.match(slow.text, /4 regression\(s\) beyond 8% → exit 3/);
   const refused = baselineOutputs(b, fakeSummary({ env: { OSL: '128' } }), 'results/run');
   assert.deepEqual(refused.files, {});
-  assert.match(refused.text, /^\nBASELINE=b\.json: refused: the runs' workloads differ in OSL \('64' vs '128'\) .*`npm run compare -- --force b\.json results\/run\.summary\.json` compares them anyway\n$/);
+  assert.match(
+    refused.text,
+    /^\nBASELINE=b\.json: refused: the runs' workloads differ in OSL \('64' vs '128'\) .*`npm run compare -- --force b\.json results\/run\.summary\.json` compares them anyway\n$/,
+  );
 });

@@ -30,12 +30,26 @@ export interface FakeRun {
 }
 
 const counter = (count: number) => ({ type: 'counter', contains: 'default', values: { count, rate: 0 } });
-const trend = (avg: number, count: number) => ({ type: 'trend', contains: 'time', values: { avg, min: avg, med: avg, max: avg, 'p(90)': avg, 'p(95)': avg, 'p(99)': avg, count } });
+const trend = (avg: number, count: number) => ({
+  type: 'trend',
+  contains: 'time',
+  values: { avg, min: avg, med: avg, max: avg, 'p(90)': avg, 'p(95)': avg, 'p(99)': avg, count },
+});
 
 /** A dflash-vs-mtp A/B at c=1 and c=8 (two cells × two variants); DURATION 60s. */
 export function fakeSummary(o: FakeRun = {}): string {
   const spec = BENCHMARKS['dflash-vs-mtp'];
-  const env = { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '128', OSL: '64', CONCURRENCY: '1,8', DURATION: '60s', SLICES: String(o.slices ?? 11), RUN_ID: o.runId ?? 'run', ...o.env };
+  const env = {
+    DFLASH_URL: 'http://a:1',
+    MTP_URL: 'http://b:2',
+    ISL: '128',
+    OSL: '64',
+    CONCURRENCY: '1,8',
+    DURATION: '60s',
+    SLICES: String(o.slices ?? 11),
+    RUN_ID: o.runId ?? 'run',
+    ...o.env,
+  };
   const cfg = loadConfig(spec, env, NOW);
   const plan = planOf(spec.load, cfg);
   const rng = mulberry32(o.noise ?? 1);
@@ -68,7 +82,16 @@ export function fakeSummary(o: FakeRun = {}): string {
   }
   const setup = {
     runId: env.RUN_ID,
-    targets: cfg.targets.map((t) => ({ variant: t.variant, url: t.url, dialect: 'sglang', model: 'qwen3-32b-sim', engine: o.engine ?? 'SGLang', engineId: 'sglang', metrics: null, notes: [] })),
+    targets: cfg.targets.map((t) => ({
+      variant: t.variant,
+      url: t.url,
+      dialect: 'sglang',
+      model: 'qwen3-32b-sim',
+      engine: o.engine ?? 'SGLang',
+      engineId: 'sglang',
+      metrics: null,
+      notes: [],
+    })),
     warnings: [],
     failures: [],
     segment: null,

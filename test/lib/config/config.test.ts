@@ -42,10 +42,19 @@ describe('loadConfig', () => {
   });
   test('bad values name the variable, the value and what is allowed', () => {
     assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, TRANSPORT: 'grpc' }, NOW), /TRANSPORT='grpc' is not valid: expected one of http, sse/);
-    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, DIALECT: 'tgi' }, NOW), /DIALECT='tgi' is not valid: expected one of auto, sglang, openai, openai-chat/);
+    assert.throws(
+      () => loadConfig(BENCHMARKS['smoke'], { ...base, DIALECT: 'tgi' }, NOW),
+      /DIALECT='tgi' is not valid: expected one of auto, sglang, openai, openai-chat/,
+    );
     assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, TARGET_URL: 'localhost:8000' }, NOW), /TARGET_URL='localhost:8000' is not valid/);
-    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, SLO_ERROR_RATE: '5' }, NOW), /SLO_ERROR_RATE='5' is not valid: expected a number from 0 to 1/);
-    assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, SHARED_PREFIX: '2000', ISL: '1024' }, NOW), /SHARED_PREFIX=2000 is longer than the shortest ISL/);
+    assert.throws(
+      () => loadConfig(BENCHMARKS['smoke'], { ...base, SLO_ERROR_RATE: '5' }, NOW),
+      /SLO_ERROR_RATE='5' is not valid: expected a number from 0 to 1/,
+    );
+    assert.throws(
+      () => loadConfig(BENCHMARKS['smoke'], { ...base, SHARED_PREFIX: '2000', ISL: '1024' }, NOW),
+      /SHARED_PREFIX=2000 is longer than the shortest ISL/,
+    );
   });
   test('a URL with credentials is refused without echoing them', () => {
     assert.throws(
@@ -62,7 +71,10 @@ describe('loadConfig', () => {
     assert.equal(c.targets[0].url, 'http://a:1');
     assert.equal(c.targets[0].apiKey, 'k');
     assert.equal(c.targets[1].apiKey, 'm');
-    assert.deepEqual(c.targets.map((t) => t.variant), ['dflash', 'mtp']);
+    assert.deepEqual(
+      c.targets.map((t) => t.variant),
+      ['dflash', 'mtp'],
+    );
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://a:1' }, NOW), /are the same/);
   });
   test('redacted hides keys', () => {

@@ -60,7 +60,10 @@ test('each domain reads as its kind of request', () => {
 
 test('deterministic: the same items on every call, in the same order', () => {
   assert.deepEqual(builtinItems(), builtinItems());
-  assert.deepEqual(builtinItems(['math']), builtinItems().filter((i) => i.domain === 'math'));
+  assert.deepEqual(
+    builtinItems(['math']),
+    builtinItems().filter((i) => i.domain === 'math'),
+  );
 });
 
 test('DATASET=builtin and builtin:DOMAINS; unknown domains and other values are refused', () => {
@@ -74,7 +77,13 @@ test('DATASET=builtin and builtin:DOMAINS; unknown domains and other values are 
   const two = builtinDataset('builtin:math, code');
   assert.deepEqual([...new Set(two.items.map((i) => i.domain))], ['math', 'code'], 'in the order asked');
   assert.equal(two.source, 'DATASET=builtin:math, code');
-  assert.throws(() => builtinDataset('builtin:poetry'), (e: Error) => e instanceof ConfigError && e.message === "DATASET='builtin:poetry' is not valid: expected builtin, or builtin:DOMAINS with DOMAINS a comma-separated list of code, math, chat, summarization; 'poetry' is not one.");
+  assert.throws(
+    () => builtinDataset('builtin:poetry'),
+    (e: Error) =>
+      e instanceof ConfigError &&
+      e.message ===
+        "DATASET='builtin:poetry' is not valid: expected builtin, or builtin:DOMAINS with DOMAINS a comma-separated list of code, math, chat, summarization; 'poetry' is not one.",
+  );
   assert.throws(() => builtinDataset('builtin:'), /DATASET='builtin:' is not valid: expected builtin, or builtin:DOMAINS/);
   assert.throws(() => builtinDataset('data.jsonl', 'PROMPTS'), /^ConfigError: PROMPTS='data.jsonl' is not valid/);
 });

@@ -1,14 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatasetError, type DatasetItem } from '../../../lib/dataset/format';
-import {
-  bucketByLength,
-  describeLengths,
-  estimateTokens,
-  filterByLength,
-  parseTokenizeReply,
-  tokenizeRequest,
-} from '../../../lib/dataset/lengths';
+import { bucketByLength, describeLengths, estimateTokens, filterByLength, parseTokenizeReply, tokenizeRequest } from '../../../lib/dataset/lengths';
 
 const turns = [
   { role: 'system' as const, content: 'Be brief.' },
@@ -23,19 +16,30 @@ test('tokenizeRequest: vLLM prompt and messages forms', () => {
   });
   const chat = tokenizeRequest('vllm', 'm', turns);
   assert.equal(chat?.path, '/tokenize');
-  assert.deepEqual(JSON.parse(chat?.body ?? ''), { model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }], add_generation_prompt: true });
+  assert.deepEqual(JSON.parse(chat?.body ?? ''), {
+    model: 'm',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ],
+    add_generation_prompt: true,
+  });
   assert.deepEqual(JSON.parse(tokenizeRequest('vllm', null, 'x')?.body ?? ''), { prompt: 'x', add_special_tokens: true }, 'no model field without a model');
 });
 
 test('tokenizeRequest: SGLang counts text (a conversation as its joined turns); llama.cpp takes content', () => {
-  assert.deepEqual(tokenizeRequest('sglang', 'm', 'Hi'), { method: 'POST', path: '/v1/tokenize', body: JSON.stringify({ model: 'm', prompt: 'Hi', add_special_tokens: true }) });
+  assert.deepEqual(tokenizeRequest('sglang', 'm', 'Hi'), {
+    method: 'POST',
+    path: '/v1/tokenize',
+    body: JSON.stringify({ model: 'm', prompt: 'Hi', add_special_tokens: true }),
+  });
   assert.deepEqual(JSON.parse(tokenizeRequest('sglang', 'm', turns)?.body ?? '').prompt, 'Be brief.\n\nHello');
   assert.deepEqual(tokenizeRequest('llamacpp', 'm', 'Hi'), { method: 'POST', path: '/tokenize', body: JSON.stringify({ content: 'Hi', add_special: true }) });
   assert.equal(tokenizeRequest('openai', 'm', 'Hi'), null, 'an unknown OpenAI-compatible server: no route, estimate instead');
   assert.equal(tokenizeRequest('tgi', 'm', 'Hi'), null);
 });
 
-test('parseTokenizeReply reads each engine\'s answer and refuses anything else', () => {
+test("parseTokenizeReply reads each engine's answer and refuses anything else", () => {
   assert.equal(parseTokenizeReply('vllm', '{"count":5,"max_model_len":32768,"tokens":[1,2,3,4,5],"token_strs":null}'), 5);
   assert.equal(parseTokenizeReply('sglang', '{"tokens":[9,8,7],"count":3,"max_model_len":32768}'), 3);
   assert.equal(parseTokenizeReply('vllm', '{"tokens":[1,2]}'), 2, 'count missing: the token list');
@@ -66,17 +70,27 @@ test('filterByLength keeps counts within bounds; none left is an error with the 
   assert.deepEqual(filterByLength('DATASET=d', counts, { minTokens: null, maxTokens: null }, { kind: 'estimate' }), [0, 1, 2, 3, 4]);
   assert.throws(
     () => filterByLength('DATASET=d.jsonl', counts, { minTokens: 4000, maxTokens: 8000 }, { kind: 'server', route: 'POST /tokenize' }),
-    (e: Error) => e instanceof DatasetError && e.message === 'DATASET=d.jsonl: no prompt has between 4000 and 8000 tokens: the prompts have 10 to 2000 tokens, counted by the server (POST /tokenize)',
+    (e: Error) =>
+      e instanceof DatasetError &&
+      e.message === 'DATASET=d.jsonl: no prompt has between 4000 and 8000 tokens: the prompts have 10 to 2000 tokens, counted by the server (POST /tokenize)',
   );
-  assert.throws(() => filterByLength('DATASET=d', counts, { minTokens: 3000, maxTokens: null }, { kind: 'estimate' }), /no prompt has at least 3000 tokens: the prompts have 10 to 2000 tokens, estimated as characters ÷ 4/);
+  assert.throws(
+    () => filterByLength('DATASET=d', counts, { minTokens: 3000, maxTokens: null }, { kind: 'estimate' }),
+    /no prompt has at least 3000 tokens: the prompts have 10 to 2000 tokens, estimated as characters ÷ 4/,
+  );
 });
 
-const items = (n: number): DatasetItem[] => Array.from({ length: n }, (_, i) => ({ id: `i${i}`, domain: null, turns: [{ role: 'user', content: 'x' }], outputTokens: null }));
+const items = (n: number): DatasetItem[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `i${i}`, domain: null, turns: [{ role: 'user', content: 'x' }], outputTokens: null }));
 
 test('bucketByLength: geometric midpoints between ISLs, mirrored outer edges, the axis order kept', () => {
   const counts = [40, 100, 300, 400, 1000, 3000, 5000, 10];
   const { buckets, outside } = bucketByLength(items(counts.length), counts, [1024, 128]);
-  assert.deepEqual(buckets.map((b) => b.isl), [1024, 128], 'buckets in the axis order');
+  assert.deepEqual(
+    buckets.map((b) => b.isl),
+    [1024, 128],
+    'buckets in the axis order',
+  );
   const [b1024, b128] = buckets;
   const mid = Math.sqrt(128 * 1024);
   assert.equal(b128.hi, mid);

@@ -12,7 +12,19 @@ import { failed } from '../../../lib/dialects/reply';
 import type { GenerationResult } from '../../../lib/dialects/types';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
 
-const ok = (text: string): GenerationResult => ({ ok: true, status: 200, text, promptTokens: 10, completionTokens: 5, cachedTokens: 0, finishReason: 'length', tokenEvents: 0, specVerifySteps: null, acceptanceLength: null, error: null });
+const ok = (text: string): GenerationResult => ({
+  ok: true,
+  status: 200,
+  text,
+  promptTokens: 10,
+  completionTokens: 5,
+  cachedTokens: 0,
+  finishReason: 'length',
+  tokenEvents: 0,
+  specVerifySteps: null,
+  acceptanceLength: null,
+  error: null,
+});
 
 function jsonl(rows: object[]): string {
   return rows.map((r) => JSON.stringify(r)).join('\n');
@@ -21,14 +33,31 @@ function jsonl(rows: object[]): string {
 const words = (n: number, w = 'word') => Array.from({ length: n }, () => w).join(' ');
 
 test('config: DATASET unset means no dataset; its variables alone are refused, naming them', () => {
-  const env = (e: Record<string, string>) => datasetConfig((n) => e[n] ?? ({ MULTI_TURN: 'false', MULTI_TURN_HISTORY: 'dataset', THINK_TIME: '0s', DATASET_DOMAIN_MARKER: 'false' } as Record<string, string>)[n] ?? '', (n) => n in e);
+  const env = (e: Record<string, string>) =>
+    datasetConfig(
+      (n) =>
+        e[n] ?? ({ MULTI_TURN: 'false', MULTI_TURN_HISTORY: 'dataset', THINK_TIME: '0s', DATASET_DOMAIN_MARKER: 'false' } as Record<string, string>)[n] ?? '',
+      (n) => n in e,
+    );
   assert.equal(env({}), null);
   assert.throws(() => env({ MULTI_TURN: 'true' }), /MULTI_TURN needs DATASET/);
   assert.throws(() => env({ DATASET: 'x.jsonl', THINK_TIME: '1s' }), /THINK_TIME applies to conversations: set MULTI_TURN=true/);
-  assert.throws(() => env({ DATASET: 'x.jsonl', DATASET_MIN_TOKENS: '100', DATASET_MAX_TOKENS: '10' }), /DATASET_MIN_TOKENS=100 is more than DATASET_MAX_TOKENS=10/);
+  assert.throws(
+    () => env({ DATASET: 'x.jsonl', DATASET_MIN_TOKENS: '100', DATASET_MAX_TOKENS: '10' }),
+    /DATASET_MIN_TOKENS=100 is more than DATASET_MAX_TOKENS=10/,
+  );
   assert.throws(() => env({ DATASET: 'builtin', DATASET_DOMAINS: 'code' }), /DATASET=builtin:code/);
   const c = env({ DATASET: 'builtin:code', MULTI_TURN: 'true', MULTI_TURN_HISTORY: 'server', THINK_TIME: '2s', DATASET_MAX_TOKENS: '500' });
-  assert.deepEqual(c, { spec: 'builtin:code', domains: null, minTokens: null, maxTokens: 500, domainMarker: false, multiTurn: true, history: 'server', thinkTimeMs: 2000 });
+  assert.deepEqual(c, {
+    spec: 'builtin:code',
+    domains: null,
+    minTokens: null,
+    maxTokens: 500,
+    domainMarker: false,
+    multiTurn: true,
+    history: 'server',
+    thinkTimeMs: 2000,
+  });
 });
 
 test('store: seeded order (the same for the same SEED), domains in order of appearance with none, estimates with the marker', () => {
@@ -37,7 +66,14 @@ test('store: seeded order (the same for the same SEED), domains in order of appe
       { prompt: words(40), domain: 'code' },
       { prompt: words(8) },
       { prompt: words(20), domain: 'chat', output_tokens: 7 },
-      { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }], domain: 'chat' },
+      {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+          { role: 'user', content: 'c' },
+        ],
+        domain: 'chat',
+      },
     ]),
     { file: 'd.jsonl' },
   );
@@ -48,7 +84,11 @@ test('store: seeded order (the same for the same SEED), domains in order of appe
   assert.deepEqual(a.meta.domains, ['code', 'chat', NO_DOMAIN]);
   assert.equal(a.meta.maxTurns, 2);
   assert.equal(a.meta.withOutputTokens, 1);
-  assert.notDeepEqual(a.items.map((x) => x.id), c.items.map((x) => x.id), 'another seed, another order');
+  assert.notDeepEqual(
+    a.items.map((x) => x.id),
+    c.items.map((x) => x.id),
+    'another seed, another order',
+  );
   const items = a.items.map((s) => storedItem(s, a.meta));
   const byId = Object.fromEntries(items.map((it, k) => [it.id, { it, est: a.estimates[k] }]));
   assert.equal(byId['line-2'].it.domain, NO_DOMAIN);
@@ -63,14 +103,32 @@ test('store: seeded order (the same for the same SEED), domains in order of appe
 
 test('readDataset: builtin, a file through read(), DATASET_DOMAINS, an unreadable file named', () => {
   const base = { domains: null, minTokens: null, maxTokens: null, domainMarker: false, multiTurn: false, history: 'dataset' as const, thinkTimeMs: 0 };
-  assert.equal(readDataset({ ...base, spec: 'builtin:code' }, () => assert.fail('no read')).items.every((i) => i.domain === 'code'), true);
-  const text = jsonl([{ prompt: 'a', domain: 'x' }, { prompt: 'b', domain: 'y' }]);
+  assert.equal(
+    readDataset({ ...base, spec: 'builtin:code' }, () => assert.fail('no read')).items.every((i) => i.domain === 'code'),
+    true,
+  );
+  const text = jsonl([
+    { prompt: 'a', domain: 'x' },
+    { prompt: 'b', domain: 'y' },
+  ]);
   assert.equal(readDataset({ ...base, spec: 'f.jsonl', domains: ['y'] }, () => text).items.length, 1);
-  assert.throws(() => readDataset({ ...base, spec: 'nope.jsonl' }, () => { throw new Error('open nope.jsonl: no such file or directory'); }), /DATASET='nope.jsonl': cannot read the file: .*no such file/);
+  assert.throws(
+    () =>
+      readDataset({ ...base, spec: 'nope.jsonl' }, () => {
+        throw new Error('open nope.jsonl: no such file or directory');
+      }),
+    /DATASET='nope.jsonl': cannot read the file: .*no such file/,
+  );
   assert.throws(() => readDataset({ ...base, spec: 'f.jsonl', domains: ['z'] }, () => text), /no prompt of domain z: the dataset's domains are x, y/);
 });
 
-function planFor(counts: number[], isl: number[], pool: number, filter = { minTokens: null as number | null, maxTokens: null as number | null }, counter?: Counter): DatasetPlan {
+function planFor(
+  counts: number[],
+  isl: number[],
+  pool: number,
+  filter = { minTokens: null as number | null, maxTokens: null as number | null },
+  counter?: Counter,
+): DatasetPlan {
   return planDataset({
     source: 'DATASET=d.jsonl',
     total: counts.length,
@@ -90,10 +148,13 @@ function planFor(counts: number[], isl: number[], pool: number, filter = { minTo
 test('plan: buckets filled with the first items of the seeded order that fit, up to the pool; outside and filtered counted', () => {
   const counts = [100, 1000, 120, 5000, 110, 900, 130, 1100];
   const p = planFor(counts, [128, 1024], 2);
-  assert.deepEqual(p.buckets.map((b) => [b.isl, b.items, b.tokens]), [
-    [128, [0, 2], [100, 120]],
-    [1024, [1, 5], [1000, 900]],
-  ]);
+  assert.deepEqual(
+    p.buckets.map((b) => [b.isl, b.items, b.tokens]),
+    [
+      [128, [0, 2], [100, 120]],
+      [1024, [1, 5], [1000, 900]],
+    ],
+  );
   assert.equal(p.examined, 6, 'stops once every bucket is full');
   assert.equal(p.outside, 1);
   const f = planFor(counts, [128], 10, { minTokens: 115, maxTokens: null });
@@ -103,7 +164,14 @@ test('plan: buckets filled with the first items of the seeded order that fit, up
 });
 
 test('plan: an empty ISL bucket or a filter that leaves nothing stops with one line that says what the prompts have', () => {
-  assert.throws(() => planFor([10, 20, 30], [1024], 4), (e: unknown) => e instanceof DatasetError && /DATASET=d.jsonl: no prompt for ISL 1024 \(512 to 2047 tokens\): the 3 prompts examined have 10 to 30 tokens, estimated as characters ÷ 4 \(no tokenize route\); set ISL to lengths in that range, e\.g\. ISL=17\./.test(e.message));
+  assert.throws(
+    () => planFor([10, 20, 30], [1024], 4),
+    (e: unknown) =>
+      e instanceof DatasetError &&
+      /DATASET=d.jsonl: no prompt for ISL 1024 \(512 to 2047 tokens\): the 3 prompts examined have 10 to 30 tokens, estimated as characters ÷ 4 \(no tokenize route\); set ISL to lengths in that range, e\.g\. ISL=17\./.test(
+        e.message,
+      ),
+  );
   assert.throws(() => planFor([10, 20], [16], 4, { minTokens: 50, maxTokens: null }), /no prompt has at least 50 tokens .*the prompts have 10 to 20 tokens/);
 });
 
@@ -139,7 +207,10 @@ test('server counts: the first target whose tokenize route answers counts every 
   assert.equal(c.count(0), 101);
   assert.equal(c.count(1), 101);
   assert.deepEqual(io.calls, ['http://a/v1/tokenize', 'http://b/tokenize', 'http://b/tokenize'], 'the first count is not asked twice');
-  assert.equal(serverCounter(io, [targets[0]], () => 'x'), null);
+  assert.equal(
+    serverCounter(io, [targets[0]], () => 'x'),
+    null,
+  );
   // The target's profile when it has a tokenize route, else the one its /metrics page names.
   assert.equal(tokenizeEngine(null, 'sglang'), 'sglang');
   assert.equal(tokenizeEngine(null, 'vllm'), 'vllm');
@@ -150,8 +221,19 @@ test('server counts: the first target whose tokenize route answers counts every 
 });
 
 function player(items: DatasetItem[], o: { chat?: boolean; marker?: boolean; multiTurn?: boolean; history?: 'dataset' | 'server' } = {}) {
-  const plan = planFor(items.map(() => 10), [10], 100);
-  return new DatasetPlayer({ plan, item: (i) => items[i], chat: o.chat ?? false, marker: o.marker ?? false, multiTurn: o.multiTurn ?? false, history: o.history ?? 'dataset' });
+  const plan = planFor(
+    items.map(() => 10),
+    [10],
+    100,
+  );
+  return new DatasetPlayer({
+    plan,
+    item: (i) => items[i],
+    chat: o.chat ?? false,
+    marker: o.marker ?? false,
+    multiTurn: o.multiTurn ?? false,
+    history: o.history ?? 'dataset',
+  });
 }
 
 const conv = (id: string, domain: string | null, ...contents: string[]): DatasetItem => ({
@@ -173,14 +255,25 @@ test('player: each VU slot cycles through its own block; two players (two target
     });
   };
   assert.deepEqual(seq(), seq());
-  assert.deepEqual(seq().map((x) => x[0]), ['prompt 3', 'prompt 4', 'prompt 5', 'prompt 3']);
+  assert.deepEqual(
+    seq().map((x) => x[0]),
+    ['prompt 3', 'prompt 4', 'prompt 5', 'prompt 3'],
+  );
   const p = player(items);
   p.start(10, 0, 2);
   assert.equal(p.next(64).maxTokens, 9);
 });
 
 test('player: the marker only when asked, before the first user turn; chat gets the messages', () => {
-  const items = [{ ...conv('c', 'code', 'write a loop'), turns: [{ role: 'system' as const, content: 'sys' }, { role: 'user' as const, content: 'write a loop' }] }];
+  const items = [
+    {
+      ...conv('c', 'code', 'write a loop'),
+      turns: [
+        { role: 'system' as const, content: 'sys' },
+        { role: 'user' as const, content: 'write a loop' },
+      ],
+    },
+  ];
   const plain = player(items);
   plain.start(10, 0, 1);
   const a = plain.next(8).prompt;
@@ -189,7 +282,10 @@ test('player: the marker only when asked, before the first user turn; chat gets 
   const chat = player(items, { chat: true, marker: true });
   chat.start(10, 0, 1);
   const b = chat.next(8).prompt;
-  assert.deepEqual(b.kind === 'text' && b.messages, [{ role: 'system', content: 'sys' }, { role: 'user', content: '[domain: code]\nwrite a loop' }]);
+  assert.deepEqual(b.kind === 'text' && b.messages, [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: '[domain: code]\nwrite a loop' },
+  ]);
   assert.deepEqual(firstRequest(items[0], false, true), 'sys\n\n[domain: code]\nwrite a loop');
   const none = player([conv('n', NO_DOMAIN, 'hi')], { marker: true });
   none.start(10, 0, 1);
@@ -240,7 +336,17 @@ test('store: the estimate counts the first request as sent without building it',
   const items: DatasetItem[] = [
     conv('a', 'code', 'hello there'),
     conv('b', null, 'u1', 'a1', 'u2'),
-    { id: 'c', domain: 'chat', outputTokens: null, turns: [{ role: 'system', content: 'be brief' }, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'q' }, { role: 'user', content: 'r' }] },
+    {
+      id: 'c',
+      domain: 'chat',
+      outputTokens: null,
+      turns: [
+        { role: 'system', content: 'be brief' },
+        { role: 'assistant', content: 'hi' },
+        { role: 'user', content: 'q' },
+        { role: 'user', content: 'r' },
+      ],
+    },
   ];
   for (const it of items) {
     for (const marker of [false, true]) {

@@ -14,12 +14,27 @@ function stream(dialect: DialectName, tokens: number): string[] {
   for (let i = 1; i <= tokens; i++) {
     const last = i === tokens;
     if (dialect === 'sglang') {
-      out.push(JSON.stringify({ text: 'w'.repeat(i), meta_info: { id: 'x', finish_reason: last ? { type: 'length' } : null, prompt_tokens: 7, completion_tokens: i } }));
+      out.push(
+        JSON.stringify({
+          text: 'w'.repeat(i),
+          meta_info: { id: 'x', finish_reason: last ? { type: 'length' } : null, prompt_tokens: 7, completion_tokens: i },
+        }),
+      );
     } else {
-      out.push(JSON.stringify({ id: 'c', object: 'text_completion', choices: [{ index: 0, text: 'w', finish_reason: last ? 'length' : null }], usage: { prompt_tokens: 7, completion_tokens: i, total_tokens: 7 + i } }));
+      out.push(
+        JSON.stringify({
+          id: 'c',
+          object: 'text_completion',
+          choices: [{ index: 0, text: 'w', finish_reason: last ? 'length' : null }],
+          usage: { prompt_tokens: 7, completion_tokens: i, total_tokens: 7 + i },
+        }),
+      );
     }
   }
-  if (dialect !== 'sglang') out.push(JSON.stringify({ id: 'c', object: 'text_completion', choices: [], usage: { prompt_tokens: 7, completion_tokens: tokens, total_tokens: 7 + tokens } }));
+  if (dialect !== 'sglang')
+    out.push(
+      JSON.stringify({ id: 'c', object: 'text_completion', choices: [], usage: { prompt_tokens: 7, completion_tokens: tokens, total_tokens: 7 + tokens } }),
+    );
   out.push('[DONE]');
   return out;
 }
@@ -88,9 +103,21 @@ describe('arrivals read in batches', () => {
   test('a reused buffer carries nothing over from a longer stream before it', () => {
     const a = arrivals();
     const long = stream('openai', 100);
-    batched(a, 'openai', long, long.map((_, i) => i), ARRIVAL_BATCH);
+    batched(
+      a,
+      'openai',
+      long,
+      long.map((_, i) => i),
+      ARRIVAL_BATCH,
+    );
     const short = stream('openai', 5);
-    const got = batched(a, 'openai', short, short.map((_, i) => 500 + i), ARRIVAL_BATCH);
+    const got = batched(
+      a,
+      'openai',
+      short,
+      short.map((_, i) => 500 + i),
+      ARRIVAL_BATCH,
+    );
     assert.deepEqual(got.columns, { t: [500, 501, 502, 503, 504], tokens: [1, 1, 1, 1, 1] });
     assert.equal(got.doneMs, 506);
   });

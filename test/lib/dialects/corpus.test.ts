@@ -49,7 +49,10 @@ test('the Messages and Responses dialects: at least 8 replies each, with success
     assert.ok(own.length >= 8, `${dialect}: ${own.length} replies`);
     const classes = new Set(own.map((e) => e.expect?.class ?? 'ok'));
     for (const c of ['ok', 'truncated', 'stream_error', 'auth', 'context_length']) assert.ok(classes.has(c), `${dialect}: a reply read as ${c}`);
-    assert.ok(own.some((e) => /reasoning|thinking/.test(e.file)), `${dialect}: a reply with reasoning`);
+    assert.ok(
+      own.some((e) => /reasoning|thinking/.test(e.file)),
+      `${dialect}: a reply with reasoning`,
+    );
   }
 });
 
@@ -63,7 +66,11 @@ test('the corpus: at least 40 replies, every one with its source, server version
     else assert.ok(engineById(e.server) !== null, `${e.file}: ${e.server} has a profile`);
     read(e);
   }
-  for (const p of ENGINES) assert.ok(MANIFEST.some((e) => e.server === p.id), `${p.label} has captured replies`);
+  for (const p of ENGINES)
+    assert.ok(
+      MANIFEST.some((e) => e.server === p.id),
+      `${p.label} has captured replies`,
+    );
 });
 
 describe('every generation reply, on every path', () => {

@@ -6,7 +6,8 @@ import { createDialect, type DialectName, type GenerationResult } from '../../..
 import { asErrorData, splitSseEvents } from '../../../lib/dialects/sse';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
-const body = (dialect: DialectName, status: number, text: string) => createDialect(dialect, ctx).parseBody(status, text, text.trimStart().startsWith('{') ? 'application/json' : 'text/event-stream');
+const body = (dialect: DialectName, status: number, text: string) =>
+  createDialect(dialect, ctx).parseBody(status, text, text.trimStart().startsWith('{') ? 'application/json' : 'text/event-stream');
 
 /** The sse path: xk6-sse hands data events over one by one; an `error:` line arrives as an error the transport turns into data. */
 function overSse(dialect: DialectName, stream: string): GenerationResult {
@@ -16,7 +17,10 @@ function overSse(dialect: DialectName, stream: string): GenerationResult {
     const lines = block.split('\n');
     const err = lines.find((l) => l.startsWith('error:'));
     const named = lines.some((l) => l === 'event: error');
-    const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+    const data = lines
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).trimStart())
+      .join('\n');
     if (err) r.onData(asErrorData(err.slice(6)));
     if (data !== '') r.onData(named ? asErrorData(data) : data);
   }
@@ -36,11 +40,12 @@ test("llama.cpp's `error:` line before [DONE] (builds before late 2025): an erro
     assert.match(r.error?.message ?? '', /inside the stream: 'the client disconnected'/);
   }
   // An overflow sent that way is an overflow.
-  const overflow = 'error: {"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}\n\ndata: [DONE]\n\n';
+  const overflow =
+    'error: {"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}\n\ndata: [DONE]\n\n';
   for (const r of both('openai', overflow)) assert.equal(r.error?.class, 'context_length');
 });
 
-test('`event: error` with data of any shape is the request\'s error', () => {
+test("`event: error` with data of any shape is the request's error", () => {
   const stream = 'data: {"choices":[{"index":0,"text":" a","finish_reason":null}]}\n\nevent: error\ndata: {"message":"engine dead"}\n\ndata: [DONE]\n\n';
   for (const r of both('openai', stream)) {
     assert.equal(r.ok, false);
@@ -50,7 +55,8 @@ test('`event: error` with data of any shape is the request\'s error', () => {
 });
 
 test('TGI: finish_reason "" is no finish; a stream cut before the last chunk is truncated; eos_token is stop', () => {
-  const chunk = (t: string, f: string) => `data: {"object":"chat.completion.chunk","model":"tgi","choices":[{"index":0,"delta":{"role":"assistant","content":"${t}"},"logprobs":null,"finish_reason":"${f}"}]}\n\n`;
+  const chunk = (t: string, f: string) =>
+    `data: {"object":"chat.completion.chunk","model":"tgi","choices":[{"index":0,"delta":{"role":"assistant","content":"${t}"},"logprobs":null,"finish_reason":"${f}"}]}\n\n`;
   const cut = chunk(' one', '') + chunk(' two', '');
   for (const r of both('openai-chat', cut)) {
     assert.equal(r.ok, false);
@@ -67,9 +73,18 @@ test('context overflow at any status and in every wording is context_length', ()
   const cases: Array<[number, string]> = [
     [500, '{"error":{"code":500,"message":"Context size has been exceeded.","type":"server_error"}}'],
     [400, '{"error":{"code":400,"message":"the context window is full","type":"invalid_request_error"}}'],
-    [400, '{"error":{"code":400,"message":"request (8212 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":8212,"n_ctx":4096}}'],
-    [422, '{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 512 `max_new_tokens`","error_type":"validation"}'],
-    [400, '{"object":"error","message":"This model\'s maximum context length is 32768 tokens. However, you requested 33000 tokens (32744 in the messages, 256 in the completion).","type":"BadRequestError","param":null,"code":400}'],
+    [
+      400,
+      '{"error":{"code":400,"message":"request (8212 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":8212,"n_ctx":4096}}',
+    ],
+    [
+      422,
+      '{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 512 `max_new_tokens`","error_type":"validation"}',
+    ],
+    [
+      400,
+      '{"object":"error","message":"This model\'s maximum context length is 32768 tokens. However, you requested 33000 tokens (32744 in the messages, 256 in the completion).","type":"BadRequestError","param":null,"code":400}',
+    ],
   ];
   for (const [status, text] of cases) assert.equal(body('openai', status, text).error?.class, 'context_length', text);
   // A bad request of another kind stays bad_request; a crash stays server_error.
@@ -89,7 +104,11 @@ test('an error object in a 200 JSON body: an error, named as such, an overflow r
 });
 
 test('llama.cpp 2024 replies: stopped_limit without stop_type is length; stopped_eos is stop', () => {
-  const limit = body('llamacpp', 200, '{"content":" a b c","stop":true,"stopped_eos":false,"stopped_limit":true,"stopped_word":false,"tokens_predicted":3,"tokens_evaluated":5}');
+  const limit = body(
+    'llamacpp',
+    200,
+    '{"content":" a b c","stop":true,"stopped_eos":false,"stopped_limit":true,"stopped_word":false,"tokens_predicted":3,"tokens_evaluated":5}',
+  );
   assert.deepEqual([limit.ok, limit.finishReason, limit.completionTokens], [true, 'length', 3]);
   const eos = body('llamacpp', 200, '{"content":" a","stop":true,"stopped_eos":true,"stopped_limit":false,"tokens_predicted":1,"tokens_evaluated":5}');
   assert.equal(eos.finishReason, 'stop');

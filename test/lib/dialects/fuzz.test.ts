@@ -55,10 +55,22 @@ const FIXTURES = join(__dirname, '..', '..', 'fixtures');
 
 function loadReplies(): Reply[] {
   const out: Reply[] = [];
-  const manifest = JSON.parse(readFileSync(join(FIXTURES, 'corpus', 'manifest.json'), 'utf8')) as Array<{ file: string; kind: string; dialect?: DialectName; status?: number; stream?: boolean }>;
+  const manifest = JSON.parse(readFileSync(join(FIXTURES, 'corpus', 'manifest.json'), 'utf8')) as Array<{
+    file: string;
+    kind: string;
+    dialect?: DialectName;
+    status?: number;
+    stream?: boolean;
+  }>;
   for (const e of manifest) {
     if (e.kind !== 'generation' || !e.dialect) continue;
-    out.push({ name: `corpus/${e.file}`, dialect: e.dialect, status: e.status ?? 200, stream: e.stream === true, text: readFileSync(join(FIXTURES, 'corpus', e.file), 'utf8') });
+    out.push({
+      name: `corpus/${e.file}`,
+      dialect: e.dialect,
+      status: e.status ?? 200,
+      stream: e.stream === true,
+      text: readFileSync(join(FIXTURES, 'corpus', e.file), 'utf8'),
+    });
   }
   for (const f of readdirSync(join(FIXTURES, 'replies'))) {
     const dialect = FIXTURE_DIALECTS.find(([re]) => re.test(f))?.[1];
@@ -140,7 +152,12 @@ const joinBlocks = (bs: readonly string[], reply: string) => bs.map((b) => `${b}
 const isDone = (b: string) => b.trim() === 'data: [DONE]' || b.trim() === 'data:[DONE]';
 
 /** Each mutation: its name and what it does to a reply, given the case's numbers. */
-const MUTATIONS: Array<{ name: string; weight: number; applies: (r: Reply) => boolean; apply: (r: Reply, rand: Rand) => Partial<Input> & { body: Buffer; label?: string } }> = [
+const MUTATIONS: Array<{
+  name: string;
+  weight: number;
+  applies: (r: Reply) => boolean;
+  apply: (r: Reply, rand: Rand) => Partial<Input> & { body: Buffer; label?: string };
+}> = [
   {
     // A connection cut at any byte: a stream, or a whole JSON body.
     name: 'cut',
@@ -258,7 +275,13 @@ const MUTATIONS: Array<{ name: string; weight: number; applies: (r: Reply) => bo
     applies: () => true,
     apply(r, rand) {
       const status = pick(rand, [200, 502, 503, 504]);
-      return { body: Buffer.from(HTML), status, contentType: pick(rand, ['text/html', r.stream ? 'text/event-stream' : 'application/json']), cutWhole: true, label: `HTML page, status ${status}` };
+      return {
+        body: Buffer.from(HTML),
+        status,
+        contentType: pick(rand, ['text/html', r.stream ? 'text/event-stream' : 'application/json']),
+        cutWhole: true,
+        label: `HTML page, status ${status}`,
+      };
     },
   },
   {
@@ -273,7 +296,9 @@ const MUTATIONS: Array<{ name: string; weight: number; applies: (r: Reply) => bo
     weight: 2,
     applies: (r) => r.stream,
     apply(r, rand) {
-      const bs = blocks(r.text).map((b) => (b.startsWith('data: {') && parses(b.slice(6)) && rand() < 0.5 ? `data: ${splitOutsideStrings(b.slice(6), rand).join('\ndata: ')}` : b));
+      const bs = blocks(r.text).map((b) =>
+        b.startsWith('data: {') && parses(b.slice(6)) && rand() < 0.5 ? `data: ${splitOutsideStrings(b.slice(6), rand).join('\ndata: ')}` : b,
+      );
       return { body: Buffer.from(joinBlocks(bs, r.text)), same: true };
     },
   },
@@ -366,7 +391,14 @@ function makeCase(replies: readonly Reply[], seed: number, index: number): Case 
     // Two faults at once (counts reordered, then the stream cut): the second on what the first left.
     const first = out;
     const second = applyOne({ ...reply, text: first.body.toString('utf8'), status: first.status ?? reply.status }, rand);
-    out = { ...second, status: second.status ?? first.status, contentType: second.contentType ?? first.contentType, cutWhole: (first.cutWhole ?? false) || (second.cutWhole ?? false), same: (first.same ?? false) && (second.same ?? false), label: `${first.label ?? first.name}, then ${second.name}${second.label ? ` (${second.label})` : ''}` };
+    out = {
+      ...second,
+      status: second.status ?? first.status,
+      contentType: second.contentType ?? first.contentType,
+      cutWhole: (first.cutWhole ?? false) || (second.cutWhole ?? false),
+      same: (first.same ?? false) && (second.same ?? false),
+      label: `${first.label ?? first.name}, then ${second.name}${second.label ? ` (${second.label})` : ''}`,
+    };
     name = `two faults`;
   }
   const body = out.body;
@@ -495,7 +527,8 @@ function check(dialect: DialectName, c: Case, input: Input): Violation | null {
     const neg = s.tokens.find((t) => t < 0);
     if (neg !== undefined) return { property: 'token counts are never negative', detail: `${p}: an event of ${neg} tokens (${s.tokens.join(' ')})` };
     const sum = s.tokens.reduce((a, t) => (Number.isNaN(t) ? a : a + t), 0);
-    if (sum > bound + s.tokens.length) return { property: 'token counts stay within what was sent', detail: `${p}: events carry ${sum} tokens > ${bound} + ${s.tokens.length}` };
+    if (sum > bound + s.tokens.length)
+      return { property: 'token counts stay within what was sent', detail: `${p}: events carry ${sum} tokens > ${bound} + ${s.tokens.length}` };
   }
   // Whole and event by event agree (the sse paths only where the transport reads the body as a stream).
   const [w0, ...rest] = reads;
@@ -510,7 +543,10 @@ function check(dialect: DialectName, c: Case, input: Input): Violation | null {
     const a = streams[0][1].tokens;
     const b = streams[i][1].tokens;
     if (a.length !== b.length || a.some((t, j) => !Object.is(t, b[j]))) {
-      return { property: 'the whole body and its events read the same', detail: `token events ${streams[0][0]}: ${a.join(' ')}; ${streams[i][0]}: ${b.join(' ')}` };
+      return {
+        property: 'the whole body and its events read the same',
+        detail: `token events ${streams[0][0]}: ${a.join(' ')}; ${streams[i][0]}: ${b.join(' ')}`,
+      };
     }
   }
   if (input.same) {
@@ -518,7 +554,10 @@ function check(dialect: DialectName, c: Case, input: Input): Violation | null {
     try {
       assert.deepEqual(view(w0[1]), view(b));
     } catch {
-      return { property: 'a mutation that keeps the content reads as the reply did', detail: `reply ${JSON.stringify(view(b))}\nmutated ${JSON.stringify(view(w0[1]))}` };
+      return {
+        property: 'a mutation that keeps the content reads as the reply did',
+        detail: `reply ${JSON.stringify(view(b))}\nmutated ${JSON.stringify(view(w0[1]))}`,
+      };
     }
   }
   if (streams.length > 0 && c.reply.stream && ok2xx(c.reply.status)) {
@@ -616,7 +655,15 @@ test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mu
     for (const reply of REPLIES) {
       for (let at = 0; at < Buffer.byteLength(reply.text); at++) {
         const cut = cutAt(reply, at);
-        const input: Input = { ...cut, status: reply.status, contentType: reply.stream ? 'text/event-stream' : 'application/json', cuts: [], batches: [64], same: false, think: false };
+        const input: Input = {
+          ...cut,
+          status: reply.status,
+          contentType: reply.stream ? 'text/event-stream' : 'application/json',
+          cuts: [],
+          batches: [64],
+          same: false,
+          think: false,
+        };
         run({ index: -1, reply, mutation: `cut (${cut.label})`, input }, 'every byte', `FUZZ_EVERY_BYTE=1 (cut at byte ${at})`);
         counts.set('every byte', (counts.get('every byte') ?? 0) + 1);
       }

@@ -29,7 +29,14 @@ describe('the llamacpp dialect (POST /completion)', () => {
     assert.equal(d('llamacpp').acceptsTokenIds, true);
   });
   test('posts token ids with n_predict and ignore_eos', () => {
-    const w = d('llamacpp').build({ prompt: { kind: 'tokens', json: '[1001,1002]', length: 2 }, maxTokens: 12, ignoreEos: true, temperature: 0, stream: true, model: 'm' });
+    const w = d('llamacpp').build({
+      prompt: { kind: 'tokens', json: '[1001,1002]', length: 2 },
+      maxTokens: 12,
+      ignoreEos: true,
+      temperature: 0,
+      stream: true,
+      model: 'm',
+    });
     assert.equal(w.path, '/completion');
     assert.deepEqual(JSON.parse(w.body), { model: 'm', n_predict: 12, temperature: 0, ignore_eos: true, stream: true, prompt: [1001, 1002] });
   });
@@ -39,7 +46,10 @@ describe('the llamacpp dialect (POST /completion)', () => {
   });
   test('streamed: one token per event, counted by the server; the stop event has the totals and no [DONE] follows', () => {
     const { infos, result } = byEvents('llamacpp', reply('llamacpp-native-stream.txt'));
-    assert.deepEqual(infos.filter((i) => i.carriesToken).map((i) => i.tokens), new Array(12).fill(1));
+    assert.deepEqual(
+      infos.filter((i) => i.carriesToken).map((i) => i.tokens),
+      new Array(12).fill(1),
+    );
     assert.equal(infos[infos.length - 1].carriesToken, false, 'the stop event adds no token');
     assert.equal(result.ok, true);
     assert.equal(result.text, 'babobatepibalukubafazi coga wumobakecube cehemabo romiba bidube gike');
@@ -94,7 +104,7 @@ describe('the llamacpp dialect (POST /completion)', () => {
 });
 
 describe('llama.cpp on the OpenAI routes', () => {
-  test('/v1/completions stream: draft counts from the last chunk\'s timings', () => {
+  test("/v1/completions stream: draft counts from the last chunk's timings", () => {
     const { result } = byEvents('openai', reply('llamacpp-completions-stream.txt'));
     assert.equal(result.ok, true);
     assert.equal(result.completionTokens, 12);

@@ -39,7 +39,10 @@ describe('registration', () => {
       assert.ok(DIALECT_NAMES.includes(n) && isDialectName(n));
       assert.deepEqual(DIALECT_TRAITS[n], { chat: true, tokenIds: false, needsModel: true });
       assert.equal(d(n).acceptsTokenIds, false);
-      assert.throws(() => d(n).build({ prompt: { kind: 'tokens', json: '[1]', length: 1 }, maxTokens: 1, ignoreEos: true, temperature: 0, stream: false }), /text prompts only/);
+      assert.throws(
+        () => d(n).build({ prompt: { kind: 'tokens', json: '[1]', length: 1 }, maxTokens: 1, ignoreEos: true, temperature: 0, stream: false }),
+        /text prompts only/,
+      );
     }
     assert.equal(d('anthropic').path, '/v1/messages');
     assert.equal(d('responses').path, '/v1/responses');
@@ -52,8 +55,23 @@ describe('requests', () => {
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Hi' },
     ];
-    const w = d('anthropic').build({ prompt: { kind: 'text', text: 'Be brief.\nHi', messages }, maxTokens: 64, ignoreEos: true, temperature: 0, stream: true, model: 'm' });
-    assert.deepEqual(JSON.parse(w.body), { model: 'm', system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 64, temperature: 0, stream: true, ignore_eos: true });
+    const w = d('anthropic').build({
+      prompt: { kind: 'text', text: 'Be brief.\nHi', messages },
+      maxTokens: 64,
+      ignoreEos: true,
+      temperature: 0,
+      stream: true,
+      model: 'm',
+    });
+    assert.deepEqual(JSON.parse(w.body), {
+      model: 'm',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Hi' }],
+      max_tokens: 64,
+      temperature: 0,
+      stream: true,
+      ignore_eos: true,
+    });
     const plain = JSON.parse(d('anthropic').build({ prompt: text('Hi'), maxTokens: 8, ignoreEos: false, temperature: 0.5, stream: false }).body);
     assert.deepEqual(plain, { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, temperature: 0.5, stream: false });
   });
@@ -61,13 +79,21 @@ describe('requests', () => {
     const w = d('responses').build({ prompt: text('Hi'), maxTokens: 64, ignoreEos: true, temperature: 0, stream: true, model: 'm' });
     assert.deepEqual(JSON.parse(w.body), { model: 'm', input: 'Hi', max_output_tokens: 64, temperature: 0, stream: true, store: false, ignore_eos: true });
     const messages = [{ role: 'user', content: 'Hi' }];
-    assert.deepEqual(JSON.parse(d('responses').build({ prompt: { kind: 'text', text: 'Hi', messages }, maxTokens: 1, ignoreEos: false, temperature: 0, stream: false }).body).input, messages);
+    assert.deepEqual(
+      JSON.parse(d('responses').build({ prompt: { kind: 'text', text: 'Hi', messages }, maxTokens: 1, ignoreEos: false, temperature: 0, stream: false }).body)
+        .input,
+      messages,
+    );
   });
   test('the key: x-api-key and anthropic-version for Messages, bearer for Responses; no key, no key header', () => {
     const key = 'sk-secret';
     assert.deepEqual(authHeaders('anthropic', key), { 'anthropic-version': '2023-06-01', 'x-api-key': key, Authorization: `Bearer ${key}` });
     assert.deepEqual(authHeaders('responses', key), { Authorization: `Bearer ${key}` });
-    assert.deepEqual(requestHeaders({ apiKey: '' }, 'text/event-stream', 'anthropic'), { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'anthropic-version': '2023-06-01' });
+    assert.deepEqual(requestHeaders({ apiKey: '' }, 'text/event-stream', 'anthropic'), {
+      'Content-Type': 'application/json',
+      Accept: 'text/event-stream',
+      'anthropic-version': '2023-06-01',
+    });
     assert.deepEqual(requestHeaders({ apiKey: key }), { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` });
   });
 });
@@ -107,7 +133,10 @@ describe('Messages streams', () => {
     const r = read('anthropic', cut).result;
     assert.equal(r.error?.class, 'truncated');
     assert.match(r.error?.message ?? '', /without its closing event/);
-    const after = read('anthropic', body + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}\n\n');
+    const after = read(
+      'anthropic',
+      body + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}\n\n',
+    );
     assert.equal(after.result.ok, true);
   });
   test('a later stream of the same dialect is read by the chunk template', () => {
@@ -123,11 +152,15 @@ describe('Messages streams', () => {
     assert.ok((last as Accumulator).templateEvents >= 6, `${(last as Accumulator).templateEvents} events read by the template`);
   });
   test('refusal is not an answer', () => {
-    const r = d('anthropic').parseBody(200, JSON.stringify({ type: 'message', content: [], stop_reason: 'refusal', usage: { input_tokens: 3, output_tokens: 0 } }), 'application/json');
+    const r = d('anthropic').parseBody(
+      200,
+      JSON.stringify({ type: 'message', content: [], stop_reason: 'refusal', usage: { input_tokens: 3, output_tokens: 0 } }),
+      'application/json',
+    );
     assert.equal(r.error?.class, 'stream_error');
     assert.match(r.error?.message ?? '', /refused/);
   });
-  test('a server that refuses ignore_eos beside the API\'s fields is told to drop it', () => {
+  test("a server that refuses ignore_eos beside the API's fields is told to drop it", () => {
     const body = '{"type":"error","error":{"type":"invalid_request_error","message":"ignore_eos: Extra inputs are not permitted"}}';
     const e = classifyStatus(400, body, { ...ctx, route: 'POST /v1/messages' });
     assert.equal(e.class, 'bad_request');
@@ -138,7 +171,10 @@ describe('Messages streams', () => {
     const body = corpus('anthropic-api/messages-529-overloaded.json');
     assert.equal(classifyStatus(529, body, { ...ctx, route: 'POST /v1/messages' }).class, 'overloaded');
     assert.equal(classifyStatus(500, body, { ...ctx, route: 'POST /v1/messages' }).class, 'overloaded');
-    assert.equal(classifyStatus(500, '{"type":"error","error":{"type":"api_error","message":"x"}}', { ...ctx, route: 'POST /v1/messages' }).class, 'server_error');
+    assert.equal(
+      classifyStatus(500, '{"type":"error","error":{"type":"api_error","message":"x"}}', { ...ctx, route: 'POST /v1/messages' }).class,
+      'server_error',
+    );
   });
 });
 
@@ -147,7 +183,10 @@ describe('Responses streams', () => {
     const { answers, result } = read('responses', corpus('llamacpp/b11669-v1-responses-stream.sse'));
     assert.equal(answers.filter((a) => Number.isNaN(a)).length, 8);
     assert.equal(answers[answers.length - 1], EVENT_DONE);
-    assert.deepEqual([result.ok, result.tokenEvents, result.completionTokens, result.promptTokens, result.cachedTokens, result.finishReason], [true, 8, 8, 16, 4, 'stop']);
+    assert.deepEqual(
+      [result.ok, result.tokenEvents, result.completionTokens, result.promptTokens, result.cachedTokens, result.finishReason],
+      [true, 8, 8, 16, 4, 'stop'],
+    );
   });
   test('reasoning_text.delta is reasoning', () => {
     const { result } = read('responses', corpus('llamacpp/b11669-v1-responses-stream-reasoning.sse'));

@@ -20,7 +20,10 @@ function everyPath(dialect: DialectName, body: string, contentType = 'text/event
 
 test('a negative count is no count: not reported, not a negative event', () => {
   const json = (dialect: DialectName, body: string) => createDialect(dialect, CTX).parseBody(200, body, 'application/json');
-  const chat = json('openai-chat', '{"choices":[{"index":0,"message":{"role":"assistant","content":" a b"},"finish_reason":"length"}],"usage":{"completion_tokens":-16,"prompt_tokens":-5,"prompt_tokens_details":{"cached_tokens":-1}}}');
+  const chat = json(
+    'openai-chat',
+    '{"choices":[{"index":0,"message":{"role":"assistant","content":" a b"},"finish_reason":"length"}],"usage":{"completion_tokens":-16,"prompt_tokens":-5,"prompt_tokens_details":{"cached_tokens":-1}}}',
+  );
   assert.deepEqual([chat.ok, chat.completionTokens, chat.promptTokens, chat.cachedTokens], [true, null, null, null]);
   const native = json('llamacpp', '{"content":" a","stop":true,"stop_type":"limit","tokens_predicted":-16,"tokens_evaluated":8}');
   assert.deepEqual([native.completionTokens, native.promptTokens], [null, 8]);
@@ -33,7 +36,7 @@ test('a negative count is no count: not reported, not a negative event', () => {
   }
 });
 
-test('a running count that goes backwards: that event\'s tokens are not known, the highest count stands', () => {
+test("a running count that goes backwards: that event's tokens are not known, the highest count stands", () => {
   // Events 2 and 3 of a vLLM stream with usage per chunk, swapped: 6 then 3.
   const ev = (text: string, n: number, finish: string | null) =>
     `data: {"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"${text}","logprobs":null,"finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"total_tokens":${8 + n},"completion_tokens":${n}}}\n\n`;
@@ -44,20 +47,31 @@ test('a running count that goes backwards: that event\'s tokens are not known, t
   }
   // In streams long enough for the chunk template to read them: one count out of order, and a
   // count that starts again from 2 and rises by one as the template predicts.
-  const long = (count: (i: number) => number) => Array.from({ length: 14 }, (_, i) => ev(` w${i}`, count(i), i === 13 ? 'length' : null)).join('') + 'data: [DONE]\n\n';
-  for (const [p, r, s] of everyPath('openai', long((i) => (i === 8 ? 2 : i + 1)))) {
+  const long = (count: (i: number) => number) =>
+    Array.from({ length: 14 }, (_, i) => ev(` w${i}`, count(i), i === 13 ? 'length' : null)).join('') + 'data: [DONE]\n\n';
+  for (const [p, r, s] of everyPath(
+    'openai',
+    long((i) => (i === 8 ? 2 : i + 1)),
+  )) {
     assert.equal(r.completionTokens, 14, p);
     if (s) assert.deepEqual(s.tokens, [1, 1, 1, 1, 1, 1, 1, 1, NaN, 2, 1, 1, 1, 1], p);
   }
-  for (const [p, r, s] of everyPath('openai', long((i) => (i < 8 ? i + 1 : i - 6)))) {
+  for (const [p, r, s] of everyPath(
+    'openai',
+    long((i) => (i < 8 ? i + 1 : i - 6)),
+  )) {
     assert.equal(r.completionTokens, 8, p);
     if (s) assert.deepEqual(s.tokens, [1, 1, 1, 1, 1, 1, 1, 1, NaN, NaN, NaN, NaN, NaN, NaN], p);
   }
 });
 
-test('events after [DONE] are not the reply\'s, read whole as over sse', () => {
+test("events after [DONE] are not the reply's, read whole as over sse", () => {
   const chunk = 'data: {"choices":[{"index":0,"text":" a","finish_reason":"length"}],"usage":{"prompt_tokens":8,"completion_tokens":1}}\n\n';
-  const after = ['data: {"error":{"message":"CUDA error: an illegal memory access was encountered","code":400}}', 'data: {"id":"cmpl-8f1d","object":"text_compl', 'data: {"choices":[{"index":0,"text":" b","finish_reason":null}],"usage":{"prompt_tokens":8,"completion_tokens":2}}'];
+  const after = [
+    'data: {"error":{"message":"CUDA error: an illegal memory access was encountered","code":400}}',
+    'data: {"id":"cmpl-8f1d","object":"text_compl',
+    'data: {"choices":[{"index":0,"text":" b","finish_reason":null}],"usage":{"prompt_tokens":8,"completion_tokens":2}}',
+  ];
   for (const a of after) {
     for (const [p, r] of everyPath('openai', `${chunk}data: [DONE]\n\n${a}\n\n`)) {
       assert.deepEqual([r.ok, r.completionTokens, r.text], [true, 1, ' a'], `${p}: ${a}`);
@@ -67,7 +81,8 @@ test('events after [DONE] are not the reply\'s, read whole as over sse', () => {
 
 test('an `error:` line cut off before its blank line is still the error, read whole as over sse', () => {
   // llama.cpp before late 2025, the connection closed after the error line's newline.
-  const cut = 'error: {"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"invalid_request_error"}\n';
+  const cut =
+    'error: {"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"invalid_request_error"}\n';
   for (const body of [cut, `data: {"content":" a","stop":false,"tokens_predicted":1}\n\n${cut}`]) {
     for (const [p, r] of everyPath('llamacpp', body)) assert.equal(r.error?.class, 'context_length', p);
   }
@@ -92,8 +107,9 @@ test('SGLang: an error key beside meta_info is the error, in a whole reply and f
   for (const [p, r] of everyPath('sglang', `${stream}data: [DONE]\n\n`)) assert.deepEqual([r.ok, r.error?.class], [false, 'stream_error'], p);
 });
 
-test('an event without data (xk6-sse\'s for a keep-alive comment or an extra blank line) is no event', () => {
-  const chunk = (n: number, finish: string | null) => `data: {"choices":[{"index":0,"text":" w${n}","finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"completion_tokens":${n}}}\n\n`;
+test("an event without data (xk6-sse's for a keep-alive comment or an extra blank line) is no event", () => {
+  const chunk = (n: number, finish: string | null) =>
+    `data: {"choices":[{"index":0,"text":" w${n}","finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"completion_tokens":${n}}}\n\n`;
   let body = ': ping\n\n';
   for (let n = 1; n <= 12; n++) body += chunk(n, n === 12 ? 'length' : null) + (n % 5 === 0 ? ':\n\n\n' : '');
   body += 'data: [DONE]\n\n';

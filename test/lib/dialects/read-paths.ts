@@ -89,7 +89,13 @@ export function oneByOne(dialect: DialectName, events: readonly string[], ctx = 
  * Kept and read in batches, as the sse transport keeps events and reads them ARRIVAL_BATCH at a
  * time; `sizes` (cycled) gives other batch ends, as a proxy that holds events and flushes them does.
  */
-export function batched(dialect: DialectName, events: readonly string[], sizes: readonly number[] = [ARRIVAL_BATCH], warmWith?: readonly string[], ctx = CTX): StreamRead {
+export function batched(
+  dialect: DialectName,
+  events: readonly string[],
+  sizes: readonly number[] = [ARRIVAL_BATCH],
+  warmWith?: readonly string[],
+  ctx = CTX,
+): StreamRead {
   const d = createDialect(dialect, ctx);
   // A stream read before by the same dialect leaves it its chunk template (template.ts).
   if (warmWith) oneByOneOn(d.streamReader(), warmWith);

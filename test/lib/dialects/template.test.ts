@@ -75,7 +75,11 @@ function compare(name: DialectName, data: string[], label: string, cache: Templa
       batched.readKept(kept, count);
     }
     const got = tokenColumns(kept);
-    assert.deepEqual({ t: got.t.slice(0, got.n), tokens: got.tokens.slice(0, got.n), doneMs: kept.doneMs }, want, `${label}: token events read in batches of ${size}`);
+    assert.deepEqual(
+      { t: got.t.slice(0, got.n), tokens: got.tokens.slice(0, got.n), doneMs: kept.doneMs },
+      want,
+      `${label}: token events read in batches of ${size}`,
+    );
     const rc = batched.finish();
     assert.deepEqual({ ...rc, text: rc.text }, { ...rb, text: rb.text }, `${label}: results read in batches of ${size} differ`);
   }
@@ -112,7 +116,7 @@ describe('chunk template on the recorded replies', () => {
   }
 });
 
-describe('chunk template on the simulator\'s streams', () => {
+describe("chunk template on the simulator's streams", () => {
   const sims: Record<string, SimHandle> = {};
   before(async () => {
     sims.vllm = await startSim({ engine: 'vllm', timeScale: 50, seed: 3 });
@@ -127,16 +131,82 @@ describe('chunk template on the simulator\'s streams', () => {
   });
   const prompt = Array.from({ length: 32 }, (_, i) => 1000 + i);
   const cases: Array<{ sim: string; dialect: DialectName; path: string; body: Record<string, unknown>; minTemplated: number }> = [
-    { sim: 'vllm', dialect: 'openai', path: '/v1/completions', body: { prompt, max_tokens: 48, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }, minTemplated: 40 },
+    {
+      sim: 'vllm',
+      dialect: 'openai',
+      path: '/v1/completions',
+      body: { prompt, max_tokens: 48, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } },
+      minTemplated: 40,
+    },
     { sim: 'vllm', dialect: 'openai', path: '/v1/completions', body: { prompt, max_tokens: 48, ignore_eos: true, stream: true }, minTemplated: 40 },
-    { sim: 'vllmSpec', dialect: 'openai', path: '/v1/completions', body: { prompt, max_tokens: 64, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }, minTemplated: 5 },
-    { sim: 'vllm', dialect: 'openai-chat', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 48, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }, minTemplated: 40 },
-    { sim: 'vllmReasoning', dialect: 'openai-chat', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 48, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }, minTemplated: 35 },
-    { sim: 'sglang', dialect: 'sglang', path: '/generate', body: { input_ids: prompt, sampling_params: { max_new_tokens: 96, ignore_eos: true }, stream: true }, minTemplated: 5 },
-    { sim: 'sglangPlain', dialect: 'sglang', path: '/generate', body: { input_ids: prompt, sampling_params: { max_new_tokens: 48, ignore_eos: true }, stream: true }, minTemplated: 40 },
-    { sim: 'sglangIncremental', dialect: 'sglang', path: '/generate', body: { input_ids: prompt, sampling_params: { max_new_tokens: 64, ignore_eos: true }, stream: true }, minTemplated: 0 },
-    { sim: 'sglangPlain', dialect: 'openai', path: '/v1/completions', body: { prompt, max_tokens: 48, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } }, minTemplated: 40 },
-    { sim: 'sglangPlain', dialect: 'openai-chat', path: '/v1/chat/completions', body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 48, ignore_eos: true, stream: true }, minTemplated: 40 },
+    {
+      sim: 'vllmSpec',
+      dialect: 'openai',
+      path: '/v1/completions',
+      body: { prompt, max_tokens: 64, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } },
+      minTemplated: 5,
+    },
+    {
+      sim: 'vllm',
+      dialect: 'openai-chat',
+      path: '/v1/chat/completions',
+      body: {
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 48,
+        ignore_eos: true,
+        stream: true,
+        stream_options: { include_usage: true, continuous_usage_stats: true },
+      },
+      minTemplated: 40,
+    },
+    {
+      sim: 'vllmReasoning',
+      dialect: 'openai-chat',
+      path: '/v1/chat/completions',
+      body: {
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 48,
+        ignore_eos: true,
+        stream: true,
+        stream_options: { include_usage: true, continuous_usage_stats: true },
+      },
+      minTemplated: 35,
+    },
+    {
+      sim: 'sglang',
+      dialect: 'sglang',
+      path: '/generate',
+      body: { input_ids: prompt, sampling_params: { max_new_tokens: 96, ignore_eos: true }, stream: true },
+      minTemplated: 5,
+    },
+    {
+      sim: 'sglangPlain',
+      dialect: 'sglang',
+      path: '/generate',
+      body: { input_ids: prompt, sampling_params: { max_new_tokens: 48, ignore_eos: true }, stream: true },
+      minTemplated: 40,
+    },
+    {
+      sim: 'sglangIncremental',
+      dialect: 'sglang',
+      path: '/generate',
+      body: { input_ids: prompt, sampling_params: { max_new_tokens: 64, ignore_eos: true }, stream: true },
+      minTemplated: 0,
+    },
+    {
+      sim: 'sglangPlain',
+      dialect: 'openai',
+      path: '/v1/completions',
+      body: { prompt, max_tokens: 48, ignore_eos: true, stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } },
+      minTemplated: 40,
+    },
+    {
+      sim: 'sglangPlain',
+      dialect: 'openai-chat',
+      path: '/v1/chat/completions',
+      body: { messages: [{ role: 'user', content: 'hi' }], max_tokens: 48, ignore_eos: true, stream: true },
+      minTemplated: 40,
+    },
   ];
   for (const c of cases) {
     test(`${c.sim} ${c.path} as ${c.dialect}${c.body.stream_options ? ' with usage per chunk' : ''}: three streams, the later ones from the first one's skeleton`, async () => {
@@ -150,7 +220,10 @@ describe('chunk template on the simulator\'s streams', () => {
         assert.equal(r.status, 200);
         const data = r.events.map((e) => e.data);
         const templated = compare(c.dialect, data, `${c.sim} ${c.path} stream ${k + 1}`, cache);
-        assert.ok(templated >= c.minTemplated + (k > 0 && c.minTemplated > 20 ? 1 : 0), `stream ${k + 1}: ${templated} of ${data.length} events read by a template`);
+        assert.ok(
+          templated >= c.minTemplated + (k > 0 && c.minTemplated > 20 ? 1 : 0),
+          `stream ${k + 1}: ${templated} of ${data.length} events read by a template`,
+        );
       }
     });
   }
@@ -167,7 +240,7 @@ describe('altered chunks fall back to the full parser and read the same', () => 
     return out;
   };
   const alterations: Record<string, (s: string) => string> = {
-    'unchanged': (s) => s,
+    unchanged: (s) => s,
     'escaped quote in the text': (s) => s.replace('" w6"', '" \\"w6\\""'),
     'escaped newline': (s) => s.replace('" w6"', '"w\\n6"'),
     'unicode escape': (s) => s.replace('" w6"', '"\\u00e9"'),
@@ -183,11 +256,12 @@ describe('altered chunks fall back to the full parser and read the same', () => 
     'two tokens at once': (s) => s.replace('"completion_tokens":6', '"completion_tokens":7').replace('"total_tokens":14', '"total_tokens":15'),
     'finish reason mid-stream': (s) => s.replace('"finish_reason":null', '"finish_reason":"length"'),
     'another prompt count': (s) => s.replace('"prompt_tokens":8', '"prompt_tokens":9'),
-    'keys reordered': (s) => s.replace('"usage":{"prompt_tokens":8,"total_tokens":14,"completion_tokens":6}', '"usage":{"completion_tokens":6,"prompt_tokens":8,"total_tokens":14}'),
+    'keys reordered': (s) =>
+      s.replace('"usage":{"prompt_tokens":8,"total_tokens":14,"completion_tokens":6}', '"usage":{"completion_tokens":6,"prompt_tokens":8,"total_tokens":14}'),
     'an error field': (s) => s.replace('{"id"', '{"error":{"message":"boom"},"id"'),
     'trailing garbage': (s) => `${s}x`,
     'trailing brace': (s) => `${s}}`,
-    'truncated': (s) => s.slice(0, -3),
+    truncated: (s) => s.slice(0, -3),
     'NaN count': (s) => s.replace('"completion_tokens":6', '"completion_tokens":NaN'),
     'Infinity count': (s) => s.replace('"completion_tokens":6', '"completion_tokens":Infinity'),
     'text ending in a backslash': (s) => s.replace('" w6"', '"w6\\\\"'),
@@ -201,7 +275,8 @@ describe('altered chunks fall back to the full parser and read the same', () => 
   }
 
   test('llama.cpp native: token ids in an array, and altered ones', () => {
-    const ev = (n: number, ids: string) => `{"index":0,"content":"t${n}","tokens":${ids},"stop":false,"id_slot":-1,"tokens_predicted":${n},"tokens_evaluated":16}`;
+    const ev = (n: number, ids: string) =>
+      `{"index":0,"content":"t${n}","tokens":${ids},"stop":false,"id_slot":-1,"tokens_predicted":${n},"tokens_evaluated":16}`;
     for (const odd of ['[1,2]', '[]', '[ 7]', '[07]', '[1,]', '[-3]', '[1.5]', '["a"]', '[[1]]']) {
       const data = Array.from({ length: 9 }, (_, i) => ev(i + 1, i === 5 ? odd : `[${1000 + i}]`));
       compare('llamacpp', data, `ids ${odd}`);
@@ -211,7 +286,8 @@ describe('altered chunks fall back to the full parser and read the same', () => 
   test('SGLang, count only: whole events read at their end, as the full parser reads them', () => {
     // Without speculative counts the running count is the only hole, so the per-event closure
     // reads whole events (templateSuffix); templateInput is then called only on parsed events.
-    const ev = (n: number, text: string) => `{"text":"${text}","output_ids":[${n}],"meta_info":{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${n},"cached_tokens":0}}`;
+    const ev = (n: number, text: string) =>
+      `{"text":"${text}","output_ids":[${n}],"meta_info":{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${n},"cached_tokens":0}}`;
     const stream = (alter: (s: string) => string = (s) => s, cut = 0) => {
       const out: string[] = [];
       let text = '';
@@ -223,7 +299,7 @@ describe('altered chunks fall back to the full parser and read the same', () => 
       return cut > 0 ? out.slice(0, cut) : out;
     };
     const alterations: Record<string, (s: string) => string> = {
-      'unchanged': (s) => s,
+      unchanged: (s) => s,
       'a key after meta_info': (s) => s.replace(/}}$/, '},"x":1}'),
       'trailing garbage': (s) => `${s}x`,
       'meta_info named inside the text': (s) => s.replace('"text":" w1', '"text":" \\"meta_info\\": w1'),
@@ -257,7 +333,12 @@ describe('altered chunks fall back to the full parser and read the same', () => 
       text += ` w${n}`;
       return `{"text":"${text}","output_ids":[${n}],"meta_info":${meta(`{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${3 * n},"cached_tokens":0,"spec_verify_ct":${n},"spec_accept_length":3.0,"spec_accept_rate":${(n / 7).toString()}}`)}}`;
     };
-    for (const alter of [(m: string) => m, (m: string) => m.replace('"spec_verify_ct":6', '"spec_verify_ct":6.5'), (m: string) => m.replace('"cached_tokens":0', '"cached_tokens":16'), (m: string) => m.replace('}', ',"weight_version":"x"}')]) {
+    for (const alter of [
+      (m: string) => m,
+      (m: string) => m.replace('"spec_verify_ct":6', '"spec_verify_ct":6.5'),
+      (m: string) => m.replace('"cached_tokens":0', '"cached_tokens":16'),
+      (m: string) => m.replace('}', ',"weight_version":"x"}'),
+    ]) {
       text = '';
       const data = Array.from({ length: 10 }, (_, i) => ev(i + 1, i === 5 ? alter : undefined));
       data.push('[DONE]');

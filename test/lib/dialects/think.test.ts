@@ -15,7 +15,15 @@ import { request } from '../../sim/helpers';
 
 test('the close tag ends the reasoning, also when split across chunks; whitespace after it is no answer yet', () => {
   const p = thinkPhases();
-  assert.deepEqual(['<think>', 'a b', ' c</th', 'ink>', '\n\n', 'The', ' answer'].map(p), ['reasoning', 'reasoning', 'reasoning', 'reasoning', undefined, 'answer', 'answer']);
+  assert.deepEqual(['<think>', 'a b', ' c</th', 'ink>', '\n\n', 'The', ' answer'].map(p), [
+    'reasoning',
+    'reasoning',
+    'reasoning',
+    'reasoning',
+    undefined,
+    'answer',
+    'answer',
+  ]);
   const q = thinkPhases();
   assert.deepEqual(['no opening tag (in the template)', '</think>\n\nYes'].map(q), ['reasoning', 'both']);
   const r = thinkPhases();
@@ -23,7 +31,13 @@ test('the close tag ends the reasoning, also when split across chunks; whitespac
 });
 
 const chat = (thinkTags: boolean) => createDialect('openai-chat', { dialectVar: 'DIALECT', modelVar: 'MODEL', thinkTags });
-const body = (stream: boolean) => ({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 40, ignore_eos: true, stream, stream_options: stream ? { include_usage: true, continuous_usage_stats: true } : undefined });
+const body = (stream: boolean) => ({
+  messages: [{ role: 'user', content: 'hi' }],
+  max_tokens: 40,
+  ignore_eos: true,
+  stream,
+  stream_options: stream ? { include_usage: true, continuous_usage_stats: true } : undefined,
+});
 
 function read(data: string[], thinkTags: boolean) {
   const acc = chat(thinkTags).streamReader() as Accumulator;
@@ -51,7 +65,10 @@ describe('think tags on the simulator', () => {
     test(`${name}: the first answer event is the truth's; no reasoning field or count is needed`, async () => {
       const r = await request(sims[name].url, '/v1/chat/completions', { body: body(true) });
       assert.equal(r.status, 200);
-      assert.ok(!r.body.includes('reasoning_tokens') && r.body.includes('<think>') && r.body.includes('</think>'), 'the profile: tags in the content, no parser');
+      assert.ok(
+        !r.body.includes('reasoning_tokens') && r.body.includes('<think>') && r.body.includes('</think>'),
+        'the profile: tags in the content, no parser',
+      );
       const recs = JSON.parse((await request(sims[name].url, '/sim/requests')).body) as RequestRecord[];
       const truth = recs[recs.length - 1];
       const truthEvents = truth.events.filter((e) => e.tokens > 0);

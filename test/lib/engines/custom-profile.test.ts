@@ -20,14 +20,33 @@ const acme: EngineProfile = {
   recognise: (s) => (ownedBy(s, 'acme') ? { version: text(answered(s, '/acme/version')?.v), maxModelLen: 8192, evidence: 'owned_by acme' } : null),
   dialect: 'openai',
   offered: ['openai', 'openai-chat'],
-  metrics: { prefix: 'acme_', ttft: 'acme_ttft_seconds', itl: ['acme_itl_seconds'], e2e: 'acme_e2e_seconds', queue: null, generationTokens: 'acme_generated_tokens_total', specDrafts: 'acme_drafts_total', specAccepted: 'acme_accepted_total', generationSeconds: null },
+  metrics: {
+    prefix: 'acme_',
+    ttft: 'acme_ttft_seconds',
+    itl: ['acme_itl_seconds'],
+    e2e: 'acme_e2e_seconds',
+    queue: null,
+    generationTokens: 'acme_generated_tokens_total',
+    specDrafts: 'acme_drafts_total',
+    specAccepted: 'acme_accepted_total',
+    generationSeconds: null,
+  },
   tokenize: { path: '/acme/tokenize', textField: 'prompt', specialField: 'add_special_tokens', sendsModel: true, messages: false, countField: 'count' },
   checked: 'this test',
 };
 
 const ok = (body: string): HttpReply => ({ status: 200, body, contentType: 'application/json', error: '', errorCode: 0 });
 const metricsPage = (n: number) =>
-  [`acme_ttft_seconds_sum ${0.05 * n}`, `acme_ttft_seconds_count ${n}`, `acme_itl_seconds_sum ${0.01 * 15 * n}`, `acme_e2e_seconds_sum ${0.2 * n}`, `acme_e2e_seconds_count ${n}`, `acme_generated_tokens_total ${16 * n}`, `acme_drafts_total ${4 * n}`, `acme_accepted_total ${8 * n}`].join('\n');
+  [
+    `acme_ttft_seconds_sum ${0.05 * n}`,
+    `acme_ttft_seconds_count ${n}`,
+    `acme_itl_seconds_sum ${0.01 * 15 * n}`,
+    `acme_e2e_seconds_sum ${0.2 * n}`,
+    `acme_e2e_seconds_count ${n}`,
+    `acme_generated_tokens_total ${16 * n}`,
+    `acme_drafts_total ${4 * n}`,
+    `acme_accepted_total ${8 * n}`,
+  ].join('\n');
 
 test('a test-only profile in one file: recognised, named, /metrics read, tokenize route used', () => {
   registerEngine(acme);
@@ -57,7 +76,11 @@ test('a test-only profile in one file: recognised, named, /metrics read, tokeniz
     assert.equal(fig.acceptanceLength, 3, '1 + 160 accepted / 80 drafts');
     assert.equal(fig.outputTokensPerSecond, 160);
 
-    assert.deepEqual(tokenizeRequest('acme', 'acme-7b', 'hello'), { method: 'POST', path: '/acme/tokenize', body: '{"model":"acme-7b","prompt":"hello","add_special_tokens":true}' });
+    assert.deepEqual(tokenizeRequest('acme', 'acme-7b', 'hello'), {
+      method: 'POST',
+      path: '/acme/tokenize',
+      body: '{"model":"acme-7b","prompt":"hello","add_special_tokens":true}',
+    });
     assert.equal(parseTokenizeReply('acme', '{"count":7}'), 7);
   } finally {
     ENGINES.splice(ENGINES.indexOf(acme), 1);

@@ -10,7 +10,8 @@ const probe = (route: string, status: number, body: string): Probe => ({ route, 
 const models = probe('GET /v1/models', 200, reply('llamacpp-v1-models.json'));
 const props = probe('GET /props', 200, reply('llamacpp-props.json'));
 const notFound = (route: string) => probe(route, 404, reply('llamacpp-404.json'));
-const list = (owner: string, extra = '') => probe('GET /v1/models', 200, `{"object":"list","data":[{"id":"m","object":"model","owned_by":"${owner}"${extra}}]}`);
+const list = (owner: string, extra = '') =>
+  probe('GET /v1/models', 200, `{"object":"list","data":[{"id":"m","object":"model","owned_by":"${owner}"${extra}}]}`);
 
 test('llama.cpp: named with its build, context length per slot, its native dialect chosen by auto', () => {
   const id = identify(notFound('GET /get_model_info'), models, [notFound('GET /version'), props]);
@@ -30,7 +31,13 @@ test('without /props (not asked, or refused) it is still llama.cpp', () => {
 });
 
 test('the GETs asked: /props of a llama.cpp list only, /version of any list, /info unless SGLang answered, /api/version of Ollama', () => {
-  const ask = (m: Probe, seen: Probe[] = []) => probesToAsk(sightings({ route: '/v1/models', status: m.status, body: m.body }, seen.map((p) => ({ route: p.route.replace(/^GET /, ''), status: p.status, body: p.body }))));
+  const ask = (m: Probe, seen: Probe[] = []) =>
+    probesToAsk(
+      sightings(
+        { route: '/v1/models', status: m.status, body: m.body },
+        seen.map((p) => ({ route: p.route.replace(/^GET /, ''), status: p.status, body: p.body })),
+      ),
+    );
   assert.deepEqual(ask(models).sort(), ['/info', '/props', '/version']);
   assert.deepEqual(ask(list('vllm')).sort(), ['/info', '/version']);
   assert.deepEqual(ask(list('library')).sort(), ['/api/version', '/info', '/version']);
@@ -51,7 +58,10 @@ test('TGI from /info, Ollama, LM Studio and trtllm-serve from owned_by', () => {
   const tgi = identify(notFound('GET /get_model_info'), probe('GET /v1/models', 404, ''), [
     probe('GET /info', 200, '{"model_id":"meta-llama/Llama-3.1-8B-Instruct","max_total_tokens":8192,"router":"text-generation-router","version":"3.0.1"}'),
   ]);
-  assert.deepEqual([tgi.engineId, tgi.engine, tgi.maxModelLen, tgi.models[0], tgi.dialect], ['tgi', 'Text Generation Inference 3.0.1', 8192, 'meta-llama/Llama-3.1-8B-Instruct', 'openai']);
+  assert.deepEqual(
+    [tgi.engineId, tgi.engine, tgi.maxModelLen, tgi.models[0], tgi.dialect],
+    ['tgi', 'Text Generation Inference 3.0.1', 8192, 'meta-llama/Llama-3.1-8B-Instruct', 'openai'],
+  );
   const ollama = identify(notFound('GET /get_model_info'), list('library'), [probe('GET /api/version', 200, '{"version":"0.5.7"}')]);
   assert.deepEqual([ollama.engineId, ollama.engine], ['ollama', 'Ollama 0.5.7']);
   assert.equal(identify(notFound('GET /get_model_info'), list('organization_owner')).engine, 'LM Studio');

@@ -79,38 +79,73 @@ describe('requestTiming under each rule', () => {
 
 describe('recordRequest: the rule is counted, per-chunk gaps under their own metric', () => {
   const ok = (completionTokens: number): GenerationResult => ({
-    ok: true, status: 200, text: '', promptTokens: 4, completionTokens, cachedTokens: null, finishReason: 'length', tokenEvents: 3, specVerifySteps: null, acceptanceLength: null, error: null,
+    ok: true,
+    status: 200,
+    text: '',
+    promptTokens: 4,
+    completionTokens,
+    cachedTokens: null,
+    finishReason: 'length',
+    tokenEvents: 3,
+    specVerifySteps: null,
+    acceptanceLength: null,
+    error: null,
   });
   const collect = (completion: number, events: TimedEvent[]) => {
     const out: Array<{ metric: MetricKey; value: number; tags?: Record<string, string> }> = [];
-    recordRequest({ result: ok(completion), startMs: 0, endMs: 100, events }, { cellStartMs: 0, sliceMs: 1000, slices: 2, trackLastEnd: false, latencyFromMs: -Infinity }, { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null }, (metric, value, tags) =>
-      out.push({ metric, value, tags }),
+    recordRequest(
+      { result: ok(completion), startMs: 0, endMs: 100, events },
+      { cellStartMs: 0, sliceMs: 1000, slices: 2, trackLastEnd: false, latencyFromMs: -Infinity },
+      { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null },
+      (metric, value, tags) => out.push({ metric, value, tags }),
     );
     return out;
   };
   test('one token per event', () => {
     const s = collect(3, [ev(40), ev(70), ev(100)]);
-    assert.deepEqual(s.filter((x) => x.metric === 'itl').map((x) => x.value), [30, 30]);
+    assert.deepEqual(
+      s.filter((x) => x.metric === 'itl').map((x) => x.value),
+      [30, 30],
+    );
     assert.equal(s.filter((x) => x.metric === 'itlPerChunk').length, 0);
-    assert.deepEqual(s.filter((x) => x.metric === 'itlRule').map((x) => [x.value, x.tags]), [[1, { itl_rule: 'one-token-per-event' }]]);
+    assert.deepEqual(
+      s.filter((x) => x.metric === 'itlRule').map((x) => [x.value, x.tags]),
+      [[1, { itl_rule: 'one-token-per-event' }]],
+    );
     // tokens attributed to slices by event time, one each
-    assert.deepEqual(s.filter((x) => x.metric === 'windowTokens').map((x) => x.value), [3]);
+    assert.deepEqual(
+      s.filter((x) => x.metric === 'windowTokens').map((x) => x.value),
+      [3],
+    );
   });
   test('per chunk', () => {
     const s = collect(8, [ev(40), ev(70), ev(100)]);
     assert.equal(s.filter((x) => x.metric === 'itl').length, 0);
-    assert.deepEqual(s.filter((x) => x.metric === 'itlPerChunk').map((x) => x.value), [30, 30]);
-    assert.deepEqual(s.filter((x) => x.metric === 'itlRule').map((x) => x.tags), [{ itl_rule: 'per-chunk' }]);
+    assert.deepEqual(
+      s.filter((x) => x.metric === 'itlPerChunk').map((x) => x.value),
+      [30, 30],
+    );
+    assert.deepEqual(
+      s.filter((x) => x.metric === 'itlRule').map((x) => x.tags),
+      [{ itl_rule: 'per-chunk' }],
+    );
     assert.equal(s.filter((x) => x.metric === 'tpot').length, 1);
   });
 });
 
 describe('sliceTokens with one token per event', () => {
   test('events without counts, as many as the tokens: each goes to its slice', () => {
-    assert.deepEqual(sliceTokens(0, 2500, 3, 0, 1000, 3, [ev(500), ev(1500), ev(2400)]), [[0, 1], [1, 1], [2, 1]]);
+    assert.deepEqual(sliceTokens(0, 2500, 3, 0, 1000, 3, [ev(500), ev(1500), ev(2400)]), [
+      [0, 1],
+      [1, 1],
+      [2, 1],
+    ]);
   });
   test('events without counts, fewer than the tokens: spread evenly as with http', () => {
-    assert.deepEqual(sliceTokens(0, 2000, 4, 0, 1000, 2, [ev(500), ev(1500)]), [[0, 2], [1, 2]]);
+    assert.deepEqual(sliceTokens(0, 2000, 4, 0, 1000, 2, [ev(500), ev(1500)]), [
+      [0, 2],
+      [1, 2],
+    ]);
   });
 });
 
@@ -120,7 +155,10 @@ describe('real llama-server streams (b11669)', () => {
     assert.equal(result.ok, true);
     assert.equal(result.completionTokens, 12);
     assert.equal(events.length, 12);
-    assert.ok(events.every((e) => e.tokens === null), 'no per-chunk counts: llama.cpp ignores continuous_usage_stats');
+    assert.ok(
+      events.every((e) => e.tokens === null),
+      'no per-chunk counts: llama.cpp ignores continuous_usage_stats',
+    );
     assert.equal(itlRule(events, result.completionTokens), 'one-token-per-event');
   });
   test('/v1/chat/completions: role-only first chunk, empty finish chunk and usage-only chunk are not tokens', () => {
@@ -139,7 +177,10 @@ describe('real llama-server streams (b11669)', () => {
     const { events, result } = stream('llamacpp', reply('llamacpp-native-stream-merged.txt'));
     assert.equal(result.completionTokens, 24);
     assert.equal(events.length, 23);
-    assert.deepEqual(events.map((e) => e.tokens).filter((n) => n !== 1), [2]);
+    assert.deepEqual(
+      events.map((e) => e.tokens).filter((n) => n !== 1),
+      [2],
+    );
     assert.equal(itlRule(events, result.completionTokens), 'server-counts');
     const t = requestTiming(0, 1000, events, result.completionTokens);
     assert.equal(t.itlMs?.length, 23, 'one sample per token after the first');
@@ -147,7 +188,10 @@ describe('real llama-server streams (b11669)', () => {
   test('native /completion: tokens_predicted in every event gives server counts', () => {
     const { events, result } = stream('llamacpp', reply('llamacpp-native-stream.txt'));
     assert.equal(result.ok, true);
-    assert.deepEqual(events.map((e) => e.tokens), new Array(12).fill(1));
+    assert.deepEqual(
+      events.map((e) => e.tokens),
+      new Array(12).fill(1),
+    );
     assert.equal(itlRule(events, result.completionTokens), 'server-counts');
   });
 });
@@ -177,7 +221,10 @@ describe('edge cases on the OpenAI routes', () => {
       { choices: [{ index: 0, text: 'c', finish_reason: 'length' }], usage: { prompt_tokens: 2, completion_tokens: 3 } },
     ]);
     const { events, result } = stream('openai', body);
-    assert.deepEqual(events.map((e) => e.tokens), [null, null, null]);
+    assert.deepEqual(
+      events.map((e) => e.tokens),
+      [null, null, null],
+    );
     assert.equal(itlRule(events, result.completionTokens), 'one-token-per-event');
   });
   test('multi-token chunks without counts (speculative decoding on an OpenAI route): per chunk', () => {
@@ -193,6 +240,9 @@ describe('edge cases on the OpenAI routes', () => {
   });
   test('vLLM continuous usage: counts per chunk are still read as such', () => {
     const { events } = stream('openai', reply('vllm-completions-stream-usage.txt'));
-    assert.deepEqual(events.map((e) => e.tokens), [1, 2, 3]);
+    assert.deepEqual(
+      events.map((e) => e.tokens),
+      [1, 2, 3],
+    );
   });
 });

@@ -7,14 +7,30 @@ import type { MetricKey } from '../../../lib/metrics/catalog';
 import type { GenerationResult } from '../../../lib/dialects/types';
 
 const ok: GenerationResult = {
-  ok: true, status: 200, text: '', promptTokens: 4, completionTokens: 3, cachedTokens: null, finishReason: 'length', tokenEvents: 3, specVerifySteps: null, acceptanceLength: null, error: null,
+  ok: true,
+  status: 200,
+  text: '',
+  promptTokens: 4,
+  completionTokens: 3,
+  cachedTokens: null,
+  finishReason: 'length',
+  tokenEvents: 3,
+  specVerifySteps: null,
+  acceptanceLength: null,
+  error: null,
 };
 
 function samples(startMs: number, latencyFromMs: number): Set<MetricKey> {
   const w: Window = { cellStartMs: 0, sliceMs: 1000, slices: 4, trackLastEnd: false, latencyFromMs };
   const seen = new Set<MetricKey>();
-  const events = [{ t: startMs + 40, tokens: 1 }, { t: startMs + 70, tokens: 1 }, { t: startMs + 100, tokens: 1 }];
-  recordRequest({ result: ok, startMs, endMs: startMs + 100, events }, w, { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: 1000 }, (m) => seen.add(m));
+  const events = [
+    { t: startMs + 40, tokens: 1 },
+    { t: startMs + 70, tokens: 1 },
+    { t: startMs + 100, tokens: 1 },
+  ];
+  recordRequest({ result: ok, startMs, endMs: startMs + 100, events }, w, { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: 1000 }, (m) =>
+    seen.add(m),
+  );
   return seen;
 }
 

@@ -12,7 +12,17 @@ import { summaryThresholds } from '../../../lib/plan/summary-keys';
 import { planOf } from '../../../lib/plan/matrix';
 
 const base: GenerationResult = {
-  ok: true, status: 200, text: '', promptTokens: 4, completionTokens: 4, cachedTokens: null, finishReason: 'length', tokenEvents: 4, specVerifySteps: null, acceptanceLength: null, error: null,
+  ok: true,
+  status: 200,
+  text: '',
+  promptTokens: 4,
+  completionTokens: 4,
+  cachedTokens: null,
+  finishReason: 'length',
+  tokenEvents: 4,
+  specVerifySteps: null,
+  acceptanceLength: null,
+  error: null,
 };
 const w: Window = { cellStartMs: 0, sliceMs: 1e9, slices: 1, trackLastEnd: false, latencyFromMs: 0 };
 // Tokens at 50, 100 (reasoning), 700, 750 ms (answer) after sending at 1000.
@@ -63,6 +73,9 @@ test('the threshold goes on the metric SLO_TTFT_OF names; SLO_TTFT_OF alone is a
   const answer = th({ ...env, SLO_TTFT_OF: 'answer' });
   assert.deepEqual(answer.llm_ttft_answer, ['p(99)<=500']);
   assert.equal(answer.llm_ttft, undefined);
-  assert.throws(() => loadConfig(spec, { TARGET_URL: 'http://a:1', TRANSPORT: 'sse', SLO_TTFT_OF: 'answer' }, now), /SLO_TTFT_OF=answer says which first token SLO_TTFT_P99 holds: set SLO_TTFT_P99 too/);
+  assert.throws(
+    () => loadConfig(spec, { TARGET_URL: 'http://a:1', TRANSPORT: 'sse', SLO_TTFT_OF: 'answer' }, now),
+    /SLO_TTFT_OF=answer says which first token SLO_TTFT_P99 holds: set SLO_TTFT_P99 too/,
+  );
   assert.throws(() => loadConfig(spec, { ...env, SLO_TTFT_OF: 'reasoning' }, now), /SLO_TTFT_OF='reasoning' is not valid/);
 });

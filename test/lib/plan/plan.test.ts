@@ -9,27 +9,51 @@ import { subKey } from '../../../lib/plan/summary-keys';
 const NOW = new Date('2026-11-29T20:15:00Z');
 
 test('cells are ISL × OSL × load', () => {
-  const cells = buildCells([128, 1024], [64], [{ kind: 'vus', vus: 1 }, { kind: 'vus', vus: 8 }]);
-  assert.deepEqual(cells.map((c) => c.id), ['i128_o64_c1', 'i128_o64_c8', 'i1024_o64_c1', 'i1024_o64_c8']);
+  const cells = buildCells(
+    [128, 1024],
+    [64],
+    [
+      { kind: 'vus', vus: 1 },
+      { kind: 'vus', vus: 8 },
+    ],
+  );
+  assert.deepEqual(
+    cells.map((c) => c.id),
+    ['i128_o64_c1', 'i128_o64_c8', 'i1024_o64_c1', 'i1024_o64_c8'],
+  );
   assert.equal(buildCells([1], [1], [{ kind: 'rate', rate: 2.5 }])[0].id, 'i1_o1_r2p5');
 });
 
 test('runs are chained by startTime and alternate the target order per cell', () => {
-  const cells = buildCells([128], [64], [{ kind: 'vus', vus: 1 }, { kind: 'vus', vus: 2 }, { kind: 'vus', vus: 4 }]);
+  const cells = buildCells(
+    [128],
+    [64],
+    [
+      { kind: 'vus', vus: 1 },
+      { kind: 'vus', vus: 2 },
+      { kind: 'vus', vus: 4 },
+    ],
+  );
   const plan = buildPlan({ durationMs: 10_000, gracefulStopMs: 5000, slices: 5, requests: null, maxVus: 256 }, cells, ['dflash', 'mtp']);
-  assert.deepEqual(plan.runs.map((r) => r.scenario), [
-    'dflash_i128_o64_c1', 'mtp_i128_o64_c1',
-    'mtp_i128_o64_c2', 'dflash_i128_o64_c2',
-    'dflash_i128_o64_c4', 'mtp_i128_o64_c4',
-  ]);
+  assert.deepEqual(
+    plan.runs.map((r) => r.scenario),
+    ['dflash_i128_o64_c1', 'mtp_i128_o64_c1', 'mtp_i128_o64_c2', 'dflash_i128_o64_c2', 'dflash_i128_o64_c4', 'mtp_i128_o64_c4'],
+  );
   const step = 10_000 + 5000 + RUN_GAP_MS;
-  assert.deepEqual(plan.runs.map((r) => r.startMs), [0, 1, 2, 3, 4, 5].map((i) => i * step));
+  assert.deepEqual(
+    plan.runs.map((r) => r.startMs),
+    [0, 1, 2, 3, 4, 5].map((i) => i * step),
+  );
   assert.equal(plan.totalMs, 6 * step);
   assert.deepEqual(steadyWindow(plan), { fromMs: 2000, toMs: 10_000 });
 });
 
 test('k6 options: one scenario per run with its tags, probes in the steady window, declared sub-metrics and SLOs', () => {
-  const cfg = loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '128', OSL: '64', CONCURRENCY: '2', DURATION: '12s', SLICES: '4', SLO_E2E_P99: '20s' }, NOW);
+  const cfg = loadConfig(
+    BENCHMARKS['dflash-vs-mtp'],
+    { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '128', OSL: '64', CONCURRENCY: '2', DURATION: '12s', SLICES: '4', SLO_E2E_P99: '20s' },
+    NOW,
+  );
   const plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, [{ kind: 'vus', vus: 2 }]), ['dflash', 'mtp']);
   const o = k6Options(plan, cfg) as { scenarios: Record<string, Record<string, unknown>>; thresholds: Record<string, string[]>; tags: Record<string, string> };
   const s = o.scenarios.dflash_i128_o64_c2;

@@ -49,10 +49,16 @@ test('DIALECT=anthropic against a server without /v1/messages: one line naming t
   const id = identify(p('GET /get_model_info', 404), p('GET /v1/models', 200, '{"object":"list","data":[{"id":"m","owned_by":"someone"}]}'));
   const msg = wrongDialectMessage('POST /v1/messages', 404, id, 'DIALECT');
   assert.ok(!msg.includes('\n'), 'one line');
-  assert.match(msg, /^POST \/v1\/messages → 404: this server is an OpenAI-compatible server .*, which offers openai, openai-chat; set DIALECT=openai \(or DIALECT=auto\)\.$/);
+  assert.match(
+    msg,
+    /^POST \/v1\/messages → 404: this server is an OpenAI-compatible server .*, which offers openai, openai-chat; set DIALECT=openai \(or DIALECT=auto\)\.$/,
+  );
   // vLLM offers /v1/messages since 2025: an older one is told so.
   const vllm = identify(p('GET /get_model_info', 404), vllmModels, [p('GET /version', 200, '{"version":"0.6.3"}')]);
-  assert.match(wrongDialectMessage('POST /v1/messages', 404, vllm, 'DIALECT', 'anthropic'), /which offers openai, openai-chat, anthropic, responses; POST \/v1\/messages came in a later release than this one: upgrade it, or set DIALECT=openai \(or DIALECT=auto\)\.$/);
+  assert.match(
+    wrongDialectMessage('POST /v1/messages', 404, vllm, 'DIALECT', 'anthropic'),
+    /which offers openai, openai-chat, anthropic, responses; POST \/v1\/messages came in a later release than this one: upgrade it, or set DIALECT=openai \(or DIALECT=auto\)\.$/,
+  );
   // Stall localisation does not probe Messages and Responses: they pass through the chat route's layer.
   assert.deepEqual(stallProbeDialects(engineById('vllm'), 'openai'), ['openai-chat']);
 });
@@ -64,7 +70,10 @@ test('neither API answers: advice to check the URL', () => {
 });
 
 test('healthy but hung', () => {
-  assert.match(stalledMessage(['GET /health', 'GET /v1/models'], 10_000), /GET \/health and GET \/v1\/models → 200 but no token within 10 s: the engine is stalled/);
+  assert.match(
+    stalledMessage(['GET /health', 'GET /v1/models'], 10_000),
+    /GET \/health and GET \/v1\/models → 200 but no token within 10 s: the engine is stalled/,
+  );
 });
 
 test('model choice', () => {
@@ -84,7 +93,10 @@ test('context check and timeout warning', () => {
 });
 
 test('SGLang serving another model than MODEL: a warning, and the served model is the one reported', () => {
-  const sglang = identify(p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","is_generation":true}'), p('GET /v1/models', 200, '{"data":[{"id":"Qwen/Qwen3-32B"}]}'));
+  const sglang = identify(
+    p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","is_generation":true}'),
+    p('GET /v1/models', 200, '{"data":[{"id":"Qwen/Qwen3-32B"}]}'),
+  );
   const c = chooseModel('llama', sglang, 'MODEL');
   assert.equal(c.error, null);
   assert.equal(c.model, 'Qwen/Qwen3-32B');
@@ -125,7 +137,10 @@ test('transient failures: which are retried, the back-off, the messages', () => 
   );
   assert.equal(attemptsFailedMessage('x', 1, 'e'), 'x failed: e');
   assert.equal(transientWarning(0, 3, []), null);
-  assert.equal(transientWarning(2, 5, ['500', '500']), '2 of 5 preflight requests failed transiently (500) and succeeded when retried: expect such errors under load.');
+  assert.equal(
+    transientWarning(2, 5, ['500', '500']),
+    '2 of 5 preflight requests failed transiently (500) and succeeded when retried: expect such errors under load.',
+  );
   assert.match(transientWarning(2, 5, ['429', '500']) ?? '', /\(429, 500\)/);
 });
 
@@ -152,7 +167,13 @@ test('stall localisation: which routes to try', () => {
 });
 
 test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, inconclusive', () => {
-  const tr = (dialect: RouteTry['dialect'], route: string, outcome: RouteTry['outcome'], timeoutMs = 10_000, detail = ''): RouteTry => ({ dialect, route, outcome, detail, timeoutMs });
+  const tr = (dialect: RouteTry['dialect'], route: string, outcome: RouteTry['outcome'], timeoutMs = 10_000, detail = ''): RouteTry => ({
+    dialect,
+    route,
+    outcome,
+    detail,
+    timeoutMs,
+  });
   const health = ['GET /health', 'GET /v1/models'];
   const chat = tr('openai-chat', 'POST /v1/chat/completions', 'timeout');
   const engine = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'timeout')], health, engineById('sglang'), 'DIALECT');
@@ -171,15 +192,33 @@ test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, in
       'the OpenAI layer (tokenizer manager, chat template) is stuck, not the engine; DIALECT=sglang works around it. Restart the server and check its logs.',
   );
   const vllmChat = stallDiagnosis(chat, [tr('openai', 'POST /v1/completions', 'token')], health, engineById('vllm'), 'MTP_DIALECT');
-  assert.match(vllmChat.message, /only POST \/v1\/chat\/completions hangs .*the chat layer \(chat template\) is stuck, not the engine; MTP_DIALECT=openai works around it/);
+  assert.match(
+    vllmChat.message,
+    /only POST \/v1\/chat\/completions hangs .*the chat layer \(chat template\) is stuck, not the engine; MTP_DIALECT=openai works around it/,
+  );
   const vllmAll = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [chat], health, engineById('vllm'), 'DIALECT');
-  assert.match(vllmAll.message, /Both POST \/v1\/completions and POST \/v1\/chat\/completions produced no token in 10 s: the engine itself is stuck, not one route\./);
-  const three = stallDiagnosis(tr('openai', 'POST /v1/completions', 'timeout'), [tr('sglang', 'POST /generate', 'timeout', 5000), tr('openai-chat', 'POST /v1/chat/completions', 'timeout', 5000)], [], engineById('sglang'), 'DIALECT');
-  assert.match(three.message, /None of POST \/v1\/completions, POST \/generate or POST \/v1\/chat\/completions produced a token in 10 s, 5 s, 5 s respectively/);
+  assert.match(
+    vllmAll.message,
+    /Both POST \/v1\/completions and POST \/v1\/chat\/completions produced no token in 10 s: the engine itself is stuck, not one route\./,
+  );
+  const three = stallDiagnosis(
+    tr('openai', 'POST /v1/completions', 'timeout'),
+    [tr('sglang', 'POST /generate', 'timeout', 5000), tr('openai-chat', 'POST /v1/chat/completions', 'timeout', 5000)],
+    [],
+    engineById('sglang'),
+    'DIALECT',
+  );
+  assert.match(
+    three.message,
+    /None of POST \/v1\/completions, POST \/generate or POST \/v1\/chat\/completions produced a token in 10 s, 5 s, 5 s respectively/,
+  );
   const unclear = stallDiagnosis(chat, [tr('sglang', 'POST /generate', 'error', 10_000, 'POST /generate → 500.')], health, engineById('sglang'), 'DIALECT');
   assert.equal(unclear.reason, 'stalled');
   assert.match(unclear.message, /the engine is stalled .* POST \/generate could not tell \(POST \/generate → 500\.\)\. Restart/);
   assert.equal(stallDiagnosis(chat, [], health, null, 'DIALECT').message, stalledMessage(health, 10_000));
   const llama = stallDiagnosis(chat, [tr('llamacpp', 'POST /completion', 'token')], health, engineById('llamacpp'), 'DIALECT');
-  assert.match(llama.message, /POST \/completion answers: the OpenAI-compatible layer \(chat template\) is stuck, not the engine; DIALECT=llamacpp works around it/);
+  assert.match(
+    llama.message,
+    /POST \/completion answers: the OpenAI-compatible layer \(chat template\) is stuck, not the engine; DIALECT=llamacpp works around it/,
+  );
 });

@@ -40,7 +40,11 @@ function fakePort(handler: Handler): HttpPort & { log: string[]; clock: number }
 }
 
 const cfg = (env: Record<string, string> = {}) =>
-  loadConfig(BENCHMARKS.smoke, { TARGET_URL: 'http://sglang:30000', ISL: '64', OSL: '16', WARMUP_REQUESTS: '0', PREFLIGHT_TIMEOUT: '10s', ...env }, new Date(0));
+  loadConfig(
+    BENCHMARKS.smoke,
+    { TARGET_URL: 'http://sglang:30000', ISL: '64', OSL: '16', WARMUP_REQUESTS: '0', PREFLIGHT_TIMEOUT: '10s', ...env },
+    new Date(0),
+  );
 
 /** An SGLang server: native /generate and its OpenAI chat route, each answering or hanging. */
 function sglang(opts: { generate?: 'ok' | 'hang' | 500; chat?: 'ok' | 'hang'; refusedForMs?: number } = {}): Handler {
@@ -87,7 +91,8 @@ test('refused until PREFLIGHT_TIMEOUT: unreachable, naming the variable', () => 
   const c = cfg({ PREFLIGHT_TIMEOUT: '3s' });
   assert.throws(
     () => preflightTarget(port, c, c.targets[0]),
-    (e: unknown) => e instanceof PreflightError && e.reason === 'unreachable' && /cannot connect to http:\/\/sglang:30000 for 3 s .*TARGET_URL right\?/.test(e.message),
+    (e: unknown) =>
+      e instanceof PreflightError && e.reason === 'unreachable' && /cannot connect to http:\/\/sglang:30000 for 3 s .*TARGET_URL right\?/.test(e.message),
   );
   assert.ok(port.clock >= 3000 && port.clock < 5000, `gave up after ${port.clock} ms`);
 });
@@ -105,7 +110,10 @@ test('the chat route hangs while /generate answers: the OpenAI layer is named, a
   const c = cfg({ DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' });
   assert.throws(
     () => preflightTarget(port, c, c.targets[0]),
-    (e: unknown) => e instanceof PreflightError && e.reason === 'stalled_layer' && /only POST \/v1\/chat\/completions hangs .*the OpenAI layer .* DIALECT=sglang works around it/.test(e.message),
+    (e: unknown) =>
+      e instanceof PreflightError &&
+      e.reason === 'stalled_layer' &&
+      /only POST \/v1\/chat\/completions hangs .*the OpenAI layer .* DIALECT=sglang works around it/.test(e.message),
   );
   assert.ok(port.clock <= 2 * 2000 + 1000, `bounded by about two PREFLIGHT_TIMEOUTs (${port.clock} ms)`);
 });

@@ -34,13 +34,23 @@ test('summary values as k6 builds them: every metric type, sub-metrics by tag su
   rec.add(metricLine('llm_success', 'rate'));
   rec.add(metricLine('llm_output_tokens', 'counter'));
   rec.add(metricLine('vus', 'gauge'));
-  const e2e = [[5, 'a'], [1, 'a'], [9, 'b'], [3, 'a']] as const;
+  const e2e = [
+    [5, 'a'],
+    [1, 'a'],
+    [9, 'b'],
+    [3, 'a'],
+  ] as const;
   e2e.forEach(([v, sc], i) => rec.add(point('llm_e2e', T0 + i, v, { scenario: sc, variant: 'x' })));
   [1, 0, 1, 1].forEach((v, i) => rec.add(point('llm_success', T0 + i, v, { scenario: 'a' })));
   [10, 20.5].forEach((v, i) => rec.add(point('llm_output_tokens', T0 + i, v, { scenario: 'a' })));
   [3, 7, 2].forEach((v, i) => rec.add(point('vus', T0 + i * 1000, v, {})));
   const m = summaryMetrics(rec, {
-    thresholds: { 'llm_e2e{scenario:a}': ['min>=0'], 'llm_success{scenario:zz}': ['rate>=0.9'], 'llm_ttft{scenario:a}': ['min>=0'], llm_output_tokens: ['count>=100'] },
+    thresholds: {
+      'llm_e2e{scenario:a}': ['min>=0'],
+      'llm_success{scenario:zz}': ['rate>=0.9'],
+      'llm_ttft{scenario:a}': ['min>=0'],
+      llm_output_tokens: ['count>=100'],
+    },
     trendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'count'],
     testRunDurationMs: 10_000,
   });
@@ -52,7 +62,12 @@ test('summary values as k6 builds them: every metric type, sub-metrics by tag su
   assert.deepEqual(m.llm_output_tokens.thresholds, { 'count>=100': { ok: false } });
   assert.deepEqual(m.vus.values, { value: 2, min: 2, max: 7 });
   // k6 evaluates every threshold at the end, empty sinks too: an empty rate is 0, an empty trend's min 0.
-  assert.deepEqual(m['llm_success{scenario:zz}'], { type: 'rate', contains: 'default', values: { rate: 0, passes: 0, fails: 0 }, thresholds: { 'rate>=0.9': { ok: false } } });
+  assert.deepEqual(m['llm_success{scenario:zz}'], {
+    type: 'rate',
+    contains: 'default',
+    values: { rate: 0, passes: 0, fails: 0 },
+    thresholds: { 'rate>=0.9': { ok: false } },
+  });
   assert.equal(m['llm_ttft{scenario:a}'].values.count, 0);
   assert.deepEqual(m['llm_ttft{scenario:a}'].thresholds, { 'min>=0': { ok: true } });
   assert.equal(m['llm_ttft{scenario:a}'].contains, 'time');
@@ -82,7 +97,10 @@ test('where a run stopped: complete runs, the run in flight, runs not run; how t
   );
   assert.ok(Math.abs((killed.stoppedAtMs as number) - 14_500) < 5, String(killed.stoppedAtMs));
   assert.ok(Math.abs(killed.runs[2].coveredMs - 2500) < 5);
-  assert.match(stopSentence(killed, plan) as string, /stopped 14\.5 s into the test's 30\.0 s of runs, 2\.5 s into run 3\/5 \(target i\d+_o\d+_c3, 4\.0 s of load\): 2 run\(s\) complete, run 3 incomplete \(partial figures\), 2 not run; the record is cut off mid-write/);
+  assert.match(
+    stopSentence(killed, plan) as string,
+    /stopped 14\.5 s into the test's 30\.0 s of runs, 2\.5 s into run 3\/5 \(target i\d+_o\d+_c3, 4\.0 s of load\): 2 run\(s\) complete, run 3 incomplete \(partial figures\), 2 not run; the record is cut off mid-write/,
+  );
   // The same samples in a record k6 closed: a graceful stop.
   assert.equal(progressOf(recordUpTo(plan, 14_500), plan, true).ending, 'stopped');
   // A plain record cannot tell.

@@ -8,7 +8,15 @@ export const T0 = Date.parse('2026-12-01T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString().replace('Z', '123Z'); // nanoseconds, as k6 writes them
 
 export function metricLine(name: string, type: string, subs: Array<Record<string, string>> = [], contains = 'default'): string {
-  const submetrics = subs.length ? subs.map((tags) => ({ name: `${name}{${Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',')}}`, suffix: '', tags })) : null;
+  const submetrics = subs.length
+    ? subs.map((tags) => ({
+        name: `${name}{${Object.entries(tags)
+          .map(([k, v]) => `${k}:${v}`)
+          .join(',')}}`,
+        suffix: '',
+        tags,
+      }))
+    : null;
   return JSON.stringify({ type: 'Metric', data: { name, type, contains, thresholds: [], submetrics }, metric: name });
 }
 
@@ -18,7 +26,11 @@ export function point(name: string, atMs: number, value: number, tags: Record<st
 
 export function rampPlan(env: Record<string, string> = {}) {
   const spec = BENCHMARKS['concurrency-ramp'];
-  const cfg = loadConfig(spec, { TARGET_URL: 'http://127.0.0.1:9', CONCURRENCY: '1,2,3,4,5', DURATION: '4s', SLICES: '4', GRACEFUL_STOP: '1s', RUN_ID: 'r1', ...env }, new Date(T0));
+  const cfg = loadConfig(
+    spec,
+    { TARGET_URL: 'http://127.0.0.1:9', CONCURRENCY: '1,2,3,4,5', DURATION: '4s', SLICES: '4', GRACEFUL_STOP: '1s', RUN_ID: 'r1', ...env },
+    new Date(T0),
+  );
   return { spec, cfg, plan: planOf(spec.load, cfg) };
 }
 
@@ -40,7 +52,16 @@ export function linesUpTo(plan: Plan, stopMs: number, meta = false): string[] {
   rec.add(metricLine('llm_window_output_tokens', 'counter'));
   rec.add(metricLine('llm_window_requests', 'counter'));
   rec.add(metricLine('llm_window_e2e', 'counter'));
-  if (meta) rec.add(point(RUN_RECORD_METRIC, T0, 0, {}, { [RUN_RECORD_KEY]: JSON.stringify({ format: RUN_RECORD_FORMAT, benchmark: 'concurrency-ramp', variables: {}, setup: null }) }));
+  if (meta)
+    rec.add(
+      point(
+        RUN_RECORD_METRIC,
+        T0,
+        0,
+        {},
+        { [RUN_RECORD_KEY]: JSON.stringify({ format: RUN_RECORD_FORMAT, benchmark: 'concurrency-ramp', variables: {}, setup: null }) },
+      ),
+    );
   for (const run of plan.runs) {
     const start = T0 + run.startMs;
     if (run.startMs > stopMs) break;
@@ -58,4 +79,3 @@ export function linesUpTo(plan: Plan, stopMs: number, meta = false): string[] {
   }
   return out;
 }
-

@@ -16,7 +16,16 @@ import type { Report } from '../../../lib/report/report';
 import type { DatasetPlan } from '../../../lib/dataset/plan';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
-const env = { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '24', OSL: '96', CONCURRENCY: '1', DURATION: '12s', SLICES: '4', DATASET: 'builtin:code,chat' };
+const env = {
+  DFLASH_URL: 'http://a:1',
+  MTP_URL: 'http://b:2',
+  ISL: '24',
+  OSL: '96',
+  CONCURRENCY: '1',
+  DURATION: '12s',
+  SLICES: '4',
+  DATASET: 'builtin:code,chat',
+};
 const cfg = loadConfig(BENCHMARKS['dflash-vs-mtp'], env, NOW);
 const plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, [{ kind: 'vus', vus: 1 }]), ['dflash', 'mtp']);
 
@@ -37,7 +46,10 @@ const dsPlan = (over: Partial<DatasetPlan> = {}): DatasetPlan => ({
   ...over,
 });
 
-const trend = (avg: number, n: number, extra: Record<string, number> = {}) => ({ type: 'trend', values: { avg, med: avg, 'p(90)': avg, 'p(99)': avg, max: avg, min: avg, count: n, ...extra } });
+const trend = (avg: number, n: number, extra: Record<string, number> = {}) => ({
+  type: 'trend',
+  values: { avg, med: avg, 'p(90)': avg, 'p(99)': avg, max: avg, min: avg, count: n, ...extra },
+});
 const counter = (n: number) => ({ type: 'counter', values: { count: n, rate: 0 } });
 
 /** Per domain: e2e mean (ms) on each side, the same in every slice, a little noise so the interval is not a point. */
@@ -67,7 +79,14 @@ function metrics(e2e: Record<string, Record<string, number>>, ratio = 1.0, runs 
 }
 
 test('per-domain verdicts: the e2e ratio with its interval, per domain; acceptance per domain where reported per request', () => {
-  const d = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 210 }, chat: { dflash: 400, mtp: 260 } }), dsPlan(), 'ab', () => 'at ISL 24, OSL 96, c=1');
+  const d = datasetReport(
+    cfg,
+    plan,
+    metrics({ code: { dflash: 100, mtp: 210 }, chat: { dflash: 400, mtp: 260 } }),
+    dsPlan(),
+    'ab',
+    () => 'at ISL 24, OSL 96, c=1',
+  );
   assert.ok(d);
   const c = d.comparisons[0];
   const code = c.domains.find((x) => x.domain === 'code');
@@ -88,11 +107,14 @@ test('domain verdict wording: faster either way, not significant, no interval', 
   assert.equal(domainVerdict('dflash', 'mtp', 'math', null), 'math: not measured for both');
 });
 
-test("prompt-to-server agreement: a mean off by more than 5% is said, with the figures and how lengths were obtained", () => {
+test('prompt-to-server agreement: a mean off by more than 5% is said, with the figures and how lengths were obtained', () => {
   const d = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 100 }, chat: { dflash: 100, mtp: 100 } }, 1.3), dsPlan(), 'ab', () => '');
   assert.ok(d);
   assert.equal(d.warnings.length, 2);
-  assert.match(d.warnings[0], /^dflash: the server counted 30% more prompt tokens than intended \(server ÷ intended: mean 1\.30, median 1\.30, max 1\.56 over 40 first-turn requests; intended lengths estimated as characters ÷ 4/);
+  assert.match(
+    d.warnings[0],
+    /^dflash: the server counted 30% more prompt tokens than intended \(server ÷ intended: mean 1\.30, median 1\.30, max 1\.56 over 40 first-turn requests; intended lengths estimated as characters ÷ 4/,
+  );
   const near = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 100 }, chat: { dflash: 100, mtp: 100 } }, 1.04), dsPlan(), 'ab', () => '');
   assert.deepEqual(near?.warnings, []);
 });
@@ -111,11 +133,14 @@ test('turns: TTFT, e2e and the cached share of prompt tokens by turn; rendered i
   const d = datasetReport(multi, plan, m, dsPlan({ shape: { domains: ['chat'], turns: ['1', '2', '3'] } }), 'ab', () => '');
   assert.ok(d);
   const r = d.runs.find((x) => x.scenario === s);
-  assert.deepEqual(r?.turns.map((t) => [t.turn, t.requests, t.ttft?.avg ?? null, t.cachedShare]), [
-    ['1', 10, 20, 0],
-    ['2', 8, 9, 0.5],
-    ['3', 0, null, null],
-  ]);
+  assert.deepEqual(
+    r?.turns.map((t) => [t.turn, t.requests, t.ttft?.avg ?? null, t.cachedShare]),
+    [
+      ['1', 10, 20, 0],
+      ['2', 8, 9, 0.5],
+      ['3', 0, null, null],
+    ],
+  );
   assert.deepEqual(r?.domains, [], 'one domain: no breakdown');
   assert.ok(d);
   const report = { dataset: d } as Report;
@@ -142,12 +167,31 @@ test('sub-metrics: per run × domain (× slice for the interval) and × turn, on
 });
 
 test('compare: each variant against the baseline by domain, the intervals simultaneous over every variant and domain', () => {
-  const nway = loadConfig(BENCHMARKS.compare, { VARIANTS: 'none,mtp,dflash', NONE_URL: 'http://a:1', MTP_URL: 'http://b:2', DFLASH_URL: 'http://c:3', ISL: '24', OSL: '96', CONCURRENCY: '1', DURATION: '12s', SLICES: '4', DATASET: 'builtin:code,chat' }, NOW);
+  const nway = loadConfig(
+    BENCHMARKS.compare,
+    {
+      VARIANTS: 'none,mtp,dflash',
+      NONE_URL: 'http://a:1',
+      MTP_URL: 'http://b:2',
+      DFLASH_URL: 'http://c:3',
+      ISL: '24',
+      OSL: '96',
+      CONCURRENCY: '1',
+      DURATION: '12s',
+      SLICES: '4',
+      DATASET: 'builtin:code,chat',
+    },
+    NOW,
+  );
   const p3 = buildPlan(nway, buildCells(nway.isl, nway.osl, [{ kind: 'vus', vus: 1 }]), ['none', 'mtp', 'dflash']);
   const e2e = { code: { none: 300, mtp: 210, dflash: 100 }, chat: { none: 300, mtp: 260, dflash: 400 } };
   const d = datasetReport(nway, p3, metrics(e2e, 1, p3.runs), dsPlan(), 'compare', () => 'at c=1');
   assert.ok(d);
-  assert.deepEqual(d.comparisons.map((c) => `${c.a}÷${c.b}`), ['mtp÷none', 'dflash÷none'], 'each variant against the baseline, none against itself');
+  assert.deepEqual(
+    d.comparisons.map((c) => `${c.a}÷${c.b}`),
+    ['mtp÷none', 'dflash÷none'],
+    'each variant against the baseline, none against itself',
+  );
   // 2 variants × 2 domains: each interval at 1 − 0.05/4.
   for (const c of d.comparisons) assert.equal(c.level, 1 - 0.05 / 4);
   const dflashCode = d.comparisons[1].domains.find((x) => x.domain === 'code');

@@ -50,7 +50,19 @@ test('tickLabel abbreviates only without loss', () => {
 const series = (pts: Array<[number, number | null]>, name = 'a'): Series => ({ name, color: '#0072B2', points: pts.map(([x, y]) => ({ x, y })) });
 
 test('lineChart: a missing value breaks the line instead of dropping to zero', () => {
-  const svg = lineChart([series([[1, 10], [2, 20], [4, null], [8, 40], [16, NaN], [32, 50]])], { title: 't', xLabel: 'x', yLabel: 'y' });
+  const svg = lineChart(
+    [
+      series([
+        [1, 10],
+        [2, 20],
+        [4, null],
+        [8, 40],
+        [16, NaN],
+        [32, 50],
+      ]),
+    ],
+    { title: 't', xLabel: 'x', yLabel: 'y' },
+  );
   const d = svg.match(/<path d="([^"]*)" fill="none"/)?.[1] as string;
   // Three pieces: 1–2, 8 alone, 32 alone; never a segment through the gaps.
   assert.equal((d.match(/M/g) ?? []).length, 3, d);
@@ -60,7 +72,12 @@ test('lineChart: a missing value breaks the line instead of dropping to zero', (
 });
 
 test('lineChart: nothing to plot gives a labelled empty chart; plottable says so first', () => {
-  const s = [series([[1, null], [2, NaN]])];
+  const s = [
+    series([
+      [1, null],
+      [2, NaN],
+    ]),
+  ];
   assert.equal(plottable(s), false);
   assert.match(lineChart(s, { title: 't', xLabel: 'x', yLabel: 'y' }), /no data to plot/);
   const one = lineChart([series([[4, 100]])], { title: 't', xLabel: 'x', yLabel: 'y' });
@@ -69,7 +86,19 @@ test('lineChart: nothing to plot gives a labelled empty chart; plottable says so
 });
 
 test('lineChart: higher values are drawn higher; the legend names every drawn series and escapes it', () => {
-  const svg = lineChart([series([[1, 100], [2, 200]], '<A>'), series([[1, null]], 'empty')], { title: 't', xLabel: 'x', yLabel: 'y' });
+  const svg = lineChart(
+    [
+      series(
+        [
+          [1, 100],
+          [2, 200],
+        ],
+        '<A>',
+      ),
+      series([[1, null]], 'empty'),
+    ],
+    { title: 't', xLabel: 'x', yLabel: 'y' },
+  );
   const cy = [...svg.matchAll(/class="pt" data-x="[^"]+" data-y="([^"]+)" cx="[^"]+" cy="([^"]+)"/g)].map((m) => [Number(m[1]), Number(m[2])]);
   assert.equal(cy.length, 2);
   assert.ok(cy.find((p) => p[0] === 200)![1] < cy.find((p) => p[0] === 100)![1]);

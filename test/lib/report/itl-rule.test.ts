@@ -17,7 +17,11 @@ const NOW = new Date('2026-12-01T10:00:00Z');
 const counter = (count: number) => ({ type: 'counter', values: { count, rate: 0 } });
 
 function plan() {
-  const cfg = loadConfig(BENCHMARKS['context-matrix'], { TARGET_URL: 'http://a:1', ISL: '128', OSL: '16', CONCURRENCY: '2', DURATION: '30s', TRANSPORT: 'sse' }, NOW);
+  const cfg = loadConfig(
+    BENCHMARKS['context-matrix'],
+    { TARGET_URL: 'http://a:1', ISL: '128', OSL: '16', CONCURRENCY: '2', DURATION: '30s', TRANSPORT: 'sse' },
+    NOW,
+  );
   return { cfg, plan: buildPlan(cfg, buildCells(cfg.isl, cfg.osl, [{ kind: 'vus' as const, vus: 2 }]), ['target']) };
 }
 
@@ -55,8 +59,14 @@ test('the run figures read the rule, the per-chunk gaps and the draft counts bac
 function mixedReport() {
   const r = sseReport();
   r.targets.push({ ...r.targets[0], variant: 'llama', engine: 'llama.cpp b11669', dialect: 'openai' });
-  const perToken = r.runs.slice(0, 4).map((x) => ({ ...x, itlRule: { rule: 'one-token-per-event' as const, requests: { 'one-token-per-event': 40 } }, draftAcceptance: { rate: 0.5, drafted: 100, accepted: 50 } }));
-  const perChunk = r.runs.slice(0, 4).map((x) => ({ ...x, variant: 'sim', itl: null, itlPerChunk: dist(33), itlRule: { rule: 'per-chunk' as const, requests: { 'per-chunk': 40 } } }));
+  const perToken = r.runs.slice(0, 4).map((x) => ({
+    ...x,
+    itlRule: { rule: 'one-token-per-event' as const, requests: { 'one-token-per-event': 40 } },
+    draftAcceptance: { rate: 0.5, drafted: 100, accepted: 50 },
+  }));
+  const perChunk = r.runs
+    .slice(0, 4)
+    .map((x) => ({ ...x, variant: 'sim', itl: null, itlPerChunk: dist(33), itlRule: { rule: 'per-chunk' as const, requests: { 'per-chunk': 40 } } }));
   r.runs = [...perToken.map((x) => ({ ...x, variant: 'llama', scenario: `llama_${x.cellId}` })), ...perChunk];
   return r;
 }

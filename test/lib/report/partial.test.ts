@@ -26,11 +26,35 @@ test('segment bounds in every k6 spelling; segments must tile 0 to 1', () => {
   assert.deepEqual(parseFraction('0.25'), [1, 4]);
   assert.deepEqual(parseFraction('75%'), [3, 4]);
   assert.throws(() => parseFraction('x'), /not an execution-segment bound/);
-  checkSegments([{ name: 'b', segment: '1/2:1' }, { name: 'a', segment: '0:50%' }]);
-  assert.throws(() => checkSegments([{ name: 'a', segment: '0:1/2' }, { name: 'b', segment: '1/4:1' }]), /a and b overlap/);
-  assert.throws(() => checkSegments([{ name: 'a', segment: '0:1/4' }, { name: 'b', segment: '1/2:1' }]), /no partial covers 1\/4:1\/2: an instance is missing/);
+  checkSegments([
+    { name: 'b', segment: '1/2:1' },
+    { name: 'a', segment: '0:50%' },
+  ]);
+  assert.throws(
+    () =>
+      checkSegments([
+        { name: 'a', segment: '0:1/2' },
+        { name: 'b', segment: '1/4:1' },
+      ]),
+    /a and b overlap/,
+  );
+  assert.throws(
+    () =>
+      checkSegments([
+        { name: 'a', segment: '0:1/4' },
+        { name: 'b', segment: '1/2:1' },
+      ]),
+    /no partial covers 1\/4:1\/2: an instance is missing/,
+  );
   assert.throws(() => checkSegments([{ name: 'a', segment: '0:1/2' }]), /no partial covers 1\/2:1/);
-  assert.throws(() => checkSegments([{ name: 'a', segment: null }, { name: 'b', segment: '1/2:1' }]), /overlap/);
+  assert.throws(
+    () =>
+      checkSegments([
+        { name: 'a', segment: null },
+        { name: 'b', segment: '1/2:1' },
+      ]),
+    /overlap/,
+  );
 });
 
 test('thresholds are evaluated again on merged figures', () => {
@@ -46,7 +70,10 @@ test('counters and rates add exactly; warnings are united; the merged threshold 
     segment: '1/2:1',
     runId: 'run-2',
     variables: { ...a.variables, RUN_ID: 'run-2' },
-    metrics: { ...a.metrics, llm_success: { type: 'rate', contains: 'default', values: { rate: 1, passes: 30, fails: 0 }, thresholds: { 'rate>=0.95': { ok: true } } } },
+    metrics: {
+      ...a.metrics,
+      llm_success: { type: 'rate', contains: 'default', values: { rate: 1, passes: 30, fails: 0 }, thresholds: { 'rate>=0.95': { ok: true } } },
+    },
     setup: { ...a.setup!, warnings: ['w2'] },
   });
   const m = mergePartials([
@@ -63,8 +90,14 @@ test('counters and rates add exactly; warnings are united; the merged threshold 
 
 test('refuses, in one line naming the difference, partials that are not one run', () => {
   const a = partial({ segment: '0:1/2' });
-  const other = (over: Partial<PartialResult>) => [{ name: 'a.json', partial: a }, { name: 'b.json', partial: partial({ segment: '1/2:1', ...over }) }];
-  assert.throws(() => mergePartials(other({ variables: { ...a.variables, ISL: '128' } })), /a\.json and b\.json differ in ISL \('64' vs '128'\): runs of different plans or settings cannot be merged/);
+  const other = (over: Partial<PartialResult>) => [
+    { name: 'a.json', partial: a },
+    { name: 'b.json', partial: partial({ segment: '1/2:1', ...over }) },
+  ];
+  assert.throws(
+    () => mergePartials(other({ variables: { ...a.variables, ISL: '128' } })),
+    /a\.json and b\.json differ in ISL \('64' vs '128'\): runs of different plans or settings cannot be merged/,
+  );
   assert.throws(() => mergePartials(other({ variables: { ...a.variables, SEED: '2' } })), /differ in SEED/);
   assert.throws(() => mergePartials(other({ benchmark: 'context-matrix' })), /a\.json is smoke but b\.json is context-matrix: not one run/);
   assert.throws(() => mergePartials(other({ segment: '1/4:1' })), /overlap/);

@@ -17,7 +17,22 @@ const counter = (count: number) => ({ type: 'counter', contains: 'default', valu
 const trend = (vals: number[]) => {
   const s = [...vals].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))];
-  return { type: 'trend', contains: 'time', values: vals.length ? { avg: s.reduce((a, b) => a + b, 0) / s.length, min: s[0], med: q(0.5), max: s[s.length - 1], 'p(90)': q(0.9), 'p(95)': q(0.95), 'p(99)': q(0.99), count: s.length } : { avg: 0, min: 0, med: 0, max: 0, 'p(90)': 0, 'p(95)': 0, 'p(99)': 0, count: 0 } };
+  return {
+    type: 'trend',
+    contains: 'time',
+    values: vals.length
+      ? {
+          avg: s.reduce((a, b) => a + b, 0) / s.length,
+          min: s[0],
+          med: q(0.5),
+          max: s[s.length - 1],
+          'p(90)': q(0.9),
+          'p(95)': q(0.95),
+          'p(99)': q(0.99),
+          count: s.length,
+        }
+      : { avg: 0, min: 0, med: 0, max: 0, 'p(90)': 0, 'p(95)': 0, 'p(99)': 0, count: 0 },
+  };
 };
 
 /** Fills a plan's sub-metrics as k6 would after a run where each target has a steady token rate. */
@@ -50,8 +65,20 @@ function fakeRun(plan: Plan, rate: Record<string, number>, e2eMs: Record<string,
 }
 
 function abPlan(env: Record<string, string> = {}) {
-  const cfg = loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '128', OSL: '64', CONCURRENCY: '1,8', DURATION: '60s', SLICES: '6', ...env }, NOW);
-  const plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, cfg.concurrency.map((vus) => ({ kind: 'vus' as const, vus }))), ['dflash', 'mtp']);
+  const cfg = loadConfig(
+    BENCHMARKS['dflash-vs-mtp'],
+    { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '128', OSL: '64', CONCURRENCY: '1,8', DURATION: '60s', SLICES: '6', ...env },
+    NOW,
+  );
+  const plan = buildPlan(
+    cfg,
+    buildCells(
+      cfg.isl,
+      cfg.osl,
+      cfg.concurrency.map((vus) => ({ kind: 'vus' as const, vus })),
+    ),
+    ['dflash', 'mtp'],
+  );
   return { cfg, plan };
 }
 
@@ -79,7 +106,10 @@ test('A/B: speedup ratio with interval and a verdict naming the faster one', () 
 
 test('verdict wording', () => {
   assert.match(verdict('dflash', 'mtp', { value: 0.5, ci: { lo: 0.45, hi: 0.55 } }, 'at c=1'), /^MTP faster by 2\.00× \[1\.82, 2\.22\] at c=1$/);
-  assert.match(verdict('dflash', 'mtp', { value: 1.02, ci: { lo: 0.95, hi: 1.09 } }, 'at c=64'), /^no significant difference at c=64 \(1\.02× \[0\.95, 1\.09\]\)$/);
+  assert.match(
+    verdict('dflash', 'mtp', { value: 1.02, ci: { lo: 0.95, hi: 1.09 } }, 'at c=64'),
+    /^no significant difference at c=64 \(1\.02× \[0\.95, 1\.09\]\)$/,
+  );
 });
 
 test('http transport: the report says TTFT is not measured and shows no TTFT column', () => {
@@ -96,7 +126,9 @@ test('http transport: the report says TTFT is not measured and shows no TTFT col
 
 test('summary.json: one record per cell and variant, unit-named fields, nulls for unmeasured', () => {
   const { cfg, plan } = abPlan();
-  const j = JSON.parse(summaryJson(buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, NOW)));
+  const j = JSON.parse(
+    summaryJson(buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, NOW)),
+  );
   assert.equal(j.records.length, 4);
   const rec = j.records[0];
   assert.equal(rec.isl_tokens, 128);
@@ -111,7 +143,10 @@ test('summary.json: one record per cell and variant, unit-named fields, nulls fo
   assert.deepEqual(j.comparisons[0].throughput_ratio_ci95, j.comparisons[0].throughput_ratio_ci);
   assert.deepEqual(j.comparisons[0].e2e_speedup_ci95, j.comparisons[0].e2e_speedup_ci);
   assert.equal(j.comparisons[0].ci_level, 0.95);
-  assert.match(j.renamed_keys['comparisons[].throughput_ratio_ci95'], /^renamed comparisons\[\]\.throughput_ratio_ci; the old key is written until the next release$/);
+  assert.match(
+    j.renamed_keys['comparisons[].throughput_ratio_ci95'],
+    /^renamed comparisons\[\]\.throughput_ratio_ci; the old key is written until the next release$/,
+  );
   assert.match(j.renamed_keys['dataset.comparisons[].domains[].e2e_speedup_ci95'], /e2e_speedup_ci;/);
 });
 

@@ -81,17 +81,20 @@ test('a section that does not apply to the run (build gives null) is left out of
 test('a run stopped early is built once: each section sees every run and draws from the complete ones alone', () => {
   const { spec, cfg, plan } = rampPlan();
   const seen: Array<{ runs: number; complete: number; cells: number }> = [];
-  withSection({ ...busiest, build: (i) => (seen.push({ runs: i.runs.length, complete: i.complete.runs.length, cells: i.complete.cells.length }), busiest.build(i)) }, () => {
-    // Cut off 14.5 s into the runs: 2 of 5 complete, the third in flight.
-    const { report, progress } = rebuild(recordUpTo(plan, 14_500), false, spec, cfg, null, new Date(T0));
-    assert.deepEqual(
-      progress.runs.map((r) => r.state),
-      ['complete', 'complete', 'incomplete', 'not run', 'not run'],
-    );
-    assert.deepEqual(seen, [{ runs: 5, complete: 2, cells: 2 }], 'one build, from the 2 complete runs');
-    assert.match(renderText(report, []), /Busiest run: .* \(of 2 runs\)/);
-    assert.match(report.knee?.text ?? '', /c=2\b/);
-    assert.doesNotMatch(report.knee?.text ?? '', /c=3/, 'the knee is drawn from the complete runs');
-    assert.match(report.runs[2].notes[0], /^incomplete: the test stopped 2\.5 s into this run's 4\.0 s of load/);
-  });
+  withSection(
+    { ...busiest, build: (i) => (seen.push({ runs: i.runs.length, complete: i.complete.runs.length, cells: i.complete.cells.length }), busiest.build(i)) },
+    () => {
+      // Cut off 14.5 s into the runs: 2 of 5 complete, the third in flight.
+      const { report, progress } = rebuild(recordUpTo(plan, 14_500), false, spec, cfg, null, new Date(T0));
+      assert.deepEqual(
+        progress.runs.map((r) => r.state),
+        ['complete', 'complete', 'incomplete', 'not run', 'not run'],
+      );
+      assert.deepEqual(seen, [{ runs: 5, complete: 2, cells: 2 }], 'one build, from the 2 complete runs');
+      assert.match(renderText(report, []), /Busiest run: .* \(of 2 runs\)/);
+      assert.match(report.knee?.text ?? '', /c=2\b/);
+      assert.doesNotMatch(report.knee?.text ?? '', /c=3/, 'the knee is drawn from the complete runs');
+      assert.match(report.runs[2].notes[0], /^incomplete: the test stopped 2\.5 s into this run's 4\.0 s of load/);
+    },
+  );
 });

@@ -10,7 +10,13 @@ import type { RunFigures } from '../../../lib/report/model';
 const SLICE_MS = 2000;
 
 /** A run whose slices draw throughput around `tps` (±noise) and e2e around `e2eMs`. */
-function run(variant: string, cellId: string, vus: number, tps: number, opts: { slices?: number; noise?: number; e2eMs?: number; seed?: number } = {}): RunFigures {
+function run(
+  variant: string,
+  cellId: string,
+  vus: number,
+  tps: number,
+  opts: { slices?: number; noise?: number; e2eMs?: number; seed?: number } = {},
+): RunFigures {
   const rng = mulberry32(opts.seed ?? vus * 31 + tps);
   const n = opts.slices ?? 8;
   const e2e = opts.e2eMs ?? 500;
@@ -38,7 +44,10 @@ test('williams: every variant in every position and after every other equally of
     const pos = Array.from({ length: n }, () => new Array(n).fill(0));
     const follows = new Map<string, number>();
     for (const row of rows) {
-      assert.deepEqual([...row].sort(), Array.from({ length: n }, (_, i) => i));
+      assert.deepEqual(
+        [...row].sort(),
+        Array.from({ length: n }, (_, i) => i),
+      );
       row.forEach((v, i) => pos[v][i]++);
       for (let i = 1; i < row.length; i++) follows.set(`${row[i - 1]}>${row[i]}`, (follows.get(`${row[i - 1]}>${row[i]}`) ?? 0) + 1);
     }
@@ -46,11 +55,24 @@ test('williams: every variant in every position and after every other equally of
     assert.equal(follows.size, n * (n - 1), `n=${n}: every ordered pair adjacent`);
     assert.equal(new Set(follows.values()).size, 1, `n=${n}: equally often`);
   }
-  assert.deepEqual(williams(2), [[0, 1], [1, 0]], 'two variants: A B, B A as before');
+  assert.deepEqual(
+    williams(2),
+    [
+      [0, 1],
+      [1, 0],
+    ],
+    'two variants: A B, B A as before',
+  );
 });
 
 test('a variant twice as fast: faster, its interval about its own estimate at the adjusted level', () => {
-  const v = versus([run('none', 'c1', 1, 100), run('dflash', 'c1', 1, 200), run('mtp', 'c1', 1, 150), run('ddtree', 'c1', 1, 100, { seed: 99 })], [{ id: 'c1' }], ['none', 'mtp', 'dflash', 'ddtree'], 'none', SLICE_MS);
+  const v = versus(
+    [run('none', 'c1', 1, 100), run('dflash', 'c1', 1, 200), run('mtp', 'c1', 1, 150), run('ddtree', 'c1', 1, 100, { seed: 99 })],
+    [{ id: 'c1' }],
+    ['none', 'mtp', 'dflash', 'ddtree'],
+    'none',
+    SLICE_MS,
+  );
   assert.ok(Math.abs(v.intervalLevel - (1 - 0.05 / 3)) < 1e-12);
   const byName = (n: string) => v.entries.find((e) => e.variant === n) as VersusEntry;
   for (const e of v.entries) {
@@ -61,7 +83,10 @@ test('a variant twice as fast: faster, its interval about its own estimate at th
   assert.ok(Math.abs(byName('dflash').throughput!.value - 2) < 0.1);
   assert.equal(byName('ddtree').standing, 'same');
   assert.deepEqual(v.rankings[0].tiers[0], ['dflash']);
-  assert.ok(v.rankings[0].tiers.some((t) => t.includes('none') && t.includes('ddtree')), JSON.stringify(v.rankings[0].tiers));
+  assert.ok(
+    v.rankings[0].tiers.some((t) => t.includes('none') && t.includes('ddtree')),
+    JSON.stringify(v.rankings[0].tiers),
+  );
 });
 
 test('too few samples: fewer than five slices, or slices shorter than a request — no verdict, however large the ratio', () => {
@@ -75,12 +100,30 @@ test('too few samples: fewer than five slices, or slices shorter than a request 
 
 test('crossover: the gain ends, or reverses, between the levels that bracket it; holds when it never ends', () => {
   const cells = [1, 4, 16].map((c) => ({ id: `c${c}` }));
-  const ends = versus([1, 4, 16].flatMap((c) => [run('base', `c${c}`, c, 100), run('x', `c${c}`, c, c === 16 ? 100 : 160, { seed: c + 7 })]), cells, ['base', 'x'], 'base', SLICE_MS);
+  const ends = versus(
+    [1, 4, 16].flatMap((c) => [run('base', `c${c}`, c, 100), run('x', `c${c}`, c, c === 16 ? 100 : 160, { seed: c + 7 })]),
+    cells,
+    ['base', 'x'],
+    'base',
+    SLICE_MS,
+  );
   assert.deepEqual([ends.crossovers[0].kind, ends.crossovers[0].from, ends.crossovers[0].to], ['ends', 4, 16]);
   assert.match(ends.crossovers[0].text, /crossover between c=4 and c=16/);
-  const rev = versus([1, 4, 16].flatMap((c) => [run('base', `c${c}`, c, 100), run('x', `c${c}`, c, c === 1 ? 160 : 70)]), cells, ['base', 'x'], 'base', SLICE_MS);
+  const rev = versus(
+    [1, 4, 16].flatMap((c) => [run('base', `c${c}`, c, 100), run('x', `c${c}`, c, c === 1 ? 160 : 70)]),
+    cells,
+    ['base', 'x'],
+    'base',
+    SLICE_MS,
+  );
   assert.deepEqual([rev.crossovers[0].kind, rev.crossovers[0].from, rev.crossovers[0].to], ['reverses', 1, 4]);
-  const holds = versus([1, 4, 16].flatMap((c) => [run('base', `c${c}`, c, 100), run('x', `c${c}`, c, 150)]), cells, ['base', 'x'], 'base', SLICE_MS);
+  const holds = versus(
+    [1, 4, 16].flatMap((c) => [run('base', `c${c}`, c, 100), run('x', `c${c}`, c, 150)]),
+    cells,
+    ['base', 'x'],
+    'base',
+    SLICE_MS,
+  );
   assert.equal(holds.crossovers[0].kind, 'holds');
 });
 

@@ -42,7 +42,9 @@ test('no request finished in the window: no acceptance length, no time per token
 
 test('a server without speculation: acceptance length not measured', () => {
   const plain = reply('llamacpp-metrics-start.txt');
-  const more = plain.replace('llamacpp:tokens_predicted_total 0', 'llamacpp:tokens_predicted_total 40').replace('llamacpp:tokens_predicted_seconds_total 0', 'llamacpp:tokens_predicted_seconds_total 2');
+  const more = plain
+    .replace('llamacpp:tokens_predicted_total 0', 'llamacpp:tokens_predicted_total 40')
+    .replace('llamacpp:tokens_predicted_seconds_total 0', 'llamacpp:tokens_predicted_seconds_total 2');
   const f = windowFigures(snapshot('llamacpp', plain, 0), snapshot('llamacpp', more, 2000));
   assert.equal(f.acceptanceLength, null);
   assert.equal(f.outputTokensPerSecond, 20);

@@ -21,7 +21,13 @@ test('a queue growing by one request a second fires "growing" once the window is
   assert.equal(v?.rule, 'growing');
   assert.ok(Math.abs((v?.rise ?? 0) - 10) < 1e-9, `rise ${v?.rise}`);
   // Not before the window is covered: 8 s of the same growth say nothing yet.
-  assert.equal(judge(series(8, (i) => i), { kind: 'vus', vus: 16 }), null);
+  assert.equal(
+    judge(
+      series(8, (i) => i),
+      { kind: 'vus', vus: 16 },
+    ),
+    null,
+  );
   // A closed loop's growth counts once the queue holds half its VUs (12 of 24 does, of 25 not).
   assert.equal(judge(s, { kind: 'vus', vus: 24 })?.rule, 'growing');
   assert.equal(judge(s, { kind: 'vus', vus: 25 }), null);
@@ -53,27 +59,67 @@ test('closed loop: half the VUs waiting at every scrape is "full"; one scrape un
   const v = judge(full, { kind: 'vus', vus: 16 });
   assert.equal(v?.rule, 'full');
   assert.equal(v?.minWaiting, 8);
-  assert.equal(judge(series(10, (i) => (i === 5 ? 7 : 8)), { kind: 'vus', vus: 16 }), null);
-  assert.equal(judge(series(10, () => 7), { kind: 'vus', vus: 16 }), null);
+  assert.equal(
+    judge(
+      series(10, (i) => (i === 5 ? 7 : 8)),
+      { kind: 'vus', vus: 16 },
+    ),
+    null,
+  );
+  assert.equal(
+    judge(
+      series(10, () => 7),
+      { kind: 'vus', vus: 16 },
+    ),
+    null,
+  );
 });
 
 test('open loop: a growing queue fires only while completions fall below 90 % of the offered rate', () => {
   const rate = 4;
-  const slow = series(10, (i) => i, (i) => i * rate * (COMPLETION_SHARE - 0.05));
-  const keepsUp = series(10, (i) => i, (i) => i * rate * (COMPLETION_SHARE + 0.05));
+  const slow = series(
+    10,
+    (i) => i,
+    (i) => i * rate * (COMPLETION_SHARE - 0.05),
+  );
+  const keepsUp = series(
+    10,
+    (i) => i,
+    (i) => i * rate * (COMPLETION_SHARE + 0.05),
+  );
   const v = judge(slow, { kind: 'rate', rate });
   assert.equal(v?.rule, 'growing');
   assert.ok(v?.evidence.includes('of 4/s offered'));
   assert.equal(judge(keepsUp, { kind: 'rate', rate }), null);
   // A full queue is not a verdict in an open loop (its VUs are not its load).
-  assert.equal(judge(series(10, () => 50), { kind: 'rate', rate }), null);
+  assert.equal(
+    judge(
+      series(10, () => 50),
+      { kind: 'rate', rate },
+    ),
+    null,
+  );
   // No completion counter: the growing queue alone decides, and the evidence says so.
-  assert.match(judge(series(10, (i) => i, () => null), { kind: 'rate', rate })?.evidence ?? '', /completions not counted/);
+  assert.match(
+    judge(
+      series(
+        10,
+        (i) => i,
+        () => null,
+      ),
+      { kind: 'rate', rate },
+    )?.evidence ?? '',
+    /completions not counted/,
+  );
 });
 
 test('the window is the last WINDOW_MS: an old growth that stopped no longer fires', () => {
   // An open loop at 4/s completing 2/s: grew 0 → 10 in the first 10 s, then flat at 10 for 15 s.
-  const s = series(25, (i) => Math.min(i, 10), (i) => 2 * i);
+  const s = series(
+    25,
+    (i) => Math.min(i, 10),
+    (i) => 2 * i,
+  );
   assert.equal(judge(s.slice(0, 11), { kind: 'rate', rate: 4 })?.rule, 'growing');
   assert.equal(judge(s, { kind: 'rate', rate: 4 }), null);
   assert.equal(WINDOW_MS, 10_000);

@@ -6,7 +6,13 @@ import { engineOfMetrics } from '../../../lib/engines/index';
 
 const detectEngine = (text: string) => engineOfMetrics(text)?.id ?? null;
 
-const page = (ttftSum: number, ttftCount: number, drafts: number, accepted: number, gen: number) => `# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.
+const page = (
+  ttftSum: number,
+  ttftCount: number,
+  drafts: number,
+  accepted: number,
+  gen: number,
+) => `# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.
 # TYPE vllm:time_to_first_token_seconds histogram
 vllm:time_to_first_token_seconds_bucket{engine="0",le="0.1",model_name="Qwen/Qwen3-32B"} 3.0
 vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="Qwen/Qwen3-32B"} ${ttftCount}

@@ -52,11 +52,29 @@ test('count, avg, min and max merge exactly; one instance merges to itself', () 
   assert.equal(m.min, Math.min(...all));
   assert.equal(m.max, Math.max(...all));
   const solo = mergeTrends([k6Trend(a)], ['med', 'p(99)']);
-  assert.ok(Math.abs(solo.med - quantileSorted([...a].sort((x, y) => x - y), 0.5)) < 1e-9);
+  assert.ok(
+    Math.abs(
+      solo.med -
+        quantileSorted(
+          [...a].sort((x, y) => x - y),
+          0.5,
+        ),
+    ) < 1e-9,
+  );
   const empty = mergeTrends([{ count: 0 } as TrendValues, k6Trend(b)], ['count', 'avg']);
   assert.equal(empty.count, 100, 'an instance without samples adds nothing');
 });
 
 test('a trend without the grid cannot be merged: it says which setting was missing', () => {
-  assert.throws(() => mergedQuantile([{ count: 3, min: 1, max: 2, avg: 1.5 }, { count: 3, min: 1, max: 2, avg: 1.5 }], 0.5), /PARTIAL=true/);
+  assert.throws(
+    () =>
+      mergedQuantile(
+        [
+          { count: 3, min: 1, max: 2, avg: 1.5 },
+          { count: 3, min: 1, max: 2, avg: 1.5 },
+        ],
+        0.5,
+      ),
+    /PARTIAL=true/,
+  );
 });

@@ -29,14 +29,24 @@ test('spread: lengths cover [isl(1-s), isl(1+s)] with mean isl', () => {
   assert.equal(Math.max(...lengths), 150);
   assert.equal(lengths.reduce((a, b) => a + b, 0) / lengths.length, 100);
   const pool = tokenPromptPool({ ...spec, poolSize: 11, spread: 0.5 });
-  assert.deepEqual(pool.map((p) => (JSON.parse(p) as number[]).length), lengths);
+  assert.deepEqual(
+    pool.map((p) => (JSON.parse(p) as number[]).length),
+    lengths,
+  );
 });
 test('text prompts have ISL words', () => {
   for (const t of textPromptPool({ ...spec, sharedPrefix: 10 })) assert.equal(t.split(' ').length, 100);
 });
 
 test('promptIndex: VUs together cover the pool evenly, each within its own block', () => {
-  for (const [slots, pool] of [[1, 64], [3, 64], [8, 64], [64, 64], [1000, 64], [5, 7]]) {
+  for (const [slots, pool] of [
+    [1, 64],
+    [3, 64],
+    [8, 64],
+    [64, 64],
+    [1000, 64],
+    [5, 7],
+  ]) {
     const uses = new Map<number, number>();
     for (let s = 0; s < slots; s++) {
       const mine = new Set<number>();

@@ -34,24 +34,39 @@ describe('parseTrace', () => {
     );
     assert.deepEqual(t.entries[1].hashIds, [1, 2, 3]);
     const s = traceShape(t);
-    assert.deepEqual({ requests: s.requests, spanMs: s.spanMs, sessions: s.sessions, sharing: s.sharing }, { requests: 3, spanMs: 650, sessions: 1, sharing: 2 });
-    assert.match(traceLogLine('m.jsonl', s, { speed: 2, vus: 64, window: null }), /3 requests over 0\.7 s .* 1 sessions, 2 sharing a prefix block .* replayed at 2× \(0\.3 s\) with at most 64 in flight/);
+    assert.deepEqual(
+      { requests: s.requests, spanMs: s.spanMs, sessions: s.sessions, sharing: s.sharing },
+      { requests: 3, spanMs: 650, sessions: 1, sharing: 2 },
+    );
+    assert.match(
+      traceLogLine('m.jsonl', s, { speed: 2, vus: 64, window: null }),
+      /3 requests over 0\.7 s .* 1 sessions, 2 sharing a prefix block .* replayed at 2× \(0\.3 s\) with at most 64 in flight/,
+    );
   });
   test('CSV with or without its header', () => {
     const withHead = parseTrace('timestamp,input_tokens,output_tokens\n0,100,20\n1500,200,30\n', 'a.csv');
     assert.equal(withHead.format, 'csv');
-    assert.deepEqual(withHead.entries.map((e) => [e.atMs, e.input, e.output, e.hashIds]), [
-      [0, 100, 20, null],
-      [1500, 200, 30, null],
-    ]);
+    assert.deepEqual(
+      withHead.entries.map((e) => [e.atMs, e.input, e.output, e.hashIds]),
+      [
+        [0, 100, 20, null],
+        [1500, 200, 30, null],
+      ],
+    );
     assert.equal(parseTrace('0,100,20\n', 'b.csv').entries.length, 1);
   });
   test('a bad line names file, line and field', () => {
-    assert.throws(() => parseTrace('{"timestamp": 0, "input_length": 10, "output_length": 5}\n{"timestamp": 5, "input_length": 0, "output_length": 5}', 't.jsonl'), /TRACE=t\.jsonl:2: input_length must be a whole number of tokens, 1 or more \(got 0\)/);
+    assert.throws(
+      () => parseTrace('{"timestamp": 0, "input_length": 10, "output_length": 5}\n{"timestamp": 5, "input_length": 0, "output_length": 5}', 't.jsonl'),
+      /TRACE=t\.jsonl:2: input_length must be a whole number of tokens, 1 or more \(got 0\)/,
+    );
     assert.throws(() => parseTrace('{"timestamp": -1, "input_length": 10, "output_length": 5}', 't.jsonl'), /TRACE=t\.jsonl:1: timestamp must be a time in ms/);
     assert.throws(() => parseTrace('{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1, "x"]}', 't.jsonl'), /:1: hash_ids must be a list/);
     assert.throws(() => parseTrace('{"timestamp": 0, "input_length": 10, "output_length": 5}\n{oops', 't.jsonl'), /TRACE=t\.jsonl:2: not a JSON object/);
-    assert.throws(() => parseTrace('timestamp,input_tokens,output_tokens\n0,100\n', 'c.csv'), /TRACE=c\.csv:2: a CSV trace line is timestamp,input_tokens,output_tokens/);
+    assert.throws(
+      () => parseTrace('timestamp,input_tokens,output_tokens\n0,100\n', 'c.csv'),
+      /TRACE=c\.csv:2: a CSV trace line is timestamp,input_tokens,output_tokens/,
+    );
     assert.throws(() => parseTrace('timestamp,prompt\n', 'c.csv'), /c\.csv:1: a CSV trace's header/);
     assert.throws(() => parseTrace('\n\n', 'e.jsonl'), /TRACE=e\.jsonl: the file is empty/);
   });
@@ -60,14 +75,30 @@ describe('parseTrace', () => {
 describe('windowOf', () => {
   test('picks the slice by offset from the first arrival and starts it at its first request', () => {
     const t = parseTrace(jsonl, 'm.jsonl');
-    assert.deepEqual(windowOf(t, { fromMs: 40, toMs: 700 }).entries.map((e) => e.atMs), [0, 600]);
-    assert.deepEqual(windowOf(t, { fromMs: 40, toMs: 650 }).entries.map((e) => e.atMs), [0], 'the end is outside');
-    assert.deepEqual(windowOf(t, null).entries.map((e) => e.atMs), [0, 50, 650]);
-    assert.throws(() => windowOf(t, { fromMs: 1000, toMs: 2000 }), /TRACE_WINDOW: no request of m\.jsonl falls in 1000 ms – 2000 ms \(the trace spans 650 ms\)/);
+    assert.deepEqual(
+      windowOf(t, { fromMs: 40, toMs: 700 }).entries.map((e) => e.atMs),
+      [0, 600],
+    );
+    assert.deepEqual(
+      windowOf(t, { fromMs: 40, toMs: 650 }).entries.map((e) => e.atMs),
+      [0],
+      'the end is outside',
+    );
+    assert.deepEqual(
+      windowOf(t, null).entries.map((e) => e.atMs),
+      [0, 50, 650],
+    );
+    assert.throws(
+      () => windowOf(t, { fromMs: 1000, toMs: 2000 }),
+      /TRACE_WINDOW: no request of m\.jsonl falls in 1000 ms – 2000 ms \(the trace spans 650 ms\)/,
+    );
   });
   test('due instants follow the speed', () => {
     const e = windowOf(parseTrace(jsonl, 'm.jsonl'), null).entries;
-    assert.deepEqual(e.map((x) => dueMs(x, 4)), [0, 12.5, 162.5]);
+    assert.deepEqual(
+      e.map((x) => dueMs(x, 4)),
+      [0, 12.5, 162.5],
+    );
   });
 });
 
@@ -102,24 +133,49 @@ describe('TRACE configuration and plan', () => {
     const cfg = loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't.jsonl', TRACE_SPEED: '0.5' }, NOW);
     assert.deepEqual(cfg.trace, { spec: 't.jsonl', speed: 0.5, window: null, vus: 64, blockSize: 512, maxLagMs: 50 });
     const plan = planOf('vus', cfg, shape);
-    assert.deepEqual(plan.cells.map((c) => [c.id, c.isl, c.osl]), [['trace_x0p5', 36, 9]]);
-    assert.deepEqual(plan.runs.map((r) => [r.scenario, r.durationMs, r.vus]), [
-      ['dflash_trace_x0p5', 2300, 64],
-      ['mtp_trace_x0p5', 2300, 64],
-    ]);
+    assert.deepEqual(
+      plan.cells.map((c) => [c.id, c.isl, c.osl]),
+      [['trace_x0p5', 36, 9]],
+    );
+    assert.deepEqual(
+      plan.runs.map((r) => [r.scenario, r.durationMs, r.vus]),
+      [
+        ['dflash_trace_x0p5', 2300, 64],
+        ['mtp_trace_x0p5', 2300, 64],
+      ],
+    );
     const sc = (k6Options(plan, cfg).scenarios as Record<string, Record<string, unknown>>).mtp_trace_x0p5;
-    assert.deepEqual([sc.executor, sc.vus, sc.iterations, sc.maxDuration, (sc.tags as Record<string, string>).trace_speed], ['shared-iterations', 64, 3, '2300ms', '0.5']);
+    assert.deepEqual(
+      [sc.executor, sc.vus, sc.iterations, sc.maxDuration, (sc.tags as Record<string, string>).trace_speed],
+      ['shared-iterations', 64, 3, '2300ms', '0.5'],
+    );
     assert.throws(() => planOf('vus', cfg, null), /TRACE=t\.jsonl: the trace's shape is not in this run's record/);
   });
   test('windows and bad values end in one line', () => {
-    assert.deepEqual(loadConfig(BENCHMARKS.compare, { NONE_URL: 'http://a:1', MTP_URL: 'http://b:1', DFLASH_URL: 'http://c:1', DDTREE_URL: 'http://d:1', TRACE: 't', TRACE_WINDOW: '60s-3m' }, NOW).trace?.window, { fromMs: 60_000, toMs: 180_000 });
-    assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', TRACE_WINDOW: '3m-60s' }, NOW), /TRACE_WINDOW=3m-60s: the end must come after the start/);
+    assert.deepEqual(
+      loadConfig(
+        BENCHMARKS.compare,
+        { NONE_URL: 'http://a:1', MTP_URL: 'http://b:1', DFLASH_URL: 'http://c:1', DDTREE_URL: 'http://d:1', TRACE: 't', TRACE_WINDOW: '60s-3m' },
+        NOW,
+      ).trace?.window,
+      { fromMs: 60_000, toMs: 180_000 },
+    );
+    assert.throws(
+      () => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', TRACE_WINDOW: '3m-60s' }, NOW),
+      /TRACE_WINDOW=3m-60s: the end must come after the start/,
+    );
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', TRACE_WINDOW: 'soon' }, NOW), /TRACE_WINDOW='soon' is not valid/);
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', TRACE_SPEED: '0' }, NOW), /TRACE_SPEED/);
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE_SPEED: '2' }, NOW), /TRACE_SPEED needs TRACE/);
-    assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', DATASET: 'builtin' }, NOW), /TRACE and DATASET together are not supported/);
+    assert.throws(
+      () => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', DATASET: 'builtin' }, NOW),
+      /TRACE and DATASET together are not supported/,
+    );
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...AB, TRACE: 't', REQUESTS: '10' }, NOW), /REQUESTS does not apply to a trace replay/);
-    assert.throws(() => loadConfig(BENCHMARKS['concurrency-ramp'], { TARGET_URL: 'http://a:1', TRACE: 't' }, NOW), /TRACE applies to compare, dflash-vs-mtp and arrival-rate .*not to concurrency-ramp/);
+    assert.throws(
+      () => loadConfig(BENCHMARKS['concurrency-ramp'], { TARGET_URL: 'http://a:1', TRACE: 't' }, NOW),
+      /TRACE applies to compare, dflash-vs-mtp and arrival-rate .*not to concurrency-ramp/,
+    );
     // One server: arrival-rate takes TRACE with TARGET_URL.
     assert.equal(loadConfig(BENCHMARKS['arrival-rate'], { TARGET_URL: 'http://a:1', TRACE: 't', TRACE_SPEED: '2' }, NOW).trace?.speed, 2);
   });
@@ -131,7 +187,10 @@ describe('scripts/make-trace.ts', () => {
     assert.equal(rows.length, 3000);
     assert.equal(rows[0].timestamp, 0);
     assert.equal(rows[rows.length - 1].timestamp, 300_000);
-    assert.ok(rows.every((r, i) => i === 0 || r.timestamp >= rows[i - 1].timestamp), 'sorted');
+    assert.ok(
+      rows.every((r, i) => i === 0 || r.timestamp >= rows[i - 1].timestamp),
+      'sorted',
+    );
     // Arrivals per 5 s: the busiest windows hold several times the quietest.
     const perWindow = new Array<number>(60).fill(0);
     for (const r of rows) perWindow[Math.min(59, Math.floor(r.timestamp / 5000))]++;
@@ -149,8 +208,15 @@ describe('scripts/make-trace.ts', () => {
       const prev = last.get(r.session_id);
       if (prev) assert.deepEqual(r.hash_ids.slice(0, prev.length), prev);
       last.set(r.session_id, r.hash_ids);
-      assert.ok(r.input_length > (r.hash_ids.length - 1) * 512 && r.input_length <= r.hash_ids.length * 512, 'hash ids cover the prompt, the last block in part');
+      assert.ok(
+        r.input_length > (r.hash_ids.length - 1) * 512 && r.input_length <= r.hash_ids.length * 512,
+        'hash ids cover the prompt, the last block in part',
+      );
     }
-    assert.deepEqual(synthTrace({ requests: 50, spanMs: 1000, seed: 5, blockSize: 512 }), synthTrace({ requests: 50, spanMs: 1000, seed: 5, blockSize: 512 }), 'seeded');
+    assert.deepEqual(
+      synthTrace({ requests: 50, spanMs: 1000, seed: 5, blockSize: 512 }),
+      synthTrace({ requests: 50, spanMs: 1000, seed: 5, blockSize: 512 }),
+      'seeded',
+    );
   });
 });
