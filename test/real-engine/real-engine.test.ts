@@ -395,6 +395,31 @@ function latencyChecks(label: string, rec: RecordJson, o: Observed, sse: boolean
 
 // --- the tests --------------------------------------------------------------------------------
 
+/** A text-prompt dialect's run on one engine (anthropic, responses): requests, tokens, latencies and, streamed, per-token ITL. */
+function textDialectChecks(label: string, rec: RecordJson, o: Observed, sse: boolean): string[] {
+  assert.equal(rec.requests_failed, 0, `${label}: failed requests`);
+  assert.ok(rec.requests >= 2, `${label}: ${rec.requests} requests`);
+  assert.equal(rec.requests, o.measured.length, `${label}: suite requests vs the server's log`);
+  assert.equal(o.preflight.length, 1, `${label}: besides the measured requests, the preflight's one-token check alone`);
+  assert.equal(o.preflight[0].evalTokens, 1);
+  assert.equal(rec.output_tokens, rec.requests * OSL, `${label}: ignore_eos gives OSL tokens per request on this route too`);
+  assert.equal(o.d('tokens_predicted_total'), rec.output_tokens + 1, `${label}: Δ tokens_predicted_total = suite output_tokens + 1 (preflight)`);
+  assert.equal(sum(o.measured.map((r) => r.evalTokens)), rec.output_tokens, `${label}: the log's eval tokens`);
+  // Prompt tokens as the server counted them (usage), each once: evaluated or cached.
+  const promptDelta = o.d('prompt_tokens_total') + o.d('prompt_tokens_cached_total');
+  assert.ok(rec.input_tokens >= rec.requests * ISL && promptDelta > rec.input_tokens, `${label}: input tokens ${rec.input_tokens}, Δ prompt ${promptDelta}`);
+  const notes = latencyChecks(label, rec, o, sse, 0.1);
+  if (sse) {
+    // One token per content event, confirmed by the final count (a token ending inside a UTF-8
+    // character comes with the next one: that request is read per chunk, never per token).
+    const perToken = rec.itl_rule_requests['one-token-per-event'] ?? 0;
+    assert.equal(perToken + (rec.itl_rule_requests['per-chunk'] ?? 0), rec.requests, `${label}: ${JSON.stringify(rec.itl_rule_requests)}`);
+    if (perToken === rec.requests) assert.ok(rec.itl_ms && rec.itl_ms.count === rec.requests * (OSL - 1), `${label}: one ITL sample per token after the first`);
+  } else assert.equal(rec.itl_rule, null, `${label}: no ITL over http`);
+  notes.push(`${label}: requests ${rec.requests}, output tokens ${rec.output_tokens}, itl rules ${JSON.stringify(rec.itl_rule_requests)}`);
+  return notes;
+}
+
 describe('real llama.cpp servers', async () => {
   const reason = await llamaUnavailableReason();
   if (reason) console.log(`# real-engine tests skipped: ${reason}`);
@@ -501,75 +526,73 @@ describe('real llama.cpp servers', async () => {
         for (const n of notes) console.log(`# ${runner.name}: ${n}`);
       });
 
-      // Anthropic Messages and OpenAI Responses, streamed (sse) and not (http): the same accounting
-      // against the engine, except the prompt's: these dialects send text, which the server's chat
-      // template wraps in tokens the client never sees, so the preflight's prompt is the server's count.
+      // Anthropic Messages and OpenAI Responses: streamed (sse), an A/B of the speculative and the
+      // plain server; not streamed (http), one server. The same accounting against the engines,
+      // except the prompt's: these dialects send text, which the server's chat template wraps in
+      // tokens the client never sees, so the preflight's prompt is the server's count alone.
       for (const [dialect, transport] of [
         ['anthropic', 'sse'],
         ['anthropic', 'http'],
         ['responses', 'sse'],
         ['responses', 'http'],
       ] as const) {
+        const ab = transport === 'sse';
         test(
-          `context-matrix on the plain server in ${dialect} over ${transport}: tokens and timings match the engine`,
-          { skip: transport === 'sse' ? sseSkip : undefined },
+          ab
+            ? `dflash-vs-mtp in ${dialect} over sse, speculative vs plain: engines named, tokens and timings match the engines`
+            : `context-matrix on the plain server in ${dialect} over http: tokens and timings match the engine`,
+          { skip: ab ? sseSkip : undefined },
           async () => {
-            const plain = engines.plain as Engine;
-            const b0 = await mark(plain);
-            const run = await runner.run(
-              'context-matrix',
-              {
-                TARGET_URL: plain.proxy.url,
-                DIALECT: dialect,
-                TRANSPORT: transport,
-                ISL: String(ISL),
-                OSL: String(OSL),
-                CONCURRENCY: '1',
-                DURATION: '6s',
-                SLICES: '2',
-                WARMUP_REQUESTS: '0',
-                SEED: '7',
-                REQUEST_TIMEOUT: '20s',
-                GRACEFUL_STOP: GRACE,
-              },
-              120_000,
-            );
+            const used = ab ? [engines.spec as Engine, engines.plain as Engine] : [engines.plain as Engine];
+            const marks = await Promise.all(used.map(mark));
+            const common = {
+              ISL: String(ISL),
+              OSL: String(OSL),
+              CONCURRENCY: '1',
+              WARMUP_REQUESTS: '0',
+              SEED: '7',
+              REQUEST_TIMEOUT: '20s',
+              GRACEFUL_STOP: GRACE,
+            };
+            const run = ab
+              ? await runner.run(
+                  'dflash-vs-mtp',
+                  {
+                    ...common,
+                    DFLASH_URL: used[0].proxy.url,
+                    MTP_URL: used[1].proxy.url,
+                    DFLASH_DIALECT: dialect,
+                    MTP_DIALECT: dialect,
+                    TRANSPORT: 'sse',
+                    DURATION: '9s',
+                    SLICES: '3',
+                  },
+                  150_000,
+                )
+              : await runner.run(
+                  'context-matrix',
+                  { ...common, TARGET_URL: used[0].proxy.url, DIALECT: dialect, TRANSPORT: 'http', DURATION: '6s', SLICES: '2' },
+                  120_000,
+                );
             const s = summaryOf(run);
-            const o = await observe(plain, b0);
+            const observed = await Promise.all(used.map((e, i) => observe(e, marks[i])));
             noPreflightRetry(s);
             assert.deepEqual(
               s.targets.map((t) => t.dialect),
-              [dialect],
+              used.map(() => dialect),
             );
-            assert.match(s.targets[0].engine, /^llama\.cpp b\d+$/);
-            const rec = s.records[0];
-            const label = `${dialect}/${transport}`;
-            assert.equal(rec.requests_failed, 0, `${label}: failed requests`);
-            assert.ok(rec.requests >= 2, `${label}: ${rec.requests} requests`);
-            assert.equal(rec.requests, o.measured.length, `${label}: suite requests vs the server's log`);
-            assert.equal(o.preflight.length, 1, `${label}: besides the measured requests, the preflight's one-token check alone`);
-            assert.equal(o.preflight[0].evalTokens, 1);
-            assert.equal(rec.output_tokens, rec.requests * OSL, `${label}: ignore_eos gives OSL tokens per request on this route too`);
-            assert.equal(o.d('tokens_predicted_total'), rec.output_tokens + 1, `${label}: Δ tokens_predicted_total = suite output_tokens + 1 (preflight)`);
-            assert.equal(sum(o.measured.map((r) => r.evalTokens)), rec.output_tokens, `${label}: the log's eval tokens`);
-            // Prompt tokens as the server counted them (usage), each once: evaluated or cached.
-            const promptDelta = o.d('prompt_tokens_total') + o.d('prompt_tokens_cached_total');
-            assert.ok(
-              rec.input_tokens >= rec.requests * ISL && promptDelta > rec.input_tokens,
-              `${label}: input tokens ${rec.input_tokens}, Δ prompt ${promptDelta}`,
-            );
-            const notes = latencyChecks(label, rec, o, transport === 'sse', 0.1);
-            if (transport === 'sse') {
-              // One token per content event, confirmed by the final count (a token ending inside a
-              // UTF-8 character comes with the next one: that request is read per chunk, never per token).
-              const perToken = rec.itl_rule_requests['one-token-per-event'] ?? 0;
-              assert.equal(perToken + (rec.itl_rule_requests['per-chunk'] ?? 0), rec.requests, `${label}: ${JSON.stringify(rec.itl_rule_requests)}`);
-              if (perToken === rec.requests)
-                assert.ok(rec.itl_ms && rec.itl_ms.count === rec.requests * (OSL - 1), `${label}: one ITL sample per token after the first`);
-            } else assert.equal(rec.itl_rule, null, `${label}: no ITL over http`);
-            notes.push(
-              `${label}: requests ${rec.requests}, output tokens ${rec.output_tokens}, itl rules ${JSON.stringify(rec.itl_rule_requests)}; run ${(run.wallMs / 1000).toFixed(1)} s`,
-            );
+            for (const t of s.targets) assert.match(t.engine, /^llama\.cpp b\d+$/, `${t.variant} engine`);
+            const notes: string[] = [];
+            used.forEach((e, i) => {
+              const rec = ab ? (s.records.find((r) => r.variant === (i === 0 ? 'dflash' : 'mtp')) as RecordJson) : s.records[0];
+              notes.push(...textDialectChecks(`${dialect}/${transport} ${e.name}`, rec, observed[i], ab));
+            });
+            if (ab) {
+              assert.equal(s.comparisons.length, 1);
+              assert.ok(s.comparisons[0].throughput_ratio_a_over_b !== null && s.comparisons[0].throughput_ratio_a_over_b > 0, 'throughput ratio');
+              notes.push(`${dialect} A/B verdict: ${s.comparisons[0].verdict}`);
+            }
+            notes.push(`${dialect}/${transport}: run ${(run.wallMs / 1000).toFixed(1)} s`);
             for (const n of notes) console.log(`# ${runner.name}: ${n}`);
           },
         );
