@@ -292,7 +292,9 @@ async function perRequest(runner: Runner, lv: Level, dialect = 'openai'): Promis
 for (const runner of RUNNERS) {
   const skip = runner.skip ?? runner.sseSkip ?? null;
   describe(`fidelity at scale on ${runner.name}`, { skip: skip ?? undefined }, () => {
-    for (const lv of LEVELS) {
+    // TEST_SUBSET=v2 (.ci/run's k6 v2.2 phase): the named-event dialects alone, whose events the
+    // extension built for k6 v2 reads; the levels' bounds are JavaScript's, checked on v1.3.
+    for (const lv of process.env.TEST_SUBSET === 'v2' ? [] : LEVELS) {
       test(`${lv.streams} streams: TTFT, ITL and e2e against the simulator's records of the same requests`, () => perRequest(runner, lv));
     }
     // Anthropic Messages and OpenAI Responses: named events, text prompts, token counts only at the
