@@ -25,6 +25,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDialect, DIALECT_NAMES, type DialectName, type GenerationResult } from '../../../lib/dialects/index';
 import { batched, CTX, oneByOne, sseEvents, type StreamRead } from './read-paths';
+import { mulberry32 } from '../../../lib/stats/rng';
 import { FIXTURE_DIALECTS } from '../fixtures';
 
 const SEED = envInt('FUZZ_SEED', 39);
@@ -83,20 +84,8 @@ function loadReplies(): Reply[] {
 
 // --- a seeded generator ---------------------------------------------------------------------------
 
-/** mulberry32: small, fast, and the same sequence on every machine for a seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Each case its own stream of numbers, so that one case replays alone (FUZZ_CASE). */
-const caseRng = (seed: number, i: number) => rng(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(i + 1, 0xc2b2ae35));
+const caseRng = (seed: number, i: number) => mulberry32(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(i + 1, 0xc2b2ae35));
 
 type Rand = () => number;
 const int = (r: Rand, n: number) => Math.floor(r() * n);
