@@ -36,6 +36,7 @@ if (args[0] === '--times-of') {
     .filter(Boolean)
     .map((l) => JSON.parse(l));
   printTimes(rows);
+  printFailures(rows.filter((r) => r.exit !== 0));
   const phases = [...new Set(rows.map((r) => r.phase))];
   for (const ph of phases) console.log(`${ph}: ${counts(rows.filter((r) => r.phase === ph))}`);
   console.log(counts(rows));
@@ -140,7 +141,7 @@ function runFile(group, file, index) {
         if (row.failed === 0) row.failed = 1; // died without a failing test: still a failure
       }
       process.stdout.write(`\n## ${file} (${group.name}, ${row.seconds} s, exit ${row.exit})\n${Buffer.concat(chunks).toString()}`);
-      rows.push({ ...row, skips: records.filter((r) => r.kind === 'skip') });
+      rows.push({ ...row, skips: records.filter((r) => r.kind === 'skip'), fails: records.filter((r) => r.kind === 'fail') });
       resolve();
     });
   });
@@ -171,7 +172,7 @@ if (process.env.TEST_TIMES_FILE) {
 if (showTimes) printTimes(rows);
 
 const failedFiles = rows.filter((r) => r.exit !== 0);
-if (failedFiles.length > 0) console.log(`\nFailed: ${failedFiles.map((r) => r.file).join(', ')}`);
+printFailures(failedFiles);
 
 const skipped = rows.flatMap((r) => r.skips.map((x) => ({ ...x, file: r.file })));
 const otherSkips = skipped.filter((s) => !s.reason.startsWith(NEEDS_K6));
@@ -196,6 +197,15 @@ process.exit(status);
 function counts(list) {
   const sum = (k) => list.reduce((a, r) => a + r[k], 0);
   return `${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`;
+}
+
+/** Each failing file and test with its message: printed last, so a CI log's tail says what failed and why. */
+function printFailures(failed) {
+  if (failed.length === 0) return;
+  console.log(`\nFailed: ${failed.map((r) => `${r.file} (${r.phase}, exit ${r.exit})`).join(', ')}`);
+  for (const f of failed.flatMap((r) => (r.fails ?? []).map((x) => ({ ...x, file: r.file })))) {
+    console.log(`  ✖ ${f.file}: ${f.name}\n    ${(f.error || '(no message)').replace(/\n/g, '\n    ')}`);
+  }
 }
 
 function printTimes(list) {
