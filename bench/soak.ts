@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { findK6 } from '../scripts/k6-runtime';
 import { writeSidecar } from '../scripts/raw-record';
 import { cpuSeconds, memoryMb, QUIET_K6_ENV, ROOT, slope, spawnSimProcess } from './proc';
@@ -49,9 +49,10 @@ interface Row {
 async function main(): Promise<void> {
   if (!K6) throw new Error('no k6: give --k6 PATH or set K6_BIN (a build with xk6-sse)');
   const dir = mkdtempSync(join(tmpdir(), 'soak-'));
-  // A copy of the bundle: a rebuild of dist/ during the run does not touch it.
+  // A copy of the bundle, with the once.js it loads beside it: a rebuild of dist/ during the run does not touch them.
   const bundle = join(dir, 'bundle.js');
   copyFileSync(BUNDLE, bundle);
+  copyFileSync(join(dirname(BUNDLE), 'once.js'), join(dir, 'once.js'));
   const sim = await spawnSimProcess(
     { engine: 'sglang', timeScale: TIME_SCALE, seed: 11, maxRunning: Math.max(256, VUS), kvCapacity: 100_000_000, recordLimit: RECORD_LIMIT },
     NICE,

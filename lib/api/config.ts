@@ -71,6 +71,7 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     ignoreEos: true,
     slices: 1,
     latencyWindow: 'all',
+    itlSamples: 'every',
     // The library does not scrape /metrics: preflight does not look for it.
     serverMetrics: 'off',
     partial: false,

@@ -140,7 +140,12 @@ export function keepThresholds(scenarios: Record<string, ScenarioOptions>, varia
   };
   const all = summaryThresholds(
     plan,
-    { slo: { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null, errorRate: 1 }, serverMetrics: 'off', saturationStop: false },
+    {
+      slo: { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null, errorRate: 1 },
+      serverMetrics: 'off',
+      saturationStop: false,
+      itlSamples: 'every',
+    },
     false,
   );
   // Only the declarations: the benchmarks' SLO thresholds (success rate, no target down) are not the user's.

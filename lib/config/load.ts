@@ -134,6 +134,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
     ignoreEos: p.bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
     slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
     latencyWindow: p.oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
+    itlSamples: p.oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['every', 'histogram'] as const),
     serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
     partial: p.bool('PARTIAL', get(env, 'PARTIAL')),
     slo: {

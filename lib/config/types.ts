@@ -60,6 +60,8 @@ export interface BenchConfig {
   slices: number;
   /** Whose latencies make the percentiles: every request of a cell, or only those sent after its first slice (ramp-up). */
   latencyWindow: 'all' | 'steady';
+  /** ITL_SAMPLES: each token's ITL as a Trend sample, or counted into log buckets (lib/stats/log-buckets.ts). */
+  itlSamples: 'every' | 'histogram';
   serverMetrics: 'auto' | 'on' | 'off';
   /** Write a partial result for merging with other instances (PARTIAL). */
   partial: boolean;

@@ -175,6 +175,11 @@ export const VARIABLES: readonly VariableDef[] = [
     help: "Whose latencies make the TTFT, ITL, TPOT and e2e percentiles and the SLO goodput: all of a cell's requests, or steady: only those sent after its first slice, so the ramp-up's burst (every VU starting at once) is left out. The capacity search uses steady.",
   },
   {
+    name: 'ITL_SAMPLES',
+    default: 'every',
+    help: "How the per-token ITL reaches k6: every (each token's gap as a llm_itl sample, exact; k6 keeps each one, so its memory grows with the tokens read) or histogram (counted per request into 290 log-spaced buckets, llm_itl_buckets, whose quantiles are within 2.5 %; memory stays flat over hours: for soaks). With histogram, llm_itl and llm_itl_per_chunk get no samples: put ITL thresholds on SLO_ITL_P99.",
+  },
+  {
     name: 'SERVER_METRICS',
     default: 'auto',
     help: "Scrape the target's /metrics at each cell's steady window: auto (when it answers), on (warn if missing) or off.",

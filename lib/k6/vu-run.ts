@@ -41,6 +41,7 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     slices: plan.slices,
     trackLastEnd: plan.requests !== null,
     latencyFromMs: steady ? start + plan.sliceMs : -Infinity,
+    itlBuckets: cfg.itlSamples === 'histogram',
   };
   let r = reach.get(t.variant);
   if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.targetDownAfterMs })));

@@ -87,6 +87,30 @@ export const METRICS = {
     help: 'Gap between consecutive token-carrying events, one sample per event after the first, for requests whose tokens per event are unknown (no per-event counts and a final count that differs from the number of events: itl_rule per-chunk). Not per token: an event may carry several tokens. Never mixed into llm_itl.',
     sseOnly: true,
   },
+  itlBuckets: {
+    name: 'llm_itl_buckets',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: 'ITL_SAMPLES=histogram: the tokens whose ITL (as llm_itl defines it) fell in each log-spaced bucket, tagged le_ms (the bucket\'s upper bound in ms; "0" for a gap of zero, "+Inf" above a minute). Buckets grow by 5 %, so a quantile read from them is within 2.5 %; not cumulative (unlike a Prometheus histogram\'s le).',
+    sseOnly: true,
+  },
+  itlPerChunkBuckets: {
+    name: 'llm_itl_per_chunk_buckets',
+    type: 'counter',
+    time: false,
+    unit: 'events',
+    help: 'ITL_SAMPLES=histogram: llm_itl_per_chunk counted per bucket, as llm_itl_buckets.',
+    sseOnly: true,
+  },
+  itlWithinSlo: {
+    name: 'llm_itl_within_slo',
+    type: 'rate',
+    time: false,
+    unit: 'tokens',
+    help: 'ITL_SAMPLES=histogram with SLO_ITL_P99: the share of tokens whose ITL is within SLO_ITL_P99 (compared before bucketing, so exact). Its threshold, rate>=0.99, is the SLO: p99 ITL within the limit.',
+    sseOnly: true,
+  },
   itlRule: {
     name: 'llm_itl_rule',
     type: 'counter',
@@ -384,6 +408,7 @@ export const TAGS = {
   dialect: 'API dialect used: sglang, openai, openai-chat, llamacpp, anthropic or responses.',
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
+  le_ms: "A log bucket's upper bound, ms (llm_itl_buckets and llm_itl_per_chunk_buckets only).",
   finish_reason:
     "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",
   itl_rule: "How a request's ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).",

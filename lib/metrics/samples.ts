@@ -2,7 +2,8 @@
 // the k6 layer only calls .add() on each.
 import type { GenerationResult, ReasoningSplit } from '../dialects/types';
 import type { MetricKey } from './catalog';
-import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type EventColumns, type Events, type SampleSink } from './timing';
+import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type EventColumns, type Events, type ItlRule, type SampleSink } from './timing';
+import { BUCKETS, bucketOf, labelOf } from '../stats/log-buckets';
 
 export interface Outcome {
   result: GenerationResult;
@@ -21,6 +22,8 @@ export interface Window {
   trackLastEnd: boolean;
   /** Client clock from which a request's latencies count (LATENCY_WINDOW=steady: the end of the ramp-up slice); earlier ones still count as requests and tokens. */
   latencyFromMs: number;
+  /** ITL_SAMPLES=histogram: ITL counted per request into log buckets (llm_itl_buckets) instead of a sample per token. */
+  itlBuckets?: boolean;
 }
 
 export interface SloLimits {
@@ -68,6 +71,44 @@ export function sloSet(slo: SloLimits): boolean {
  * straight to `add` instead of building a list, and skips samples that would change nothing
  * (a counter's zero, "good" when no latency SLO is set: then every success is good).
  */
+/** The bucket counter that stands for each per-token Trend under ITL_SAMPLES=histogram. */
+export const BUCKETS_OF = { itl: 'itlBuckets', itlPerChunk: 'itlPerChunkBuckets' } as const satisfies Record<string, MetricKey>;
+
+// One request's counts, reused: the buckets it touched are sent and zeroed, the rest never read.
+const counts = new Float64Array(BUCKETS);
+const touched: number[] = [];
+const tally = { limit: Infinity, over: 0, n: 0 };
+const bucketCounter: SampleSink = {
+  add(v: number) {
+    const i = bucketOf(v);
+    if (counts[i]++ === 0) touched.push(i);
+    tally.n++;
+    if (v > tally.limit) tally.over++;
+  },
+};
+const BUCKET_TAGS: Array<Record<string, string>> = [];
+const bucketTags = (i: number) => (BUCKET_TAGS[i] ??= { le_ms: labelOf(i) });
+
+/**
+ * A request's ITL samples counted per bucket: one counter sample per bucket it touched, not one
+ * per token. With an ITL SLO, each token also counts as within it or not (a Rate keeps two
+ * numbers, not the values): its threshold is the SLO.
+ */
+function countItl(ev: EventColumns, rule: ItlRule, metric: MetricKey, limitMs: number | null, add: AddSample): void {
+  tally.limit = limitMs ?? Infinity;
+  tally.over = 0;
+  tally.n = 0;
+  eachItl(ev, rule, bucketCounter);
+  for (const i of touched) {
+    add(metric, counts[i], bucketTags(i));
+    counts[i] = 0;
+  }
+  touched.length = 0;
+  if (limitMs === null || metric !== BUCKETS_OF.itl) return;
+  for (let k = 0; k < tally.over; k++) add('itlWithinSlo', 0);
+  for (let k = tally.over; k < tally.n; k++) add('itlWithinSlo', 1);
+}
+
 /** How a short reply ended, as llm_short_replies tags it: the server's finish reason, in four values. */
 export const SHORT_CAUSES = ['stop', 'length', 'other', 'unknown'] as const;
 export type ShortCause = (typeof SHORT_CAUSES)[number];
@@ -95,7 +136,8 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (latency && t.itlRule !== null) {
     // One sample per token (per gap under per-chunk), handed over as they are computed.
     const metric: MetricKey = t.itlRule === 'per-chunk' ? 'itlPerChunk' : 'itl';
-    eachItl(ev as NonNullable<typeof ev>, t.itlRule, add.sink?.(metric) ?? { add: (v) => add(metric, v) });
+    if (w.itlBuckets) countItl(ev as NonNullable<typeof ev>, t.itlRule, BUCKETS_OF[metric], slo.itlP99Ms, add);
+    else eachItl(ev as NonNullable<typeof ev>, t.itlRule, add.sink?.(metric) ?? { add: (v) => add(metric, v) });
     add('itlRule', 1, ruleTags(t.itlRule));
   }
   if (latency && t.tpotMs !== null) add('tpot', t.tpotMs);

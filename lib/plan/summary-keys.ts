@@ -6,7 +6,8 @@ import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
-import { SHORT_CAUSES } from '../metrics/samples';
+import { BUCKETS_OF, SHORT_CAUSES } from '../metrics/samples';
+import { BUCKETS, labelOf } from '../stats/log-buckets';
 import { probeScenario, watchScenario, type Plan } from './matrix';
 import { PREFLIGHT_REASONS } from '../preflight/reasons';
 
@@ -15,6 +16,11 @@ export function subKey(metric: MetricKey | string, scenario: string, extra?: Rec
   let sel = `scenario:${scenario}`;
   if (extra) for (const [k, v] of Object.entries(extra)) sel += `,${k}:${v}`;
   return `${name}{${sel}}`;
+}
+
+/** A log bucket's count of one run (ITL_SAMPLES=histogram). */
+export function bucketKey(metric: MetricKey, scenario: string, bucket: number): string {
+  return subKey(metric, scenario, { le_ms: labelOf(bucket) });
 }
 
 /** The threshold that fails a run in which a VU declared its target down. */
@@ -67,14 +73,17 @@ export function preflightKey(target: string, reason: string): string {
 
 export function summaryThresholds(
   plan: Plan,
-  cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop'>,
+  cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop' | 'itlSamples'>,
   withProbes: boolean,
 ): Record<string, string[]> {
   const targets = [...new Set(plan.runs.map((r) => r.variant))];
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
+  const buckets = cfg.itlSamples === 'histogram';
+  const perRun = buckets ? PER_RUN.filter((m) => !(m in BUCKETS_OF)) : PER_RUN;
   for (const run of plan.runs) {
-    for (const m of PER_RUN) keep(subKey(m, run.scenario), m);
+    for (const m of perRun) keep(subKey(m, run.scenario), m);
+    if (buckets) for (const m of Object.values(BUCKETS_OF)) for (let i = 0; i < BUCKETS; i++) keep(bucketKey(m, run.scenario, i), m);
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
     for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');
     for (const cause of SHORT_CAUSES) keep(subKey('shortReplies', run.scenario, { finish_reason: cause }), 'shortReplies');
@@ -98,7 +107,12 @@ export function summaryThresholds(
   th[METRICS.targetDown.name] = [TARGET_UP];
   if (slo.e2eP99Ms !== null) th[METRICS.e2e.name] = [`p(99)<=${slo.e2eP99Ms}`];
   if (slo.ttftP99Ms !== null) th[METRICS[slo.ttftOf === 'answer' ? 'ttftAnswer' : 'ttft'].name] = [`p(99)<=${slo.ttftP99Ms}`];
-  if (slo.itlP99Ms !== null) th[METRICS.itl.name] = [`p(99)<=${slo.itlP99Ms}`];
+  // Under ITL_SAMPLES=histogram llm_itl has no samples (a threshold on it would pass, empty): the
+  // SLO is the share of tokens within the limit, at least 99 %.
+  if (slo.itlP99Ms !== null) {
+    if (buckets) th[METRICS.itlWithinSlo.name] = ['rate>=0.99'];
+    else th[METRICS.itl.name] = [`p(99)<=${slo.itlP99Ms}`];
+  }
   return th;
 }
 

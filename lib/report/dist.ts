@@ -7,4 +7,6 @@ export interface Dist {
   p99: number;
   max: number;
   count: number;
+  /** Read from log-bucket counts (ITL_SAMPLES=histogram): quantiles within lib/stats/log-buckets.ts's RELATIVE_ERROR. */
+  bucketed?: boolean;
 }

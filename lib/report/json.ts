@@ -4,9 +4,13 @@ import type { Dist, RunFigures } from './model';
 import type { Report } from './types';
 import { renamedKeys, sectionsJson } from './sections/index';
 import { faithful } from './client-check';
+import { RELATIVE_ERROR } from '../stats/log-buckets';
 
 function ms(d: Dist | null) {
-  return d === null ? null : { avg: d.avg, p50: d.p50, p90: d.p90, p99: d.p99, max: d.max, count: d.count };
+  if (d === null) return null;
+  const out = { avg: d.avg, p50: d.p50, p90: d.p90, p99: d.p99, max: d.max, count: d.count };
+  // Counted in log buckets (ITL_SAMPLES=histogram): say how close the quantiles are.
+  return d.bucketed ? { ...out, relative_error: RELATIVE_ERROR } : out;
 }
 
 /**

@@ -9,7 +9,8 @@ import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
 import { SHORT_CAUSES, type ShortCause } from '../metrics/samples';
-import { subKey } from '../plan/summary-keys';
+import { bucketKey, subKey } from '../plan/summary-keys';
+import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
 
 export interface SummaryMetric {
@@ -104,6 +105,14 @@ function dist(m: SummaryMetrics, key: string): Dist | null {
   const v = metric(m, key)?.values;
   if (!v || !v.count) return null;
   return { avg: v.avg, p50: v.med, p90: v['p(90)'], p99: v['p(99)'], max: v.max, count: v.count };
+}
+
+/** A run's ITL from its log-bucket counts (ITL_SAMPLES=histogram); null when none were counted. */
+function bucketDist(m: SummaryMetrics, key: 'itlBuckets' | 'itlPerChunkBuckets', s: string): Dist | null {
+  if (metric(m, bucketKey(key, s, 0)) === undefined) return null;
+  const counts = Array.from({ length: BUCKETS }, (_, i) => count(m, bucketKey(key, s, i)));
+  const f = figuresOf(counts);
+  return f && { avg: f.avg, p50: f.p50, p90: f.p90, p99: f.p99, max: f.max, count: f.count, bucketed: true };
 }
 
 function single(m: SummaryMetrics, key: string): number | null {
@@ -274,7 +283,12 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   if (outputTokens === 0 && ok > 0) notes.push('the server reported no token counts: throughput is not measured.');
 
   const ttft = dist(m, subKey('ttft', s));
-  const itl = dist(m, subKey('itl', s));
+  const itl = dist(m, subKey('itl', s)) ?? bucketDist(m, 'itlBuckets', s);
+  const itlPerChunk = dist(m, subKey('itlPerChunk', s)) ?? bucketDist(m, 'itlPerChunkBuckets', s);
+  if ((itl ?? itlPerChunk)?.bucketed)
+    notes.push(
+      `ITL counted in log buckets (ITL_SAMPLES=histogram): its percentiles are within ${(RELATIVE_ERROR * 100).toFixed(1)} % and its max is a bucket's bound.`,
+    );
   const reasoning = reasoningOf(m, s);
   if (reasoning !== null) notes.push(reasoningNote(reasoning));
   if (run.cell.load.kind === 'trace') notes.push(traceNote(run.cell.load, dist(m, subKey('scheduleLag', s))));
@@ -303,7 +317,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     e2e,
     ttft,
     itl,
-    itlPerChunk: dist(m, subKey('itlPerChunk', s)),
+    itlPerChunk,
     itlRule: itlRuleOf(m, s),
     tpot: dist(m, subKey('tpot', s)),
     requestTps: dist(m, subKey('requestTps', s)),

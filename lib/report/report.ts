@@ -147,6 +147,7 @@ function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Re
     REQUEST_TIMEOUT_s: cfg.requestTimeoutMs / 1000,
     VOCAB_SIZE: cfg.vocabSize,
     LATENCY_WINDOW: cfg.latencyWindow,
+    ITL_SAMPLES: cfg.itlSamples,
     // The prompts' source (null: seeded random token ids), so `npm run compare` can tell workloads apart.
     DATASET: ds?.spec ?? null,
     DATASET_DOMAINS: ds?.domains?.join(',') ?? null,

@@ -1,0 +1,142 @@
+// ITL counted in log buckets (ITL_SAMPLES=histogram, lib/stats/log-buckets.ts): quantiles within the
+// stated relative error of the exact ones, exact counts, sums that merge, the samples a request
+// produces (one per bucket touched, the SLO share exact), the thresholds that keep them and the
+// report reading them back.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BUCKETS, boundsOf, bucketOf, figuresOf, labelOf, RELATIVE_ERROR } from '../../../lib/stats/log-buckets';
+import { mulberry32 } from '../../../lib/stats/rng';
+import { recordRequest, type Window } from '../../../lib/metrics/samples';
+import type { MetricKey } from '../../../lib/metrics/catalog';
+import type { TimedEvent } from '../../../lib/metrics/timing';
+import type { GenerationResult } from '../../../lib/dialects/types';
+import { bucketKey, summaryThresholds } from '../../../lib/plan/summary-keys';
+
+/** The value of rank ⌈q·n⌉ (the rank figuresOf reads). */
+const exact = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.max(1, Math.ceil(q * xs.length)) - 1];
+
+describe('log buckets', () => {
+  test('every value falls in the bucket whose bounds hold it; labels are distinct', () => {
+    const rng = mulberry32(35);
+    for (let k = 0; k < 20_000; k++) {
+      const v = 0.05 * Math.exp(rng() * Math.log(1.3e6));
+      const i = bucketOf(v);
+      const [lo, hi] = boundsOf(i);
+      assert.ok(v > lo && v <= hi, `${v} in (${lo}, ${hi}] (bucket ${i})`);
+    }
+    assert.equal(bucketOf(0), 0);
+    assert.equal(bucketOf(0.01), 1);
+    assert.equal(bucketOf(1e9), BUCKETS - 1);
+    assert.equal(new Set(Array.from({ length: BUCKETS }, (_, i) => labelOf(i))).size, BUCKETS);
+  });
+
+  test(`quantiles within ${(RELATIVE_ERROR * 100).toFixed(2)} % of the exact ones, counts exact`, () => {
+    const rng = mulberry32(7);
+    // Log-normal ITLs (a decode step of ~8 ms with a tail), a few zero gaps and some stalls.
+    const xs = Array.from({ length: 50_000 }, () => {
+      const u = rng();
+      if (u < 0.01) return 0;
+      if (u > 0.995) return 200 + rng() * 2000;
+      const z = Math.sqrt(-2 * Math.log(rng() || 1e-12)) * Math.cos(2 * Math.PI * rng());
+      return 8 * Math.exp(0.4 * z);
+    });
+    const counts = new Array<number>(BUCKETS).fill(0);
+    for (const x of xs) counts[bucketOf(x)]++;
+    const f = figuresOf(counts);
+    assert.ok(f !== null);
+    assert.equal(f.count, xs.length);
+    for (const [q, got] of [
+      [0.5, f.p50],
+      [0.9, f.p90],
+      [0.99, f.p99],
+    ] as const) {
+      const want = exact(xs, q);
+      assert.ok(Math.abs(got - want) <= RELATIVE_ERROR * want + 1e-9, `p${q * 100}: ${got} vs exact ${want}`);
+    }
+    const max = Math.max(...xs);
+    assert.ok(f.max >= max && f.max <= max * 1.05 + 1e-9, `max ${f.max} is the bound above ${max}`);
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    assert.ok(Math.abs(f.avg - mean) <= RELATIVE_ERROR * mean, `avg ${f.avg} vs ${mean}`);
+  });
+
+  test('counts from parts add up to the counts of the whole (VUs, slices, k6 instances)', () => {
+    const rng = mulberry32(3);
+    const xs = Array.from({ length: 3000 }, () => rng() * 40);
+    const whole = new Array<number>(BUCKETS).fill(0);
+    const parts = [0, 1, 2].map(() => new Array<number>(BUCKETS).fill(0));
+    xs.forEach((x, k) => {
+      whole[bucketOf(x)]++;
+      parts[k % 3][bucketOf(x)]++;
+    });
+    const merged = whole.map((_, i) => parts[0][i] + parts[1][i] + parts[2][i]);
+    assert.deepEqual(figuresOf(merged), figuresOf(whole));
+    assert.equal(figuresOf(new Array<number>(BUCKETS).fill(0)), null);
+  });
+});
+
+describe('ITL_SAMPLES=histogram: what a request records', () => {
+  const ok: GenerationResult = {
+    ok: true,
+    status: 200,
+    text: '',
+    promptTokens: 4,
+    completionTokens: 6,
+    cachedTokens: null,
+    finishReason: 'length',
+    tokenEvents: 6,
+    specVerifySteps: null,
+    acceptanceLength: null,
+    error: null,
+  };
+  const events: TimedEvent[] = [10, 20, 30, 31, 60, 60].map((t) => ({ t, tokens: null }));
+  const w: Window = { cellStartMs: 0, sliceMs: 1000, slices: 1, trackLastEnd: false, latencyFromMs: -Infinity, itlBuckets: true };
+  const record = (itlP99Ms: number | null) => {
+    const out: Array<{ metric: MetricKey; value: number; tags?: Record<string, string> }> = [];
+    recordRequest({ result: ok, startMs: 0, endMs: 60, events }, w, { ttftP99Ms: null, ttftOf: 'first', itlP99Ms, e2eP99Ms: null }, (metric, value, tags) =>
+      out.push({ metric, value, tags }),
+    );
+    return out;
+  };
+
+  test('one counter sample per bucket touched, no llm_itl sample; the counts are the gaps', () => {
+    const s = record(null);
+    assert.equal(s.filter((x) => x.metric === 'itl').length, 0);
+    const b = s.filter((x) => x.metric === 'itlBuckets');
+    // gaps 10, 10, 1, 29, 0: four buckets
+    assert.deepEqual(
+      b.map((x) => [x.tags?.le_ms, x.value]).sort((p, q) => Number(p[0]) - Number(q[0])),
+      [
+        [labelOf(bucketOf(0)), 1],
+        [labelOf(bucketOf(1)), 1],
+        [labelOf(bucketOf(10)), 2],
+        [labelOf(bucketOf(29)), 1],
+      ],
+    );
+    assert.equal(s.filter((x) => x.metric === 'itlWithinSlo').length, 0, 'no SLO, no share');
+    // The next request starts from zero counts.
+    assert.deepEqual(
+      record(null)
+        .filter((x) => x.metric === 'itlBuckets')
+        .reduce((a, x) => a + x.value, 0),
+      5,
+    );
+  });
+
+  test('with SLO_ITL_P99 each token counts as within it or not, before bucketing', () => {
+    const s = record(10).filter((x) => x.metric === 'itlWithinSlo');
+    assert.deepEqual(s.map((x) => x.value).sort(), [0, 1, 1, 1, 1]);
+  });
+
+  test('thresholds keep every bucket of every run and make the SLO a share of tokens', () => {
+    const plan = { runs: [{ scenario: 'a_c1', variant: 'a' }], slices: 1 } as unknown as Parameters<typeof summaryThresholds>[0];
+    const slo = { ttftP99Ms: null, ttftOf: 'first' as const, itlP99Ms: 40, e2eP99Ms: null, errorRate: 0 };
+    const th = summaryThresholds(plan, { slo, serverMetrics: 'off', saturationStop: false, itlSamples: 'histogram' }, false);
+    for (let i = 0; i < BUCKETS; i++) assert.ok(th[bucketKey('itlBuckets', 'a_c1', i)], `bucket ${i} kept`);
+    assert.equal(th['llm_itl{scenario:a_c1}'], undefined, 'no per-run llm_itl sink');
+    assert.deepEqual(th.llm_itl_within_slo, ['rate>=0.99']);
+    assert.equal(th.llm_itl, undefined);
+    const every = summaryThresholds(plan, { slo, serverMetrics: 'off', saturationStop: false, itlSamples: 'every' }, false);
+    assert.deepEqual(every.llm_itl, ['p(99)<=40']);
+    assert.equal(every[bucketKey('itlBuckets', 'a_c1', 0)], undefined);
+  });
+});
