@@ -1,5 +1,5 @@
 // Generates the tables of README.md (benchmarks) and of the reference pages in docs/ (variables,
-// metrics, capacity settings, engines, the fault matrix) from the definitions the code and tests run, between <!-- NAME:start --> and
+// metrics, capacity settings, engines, dialects, the fault matrix) from the definitions the code and tests run, between <!-- NAME:start --> and
 // <!-- NAME:end --> markers.
 //   npx tsx scripts/docs.ts          rewrite the files
 //   npx tsx scripts/docs.ts --check  exit 1 if one is out of date
@@ -12,7 +12,7 @@ import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
-import { DIALECT_NAMES } from '../lib/dialects/index';
+import { DIALECTS, DIALECT_NAMES } from '../lib/dialects/index';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -63,6 +63,16 @@ export function enginesTable(): string {
     return `| ${e.label} | \`${e.id}\` | ${probes || '—'} | \`${e.dialect}\` (offers ${e.offered.map((d) => `\`${d}\``).join(', ')}) | ${metrics} | ${tokenize} | ${cell(e.checked)} |`;
   });
   return ['| server | id | extra probes | DIALECT=auto | /metrics | tokenize | checked against |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The dialects and what each sends and reads, from the dialect table (lib/dialects/index.ts). */
+export function dialectsTable(): string {
+  const rows = DIALECTS.map(
+    (d) => `| \`${d.name}\` | \`POST ${d.path}\` (${d.api}) | ${cell(d.docs.prompt)} | ${cell(d.docs.budget)} | ${cell(d.docs.counts)} |`,
+  );
+  const auto =
+    '| `auto` (default) | probes `GET /get_model_info` (SGLang → `sglang`) and `GET /v1/models` (llama.cpp → `llamacpp`; vLLM and other OpenAI-compatible servers → `openai`) in setup and prints the choice | | | |';
+  return ['| `DIALECT` | route | prompt | output budget | token counts from |', '|---|---|---|---|---|', ...rows, auto].join('\n');
 }
 
 /** Which server offers which dialect, from the engine profiles' `offered` (lib/engines). */
@@ -148,7 +158,7 @@ export const FILES: Record<string, Sections> = {
   'docs/capacity.md': { capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
   'docs/engines.md': { engines: enginesTable },
-  'docs/dialects.md': { offered: offeredTable },
+  'docs/dialects.md': { dialects: dialectsTable, offered: offeredTable },
   'docs/architecture.md': { layers: layersTable },
   'docs/library.md': { 'library-metrics': libraryMetricsTable },
 };

@@ -2,16 +2,16 @@
 // the suite must report. One table drives the test (test/scenarios/faults.test.ts, on both transports and the
 // dialects where the fault applies) and the table in docs/faults.md (npm run docs).
 import type { ErrorClass } from '../lib/dialects/types';
+import type { DialectName } from '../lib/dialects/index';
 import type { Faults } from '../sim/index';
 
-export type Dialect = 'sglang' | 'openai' | 'openai-chat' | 'anthropic' | 'responses';
-export const DIALECTS: readonly Dialect[] = ['sglang', 'openai', 'openai-chat'];
+export const DIALECTS: readonly DialectName[] = ['sglang', 'openai', 'openai-chat'];
 /**
  * Anthropic Messages and OpenAI Responses join the cases whose shape is their own (an error body,
  * an error event in a named-event stream); the others reach every dialect through the same
  * transport code and are not run for them again.
  */
-const WITH_NAMED_EVENTS: readonly Dialect[] = [...DIALECTS, 'anthropic', 'responses'];
+const WITH_NAMED_EVENTS: readonly DialectName[] = [...DIALECTS, 'anthropic', 'responses'];
 export const TRANSPORTS = ['http', 'sse'] as const;
 
 export interface FaultCase {
@@ -27,7 +27,7 @@ export interface FaultCase {
   /** The fault exists only in streamed replies: the http transport asks for a stream (STREAM=true). */
   streamOnly?: boolean;
   /** Dialects it applies to (default: DIALECTS). */
-  dialects?: readonly Dialect[];
+  dialects?: readonly DialectName[];
   /** The simulated server (default: SGLang for the sglang dialect, vLLM for the OpenAI ones). */
   server?: 'sglang' | 'vllm';
   /** Variables on top of the matrix's own. */

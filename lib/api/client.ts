@@ -2,7 +2,7 @@
 // the project's single request path (lib/k6/request.ts: the dialect builds it, the transport sends
 // and times it, lib/metrics/samples.ts records it) into the user's own k6 test, with the metric
 // names and tags the benchmarks use. Create clients in the init context (top level of the script).
-import { createDialect, DIALECT_NAMES, DIALECT_TRAITS, isDialectName, type DialectName, type Prompt } from '../dialects/index';
+import { createDialect, DIALECT_NAMES, DIALECT_TRAITS, isDialectName, type DialectName, type DialectSetting, type Prompt } from '../dialects/index';
 import type { AddSample, SloLimits, Window } from '../metrics/samples';
 import type { MetricKey } from '../metrics/catalog';
 import { identifyTarget, PreflightError, preflightTarget } from '../preflight/run';
@@ -18,14 +18,13 @@ import { libraryWording, notSent, toResult, type LlmResult } from './result';
 import { register, state } from './state';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 
-export type Dialect = DialectName | 'auto';
 export type Transport = TransportName;
 
 export interface LlmClientOptions {
   /** The server's base URL, e.g. http://127.0.0.1:30000 (the dialect adds the route). */
   url: string;
-  /** The API spoken: sglang (/generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (/completion), anthropic (/v1/messages), responses (/v1/responses), or auto (found from GETs, once per VU). Default auto. */
-  dialect?: Dialect;
+  /** The API spoken: a DialectName (docs/dialects.md has each one's route), or auto (found from GETs, once per VU). Default auto. */
+  dialect?: DialectSetting;
   /** Model name for the OpenAI and llama.cpp dialects; empty: the one GET /v1/models lists. */
   model?: string;
   /** Sent to this server only: as `Authorization: Bearer …`, and for Anthropic Messages as `x-api-key` with `anthropic-version` too. */

@@ -2,7 +2,7 @@
 // script says and nothing more: a user script has no matrix, so the matrix fields hold only what
 // the preflight or the report reads, and the report's settings are the library's own (summary.ts).
 import type { BenchConfig, TargetConfig } from '../config/types';
-import type { DialectName } from '../dialects/types';
+import type { DialectSetting } from '../dialects/index';
 import type { TransportName } from '../transports';
 
 /** A client's settings, as the library keeps them (never serialised with its key). */
@@ -10,7 +10,7 @@ export interface ClientSpec {
   /** The `variant` tag of its samples and its label in the report. */
   name: string;
   url: string;
-  dialect: DialectName | 'auto';
+  dialect: DialectSetting;
   model: string;
   apiKey: string;
   transport: TransportName;

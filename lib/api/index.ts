@@ -12,7 +12,7 @@
 // dialect. Nothing runs that the script does not call: no matrix, no scenarios, no thresholds that
 // can fail. docs/library.md is the manual.
 export { LlmClient } from './client';
-export type { CallOptions, Dialect, GenerateRequest, LlmClientOptions, Message, PreflightOptions, PreflightOutcome, Transport } from './client';
+export type { CallOptions, GenerateRequest, LlmClientOptions, Message, PreflightOptions, PreflightOutcome, Transport } from './client';
 export type { LlmError, LlmResult } from './result';
 export { preflight, type PreflightAllOptions } from './preflight';
 export type { LlmSetup } from './report';
@@ -34,5 +34,6 @@ export {
 } from './prompts';
 export { METRICS, TAGS } from '../metrics/catalog';
 export { ERROR_CLASSES, type ErrorClass } from '../dialects/types';
+export type { DialectName, DialectSetting } from '../dialects/index';
 export type { TargetInfo } from '../targets';
 export type { Report } from '../report/report';

@@ -1,6 +1,5 @@
 // Builds the typed configuration of a scenario from the environment (and an optional JSON file).
-import { isDialectName, type DialectName } from '../dialects/index';
-import { DIALECT_NAMES } from '../dialects/index';
+import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
 import { VARIABLES } from './variables';
@@ -48,7 +47,7 @@ function required(env: Env, name: string, example: string): string {
   return v;
 }
 
-function dialectOf(name: string, raw: string): DialectName | 'auto' {
+function dialectOf(name: string, raw: string): DialectSetting {
   const s = raw.trim();
   if (s === 'auto' || isDialectName(s)) return s;
   throw p.invalid(name, raw, `one of auto, ${DIALECT_NAMES.join(', ')}`);

@@ -1,6 +1,6 @@
 // The configuration's shape: a leaf module, so that the plan, the targets and the reports can name
 // it without importing the loader (and, through it, the benchmarks and the variables).
-import type { DialectName } from '../dialects/types';
+import type { DialectSetting } from '../dialects/index';
 import type { TransportName } from '../transports';
 import type { DatasetConfig } from './dataset';
 import type { TraceConfig } from './trace';
@@ -11,7 +11,7 @@ export interface TargetConfig {
   /** Tag value and report label, e.g. dflash. */
   variant: string;
   url: string;
-  dialect: DialectName | 'auto';
+  dialect: DialectSetting;
   model: string;
   /** Sent as a bearer token to this target only. */
   apiKey: string;

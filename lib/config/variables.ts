@@ -3,6 +3,7 @@
 // variable is derived from their definitions (target slots, load model), never listed by name.
 
 import { BENCHMARKS, type BenchmarkSpec, type TargetSlot } from '../benchmarks';
+import { dialectHelp } from '../dialects/index';
 
 export interface VariableDef {
   name: string;
@@ -26,7 +27,15 @@ function targetVariables(): VariableDef[] {
     if (prefix === '') {
       return [
         { name: 'TARGET_URL', default: '', help: `Base URL of ${slot.role}, e.g. http://127.0.0.1:30000 (required).`, benchmarks },
-        { name: 'DIALECT', default: 'auto', help: DIALECT_HELP, benchmarks },
+        // A getter: a dialect added to the table after this module loaded (registerDialect) shows too.
+        {
+          name: 'DIALECT',
+          default: 'auto',
+          get help() {
+            return dialectHelp();
+          },
+          benchmarks,
+        },
         { name: 'MODEL', default: '', help: 'Model name sent to OpenAI routes; empty means ask the server (/v1/models or /get_model_info).', benchmarks },
       ];
     }
@@ -39,8 +48,6 @@ function targetVariables(): VariableDef[] {
   });
 }
 
-const DIALECT_HELP =
-  "API to speak: sglang (POST /generate), openai (/v1/completions), openai-chat (/v1/chat/completions), llamacpp (llama.cpp's POST /completion), anthropic (Anthropic Messages, /v1/messages), responses (OpenAI Responses, /v1/responses) or auto (probe the server in setup).";
 const OPEN_LOOP = where((b) => b.load === 'rate');
 const TRACING = where((b) => b.trace === true);
 

@@ -12,20 +12,32 @@ import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
 import { parseReply } from './reply';
 import type { TemplateCache } from './template';
-import type { Dialect, GenerationRequest, WireRequest } from './types';
+import type { GenerationRequest, WireRequest } from './types';
+import { defineDialect, type DialectCodec } from './descriptor';
 
 const PATH = '/v1/messages';
 /** The API version sent in anthropic-version: the one every server that copies the API accepts. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-export function anthropicDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
-  const rctx: RequestContext = { ...ctx, route: `POST ${PATH}` };
+export const anthropic = defineDialect({
+  name: 'anthropic',
+  path: PATH,
+  api: 'Anthropic Messages',
+  traits: { chat: true, tokenIds: false, needsModel: true },
+  docs: {
+    prompt: '`messages` (text only; system turns as `system`)',
+    budget: '`max_tokens`',
+    counts:
+      '`message_start` `usage.input_tokens` + `cache_read_input_tokens` (+ `cache_creation_input_tokens`), `message_delta` `usage.output_tokens`; `thinking_delta` is reasoning',
+  },
+  keyHeaders: anthropicHeaders,
+  create: anthropicDialect,
+});
+
+function anthropicDialect(rctx: RequestContext): DialectCodec {
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
   return {
-    name: 'anthropic',
-    path: PATH,
-    acceptsTokenIds: false,
     build(req: GenerationRequest): WireRequest {
       const turns = promptTurns(req, 'anthropic');
       // System turns are a top-level field in this API, not a role.

@@ -8,19 +8,29 @@ import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
 import { readDraftTimings, readWhole } from './openai';
 import { parseReply } from './reply';
-import type { Dialect, GenerationRequest, WireRequest } from './types';
+import type { GenerationRequest, WireRequest } from './types';
+import { defineDialect, type DialectCodec } from './descriptor';
 
 const PATH = '/completion';
 
-export function llamacppDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
-  const route = `POST ${PATH}`;
-  const rctx: RequestContext = { ...ctx, route };
+export const llamacpp = defineDialect({
+  name: 'llamacpp',
+  path: PATH,
+  api: "llama.cpp's native API",
+  traits: { chat: false, tokenIds: true, needsModel: true },
+  docs: {
+    prompt: '`prompt` as token ids or text',
+    budget: '`n_predict`',
+    counts:
+      '`tokens_predicted` (cumulative, in every streamed event), `tokens_evaluated`, `timings.cache_n`; `timings.draft_n`/`draft_n_accepted` for the draft acceptance rate',
+  },
+  create: llamacppDialect,
+});
+
+function llamacppDialect(rctx: RequestContext): DialectCodec {
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
   return {
-    name: 'llamacpp',
-    path: PATH,
-    acceptsTokenIds: true,
     build(req: GenerationRequest): WireRequest {
       const fields: Record<string, unknown> = {};
       if (req.model) fields.model = req.model;

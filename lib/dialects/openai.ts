@@ -8,12 +8,11 @@ import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
 import { parseReply } from './reply';
 import { thinkPhases } from './think';
-import type { Dialect, DialectName, GenerationRequest, WireRequest } from './types';
+import type { GenerationRequest, WireRequest } from './types';
+import { defineDialect, type DialectCodec } from './descriptor';
 
 interface Shape {
-  name: DialectName;
   path: string;
-  acceptsTokenIds: boolean;
   /** The request fields that carry the prompt and the output budget. */
   fields(req: GenerationRequest): { fields: Record<string, unknown>; rawKey?: string };
   /** Generated text in a choice: completions `text`, chat `delta` or `message` content and reasoning. */
@@ -25,9 +24,7 @@ interface Shape {
 }
 
 const completions: Shape = {
-  name: 'openai',
   path: '/v1/completions',
-  acceptsTokenIds: true,
   fields(req) {
     const base = { max_tokens: req.maxTokens };
     if (req.prompt.kind === 'text') return { fields: { prompt: req.prompt.text, ...base } };
@@ -38,9 +35,7 @@ const completions: Shape = {
 };
 
 const chat: Shape = {
-  name: 'openai-chat',
   path: '/v1/chat/completions',
-  acceptsTokenIds: false,
   fields(req) {
     // max_tokens too, for servers that predate max_completion_tokens; both name the same budget.
     return {
@@ -84,19 +79,14 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-function makeDialect(shape: Shape, ctx: Omit<RequestContext, 'route'>): Dialect {
-  const route = `POST ${shape.path}`;
-  const rctx: RequestContext = { ...ctx, route };
+function makeDialect(shape: Shape, rctx: RequestContext): DialectCodec {
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
   // THINK_TAGS: each reply's phases depend on its text so far, so every chunk is parsed (no template).
-  const reader = ctx.thinkTags
+  const reader = rctx.thinkTags
     ? () => openaiChunkReader(shape.choiceText, [], thinkPhaseOf(shape))
     : () => openaiChunkReader(shape.choiceText, shape.textKeys, shape.phaseOf);
   return {
-    name: shape.name,
-    path: shape.path,
-    acceptsTokenIds: shape.acceptsTokenIds,
     build(req: GenerationRequest): WireRequest {
       const { fields, rawKey } = shape.fields(req);
       const all: Record<string, unknown> = {};
@@ -180,5 +170,28 @@ export function readDraftTimings(timings: Record<string, unknown>, u: ChunkUpdat
   u.draftAccepted = num(timings.draft_n_accepted) ?? 0;
 }
 
-export const openaiDialect = (ctx: Omit<RequestContext, 'route'>) => makeDialect(completions, ctx);
-export const openaiChatDialect = (ctx: Omit<RequestContext, 'route'>) => makeDialect(chat, ctx);
+export const openai = defineDialect({
+  name: 'openai',
+  path: completions.path,
+  api: 'OpenAI Completions',
+  traits: { chat: false, tokenIds: true, needsModel: true },
+  docs: {
+    prompt: '`prompt` as token ids or text',
+    budget: '`max_tokens`',
+    counts: '`usage` (with `stream_options.include_usage` and `continuous_usage_stats` when streaming)',
+  },
+  create: (ctx) => makeDialect(completions, ctx),
+});
+
+export const openaiChat = defineDialect({
+  name: 'openai-chat',
+  path: chat.path,
+  api: 'OpenAI Chat Completions',
+  traits: { chat: true, tokenIds: false, needsModel: true },
+  docs: {
+    prompt: '`messages` (text only)',
+    budget: '`max_completion_tokens` (and `max_tokens`)',
+    counts: '`usage`; reasoning deltas (`reasoning_content`/`reasoning`) count as generated tokens',
+  },
+  create: (ctx) => makeDialect(chat, ctx),
+});

@@ -12,18 +12,29 @@ import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
 import { parseReply } from './reply';
 import type { TemplateCache } from './template';
-import type { Dialect, GenerationRequest, WireRequest } from './types';
+import type { GenerationRequest, WireRequest } from './types';
+import { defineDialect, type DialectCodec } from './descriptor';
 
 const PATH = '/v1/responses';
 
-export function responsesDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
-  const rctx: RequestContext = { ...ctx, route: `POST ${PATH}` };
+export const responses = defineDialect({
+  name: 'responses',
+  path: PATH,
+  api: 'OpenAI Responses',
+  traits: { chat: true, tokenIds: false, needsModel: true },
+  docs: {
+    prompt: "`input` (text, or a conversation's messages)",
+    budget: '`max_output_tokens`',
+    counts:
+      '`response.completed` `usage.input_tokens`, `output_tokens`, `input_tokens_details.cached_tokens`, `output_tokens_details.reasoning_tokens`; `response.reasoning_text.delta` and reasoning summaries are reasoning',
+  },
+  create: responsesDialect,
+});
+
+function responsesDialect(rctx: RequestContext): DialectCodec {
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
   return {
-    name: 'responses',
-    path: PATH,
-    acceptsTokenIds: false,
     build(req: GenerationRequest): WireRequest {
       const turns = promptTurns(req, 'responses');
       const body: Record<string, unknown> = {};

@@ -6,19 +6,28 @@ import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { TemplateCache, TemplateSuffix } from './template';
 import { parseReply } from './reply';
-import type { Dialect, GenerationRequest, WireRequest } from './types';
+import type { GenerationRequest, WireRequest } from './types';
+import { defineDialect, type DialectCodec } from './descriptor';
 
 const PATH = '/generate';
 
-export function sglangDialect(ctx: Omit<RequestContext, 'route'>): Dialect {
-  const route = `POST ${PATH}`;
-  const rctx: RequestContext = { ...ctx, route };
+export const sglang = defineDialect({
+  name: 'sglang',
+  path: PATH,
+  api: "SGLang's native API",
+  traits: { chat: false, tokenIds: true, needsModel: false },
+  docs: {
+    prompt: '`input_ids` (exact token ids) or `text`',
+    budget: '`sampling_params.max_new_tokens`',
+    counts: '`meta_info.prompt_tokens`, `completion_tokens`, `cached_tokens`; `spec_verify_ct` for acceptance length',
+  },
+  create: sglangDialect,
+});
+
+function sglangDialect(rctx: RequestContext): DialectCodec {
   // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
   const cache: TemplateCache = { skeletons: [] };
   return {
-    name: 'sglang',
-    path: PATH,
-    acceptsTokenIds: true,
     build(req: GenerationRequest): WireRequest {
       const fields: Record<string, unknown> = {
         sampling_params: {

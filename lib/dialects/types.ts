@@ -1,9 +1,6 @@
 // The one normalised shape every dialect reads a reply into, and the request it is built from.
 import type { Arrivals } from './arrivals';
 
-/** Names a user can put in DIALECT. `auto` is resolved by probing in setup(). */
-export type DialectName = 'sglang' | 'openai' | 'openai-chat' | 'llamacpp' | 'anthropic' | 'responses';
-
 /** Low-cardinality error classes, used as the `error_class` tag. */
 export type ErrorClass =
   | 'unreachable' // connection refused, DNS failure, no route
@@ -147,17 +144,4 @@ export interface StreamReader {
   /** Reads the first `count` events kept in `a`, as onEvent would one by one (see arrivals.ts). */
   readKept(a: Arrivals, count: number): void;
   finish(): GenerationResult;
-}
-
-export interface Dialect {
-  readonly name: DialectName;
-  /** The generation route, e.g. /generate. */
-  readonly path: string;
-  /** Whether prompts may be exact token ids; chat takes text only. */
-  readonly acceptsTokenIds: boolean;
-  build(req: GenerationRequest): WireRequest;
-  /** Parse a complete response body (streamed or not). */
-  parseBody(status: number, body: string, contentType: string): GenerationResult;
-  /** A reader for a stream whose events arrive one by one (the sse transport). */
-  streamReader(): StreamReader;
 }

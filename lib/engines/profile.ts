@@ -1,7 +1,7 @@
 // What the suite knows about one kind of server, said once: how preflight recognises it, which
 // dialect `auto` picks and which generation routes it offers, its /metrics names, its tokenize route
 // and a label for reports. Every place that asks "which server is this" reads a profile (index.ts).
-import type { DialectName } from '../dialects/types';
+import type { DialectName } from '../dialects/index';
 
 /** A GET the preflight made and what came back (status 0: no answer). */
 export interface Seen {

@@ -3,6 +3,7 @@
 // one sample rather than gauges, because a trend's count tells "not measured" apart from zero.
 // Prometheus names follow k6's remote-write output: prefix k6_, counters get _total, rates _rate,
 // trends one series per stat (_p99, _avg …) with time trends converted to seconds.
+import { DIALECT_NAMES } from '../dialects/index';
 
 export type MetricType = 'counter' | 'rate' | 'trend';
 
@@ -405,7 +406,10 @@ export const TAGS = {
   osl: 'Output length of the cell, tokens.',
   concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
   rate: 'Arrival rate of the cell, requests per second (arrival-rate scenario).',
-  dialect: 'API dialect used: sglang, openai, openai-chat, llamacpp, anthropic or responses.',
+  // From the dialect table, when read (a dialect registered later shows too).
+  get dialect(): string {
+    return `API dialect used: ${DIALECT_NAMES.slice(0, -1).join(', ')} or ${DIALECT_NAMES[DIALECT_NAMES.length - 1]}.`;
+  },
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
   le_ms: "A log bucket's upper bound, ms (llm_itl_buckets and llm_itl_per_chunk_buckets only).",

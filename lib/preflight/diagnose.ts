@@ -1,7 +1,7 @@
 // Pure decisions of the preflight: what a server is, from the answers of its routes, and the one
 // message that explains a failure. lib/preflight/run.ts performs the requests (through an HttpPort: k6 in lib/k6/setup.ts, a fake server in tests).
-import type { ClassifiedError, DialectName } from '../dialects/types';
-import { DIALECT_TRAITS } from '../dialects/index';
+import type { ClassifiedError } from '../dialects/types';
+import { DIALECT_TRAITS, type DialectName } from '../dialects/index';
 import { formatSeconds } from '../dialects/errors';
 import { poolLengths } from '../workload/prompts';
 import { OPENAI_COMPATIBLE, engineById, engineName, recognise, sightings, type EngineProfile } from '../engines/index';
