@@ -69,13 +69,13 @@ for (const key of keys) {
 }
 const setupData = {
   runId: 'bench',
-  targets: cfg.targets.map((t) => ({
+  variants: cfg.variants.map((t) => ({
     variant: t.variant,
     url: t.url,
     dialect: 'openai',
     model: 'm',
-    engine: 'vLLM',
-    engineId: 'vllm',
+    engineLabel: 'vLLM',
+    engine: 'vllm',
     metrics: null,
     notes: [],
   })),

@@ -10,7 +10,7 @@ import { ConfigError } from './config/parse';
 export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke';
 
 /** A target a benchmark measures, and how its variables are named. */
-export interface TargetSlot {
+export interface VariantSlot {
   /** The variant: tag value and report label, e.g. dflash. */
   variant: string;
   /** Prefix of its variables: DFLASH gives DFLASH_URL, DFLASH_DIALECT …; '' gives TARGET_URL, DIALECT, MODEL, API_KEY. */
@@ -29,7 +29,7 @@ export interface BenchmarkSpec {
   report: ReportKind;
   /** Closed loop over CONCURRENCY (vus) or open loop over RATE. */
   load: 'vus' | 'rate';
-  targets: readonly TargetSlot[];
+  slots: readonly VariantSlot[];
   /** Defaults that differ from the shared ones for this benchmark (variable → value). */
   defaults?: Record<string, string>;
   /** Extra checks of the configuration, throwing ConfigError. */
@@ -46,16 +46,16 @@ export interface BenchmarkSpec {
 const SIM_SPECS = ['none', 'mtp', 'dflash', 'ddtree'] as const;
 
 /** The slot of a variant named by VARIANTS: NONE_URL, MTP_URL …; same engine, the simulator profile of its name. */
-export function variantSlot(variant: string): TargetSlot {
-  const spec = (SIM_SPECS as readonly string[]).includes(variant) ? (variant as TargetSlot['sim']['spec']) : 'none';
+export function variantSlot(variant: string): VariantSlot {
+  const spec = (SIM_SPECS as readonly string[]).includes(variant) ? (variant as VariantSlot['sim']['spec']) : 'none';
   return { variant, prefix: variant.toUpperCase().replace(/[^A-Z0-9]/g, '_'), role: `the ${variant} deployment`, sim: { engine: 'sglang', spec } };
 }
 
 /** The target slots of a benchmark under an environment: VARIANTS for a comparison of N, else its own. */
-export function slotsOf(spec: Pick<BenchmarkSpec, 'targets' | 'variants'>, env: Record<string, string | undefined>): readonly TargetSlot[] {
-  if (!spec.variants) return spec.targets;
+export function slotsOf(spec: Pick<BenchmarkSpec, 'slots' | 'variants'>, env: Record<string, string | undefined>): readonly VariantSlot[] {
+  if (!spec.variants) return spec.slots;
   const raw = (env.VARIANTS ?? '').trim();
-  if (raw === '') return spec.targets;
+  if (raw === '') return spec.slots;
   const names = raw.split(',').map((v) => v.trim());
   for (const v of names) {
     if (!/^[a-z][a-z0-9_-]{0,31}$/.test(v))
@@ -67,16 +67,16 @@ export function slotsOf(spec: Pick<BenchmarkSpec, 'targets' | 'variants'>, env: 
 }
 
 /** The one server under test of the single-target benchmarks. */
-const SINGLE: readonly TargetSlot[] = [{ variant: 'target', prefix: '', role: 'the server under test', sim: { engine: 'sglang', spec: 'dflash' } }];
+const SINGLE: readonly VariantSlot[] = [{ variant: 'target', prefix: '', role: 'the server under test', sim: { engine: 'sglang', spec: 'dflash' } }];
 
 /** The A/B: two deployments, each its own engine and speculative method. */
-const AB: readonly TargetSlot[] = [
+const AB: readonly VariantSlot[] = [
   { variant: 'dflash', prefix: 'DFLASH', role: 'deployment A', sim: { engine: 'sglang', spec: 'dflash' } },
   { variant: 'mtp', prefix: 'MTP', role: 'deployment B', sim: { engine: 'vllm', spec: 'mtp' } },
 ];
 
 /** The N-way comparison's default: one model without speculation and with three methods. */
-const NWAY: readonly TargetSlot[] = ['none', 'mtp', 'dflash', 'ddtree'].map(variantSlot);
+const NWAY: readonly VariantSlot[] = ['none', 'mtp', 'dflash', 'ddtree'].map(variantSlot);
 
 export const BENCHMARKS: Record<string, BenchmarkSpec> = {
   compare: {
@@ -85,7 +85,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
       "How do N deployments (VARIANTS, e.g. none,mtp,dflash,ddtree) compare with a baseline (BASELINE_VARIANT), cell by cell, and up to which concurrency does each one's gain hold?",
     report: 'compare',
     load: 'vus',
-    targets: NWAY,
+    slots: NWAY,
     variants: true,
     trace: true,
   },
@@ -94,7 +94,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     question: 'Is deployment A (DFLASH_URL) faster than deployment B (MTP_URL), by how much, and at which context length and concurrency?',
     report: 'ab',
     load: 'vus',
-    targets: AB,
+    slots: AB,
     trace: true,
   },
   'concurrency-ramp': {
@@ -102,7 +102,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     question: 'Where is the knee: the concurrency after which throughput stops growing while latency climbs?',
     report: 'ramp',
     load: 'vus',
-    targets: SINGLE,
+    slots: SINGLE,
     escalates: true,
     defaults: { CONCURRENCY: '1,2,4,8,16,32,64' },
     validate(cfg) {
@@ -114,7 +114,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     question: 'How do latency and throughput move with input and output length at a fixed concurrency?',
     report: 'context',
     load: 'vus',
-    targets: SINGLE,
+    slots: SINGLE,
     defaults: { ISL: '128,1024,4096', OSL: '128,512', CONCURRENCY: '4' },
     validate(cfg) {
       if (cfg.concurrency.length !== 1) {
@@ -129,7 +129,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     question: 'At which request rate does the server fall behind (open model: dropped iterations, completions below the offered rate, queueing)?',
     report: 'arrival',
     load: 'rate',
-    targets: SINGLE,
+    slots: SINGLE,
     escalates: true,
     // One server, one trace: the replay is open loop on the trace's own clock, as this benchmark's load is.
     trace: true,
@@ -140,7 +140,7 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
       'Can this server be benchmarked at all? A 30-second preflight: reachable, which API, which model, does a generation return a token, then three requests.',
     report: 'smoke',
     load: 'vus',
-    targets: SINGLE,
+    slots: SINGLE,
     defaults: { ISL: '128', OSL: '16', CONCURRENCY: '1', REQUESTS: '3', DURATION: '20s', WARMUP_REQUESTS: '1' },
   },
 };

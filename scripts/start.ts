@@ -16,7 +16,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
-import { BENCHMARKS, BENCHMARK_NAMES, slotsOf, type TargetSlot } from '../lib/benchmarks';
+import { BENCHMARKS, BENCHMARK_NAMES, slotsOf, type VariantSlot } from '../lib/benchmarks';
 import { TRANSPORTS, type TransportName } from '../lib/transports';
 import { findK6, INSTALL_K6, INSTALL_SSE, k6Info, versionWarning } from './k6-runtime';
 import { mergeFiles } from './merge';
@@ -132,7 +132,7 @@ function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Inf
 
 /** One simulator per target slot of the benchmark, with the engine and profile the slot names; their URLs go into env. Null, or the exit code. */
 async function startSimulators(benchmark: string, capacity: boolean, env: NodeJS.ProcessEnv, sims: SimHandle[]): Promise<number | null> {
-  let slots: readonly TargetSlot[];
+  let slots: readonly VariantSlot[];
   try {
     slots = slotsOf(BENCHMARKS[capacity ? 'dflash-vs-mtp' : benchmark], process.env);
   } catch (e) {

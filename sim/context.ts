@@ -1,5 +1,5 @@
 // What every route handler needs from the running simulator.
-import type { Engine } from './engine/scheduler';
+import type { BatchEngine } from './engine/scheduler';
 import type { EngineProfile } from './engines';
 import type { Recorder } from './ground-truth';
 import type { Metrics } from './metrics';
@@ -12,7 +12,7 @@ export interface SimContext {
   readonly o: SimOptions;
   /** The imitated server's profile (ENGINES[o.engine]). */
   readonly profile: EngineProfile;
-  readonly engine: Engine;
+  readonly engine: BatchEngine;
   readonly tokenizer: Tokenizer;
   readonly recorder: Recorder;
   readonly metrics: Metrics;

@@ -2,7 +2,7 @@
 // Histograms observe server-side wall seconds. As on the real servers, the inter-token histogram
 // gets one observation per engine step that produced output (not per token), so under speculative
 // decoding it over-states per-token latency: that is the server's behaviour, kept on purpose.
-import type { Engine, StepRecord } from './engine/scheduler';
+import type { BatchEngine, StepRecord } from './engine/scheduler';
 import type { MetricsProfile } from './engines';
 
 class Histogram {
@@ -48,7 +48,7 @@ export class Metrics {
   constructor(
     private readonly n: MetricsProfile,
     model: string,
-    private readonly engine: Engine,
+    private readonly engine: BatchEngine,
   ) {
     this.labels = `model_name="${model.replace(/["\\\n]/g, '_')}"${this.n.extraLabels}`;
     this.ttft = new Histogram(this.n.ttftBuckets);

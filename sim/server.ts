@@ -9,7 +9,7 @@ import { RESPONSES_ROUTE, addResponsesRoutes } from './api/responses';
 import { addSglangRoutes } from './api/sglang';
 import type { SimContext } from './context';
 import { LoopWatch, nowMs } from './engine/clock';
-import { Engine } from './engine/scheduler';
+import { BatchEngine } from './engine/scheduler';
 import { ENGINES, type EngineProfile, authGuards } from './engines';
 import type { Faults } from './faults';
 import { Recorder } from './ground-truth';
@@ -98,7 +98,7 @@ function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
  * parsing, tokenizing, engine) one per loop turn, so the loop polls again between two of them and
  * a burst's later arrivals are timestamped while earlier ones are still being processed.
  */
-function intake(engine: Engine, loop: LoopWatch, handle: (rc: RouteContext) => void): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+function intake(engine: BatchEngine, loop: LoopWatch, handle: (rc: RouteContext) => void): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const queue: RouteContext[] = [];
   let head = 0;
   const drain = (): void => {
@@ -171,7 +171,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const tokenizer = new Tokenizer(o.vocabSize);
   const loop = new LoopWatch();
   loop.start();
-  const engine = new Engine(o, tokenizer, loop);
+  const engine = new BatchEngine(o, tokenizer, loop);
   const recorder = new Recorder(o.recordLimit, o.lagThresholdMs);
   const metrics = new Metrics(profile.metrics, o.model, engine);
   engine.onStepRecord = (r) => {

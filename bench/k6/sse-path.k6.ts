@@ -6,7 +6,7 @@ import { createDialect, type DialectName } from '../../lib/dialects/index';
 import { adder, createMetrics } from '../../lib/k6/metrics';
 import { SENDERS } from '../../lib/k6/transport';
 import { recordRequest, type SloLimits, type Window } from '../../lib/metrics/samples';
-import type { ResolvedTarget } from '../../lib/targets';
+import type { ResolvedVariant } from '../../lib/variants';
 
 const events = JSON.parse(open(__ENV.EVENTS_FILE)) as string[];
 const dialectName = __ENV.DIALECT as DialectName;
@@ -49,7 +49,7 @@ const target = {
   params: { headers: {}, timeout: 60_000 },
   probeHeaders: {},
   metrics: null,
-} as ResolvedTarget;
+} as ResolvedVariant;
 const send = SENDERS.sse();
 const wire = dialect.build({
   prompt: dialect.acceptsTokenIds ? { kind: 'tokens', json: '[1000,1001,1002]', length: 3 } : { kind: 'text', text: 'hi' },

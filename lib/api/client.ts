@@ -5,8 +5,8 @@
 import { createDialect, DIALECT_NAMES, DIALECT_TRAITS, isDialectName, type DialectName, type DialectSetting, type Prompt } from '../dialects/index';
 import type { AddSample, SloLimits, Window } from '../metrics/samples';
 import type { MetricKey } from '../metrics/catalog';
-import { identifyTarget, PreflightError, preflightTarget } from '../preflight/run';
-import { requestHeaders, type ResolvedTarget, type TargetInfo } from '../targets';
+import { identifyTarget, PreflightError, preflightVariant } from '../preflight/run';
+import { requestHeaders, type ResolvedVariant, type VariantInfo } from '../variants';
 import { TRANSPORTS, type TransportName } from '../transports';
 import { turnsText } from '../dataset/format';
 import { llmRequest } from '../k6/request';
@@ -99,7 +99,7 @@ export interface PreflightOutcome {
   /** The whole diagnosis, with what to change. */
   message: string | null;
   /** The server, dialect and model found (null when it failed). */
-  info: TargetInfo | null;
+  info: VariantInfo | null;
   warnings: string[];
 }
 
@@ -122,7 +122,7 @@ function currentMode(): WindowMode {
 }
 
 interface Resolved {
-  target: ResolvedTarget;
+  target: ResolvedVariant;
   tags: Record<string, string>;
 }
 
@@ -222,7 +222,7 @@ export class LlmClient {
     };
     const cfg = libraryConfig('preflight', 'preflight', [this.spec], this.transport, pf);
     try {
-      const r = preflightTarget(k6Port('preflight'), cfg, targetConfig(this.spec));
+      const r = preflightVariant(k6Port('preflight'), cfg, targetConfig(this.spec));
       this.adoptInfo(r.info);
       return { ok: true, client: this.name, reason: null, headline: null, message: null, info: r.info, warnings: r.warnings.map(libraryWording) };
     } catch (e) {
@@ -241,13 +241,13 @@ export class LlmClient {
   }
 
   /** Uses what preflight found in setup() (its `info`, or an LlmSetup), so this VU does not look the dialect and model up itself. */
-  adopt(found: TargetInfo | { targets?: readonly TargetInfo[] } | null | undefined): void {
+  adopt(found: VariantInfo | { targets?: readonly VariantInfo[] } | null | undefined): void {
     if (!found) return;
-    const info = 'targets' in found ? found.targets?.find((t) => t.variant === this.name) : (found as TargetInfo);
+    const info = 'targets' in found ? found.targets?.find((t) => t.variant === this.name) : (found as VariantInfo);
     if (info && info.variant === this.name) this.adoptInfo(info);
   }
 
-  private adoptInfo(info: TargetInfo): void {
+  private adoptInfo(info: VariantInfo): void {
     this.resolved = this.resolveAs(info.dialect, info.model);
     this.also.clear();
   }
@@ -256,7 +256,7 @@ export class LlmClient {
     const s = this.spec;
     const dialect = createDialect(dialectName, { dialectVar: CLIENT_VARS.dialect, modelVar: CLIENT_VARS.model, model });
     const headers = requestHeaders(s, TRANSPORTS[s.transport].accept ?? undefined, dialectName);
-    const target: ResolvedTarget = {
+    const target: ResolvedVariant = {
       variant: s.name,
       url: s.url,
       dialect,

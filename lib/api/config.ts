@@ -1,7 +1,7 @@
 // The configuration the shared code (preflight, the report) expects, built from what a user's
 // script says and nothing more: a user script has no matrix, so the matrix fields hold only what
 // the preflight or the report reads, and the report's settings are the library's own (summary.ts).
-import type { BenchConfig, TargetConfig } from '../config/types';
+import type { BenchConfig, VariantConfig } from '../config/types';
 import type { DialectSetting } from '../dialects/index';
 import type { TransportName } from '../transports';
 
@@ -21,7 +21,7 @@ export interface ClientSpec {
 /** How messages name a client's settings ("set dialect to …"): its options, not environment variables. */
 export const CLIENT_VARS = { url: 'url', dialect: 'dialect', model: 'model', apiKey: 'apiKey' };
 
-export function targetConfig(c: ClientSpec): TargetConfig {
+export function targetConfig(c: ClientSpec): VariantConfig {
   return { variant: c.name, url: c.url, dialect: c.dialect, model: c.model, apiKey: c.apiKey, vars: CLIENT_VARS };
 }
 
@@ -46,7 +46,7 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     benchmark: title,
     runId,
     resultsDir: '.',
-    targets: clients.map(targetConfig),
+    variants: clients.map(targetConfig),
     baseline: clients[0]?.name ?? 'target',
     isl: [pf?.maxPromptTokens ?? 1],
     osl: [pf?.maxTokens ?? 1],

@@ -35,5 +35,8 @@ export {
 export { METRICS, TAGS } from '../metrics/catalog';
 export { ERROR_CLASSES, type ErrorClass } from '../dialects/types';
 export type { DialectName, DialectSetting } from '../dialects/index';
-export type { TargetInfo } from '../targets';
+import type { VariantInfo } from '../variants';
+export type { VariantInfo };
+/** @deprecated VariantInfo's old name, exported until the next release. */
+export type TargetInfo = VariantInfo;
 export type { Report } from '../report/report';

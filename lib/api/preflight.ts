@@ -18,7 +18,7 @@ export function preflight(clients: LlmClient | readonly LlmClient[], o: Prefligh
     out.warnings.push(...r.warnings);
     if (r.ok && r.info) {
       out.targets.push(r.info);
-      console.log(`${c.name}: ${r.info.engine} at ${c.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}`);
+      console.log(`${c.name}: ${r.info.engineLabel} at ${c.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}`);
     } else {
       out.ok = false;
       out.failures.push({ variant: c.name, reason: r.reason ?? 'generation_failed', message: r.message ?? '' });

@@ -4,7 +4,7 @@
 // CONCURRENCY …) is replaced by what the script did set. Pure.
 import { buildReport, type Report, type SummaryDataLike } from '../report/report';
 import type { SummaryMetrics } from '../report/model';
-import type { SetupData, TargetInfo } from '../targets';
+import type { SetupData, VariantInfo } from '../variants';
 import { TRANSPORTS, type TransportName } from '../transports';
 import { libraryConfig, type ClientSpec } from './config';
 import { reportPlan, variantsByScenario, windowMode, type ScenarioOptions, type WindowMode } from './plan';
@@ -14,7 +14,7 @@ import { METRICS } from '../metrics/catalog';
 /** What preflight() in setup() found, as the script returns it from setup (directly or under `llm`). */
 export interface LlmSetup {
   ok: boolean;
-  targets: TargetInfo[];
+  targets: VariantInfo[];
   warnings: string[];
   failures: Array<{ variant: string; reason: string; message: string }>;
 }
@@ -68,7 +68,7 @@ export function libraryReport(input: LibraryReportInput): Report {
   const cfg = libraryConfig(input.title, input.runId, ordered, transport);
   const setupData: SetupData = {
     runId: input.runId,
-    targets: setup?.targets ?? [],
+    variants: setup?.targets ?? [],
     warnings: setup?.warnings ?? [],
     failures: setup?.failures ?? [],
     segment: null,
@@ -107,8 +107,8 @@ export function libraryReport(input: LibraryReportInput): Report {
     );
   }
   report.notMeasured = notMeasured;
-  for (const t of report.targets) {
-    if (t.engine === 'unknown') t.engine = 'not identified (no preflight result in the setup data)';
+  for (const t of report.variants) {
+    if (t.engineLabel === 'unknown') t.engineLabel = 'not identified (no preflight result in the setup data)';
   }
   for (const r of plan.runs) {
     if (r.variant.includes('+')) {

@@ -2,7 +2,7 @@
 // gauge per target for the capacity and each end of its interval, the goodput there, and the A/B
 // ratio. Labels stay low-cardinality: the run's testid, the variant, the loop kind and the SLO
 // text. A bound that does not exist (censored, no interval) is not written, never a zero. Pure.
-import type { PromSample } from '../prometheus/remote-write';
+import type { RemoteWriteSample } from '../prometheus/remote-write';
 import type { CapacityReport } from './report';
 import { sloText } from './report';
 import type { CapacitySettings } from './settings';
@@ -18,8 +18,8 @@ export const CAPACITY_SERIES = {
   ratioUpper: 'k6_llm_capacity_ratio_upper',
 } as const;
 
-export function capacitySeries(s: CapacitySettings, r: CapacityReport, timestampMs: number): PromSample[] {
-  const out: PromSample[] = [];
+export function capacitySeries(s: CapacitySettings, r: CapacityReport, timestampMs: number): RemoteWriteSample[] {
+  const out: RemoteWriteSample[] = [];
   const common = { testid: r.runId, loop: s.loop.name, slo: sloText(s.criteria) };
   const put = (name: string, extra: Record<string, string>, v: number | null) => {
     if (v !== null && Number.isFinite(v)) out.push({ labels: { __name__: name, ...common, ...extra }, value: v, timestampMs });

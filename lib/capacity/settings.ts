@@ -190,7 +190,7 @@ export function readCapacitySettings(env: Env): CapacitySettings {
 /** The benchmark a step runs, checked to exist and to be single-target. */
 export function stepBenchmark(loop: LoopKind) {
   const spec = BENCHMARKS[loop.benchmark];
-  if (!spec || spec.targets.length !== 1 || (spec.load === 'rate') !== (loop.name === 'open'))
+  if (!spec || spec.slots.length !== 1 || (spec.load === 'rate') !== (loop.name === 'open'))
     throw new Error(`capacity: ${loop.benchmark} cannot run a ${loop.name}-loop step`);
   return spec;
 }

@@ -1,4 +1,4 @@
-// One k6 run at one load, read back from its partial result (PARTIAL=true): the trends with their
+// One step: one k6 test at one load, read back from its partial result (PARTIAL=true): the trends with their
 // quantile grid (so runs at one load pool exactly), the request counts, and the figures the one
 // report pipeline derives from them (goodput, throughput, errors, the client self-check,
 // preflight failures). Pure: the partial's text comes in, the driver does the file I/O.

@@ -2,15 +2,15 @@
 // them: the step bundle is single-target (TARGET_URL, DIALECT, MODEL, API_KEY), so an A/B slot's
 // own variables (DFLASH_URL …) are mapped onto those, and every other target's variables, its API
 // key above all, are left out, so a secret goes only to its target. Pure.
-import { BENCHMARKS, type TargetSlot } from '../benchmarks';
+import { BENCHMARKS, type VariantSlot } from '../benchmarks';
 import { ConfigError } from '../config/parse';
 import type { CapacitySettings } from './settings';
 
 /** The A/B's slots when any of their URLs is set, else the single target. */
-export function capacitySlots(env: Record<string, string | undefined>, loopBenchmark: string): readonly TargetSlot[] {
-  const ab = BENCHMARKS['dflash-vs-mtp'].targets;
+export function capacitySlots(env: Record<string, string | undefined>, loopBenchmark: string): readonly VariantSlot[] {
+  const ab = BENCHMARKS['dflash-vs-mtp'].slots;
   const set = ab.filter((s) => (env[`${s.prefix}_URL`] ?? '').trim() !== '');
-  if (set.length === 0) return BENCHMARKS[loopBenchmark].targets;
+  if (set.length === 0) return BENCHMARKS[loopBenchmark].slots;
   if (set.length < ab.length) {
     const missing = ab.filter((s) => !set.includes(s)).map((s) => `${s.prefix}_URL`);
     throw new ConfigError(
@@ -20,7 +20,7 @@ export function capacitySlots(env: Record<string, string | undefined>, loopBench
   return ab;
 }
 
-function targetVars(slot: TargetSlot): { url: string; dialect: string; model: string; apiKey: string } {
+function targetVars(slot: VariantSlot): { url: string; dialect: string; model: string; apiKey: string } {
   return slot.prefix
     ? { url: `${slot.prefix}_URL`, dialect: `${slot.prefix}_DIALECT`, model: `${slot.prefix}_MODEL`, apiKey: `${slot.prefix}_API_KEY` }
     : { url: 'TARGET_URL', dialect: 'DIALECT', model: 'MODEL', apiKey: 'API_KEY' };
@@ -28,12 +28,12 @@ function targetVars(slot: TargetSlot): { url: string; dialect: string; model: st
 
 const ALL_TARGET_VARS = new Set(
   Object.values(BENCHMARKS)
-    .flatMap((b) => b.targets)
+    .flatMap((b) => b.slots)
     .flatMap((slot) => Object.values(targetVars(slot))),
 );
 
 export interface StepEnvInput {
-  slot: TargetSlot;
+  slot: VariantSlot;
   load: number;
   durationMs: number;
   first: boolean;

@@ -27,9 +27,9 @@ export interface SummaryRecord {
   steady_slices?: SummarySlices | null;
 }
 
-export interface SummaryTarget {
+export interface SummaryVariant {
   variant: string;
-  engine?: string;
+  engineLabel?: string;
   dialect?: string;
   model?: string;
   url?: string;
@@ -41,7 +41,7 @@ export interface BenchSummary {
   generated_at?: string;
   transport?: string;
   settings: Record<string, SettingValue>;
-  targets: SummaryTarget[];
+  variants: SummaryVariant[];
   records: SummaryRecord[];
   /** The dataset section (null without DATASET); older summaries record the dataset only here. */
   dataset?: { source?: string } | null;
@@ -72,10 +72,13 @@ export function parseSummary(text: string, name: string): BenchSummary {
       `${name}: a partial result of one instance, not a summary: merge the instances first (npm run merge), then compare the merged summary.json`,
     );
   }
-  const missing = ['benchmark', 'run_id', 'records', 'settings', 'targets'].filter((k) => !(k in v));
+  // `variants` was `targets` (each with `engine` for its label) before: an older summary is read as the new one.
+  if (!('variants' in v) && Array.isArray(v.targets))
+    v.variants = v.targets.map((t) => (isObj(t) && !('engineLabel' in t) ? { ...t, engineLabel: t.engine } : t));
+  const missing = ['benchmark', 'run_id', 'records', 'settings', 'variants'].filter((k) => !(k in v));
   if (missing.length > 0) throw new CompareInputError(`${name}: not a k6-llm-bench summary.json (no ${missing.map((k) => `'${k}'`).join(', ')})`);
-  if (typeof v.benchmark !== 'string' || !Array.isArray(v.records) || !isObj(v.settings) || !Array.isArray(v.targets)) {
-    throw new CompareInputError(`${name}: not a k6-llm-bench summary.json ('benchmark', 'records', 'settings' or 'targets' has the wrong type)`);
+  if (typeof v.benchmark !== 'string' || !Array.isArray(v.records) || !isObj(v.settings) || !Array.isArray(v.variants)) {
+    throw new CompareInputError(`${name}: not a k6-llm-bench summary.json ('benchmark', 'records', 'settings' or 'variants' has the wrong type)`);
   }
   v.records.forEach((r, i) => {
     if (!isObj(r) || typeof r.cell !== 'string' || typeof r.variant !== 'string') {

@@ -1,11 +1,11 @@
 // Whether two runs measured the same workload. A difference in what was sent (benchmark, lengths,
-// prompts, transport, the targets' engines, dialects and models) makes a ratio meaningless, so the
+// prompts, transport, the variants' engines, dialects and models) makes a ratio meaningless, so the
 // comparison refuses it unless forced; a difference in how long or how finely it was measured
 // (DURATION, SLICES, the load levels) is only noted: the cells both runs have are still alike.
 import type { BenchSummary, SettingValue } from './summary';
 
 export interface Difference {
-  /** The setting's name as the user knows it (ISL, SEED, target mtp model …). */
+  /** The setting's name as the user knows it (ISL, SEED, variant mtp model …). */
   what: string;
   baseline: string;
   next: string;
@@ -75,16 +75,16 @@ export function checkWorkload(base: BenchSummary, next: BenchSummary): WorkloadC
     }
     differ(key, a, b);
   }
-  const variants = (s: BenchSummary) => s.targets.map((t) => t.variant);
-  differ('targets', variants(base).join(','), variants(next).join(','));
-  for (const t of base.targets) {
-    const u = next.targets.find((x) => x.variant === t.variant);
+  const variants = (s: BenchSummary) => s.variants.map((t) => t.variant);
+  differ('variants', variants(base).join(','), variants(next).join(','));
+  for (const t of base.variants) {
+    const u = next.variants.find((x) => x.variant === t.variant);
     if (!u) continue;
     // A new version of the same server is what a baseline comparison is for: the engine's kind must match, its version may not.
-    differ(`target ${t.variant} engine`, engineKind(t.engine), engineKind(u.engine));
-    if (t.engine !== u.engine && engineKind(t.engine) === engineKind(u.engine))
-      notes.push(`target ${t.variant}: ${show(t.engine ?? null)} in the baseline, ${show(u.engine ?? null)} in the new run.`);
-    for (const field of ['dialect', 'model'] as const) differ(`target ${t.variant} ${field}`, t[field] ?? null, u[field] ?? null);
+    differ(`variant ${t.variant} engine`, engineKind(t.engineLabel), engineKind(u.engineLabel));
+    if (t.engineLabel !== u.engineLabel && engineKind(t.engineLabel) === engineKind(u.engineLabel))
+      notes.push(`variant ${t.variant}: ${show(t.engineLabel ?? null)} in the baseline, ${show(u.engineLabel ?? null)} in the new run.`);
+    for (const field of ['dialect', 'model'] as const) differ(`variant ${t.variant} ${field}`, t[field] ?? null, u[field] ?? null);
   }
   for (const key of MEASUREMENT_SETTINGS) {
     const a = base.settings[key];

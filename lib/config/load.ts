@@ -1,16 +1,16 @@
-// Builds the typed configuration of a scenario from the environment (and an optional JSON file).
+// Builds the typed configuration of a benchmark from the environment (and an optional JSON file).
 import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
 import { VARIABLES } from './variables';
-import { BENCHMARKS, slotsOf, type BenchmarkSpec, type TargetSlot } from '../benchmarks';
+import { BENCHMARKS, slotsOf, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
 import { datasetConfig } from './dataset';
 import { traceConfig } from './trace';
 
-export type { Env, TargetConfig, Slo, BenchConfig } from './types';
+export type { Env, VariantConfig, Slo, BenchConfig } from './types';
 export type { TransportName as Transport } from '../transports';
 import { TRANSPORTS, TRANSPORT_NAMES } from '../transports';
-import type { BenchConfig, Env, TargetConfig } from './types';
+import type { BenchConfig, Env, VariantConfig } from './types';
 
 /** Token ids below this are avoided: vocabularies keep special and control tokens low. */
 export const TOKEN_ID_FLOOR = 1000;
@@ -53,7 +53,7 @@ function dialectOf(name: string, raw: string): DialectSetting {
   throw p.invalid(name, raw, `one of auto, ${DIALECT_NAMES.join(', ')}`);
 }
 
-function target(env: Env, slot: TargetSlot): TargetConfig {
+function target(env: Env, slot: VariantSlot): VariantConfig {
   const { variant: label, prefix } = slot;
   const vars = prefix
     ? { url: `${prefix}_URL`, dialect: `${prefix}_DIALECT`, model: `${prefix}_MODEL`, apiKey: `${prefix}_API_KEY` }
@@ -82,8 +82,8 @@ export function stamp(d: Date): string {
   return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
-export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'variants' | 'trace' | 'escalates'>, env: Env, now: Date): BenchConfig {
-  const scenario = spec.name;
+export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variants' | 'trace' | 'escalates'>, env: Env, now: Date): BenchConfig {
+  const benchmark = spec.name;
   const targets = slotsOf(spec, env).map((slot) => target(env, slot));
   const baselineRaw = spec.variants ? get(env, 'BASELINE_VARIANT').trim() : '';
   const baseline = baselineRaw === '' ? targets[0].variant : baselineRaw;
@@ -105,10 +105,10 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
   const requestsRaw = get(env, 'REQUESTS');
   const runIdRaw = get(env, 'RUN_ID');
   const cfg: BenchConfig = {
-    benchmark: scenario,
-    runId: runIdRaw === '' ? `${scenario}-${stamp(now)}` : p.label('RUN_ID', runIdRaw),
+    benchmark,
+    runId: runIdRaw === '' ? `${benchmark}-${stamp(now)}` : p.label('RUN_ID', runIdRaw),
     resultsDir: get(env, 'RESULTS_DIR').replace(/\/+$/, '') || '.',
-    targets,
+    variants: targets,
     baseline,
     isl,
     osl: p.intList('OSL', get(env, 'OSL'), { min: 1, max: 1_000_000 }),
@@ -161,7 +161,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'targets' | 'varia
       .filter((b) => b.trace)
       .map((b) => b.name);
     throw new ConfigError(
-      `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${scenario}.`,
+      `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
     );
   }
   if (cfg.slo.ttftOf !== 'first' && cfg.slo.ttftP99Ms === null)
@@ -188,5 +188,5 @@ function numberList(name: string, raw: string): number[] {
 
 /** The configuration as it may be printed: secrets replaced. */
 export function redacted(cfg: BenchConfig): BenchConfig {
-  return { ...cfg, targets: cfg.targets.map((t) => ({ ...t, apiKey: t.apiKey ? '<set>' : '' })) };
+  return { ...cfg, variants: cfg.variants.map((t) => ({ ...t, apiKey: t.apiKey ? '<set>' : '' })) };
 }

@@ -7,7 +7,7 @@ import type { TraceConfig } from './trace';
 
 export type Env = Record<string, string | undefined>;
 
-export interface TargetConfig {
+export interface VariantConfig {
   /** Tag value and report label, e.g. dflash. */
   variant: string;
   url: string;
@@ -33,7 +33,7 @@ export interface BenchConfig {
   benchmark: string;
   runId: string;
   resultsDir: string;
-  targets: TargetConfig[];
+  variants: VariantConfig[];
   /** The variant every other is compared with: BASELINE_VARIANT (compare), else the first target. */
   baseline: string;
   isl: number[];

@@ -2,7 +2,7 @@
 // loading uses and that the README's variable table is generated from. Which benchmarks read a
 // variable is derived from their definitions (target slots, load model), never listed by name.
 
-import { BENCHMARKS, type BenchmarkSpec, type TargetSlot } from '../benchmarks';
+import { BENCHMARKS, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
 import { dialectHelp } from '../dialects/index';
 
 export interface VariableDef {
@@ -20,10 +20,10 @@ const where = (pred: (b: BenchmarkSpec) => boolean) => ALL.filter(pred).map((b) 
 
 /** A target's four variables, for every variable prefix some benchmark's target slots use. */
 function targetVariables(): VariableDef[] {
-  const prefixes = [...new Set(ALL.flatMap((b) => b.targets.map((t) => t.prefix)))];
+  const prefixes = [...new Set(ALL.flatMap((b) => b.slots.map((t) => t.prefix)))];
   return prefixes.flatMap((prefix): VariableDef[] => {
-    const slot = ALL.flatMap((b) => b.targets).find((t) => t.prefix === prefix) as TargetSlot;
-    const benchmarks = where((b) => b.targets.some((t) => t.prefix === prefix));
+    const slot = ALL.flatMap((b) => b.slots).find((t) => t.prefix === prefix) as VariantSlot;
+    const benchmarks = where((b) => b.slots.some((t) => t.prefix === prefix));
     if (prefix === '') {
       return [
         { name: 'TARGET_URL', default: '', help: `Base URL of ${slot.role}, e.g. http://127.0.0.1:30000 (required).`, benchmarks },
@@ -78,7 +78,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'MAX_VUS',
     default: '256',
-    help: 'Most VUs the arrival-rate scenario may use; when all are busy, iterations are dropped and counted.',
+    help: 'Most VUs the arrival-rate benchmark may use; when all are busy, iterations are dropped and counted.',
     benchmarks: OPEN_LOOP,
   },
   { name: 'DURATION', default: '30s', help: 'Load time of each cell.' },
@@ -221,5 +221,9 @@ export const VARIABLES: readonly VariableDef[] = [
     default: 'false',
     help: 'Also write <run id>.partial.json for `npm run merge`, which combines the instances of one run split by k6 --execution-segment (or the k6-operator) into one report; adds a fine quantile grid to every latency figure so percentiles merge.',
   },
-  { name: 'RUN_ID', default: '', help: 'Name of this run: prefix of the result files and default testid tag; default <scenario>-<UTC time>.' },
+  {
+    name: 'RUN_ID',
+    default: '',
+    help: 'Name of this test (the whole k6 invocation): prefix of the result files and default testid tag; default <benchmark>-<UTC time>.',
+  },
 ];

@@ -218,7 +218,7 @@ export function serverCounter(
 }
 
 /** The profile whose tokenize route a target uses: its own, else the one its /metrics names; null: none. */
-export function tokenizeEngine(metrics: string | null, engineId: string | null): string | null {
-  for (const id of [engineId, metrics]) if (engineById(id)?.tokenize) return id;
+export function tokenizeEngine(metrics: string | null, engine: string | null): string | null {
+  for (const id of [engine, metrics]) if (engineById(id)?.tokenize) return id;
   return null;
 }

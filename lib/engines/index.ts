@@ -9,7 +9,7 @@ import { tgi } from './tgi';
 import { trtllm } from './trtllm';
 import { vllm } from './vllm';
 
-export type { EngineProfile, MetricNames, Recognised, Seen, Sightings, TokenizeRoute } from './profile';
+export type { EngineId, EngineProfile, MetricNames, Recognised, Seen, Sightings, TokenizeRoute } from './profile';
 
 /** In the order they are tried: the most specific evidence first, vLLM's loose /version rule last. */
 export const ENGINES: EngineProfile[] = [sglang, llamacpp, tgi, ollama, lmstudio, trtllm, vllm];

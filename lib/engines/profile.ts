@@ -66,9 +66,12 @@ export interface TokenizeRoute {
   countField: 'count' | null;
 }
 
+/** An engine: the server software's id (sglang, vllm, llamacpp, …), its profile's `id`; a tag value, a VariantInfo field. */
+export type EngineId = string;
+
 export interface EngineProfile {
-  /** Low-cardinality id: a tag value, a TargetInfo field. */
-  id: string;
+  /** The engine: a low-cardinality id, a tag value, a VariantInfo field. */
+  id: EngineId;
   /** Human name, e.g. "vLLM". */
   label: string;
   /** Extra GET routes worth asking, and when (given what was seen so far). */

@@ -10,7 +10,7 @@ import type { AddSample, SloLimits } from '../metrics/samples';
 import { planOf, probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { datasetThresholds } from '../plan/dataset-keys';
-import { resolveTargets, type ResolvedTarget, type SetupData } from '../targets';
+import { resolveVariants, type ResolvedVariant, type SetupData } from '../variants';
 import { TRANSPORTS, type TransportSpec } from '../transports';
 import { adder, createMetrics, type K6Metrics } from './metrics';
 import { SENDERS, type Send } from './transport';
@@ -46,7 +46,7 @@ export interface Bench {
   /** The k6 options: built in VU 0 only (empty in the others, whose options k6 overwrites). */
   options: K6Options;
   /** The targets as this VU uses them, resolved from the setup data on first use. */
-  target(data: SetupData, variant: string): ResolvedTarget;
+  target(data: SetupData, variant: string): ResolvedVariant;
 }
 
 /** The shared state of a benchmark, or the one-line message of a configuration error. */
@@ -104,7 +104,7 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
   // k6 reads a script's options in VU 0 alone and overwrites every other VU's with its own: the
   // thresholds (a few dozen per run) are built there only.
   const options = __VU === 0 ? optionsOf(plan, cfg, dataset) : ({} as K6Options);
-  let targets: Map<string, ResolvedTarget> | null = null;
+  let targets: Map<string, ResolvedVariant> | null = null;
   return {
     spec,
     env,
@@ -122,8 +122,8 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
     stream: transport.streams || cfg.stream,
     options,
     target(data, variant) {
-      if (targets === null) targets = resolveTargets(cfg, data);
-      return targets.get(variant) as ResolvedTarget;
+      if (targets === null) targets = resolveVariants(cfg, data);
+      return targets.get(variant) as ResolvedVariant;
     },
   };
 }

@@ -6,7 +6,7 @@ import { SharedArray } from 'k6/data';
 import type { BenchConfig } from '../config/types';
 import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
-import { requestHeaders, type ResolvedTarget, type TargetInfo } from '../targets';
+import { requestHeaders, type ResolvedVariant, type VariantInfo } from '../variants';
 import { DIALECT_TRAITS } from '../dialects/index';
 import type { DatasetItem } from '../dataset/format';
 import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../dataset/plan';
@@ -81,16 +81,16 @@ export function openDataset(cfg: BenchConfig, read: (path: string) => string): S
 }
 
 /** Setup's part: count the prompts' tokens (a target's tokenize route, else the estimate) and fill the buckets. */
-export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly TargetInfo[]): DatasetPlan {
+export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly VariantInfo[]): DatasetPlan {
   const d = cfg.dataset as NonNullable<BenchConfig['dataset']>;
-  const counting = cfg.targets.flatMap((tc) => {
+  const counting = cfg.variants.flatMap((tc) => {
     const info = infos.find((x) => x.variant === tc.variant);
     if (!info) return [];
     return [
       {
         variant: tc.variant,
         url: tc.url,
-        engine: tokenizeEngine(info.metrics, info.engineId),
+        engine: tokenizeEngine(info.metrics, info.engine),
         model: info.model,
         headers: requestHeaders(tc),
         chat: DIALECT_TRAITS[info.dialect].chat,
@@ -133,7 +133,7 @@ export class DatasetVu {
   ) {}
 
   /** On a new run: the target's prompt form, the cell's ISL and this VU's slot. */
-  start(plan: DatasetPlan, t: ResolvedTarget, isl: number, slot: number, vus: number): void {
+  start(plan: DatasetPlan, t: ResolvedVariant, isl: number, slot: number, vus: number): void {
     const chat = DIALECT_TRAITS[t.dialect.name].chat;
     let p = this.players.get(chat);
     if (!p) {
@@ -174,7 +174,7 @@ export class DatasetVu {
  * per fact. A dataset that cannot fill the ISL axis stops the run here with one line, as a
  * configuration error does (exit 108, see config-error.ts).
  */
-export function setupDataset(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly TargetInfo[], benchmark: string): DatasetPlan {
+export function setupDataset(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly VariantInfo[], benchmark: string): DatasetPlan {
   let plan: DatasetPlan;
   try {
     plan = planInSetup(io, cfg, ds, infos);

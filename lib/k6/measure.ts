@@ -2,7 +2,7 @@
 // its first error of each class logged, and the back-off and target-down rules.
 import { sleep } from 'k6';
 import type { Outcome } from '../metrics/samples';
-import type { SetupData } from '../targets';
+import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { llmRequest } from './request';
 import { abortIfPreflightFailed } from './preflight-gate';

@@ -4,7 +4,7 @@
 // webpack.config.js) that benchmark.ts requires in VU 0 alone, so the VUs that send requests never
 // compile report rendering, charts, statistics, the comparison or the preflight's diagnosis.
 import { readBaseline } from '../compare/baseline';
-import type { SetupData } from '../targets';
+import type { SetupData } from '../variants';
 import type { SummaryDataLike } from '../report/report';
 import type { Bench } from './bench-context';
 import { configErrorOf } from './config-error';

@@ -3,7 +3,7 @@
 import exec from 'k6/execution';
 import { steadyWindow } from '../plan/matrix';
 import { probeWindow } from '../server-metrics/probe';
-import type { SetupData } from '../targets';
+import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';

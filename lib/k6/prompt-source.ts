@@ -6,7 +6,7 @@ import type { GenerationResult, Prompt } from '../dialects/types';
 import { recordDatasetRequest } from '../metrics/dataset-samples';
 import type { AddSample } from '../metrics/samples';
 import type { Run } from '../plan/matrix';
-import type { ResolvedTarget, SetupData } from '../targets';
+import type { ResolvedVariant, SetupData } from '../variants';
 import { promptIndex } from '../workload/prompts';
 import type { DatasetVu } from './dataset';
 import type { PromptPools } from './prompts';
@@ -22,14 +22,14 @@ export interface NextPrompt {
 
 export interface PromptSource {
   /** A VU's first iteration in a run: its target, the run and the VU's slot among the run's VUs. */
-  start(data: SetupData, target: ResolvedTarget, run: Run, slot: number): void;
+  start(data: SetupData, target: ResolvedVariant, run: Run, slot: number): void;
   /**
    * A replay: the epoch ms the next request is due, read before it is built. The VU waits until
    * shortly before then to build it: VUs building prompts due far ahead would otherwise take the
    * CPU from those sending now (at a replay's start, every VU at once).
    */
   due?(): number;
-  next(run: Run, target: ResolvedTarget): NextPrompt;
+  next(run: Run, target: ResolvedVariant): NextPrompt;
   /** How the request went (a conversation's next turn may depend on the reply). */
   done(result: GenerationResult, add: AddSample): void;
   /** Before work that is not a request (the server-metrics probe): tags of the last request off. */

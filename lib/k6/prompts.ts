@@ -53,6 +53,6 @@ export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): Prompt
 /** The prompt kinds the configured targets may need: chat takes text, the others token ids. */
 export function neededKinds(cfg: BenchConfig): PromptKind[] {
   const kinds = new Set<PromptKind>();
-  for (const t of cfg.targets) kinds.add(t.dialect !== 'auto' && !DIALECT_TRAITS[t.dialect].tokenIds ? 'text' : 'tokens');
+  for (const t of cfg.variants) kinds.add(t.dialect !== 'auto' && !DIALECT_TRAITS[t.dialect].tokenIds ? 'text' : 'tokens');
   return [...kinds];
 }

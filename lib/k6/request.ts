@@ -3,7 +3,7 @@
 // benchmarks (lib/k6/benchmark.ts) and the public library (lib/api/) both call this function.
 import type { GenerationRequest } from '../dialects/types';
 import { recordRequest, type AddSample, type Outcome, type SloLimits, type Window } from '../metrics/samples';
-import type { ResolvedTarget } from '../targets';
+import type { ResolvedVariant } from '../variants';
 import type { Send } from './transport';
 
 /**
@@ -12,7 +12,7 @@ import type { Send } from './transport';
  */
 export function llmRequest(
   send: Send,
-  target: ResolvedTarget,
+  target: ResolvedVariant,
   req: GenerationRequest,
   timeoutMs: number,
   window: Window,

@@ -5,7 +5,7 @@
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 import { RUN_RECORD_FORMAT, RUN_RECORD_KEY, RUN_RECORD_METRIC, type RunRecordMeta } from '../raw/record';
-import type { SetupData } from '../targets';
+import type { SetupData } from '../variants';
 
 // k6 creates metrics in the init context only: this module is imported there.
 const runRecord = new Counter(RUN_RECORD_METRIC);

@@ -3,8 +3,8 @@
 import exec from 'k6/execution';
 import { redacted } from '../config/load';
 import { formatDuration } from '../plan/matrix';
-import { PreflightError, preflightTarget } from '../preflight/run';
-import type { SetupData } from '../targets';
+import { PreflightError, preflightVariant } from '../preflight/run';
+import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { setupDataset } from './dataset';
 import { k6Port } from './http-port';
@@ -16,26 +16,26 @@ export function makeSetup(b: Bench): () => SetupData {
   const { spec, cfg, plan } = b;
   return function setup(): SetupData {
     console.log(
-      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.targets.length} target(s) = ${plan.runs.length} run(s), ` +
+      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.variants.length} variant(s) = ${plan.runs.length} run(s), ` +
         `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${b.transport.measures}.`,
     );
     const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? redacted(cfg).runId;
     const o = exec.test.options as { executionSegment?: string | null; executionSegmentSequence?: string | null };
     const data: SetupData = {
       runId: testid,
-      targets: [],
+      variants: [],
       warnings: [],
       failures: [],
       segment: o.executionSegment || null,
       sequence: o.executionSegmentSequence || null,
     };
-    for (const t of cfg.targets) {
+    for (const t of cfg.variants) {
       try {
-        const r = preflightTarget(k6Port('preflight'), cfg, t);
-        data.targets.push(r.info);
+        const r = preflightVariant(k6Port('preflight'), cfg, t);
+        data.variants.push(r.info);
         data.warnings.push(...r.warnings);
         console.log(
-          `${t.variant}: ${r.info.engine} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`,
+          `${t.variant}: ${r.info.engineLabel} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`,
         );
       } catch (e) {
         if (!(e instanceof PreflightError)) throw e;
@@ -47,7 +47,7 @@ export function makeSetup(b: Bench): () => SetupData {
       data.trace = b.trace.shape;
       console.log(traceLogLine(b.trace.source, b.trace.shape, cfg.trace as NonNullable<typeof cfg.trace>));
     }
-    if (b.dataset !== null && data.failures.length === 0) data.dataset = setupDataset(k6Port('dataset'), cfg, b.dataset, data.targets, spec.name);
+    if (b.dataset !== null && data.failures.length === 0) data.dataset = setupDataset(k6Port('dataset'), cfg, b.dataset, data.variants, spec.name);
     for (const w of data.warnings) console.warn(`warning: ${w}`);
     // The run record (a sample whose metadata holds the settings and this data): `npm run report`
     // rebuilds the reports from k6's JSON output with it, even when the run is killed.

@@ -8,10 +8,10 @@ import type { ClassifiedError } from '../dialects/types';
 import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../dialects/arrivals';
 import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
-import type { ResolvedTarget } from '../targets';
+import type { ResolvedVariant } from '../variants';
 import type { TransportName } from '../transports';
 
-export type Send = (target: ResolvedTarget, wire: WireRequest, timeoutMs: number) => Outcome;
+export type Send = (target: ResolvedVariant, wire: WireRequest, timeoutMs: number) => Outcome;
 
 /** The http sender (stock k6). */
 export const sendHttp: Send = (target, wire, timeoutMs) => {
@@ -188,7 +188,7 @@ const diagnosed = new Map<string, ClassifiedError>();
  * target answers a status, the same request goes once over http, and its body classifies this and
  * every later reply with that status (per VU; the message says how it was learned).
  */
-function diagnoseStatus(target: ResolvedTarget, wire: WireRequest, status: number): ClassifiedError {
+function diagnoseStatus(target: ResolvedVariant, wire: WireRequest, status: number): ClassifiedError {
   const key = `${target.url} ${wire.path} ${status}`;
   const known = diagnosed.get(key);
   if (known) return known;

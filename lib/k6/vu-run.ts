@@ -3,7 +3,7 @@
 import exec from 'k6/execution';
 import type { Window } from '../metrics/samples';
 import type { Run } from '../plan/matrix';
-import type { ResolvedTarget, SetupData } from '../targets';
+import type { ResolvedVariant, SetupData } from '../variants';
 import { BACKOFF, Reachability } from '../vu/reachability';
 import type { Bench } from './bench-context';
 
@@ -12,7 +12,7 @@ export interface VuRun {
   name: string;
   run: Run;
   index: number;
-  target: ResolvedTarget;
+  target: ResolvedVariant;
   window: Window;
   /** This VU's place among the run's VUs. */
   slot: number;

@@ -5,7 +5,7 @@
 // handleSummary after an abort) and say where and why the run stopped.
 import exec from 'k6/execution';
 import { queueNames, watchRun } from '../server-metrics/saturation';
-import type { SetupData } from '../targets';
+import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';

@@ -1,4 +1,4 @@
-// Every custom metric the scenarios emit: one table that the k6 layer instantiates, the report
+// Every custom metric the benchmarks emit: one table that the k6 layer instantiates, the report
 // reads and the README documents. Single-value figures (server-side window means) are trends with
 // one sample rather than gauges, because a trend's count tells "not measured" apart from zero.
 // Prometheus names follow k6's remote-write output: prefix k6_, counters get _total, rates _rate,
@@ -342,8 +342,8 @@ export const METRICS = {
     name: 'llm_preflight_failed',
     type: 'counter',
     time: false,
-    unit: 'targets',
-    help: 'A target that failed preflight (no load was sent), tagged variant and reason.',
+    unit: 'variants',
+    help: 'A variant that failed preflight (no load was sent), tagged variant and reason.',
   },
   serverTtft: {
     name: 'llm_server_ttft',
@@ -398,14 +398,14 @@ export const METRICS = {
 
 export type MetricKey = keyof typeof METRICS;
 
-/** Tags the scenarios put on samples. All are low-cardinality: never a per-request value. */
+/** Tags the benchmarks put on samples. All are low-cardinality: never a per-request value. */
 export const TAGS = {
-  variant: 'Deployment label (e.g. dflash, mtp; `target` in single-target scenarios).',
+  variant: 'Deployment label (e.g. dflash, mtp; `target` in single-variant benchmarks).',
   cell: 'Matrix cell id, e.g. i1024_o256_c8.',
   isl: 'Input length of the cell, tokens.',
   osl: 'Output length of the cell, tokens.',
   concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
-  rate: 'Arrival rate of the cell, requests per second (arrival-rate scenario).',
+  rate: 'Arrival rate of the cell, requests per second (arrival-rate benchmark).',
   // From the dialect table, when read (a dialect registered later shows too).
   get dialect(): string {
     return `API dialect used: ${DIALECT_NAMES.slice(0, -1).join(', ')} or ${DIALECT_NAMES[DIALECT_NAMES.length - 1]}.`;

@@ -55,9 +55,9 @@ export function probesEnabled(plan: Plan, cfg: BenchConfig): boolean {
 }
 
 /** Preflight's worst case: health wait, one-token check and the stall localisation (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries. */
-export function setupTimeoutMs(cfg: Pick<BenchConfig, 'preflightTimeoutMs' | 'warmupRequests' | 'requestTimeoutMs' | 'targets'>): number {
+export function setupTimeoutMs(cfg: Pick<BenchConfig, 'preflightTimeoutMs' | 'warmupRequests' | 'requestTimeoutMs' | 'variants'>): number {
   const perTarget = cfg.preflightTimeoutMs * 3 + 30_000 + cfg.warmupRequests * (4 * cfg.requestTimeoutMs + 3_500);
-  return perTarget * cfg.targets.length + 30_000;
+  return perTarget * cfg.variants.length + 30_000;
 }
 
 export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown> {

@@ -28,15 +28,15 @@ export function buildCells(isl: number[], osl: number[], loads: Load[]): Cell[] 
 /** A short pause between runs so one run's last requests never overlap the next run's first. */
 export const RUN_GAP_MS = 1000;
 
-export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus'>, cells: Cell[], targets: string[]): Plan {
+export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus'>, cells: Cell[], variants: string[]): Plan {
   const runs: Run[] = [];
   let t = 0;
   cells.forEach((cell, i) => {
-    const rows = williams(targets.length);
+    const rows = williams(variants.length);
     for (const k of rows[i % rows.length]) {
-      const target = targets[k];
+      const variant = variants[k];
       const vus = runVus(cell.load, cfg.maxVus);
-      runs.push({ scenario: `${target}_${cell.id}`, vus, cell, variant: target, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
+      runs.push({ scenario: `${variant}_${cell.id}`, vus, cell, variant, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
       t += cfg.durationMs + cfg.gracefulStopMs + RUN_GAP_MS;
     }
   });
@@ -90,7 +90,7 @@ export function traceDurationMs(shape: Pick<TraceShape, 'spanMs'>, speed: number
  */
 export function planOf(
   load: 'vus' | 'rate',
-  cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'targets' | 'trace'>,
+  cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'variants' | 'trace'>,
   trace: TraceShape | null = null,
 ): Plan {
   if (cfg.trace !== null) {
@@ -103,13 +103,13 @@ export function planOf(
     return buildPlan(
       { ...cfg, durationMs: traceDurationMs(trace, cfg.trace.speed), requests: null },
       [cell],
-      cfg.targets.map((t) => t.variant),
+      cfg.variants.map((t) => t.variant),
     );
   }
   const loads: Load[] = load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
   return buildPlan(
     cfg,
     buildCells(cfg.isl, cfg.osl, loads),
-    cfg.targets.map((t) => t.variant),
+    cfg.variants.map((t) => t.variant),
   );
 }

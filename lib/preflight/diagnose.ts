@@ -22,11 +22,11 @@ export interface Probe {
 
 export interface ServerIdentity {
   /** The engine profile's id (lib/engines); null when nothing answered as a known API. */
-  engineId: string | null;
+  engine: string | null;
   /** The dialect auto picks (the profile's), null when the server speaks no known API. */
   dialect: DialectName | null;
   /** A human description such as "SGLang" or "vLLM 0.20.1" or "an OpenAI-compatible server". */
-  engine: string;
+  engineLabel: string;
   /** Model names the server lists (OpenAI /v1/models ids, or SGLang's model_path). */
   models: string[];
   /** Context length if the server states it (vLLM max_model_len, SGLang max_context_length). */
@@ -47,9 +47,9 @@ export function identify(modelInfo: Probe, models: Probe, extra: Probe[] = []): 
   if (hit) {
     const { profile, found } = hit;
     return {
-      engineId: profile.id,
+      engine: profile.id,
       dialect: profile.dialect,
-      engine: engineName(profile, found.version),
+      engineLabel: engineName(profile, found.version),
       models: ids.length > 0 ? ids : (found.models ?? []),
       maxModelLen: found.maxModelLen,
       evidence: `${found.evidence.startsWith('GET') ? '' : `${models.route} → 200, `}${found.evidence}`,
@@ -58,18 +58,18 @@ export function identify(modelInfo: Probe, models: Probe, extra: Probe[] = []): 
   if (models.status === 200 && s.models.length > 0) {
     const maxLen = s.models.map((m) => m.max_model_len).find((v): v is number => typeof v === 'number' && v > 0) ?? null;
     return {
-      engineId: OPENAI_COMPATIBLE.id,
+      engine: OPENAI_COMPATIBLE.id,
       dialect: OPENAI_COMPATIBLE.dialect,
-      engine: OPENAI_COMPATIBLE.label,
+      engineLabel: OPENAI_COMPATIBLE.label,
       models: ids,
       maxModelLen: maxLen,
       evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}, no engine recognised (owned_by ${[...new Set(s.ownedBy)].join(', ') || 'not given'})`,
     };
   }
   return {
-    engineId: null,
+    engine: null,
     dialect: null,
-    engine: 'an unknown server',
+    engineLabel: 'an unknown server',
     models: [],
     maxModelLen: null,
     evidence: `${modelInfo.route} → ${modelInfo.status || modelInfo.error}, ${models.route} → ${models.status || models.error}`,
@@ -77,8 +77,8 @@ export function identify(modelInfo: Probe, models: Probe, extra: Probe[] = []): 
 }
 
 /** The engine profile of an identity; none for a server that speaks no known API. */
-export function profileOf(id: Pick<ServerIdentity, 'engineId'>): EngineProfile | null {
-  return engineById(id.engineId);
+export function profileOf(id: Pick<ServerIdentity, 'engine'>): EngineProfile | null {
+  return engineById(id.engine);
 }
 
 /** The message for a generation route that answered 404/405: what the server speaks and what to set. */
@@ -90,7 +90,7 @@ export function wrongDialectMessage(route: string, status: number, id: ServerIde
   // Its kind of server offers the route in recent releases (vLLM and SGLang added Messages and Responses in 2025): this one predates it.
   const older = dialect !== undefined && offered?.includes(dialect) ? `; ${route} came in a later release than this one: upgrade it, or` : ';';
   const offers = offered && offered.length > 1 ? `, which offers ${offered.join(', ')}` : '';
-  return `${route} → ${status}: this server is ${id.engine} (${id.evidence})${offers}${older} set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
+  return `${route} → ${status}: this server is ${id.engineLabel} (${id.evidence})${offers}${older} set ${dialectVar}=${id.dialect} (or ${dialectVar}=auto).`;
 }
 
 /** Healthy but no token in time; `finding` is what trying the other routes showed, if anything. */

@@ -5,7 +5,7 @@
 // messages live in diagnose.ts; the requests go through an HttpPort, so this runs in Node tests
 // with a fake server as it runs in k6.
 import type { HttpPort } from '../http-port';
-import type { BenchConfig, TargetConfig } from '../config/types';
+import type { BenchConfig, VariantConfig } from '../config/types';
 import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
@@ -35,7 +35,7 @@ import {
 import { engineOfMetrics, probesToAsk, sightings } from '../engines/index';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
-import { requestHeaders, type TargetInfo } from '../targets';
+import { requestHeaders, type VariantInfo } from '../variants';
 
 const PROBE_TIMEOUT_MS = 5000;
 /** Tokens of the one-token check's prompt. */
@@ -50,7 +50,7 @@ export class PreflightError extends Error {
   }
 }
 
-function get(io: HttpPort, t: TargetConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe {
+function get(io: HttpPort, t: VariantConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe {
   const route = `GET ${path}`;
   const res = io.get(t.url + path, { headers: requestHeaders(t), timeoutMs, name: route });
   return { route, status: res.status, body: res.body, error: res.error, errorCode: res.errorCode };
@@ -61,7 +61,7 @@ function get(io: HttpPort, t: TargetConfig, path: string, timeoutMs = PROBE_TIME
  * "not ready yet" (vLLM only listens once its model is loaded), as does 503; both share the
  * deadline. Returns the routes found healthy.
  */
-function awaitHealthy(io: HttpPort, t: TargetConfig, deadlineMs: number): string[] {
+function awaitHealthy(io: HttpPort, t: VariantConfig, deadlineMs: number): string[] {
   const started = io.now();
   for (;;) {
     const left = deadlineMs - (io.now() - started);
@@ -101,7 +101,7 @@ function preflightPrompt(cfg: BenchConfig, d: Dialect, length: number): Prompt {
 
 function generate(
   io: HttpPort,
-  t: TargetConfig,
+  t: VariantConfig,
   d: Dialect,
   model: string,
   prompt: Prompt,
@@ -136,7 +136,7 @@ interface Attempted {
  */
 function generateRetrying(
   io: HttpPort,
-  t: TargetConfig,
+  t: VariantConfig,
   d: Dialect,
   model: string,
   prompt: Prompt,
@@ -166,7 +166,7 @@ function generateRetrying(
 function localiseStall(
   io: HttpPort,
   cfg: BenchConfig,
-  t: TargetConfig,
+  t: VariantConfig,
   primary: Dialect,
   model: string,
   id: ServerIdentity,
@@ -188,7 +188,7 @@ function localiseStall(
 }
 
 export interface PreflightResult {
-  info: TargetInfo;
+  info: VariantInfo;
   warnings: string[];
 }
 
@@ -208,7 +208,7 @@ export interface Identified {
  * preflight that resolves DIALECT=auto and an empty MODEL. The public library (lib/api) runs it
  * alone in each VU whose client was created with dialect 'auto' or without a needed model.
  */
-export function identifyTarget(io: HttpPort, t: TargetConfig): Identified {
+export function identifyTarget(io: HttpPort, t: VariantConfig): Identified {
   const notes: string[] = [];
   const warnings: string[] = [];
   const modelsProbe = get(io, t, '/v1/models');
@@ -241,7 +241,7 @@ export function identifyTarget(io: HttpPort, t: TargetConfig): Identified {
   return { id, modelsOk: modelsProbe.status === 200, dialect, model: chosen.model, notes, warnings };
 }
 
-export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig): PreflightResult {
+export function preflightVariant(io: HttpPort, cfg: BenchConfig, t: VariantConfig): PreflightResult {
   const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
   const found = identifyTarget(io, t);
   const { id, dialect, notes, warnings } = found;
@@ -309,11 +309,11 @@ export function preflightTarget(io: HttpPort, cfg: BenchConfig, t: TargetConfig)
       warnings.push(`${t.variant}: GET /metrics → ${m.status || m.error}: server-side figures are not measured${hint ? ` (${hint})` : ''}.`);
     }
   }
-  return { info: { variant: t.variant, url: t.url, dialect, model: chosen.model, engine: id.engine, engineId: id.engineId, metrics, notes }, warnings };
+  return { info: { variant: t.variant, url: t.url, dialect, model: chosen.model, engineLabel: id.engineLabel, engine: id.engine, metrics, notes }, warnings };
 }
 
 /** GET /get_model_info and /v1/models, then what the engine profiles ask for, a round at a time. */
-function identifyServer(io: HttpPort, t: TargetConfig, modelsProbe: Probe): ServerIdentity {
+function identifyServer(io: HttpPort, t: VariantConfig, modelsProbe: Probe): ServerIdentity {
   const modelInfo = get(io, t, '/get_model_info');
   const extra: Probe[] = [];
   for (let round = 0; round < 3; round++) {

@@ -3,7 +3,8 @@
 // what a push of gauges needs: labels and one sample per series. The snappy stream is written as
 // literals only (valid snappy, no compression), which Prometheus decodes like any other. Pure.
 
-export interface PromSample {
+/** One sample to push: a series (its labels, __name__ among them) and its value at a time. */
+export interface RemoteWriteSample {
   /** Must include __name__. */
   labels: Record<string, string>;
   value: number;
@@ -58,7 +59,7 @@ function sample(value: number, ts: number): number[] {
 }
 
 /** The protobuf WriteRequest for the samples (labels sorted by name, as Prometheus requires). */
-export function writeRequest(samples: readonly PromSample[]): Uint8Array {
+export function writeRequest(samples: readonly RemoteWriteSample[]): Uint8Array {
   const out: number[] = [];
   for (const s of samples) {
     if (!s.labels.__name__) throw new Error('a remote-write sample needs a __name__ label');
@@ -86,7 +87,7 @@ export function snappyLiteral(data: Uint8Array): Uint8Array {
 }
 
 /** The body and headers of one remote-write POST. */
-export function remoteWriteBody(samples: readonly PromSample[]): { body: Uint8Array; headers: Record<string, string> } {
+export function remoteWriteBody(samples: readonly RemoteWriteSample[]): { body: Uint8Array; headers: Record<string, string> } {
   return {
     body: snappyLiteral(writeRequest(samples)),
     headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Write-Version': '0.1.0' },

@@ -1,4 +1,4 @@
-// Where a recorded run stopped: which of the plan's runs (cell × target) the raw record holds
+// Where a recorded test stopped: which of the plan's runs (cell × variant) the raw record holds
 // whole, which one was in flight and which never started, and how the record ends. A run is
 // whole when a later run's samples follow it (k6 starts the next run only after this one's
 // graceful stop and a gap, and its output writes samples in the order they were taken), or when
@@ -40,7 +40,7 @@ export function progressOf(rec: RawRecord, plan: Plan, closedOrNot: boolean | nu
     const startedLater = plan.runs.some((r, j) => r.startMs > run.startMs && spans[j] !== null);
     const end = run.startMs + run.durationMs;
     let state: RunState;
-    // A run without a sample whose time has passed ran and measured nothing (e.g. a target down throughout).
+    // A run without a sample whose time has passed ran and measured nothing (e.g. a variant down throughout).
     if (spans[i] === null && !startedLater) state = last !== null && last > end + run.gracefulStopMs ? 'complete' : 'not run';
     else if (startedLater || last === null) state = 'complete';
     else if (plan.requests !== null && iterationsOf(run.scenario) >= Math.max(plan.requests, run.vus))

@@ -10,7 +10,7 @@ import { planOf, probeScenario, watchScenario, type Plan } from '../plan/matrix'
 import { KEEP, TREND_STATS } from '../plan/summary-keys';
 import { buildReport, type Report, type SummaryDataLike } from '../report/report';
 import { GRID_STATS } from '../stats/quantile-merge';
-import type { SetupData, TargetInfo } from '../targets';
+import type { SetupData, VariantInfo } from '../variants';
 import { progressOf, type Progress } from './progress';
 import type { RawRecord } from './record';
 import { summaryMetrics } from './summary';
@@ -40,7 +40,7 @@ export function checkPlan(rec: RawRecord, plan: Plan): void {
   }
 }
 
-/** Setup data as far as the samples tell it, when the record holds no run record: targets with the dialect they were sent in, preflight failures. */
+/** Setup data as far as the samples tell it, when the record holds no run record: variants with the dialect they were sent in, preflight failures. */
 function setupFromSamples(rec: RawRecord, cfg: BenchConfig): Partial<SetupData> {
   const dialects = new Map<string, string>();
   for (const g of rec.metrics.get(METRICS.success.name)?.groups.values() ?? [])
@@ -54,17 +54,17 @@ function setupFromSamples(rec: RawRecord, cfg: BenchConfig): Partial<SetupData> 
         message: `${g.tags.variant}: preflight failed (${g.tags.reason}); the diagnosis was printed by k6 and is not in the raw record`,
       });
   }
-  const targets: TargetInfo[] = cfg.targets.map((t) => ({
+  const variants: VariantInfo[] = cfg.variants.map((t) => ({
     variant: t.variant,
     url: t.url,
-    dialect: (dialects.get(t.variant) ?? t.dialect) as TargetInfo['dialect'],
+    dialect: (dialects.get(t.variant) ?? t.dialect) as VariantInfo['dialect'],
     model: t.model,
-    engine: 'unknown (not in the raw record)',
-    engineId: null,
+    engineLabel: 'unknown (not in the raw record)',
+    engine: null,
     metrics: null,
     notes: [],
   }));
-  return { runId: [...rec.testids][0] ?? cfg.runId, targets, warnings: [], failures, segment: null, sequence: null };
+  return { runId: [...rec.testids][0] ?? cfg.runId, variants, warnings: [], failures, segment: null, sequence: null };
 }
 
 /**

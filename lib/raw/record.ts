@@ -5,7 +5,7 @@
 // sinks grouped by tag set, from which the summary k6 would have handed to handleSummary is
 // rebuilt (lib/raw/summary.ts): counters and rates exactly, trends from every value kept, with
 // k6's own percentile rule. Pure: the caller reads the file (gzip or not) and hands over lines.
-import type { SetupData } from '../targets';
+import { upgradeSetup, type SetupData } from '../variants';
 
 /** The sample that carries a run's settings and setup data as metadata (lib/k6/run-record.ts). */
 export const RUN_RECORD_METRIC = 'llm_run_record';
@@ -181,7 +181,7 @@ export class RawRecord {
       try {
         const meta = JSON.parse(o.data.metadata[RUN_RECORD_KEY]) as RunRecordMeta;
         if (meta && meta.format === RUN_RECORD_FORMAT) {
-          this.meta = meta;
+          this.meta = { ...meta, setup: upgradeSetup(meta.setup) };
           this.metaMs = t;
         }
       } catch {

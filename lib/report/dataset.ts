@@ -225,14 +225,14 @@ export function datasetReport(
 ): DatasetReport | null {
   if (!cfg.dataset || !ds) return null;
   // Cell by cell, targets in their order (runs were measured in alternating order).
-  const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
+  const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((t) => t.variant === r.variant);
   const runs = [...plan.runs].sort((x, y) => order(x) - order(y)).map((r) => runOf(m, plan, r, ds));
   // The A/B: the first variant against the second. A comparison of N: each variant against the
   // baseline, every interval widened so that all of them hold together 95% of the time.
   const comparisons: DomainComparison[] = [];
   const pairs: Array<[string, string]> = [];
-  if (kind === 'ab' && cfg.targets.length === 2) pairs.push([cfg.targets[0].variant, cfg.targets[1].variant]);
-  if (kind === 'compare') for (const t of cfg.targets) if (t.variant !== cfg.baseline) pairs.push([t.variant, cfg.baseline]);
+  if (kind === 'ab' && cfg.variants.length === 2) pairs.push([cfg.variants[0].variant, cfg.variants[1].variant]);
+  if (kind === 'compare') for (const t of cfg.variants) if (t.variant !== cfg.baseline) pairs.push([t.variant, cfg.baseline]);
   const level = 1 - 0.05 / Math.max(1, kind === 'compare' ? pairs.length * ds.shape.domains.length : 1);
   if (byDomain(ds.shape)) {
     for (const [a, b] of pairs) {

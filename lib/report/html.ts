@@ -81,10 +81,10 @@ function inUnit(v: number | null | undefined, u: { unit: string; k: number }): s
 function header(r: Report): string {
   const colors = targetColors(r);
   const dur = finite(r.testRunDurationMs) ? ` · test ran <b>${esc(fmt(r.testRunDurationMs / 1000, 0))} s</b>` : '';
-  const notes = r.targets.some((t) => t.notes.length > 0);
-  const rows = r.targets.map(
+  const notes = r.variants.some((t) => t.notes.length > 0);
+  const rows = r.variants.map(
     (t) =>
-      `<tr><td><span class="swatch" style="background:${colors.get(t.variant)}"></span><b>${esc(display(t.variant))}</b></td><td>${esc(t.engine)}</td><td><code>${esc(t.url)}</code></td>` +
+      `<tr><td><span class="swatch" style="background:${colors.get(t.variant)}"></span><b>${esc(display(t.variant))}</b></td><td>${esc(t.engineLabel)}</td><td><code>${esc(t.url)}</code></td>` +
       `<td>${esc(t.dialect)}</td><td>${t.model ? esc(t.model) : dash}</td><td>${t.serverMetrics ? esc(t.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>` +
       (notes ? `<td class="notes">${t.notes.map(esc).join('<br>')}</td>` : '') +
       '</tr>',

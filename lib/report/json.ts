@@ -108,6 +108,9 @@ export function runRecord(r: RunFigures) {
   };
 }
 
+/** summary.json keys renamed outside the sections (old path → new); the old key is written one release more. */
+const RENAMED: Record<string, string> = { targets: 'variants', 'targets[].engine': 'variants[].engineLabel' };
+
 export function summaryJson(report: Report): string {
   return JSON.stringify(
     {
@@ -117,7 +120,8 @@ export function summaryJson(report: Report): string {
       transport: report.transport,
       not_measured: report.notMeasured,
       settings: report.settings,
-      targets: report.targets,
+      variants: report.variants,
+      targets: report.variants.map(({ engineLabel, ...t }) => ({ ...t, engine: engineLabel })),
       records: report.runs.map(runRecord),
       ...sectionsJson(report, 'checks'),
       ...sectionsJson(report, 'conclusions'),
@@ -126,7 +130,7 @@ export function summaryJson(report: Report): string {
       warnings: report.warnings,
       test_run_duration_ms: report.testRunDurationMs,
       ...sectionsJson(report, 'details'),
-      renamed_keys: renamedKeys(),
+      renamed_keys: renamedKeys(RENAMED),
     },
     null,
     2,

@@ -5,7 +5,7 @@
 // merge through their quantile grid (lib/stats/quantile-merge.ts); thresholds are evaluated again
 // on the merged figures. Partials of different plans, or whose segments overlap or leave gaps,
 // are refused with one line naming the difference.
-import type { SetupData } from '../targets';
+import type { SetupData } from '../variants';
 import { mergeTrends } from '../stats/quantile-merge';
 import type { SummaryMetric, SummaryMetrics } from './model';
 import type { SummaryDataLike } from './report';

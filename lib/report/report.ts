@@ -1,5 +1,5 @@
 // Assembles the whole report of a run from k6's summary data: per-run figures, the conclusions
-// the scenario asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
+// the benchmark asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
 // format this object.
 import type { BenchConfig } from '../config/types';
 import type { Plan, Run } from '../plan/matrix';
@@ -13,7 +13,7 @@ import { TRANSPORTS } from '../transports';
 import { buildSections } from './sections/index';
 import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './stopped';
 
-export type { PreflightFailure, Report, ReportKind, SummaryDataLike, TargetSummary, Threshold } from './types';
+export type { PreflightFailure, Report, ReportKind, SummaryDataLike, VariantSummary, Threshold } from './types';
 import type { Report, SummaryDataLike } from './types';
 
 /**
@@ -41,7 +41,7 @@ export function buildReport(
   };
   // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
   const order = (r: { cell: { id: string }; variant: string }) =>
-    plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.targets.length + cfg.targets.findIndex((t) => t.variant === r.variant);
+    plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((t) => t.variant === r.variant);
   const planned = [...plan.runs].sort((a, b) => order(a) - order(b));
   const cuts = planned.map(whole);
   const runs = planned.map((r, i) => runFigures(data.metrics, plan, r, sloSet(cfg.slo), cuts[i]));
@@ -68,14 +68,14 @@ export function buildReport(
     transport: cfg.transport,
     notMeasured,
     settings: settings(cfg, plan, spec.load),
-    targets: cfg.targets.map((t) => {
-      const info = setup?.targets?.find((x) => x.variant === t.variant);
+    variants: cfg.variants.map((t) => {
+      const info = setup?.variants?.find((x) => x.variant === t.variant);
       return {
         variant: t.variant,
         url: t.url,
         dialect: info?.dialect ?? t.dialect,
         model: info?.model ?? t.model,
-        engine: info?.engine ?? 'unknown',
+        engineLabel: info?.engineLabel ?? 'unknown',
         serverMetrics: info?.metrics ?? null,
         notes: info?.notes ?? [],
       };
@@ -86,7 +86,7 @@ export function buildReport(
     knee: null,
     fallBehind: null,
     errorsByClass: {},
-    preflightFailures: cfg.targets.flatMap((t) =>
+    preflightFailures: cfg.variants.flatMap((t) =>
       (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
         .filter((reason) => (data.metrics[preflightKey(t.variant, reason)]?.values.count ?? 0) > 0)
         .map((reason) => ({

@@ -7,9 +7,9 @@ import { sectionsText } from './sections/index';
 export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
   out.push(`k6-llm-bench · ${r.benchmark} · run ${r.runId} · transport ${r.transport}`);
-  for (const t of r.targets) {
+  for (const t of r.variants) {
     out.push(
-      `  ${t.variant}: ${t.engine} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`,
+      `  ${t.variant}: ${t.engineLabel} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`,
     );
   }
   if (r.preflightFailures.length > 0) {

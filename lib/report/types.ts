@@ -4,20 +4,20 @@ import type { Versus } from './versus';
 import type { ErrorClass } from '../dialects/types';
 import type { Comparison, FallBehind, Knee } from './analysis';
 import type { RunFigures, SummaryMetrics } from './model';
-import type { SetupData } from '../targets';
+import type { SetupData } from '../variants';
 import type { TransportName } from '../transports';
 import type { DatasetReport } from './dataset';
 
-/** What a scenario concludes, besides the per-run table. */
+/** What a benchmark concludes, besides the per-run table. */
 export type { ReportKind } from '../benchmarks';
 import type { ReportKind } from '../benchmarks';
 
-export interface TargetSummary {
+export interface VariantSummary {
   variant: string;
   url: string;
   dialect: string;
   model: string;
-  engine: string;
+  engineLabel: string;
   serverMetrics: string | null;
   notes: string[];
 }
@@ -51,7 +51,7 @@ export interface Report {
   /** Figures this run could not measure, with the reason, e.g. TTFT with the http transport. */
   notMeasured: string[];
   settings: Record<string, string | number | boolean | null>;
-  targets: TargetSummary[];
+  variants: VariantSummary[];
   runs: RunFigures[];
   comparisons: Comparison[];
   /** The compare benchmark: every variant against the baseline (lib/report/versus.ts); null otherwise. */
@@ -70,7 +70,7 @@ export interface Report {
 
 export interface SummaryDataLike {
   metrics: SummaryMetrics;
-  /** What setup() returned (lib/targets.ts), as k6 hands it back; absent when setup did not complete. */
+  /** What setup() returned (lib/variants.ts), as k6 hands it back; absent when setup did not complete. */
   setup_data?: Partial<SetupData> | null;
   state?: { testRunDurationMs?: number };
 }

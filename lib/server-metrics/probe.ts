@@ -3,7 +3,7 @@
 // none. The decisions (one retry, a window cut short) live here, tested with a fake HttpPort;
 // the k6 layer only hands in the port and records the figures.
 import type { HttpPort } from '../http-port';
-import { snapshot, windowFigures, type Engine, type Snapshot, type WindowFigures } from './window';
+import { snapshot, windowFigures, type EngineId, type Snapshot, type WindowFigures } from './window';
 
 /** A probe that started this late covers too little of the window to stand for the run. */
 export const MIN_WINDOW_SHARE = 0.5;
@@ -12,7 +12,7 @@ const RETRY_PAUSE_MS = 500;
 
 export interface ProbeTarget {
   url: string;
-  engine: Engine;
+  engine: EngineId;
   headers: Record<string, string>;
 }
 

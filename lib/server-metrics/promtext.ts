@@ -1,14 +1,15 @@
 // A parser for the Prometheus text exposition format, enough for the servers' /metrics pages:
 // samples with labels, comments skipped. Values are summed over label sets by the caller.
 
-export interface PromSample {
+/** One sample as a /metrics page shows it (no timestamp: the scrape's time is the caller's). */
+export interface ScrapedSample {
   name: string;
   labels: Record<string, string>;
   value: number;
 }
 
-export function parsePromText(text: string): PromSample[] {
-  const out: PromSample[] = [];
+export function parsePromText(text: string): ScrapedSample[] {
+  const out: ScrapedSample[] = [];
   let pos = 0;
   while (pos < text.length) {
     let end = text.indexOf('\n', pos);
@@ -22,7 +23,7 @@ export function parsePromText(text: string): PromSample[] {
   return out;
 }
 
-function parseLine(line: string): PromSample | null {
+function parseLine(line: string): ScrapedSample | null {
   const brace = line.indexOf('{');
   const space = line.indexOf(' ');
   let name: string;
@@ -75,7 +76,7 @@ function parseValue(s: string): number | null {
 }
 
 /** Sum of a metric's samples over all label sets (optionally filtered). */
-export function total(samples: PromSample[], name: string, filter?: (labels: Record<string, string>) => boolean): number | null {
+export function total(samples: ScrapedSample[], name: string, filter?: (labels: Record<string, string>) => boolean): number | null {
   let sum = 0;
   let seen = false;
   for (const s of samples) {

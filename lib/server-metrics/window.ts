@@ -1,21 +1,20 @@
 // Server-side figures over a measurement window, from two scrapes of the server's /metrics: the
 // differences of histogram sums and counts give exact window means, and of the speculative
 // decoding counters the window's acceptance length (not the server's lifetime average).
-import { metricNames, type MetricNames } from '../engines/index';
-import { parsePromText, total, type PromSample } from './promtext';
+import { metricNames, type EngineId, type MetricNames } from '../engines/index';
 
-/** An engine profile's id (lib/engines) whose /metrics names apply. */
-export type Engine = string;
+export type { EngineId };
+import { parsePromText, total, type ScrapedSample } from './promtext';
 
 export interface Snapshot {
-  engine: Engine;
-  samples: PromSample[];
+  engine: EngineId;
+  samples: ScrapedSample[];
   /** Client clock when scraped. */
   atMs: number;
 }
 
-export function snapshot(flavor: Engine, text: string, atMs: number): Snapshot {
-  return { engine: flavor, samples: parsePromText(text), atMs };
+export function snapshot(engine: EngineId, text: string, atMs: number): Snapshot {
+  return { engine, samples: parsePromText(text), atMs };
 }
 
 export interface WindowFigures {

@@ -28,7 +28,7 @@ const RANKS = {
   'workload/': 5,
   'dataset/': 6,
   'server-metrics/': 7,
-  'targets.ts': 8,
+  'variants.ts': 8,
   'preflight/': 9,
   'plan/': 10,
   // What reads a run: the reports, then what stands on them.

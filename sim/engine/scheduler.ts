@@ -126,7 +126,7 @@ export interface EngineCounters {
   acceptedPerPos: number[];
 }
 
-export class Engine {
+export class BatchEngine {
   private readonly waiting: Seq[] = [];
   private waitHead = 0;
   private running: Seq[] = [];

@@ -93,6 +93,76 @@ test("docs/architecture.md's picture names every folder of lib/, and only folder
     const drawn = parts.length === 2 ? `${f}/` : `${parts.slice(0, -1).join('/')}/ (+${parts[parts.length - 1]}/)`;
     assert.ok(picture.includes(drawn), `${f}/ is not in the picture of docs/architecture.md (drawn as "${drawn}")`);
   }
+  // Every root file of lib/ too (a folder's own files are drawn as the folder).
+  for (const f of readdirSync(join(root, 'lib')).filter((x) => x.endsWith('.ts')))
+    assert.ok(picture.includes(`lib/${f}`), `lib/${f} is not in the picture of docs/architecture.md`);
   for (const [named] of picture.matchAll(/lib\/[a-z0-9/-]+(?:\.ts)?/g))
     assert.ok(existsSync(join(root, named)), `the picture names ${named}, which does not exist`);
+});
+
+/** The tracked sources of the code (not the fixtures, not the docs). */
+const sources = (): string[] =>
+  execFileSync('git', ['ls-files', 'lib', 'sim', 'scripts', 'bench', 'scenarios', 'examples', 'test'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => /\.(ts|js|mjs|cjs)$/.test(f) && !f.startsWith('test/fixtures/'));
+
+test("docs/architecture.md's Words name every word, and the code has what they name", () => {
+  const arch = read('docs/architecture.md');
+  const words = arch.slice(arch.indexOf('Words,'), arch.indexOf('Which folder imports which'));
+  for (const w of [
+    'benchmark',
+    'scenario',
+    'variant',
+    'engine',
+    'engine label',
+    'engine profile',
+    'dialect',
+    'transport',
+    'cell',
+    'level',
+    'step',
+    'run',
+    'test',
+  ])
+    assert.ok(words.includes(`**${w}**`), `Words does not define **${w}**`);
+  const code = sources()
+    .filter((f) => f.startsWith('lib/') || f.startsWith('sim/'))
+    .map(read)
+    .join('\n');
+  // `Name` is a declared type, class or function; `Name.field` a field of that interface.
+  for (const [, name, field] of words.matchAll(/`([A-Z][a-z][A-Za-z]+)(?:\.([a-z][A-Za-z]*))?`/g)) {
+    const decl = new RegExp(`export (?:interface|type|class|function) ${name}\\b[^]*?\\n}`).exec(code);
+    assert.ok(decl, `Words names ${name}, which lib/ and sim/ do not declare`);
+    if (field) assert.match(decl[0], new RegExp(`\\n  ${field}\\??:`), `Words names ${name}.${field}, which ${name} has not`);
+  }
+});
+
+test('the words keep their one meaning: the forms Words retired do not come back', () => {
+  const retired: Array<[RegExp, string]> = [
+    [/\bflavou?r\b/i, '"flavor": the word is engine'],
+    [/\btype Engine = string\b/, 'type Engine = string: an engine id is EngineId (lib/engines)'],
+    [/\bclass Engine\b/, "class Engine: the simulator's batching model is BatchEngine"],
+    [/\binterface PromSample\b/, 'PromSample: a scraped sample is ScrapedSample, a pushed one RemoteWriteSample'],
+    [/\b(?:TargetSummary|ResolvedTarget|TargetSlot|TargetConfig|resolveTargets)\b/, 'a deployment under test is a variant'],
+    [/\bengineId\b/, 'engineId: the engine is the id (`engine`), its label `engineLabel`'],
+  ];
+  const found: string[] = [];
+  for (const f of sources()) {
+    // lib/variants.ts reads an older release's setup data (upgradeSetup), raw.test.ts checks it; this test names the forms.
+    if (['test/docs/readme.test.ts', 'lib/variants.ts', 'test/lib/raw/raw.test.ts'].includes(f)) continue;
+    read(f)
+      .split('\n')
+      .forEach((line, i) => {
+        for (const [re, why] of retired) if (re.test(line)) found.push(`${f}:${i + 1}: ${why}`);
+      });
+  }
+  // "scenario" where a benchmark is meant: in these files only k6's scenario (a run's, `scenarios`) is one.
+  for (const f of ['lib/config/load.ts', 'lib/metrics/catalog.ts', 'lib/report/report.ts', 'lib/report/types.ts', 'lib/config/variables.ts']) {
+    read(f)
+      .split('\n')
+      .forEach((line, i) => {
+        if (/(?<![.\w]|k6 )scenarios?\b(?!:)/i.test(line)) found.push(`${f}:${i + 1}: "scenario" for a benchmark`);
+      });
+  }
+  assert.deepEqual(found, []);
 });

@@ -202,7 +202,7 @@ interface Observed {
   d: (name: string) => number;
   measured: Timing[];
   preflight: Timing[];
-  /** The /metrics pages the bundle fetched: preflight's flavour check, window start, window end. */
+  /** The /metrics pages the bundle fetched: preflight's engine check, window start, window end. */
   scrapes: Proxy['scrapes'];
 }
 
@@ -245,7 +245,7 @@ interface RecordJson {
   server_output_throughput_tokens_per_s: number | null;
 }
 interface Summary {
-  targets: Array<{ variant: string; dialect: string; engine: string; serverMetrics: string | null }>;
+  variants: Array<{ variant: string; dialect: string; engineLabel: string; serverMetrics: string | null }>;
   records: RecordJson[];
   comparisons: Array<{ a: string; b: string; throughput_ratio_a_over_b: number | null; verdict: string }>;
   warnings: string[];
@@ -478,13 +478,13 @@ describe('real llama.cpp servers', async () => {
         const s = summaryOf(run);
         const [os, op] = [await observe(spec, bs), await observe(plain, bp)];
         noPreflightRetry(s);
-        // Both identified as llama.cpp, with the dialects expected and the llamacpp /metrics flavour.
-        for (const t of s.targets) {
-          assert.match(t.engine, /^llama\.cpp b\d+$/, `${t.variant} engine`);
-          assert.equal(t.serverMetrics, 'llamacpp', `${t.variant} /metrics flavour`);
+        // Both identified as llama.cpp, with the dialects expected and the llamacpp engine's /metrics.
+        for (const t of s.variants) {
+          assert.match(t.engineLabel, /^llama\.cpp b\d+$/, `${t.variant} engine`);
+          assert.equal(t.serverMetrics, 'llamacpp', `${t.variant} /metrics engine`);
         }
         assert.deepEqual(
-          s.targets.map((t) => [t.variant, t.dialect]),
+          s.variants.map((t) => [t.variant, t.dialect]),
           [
             ['dflash', 'llamacpp'],
             ['mtp', 'openai'],
@@ -578,10 +578,10 @@ describe('real llama.cpp servers', async () => {
             const observed = await Promise.all(used.map((e, i) => observe(e, marks[i])));
             noPreflightRetry(s);
             assert.deepEqual(
-              s.targets.map((t) => t.dialect),
+              s.variants.map((t) => t.dialect),
               used.map(() => dialect),
             );
-            for (const t of s.targets) assert.match(t.engine, /^llama\.cpp b\d+$/, `${t.variant} engine`);
+            for (const t of s.variants) assert.match(t.engineLabel, /^llama\.cpp b\d+$/, `${t.variant} engine`);
             const notes: string[] = [];
             used.forEach((e, i) => {
               const rec = ab ? (s.records.find((r) => r.variant === (i === 0 ? 'dflash' : 'mtp')) as RecordJson) : s.records[0];
@@ -622,7 +622,7 @@ describe('real llama.cpp servers', async () => {
         const s = summaryOf(run);
         const o = await observe(spec, b0);
         noPreflightRetry(s);
-        assert.match(s.targets[0].engine, /^llama\.cpp b\d+$/);
+        assert.match(s.variants[0].engineLabel, /^llama\.cpp b\d+$/);
         const rec = s.records[0];
         accountingChecks('spec', rec, o, 1);
         const notes = [acceptanceChecks('spec', rec, o), windowChecks('spec', rec, o, true)];

@@ -207,7 +207,7 @@ for (const runner of RUNNERS) {
         const w =
           "target: MODEL='llama-wrong' is not what this SGLang serves ('qwen3-32b-sim'); SGLang ignores the model name: the report names 'qwen3-32b-sim'.";
         assert.ok(run.summary?.warnings.includes(w), explain(run));
-        assert.equal(run.summary?.targets[0].model, 'qwen3-32b-sim');
+        assert.equal(run.summary?.variants[0].model, 'qwen3-32b-sim');
       } finally {
         await sim.stop();
       }

@@ -31,7 +31,7 @@ function fieldDiffs(handle: Json, rebuilt: Json, setupRecorded: boolean): string
     // k6's own test duration runs from its start to the summary; the record's from its first sample to its last.
     p === '.test_run_duration_ms' ||
     // Without setup's data in the record (see docs/durability.md), what preflight found is unknown.
-    (!setupRecorded && (/^\.targets\.\d+\.(engine|model|serverMetrics|notes)/.test(p) || p.startsWith('.warnings')));
+    (!setupRecorded && (/^\.(targets|variants)\.\d+\.(engine|engineLabel|model|serverMetrics|notes)/.test(p) || p.startsWith('.warnings')));
   const walk = (x: unknown, y: unknown, p: string) => {
     if (skip(p)) return;
     if (typeof x === 'number' && typeof y === 'number') {

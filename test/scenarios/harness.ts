@@ -52,7 +52,7 @@ export interface SummaryJson {
   comparisons: Array<{ cell: string; throughput_ratio_a_over_b: number | null; throughput_ratio_ci: [number, number] | null; verdict: string }>;
   preflight_failures: Array<{ variant: string; reason: string; headline?: string }>;
   errors_by_class: Record<string, number>;
-  targets: Array<{ variant: string; model: string; dialect: string }>;
+  variants: Array<{ variant: string; model: string; dialect: string }>;
   warnings: string[];
 }
 

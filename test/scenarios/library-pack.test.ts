@@ -219,7 +219,7 @@ for (const runner of RUNNERS) {
               benchmark: string;
               records: Rec[];
               not_measured: string[];
-              targets: Array<{ engine: string; dialect: string }>;
+              variants: Array<{ engineLabel: string; dialect: string }>;
             };
             assert.equal(summary.benchmark, 'my journey');
             assert.equal(summary.records.length, 1);
@@ -239,8 +239,8 @@ for (const runner of RUNNERS) {
               Math.abs(tps / t.window.outputTokensPerSec - 1) < 0.1,
               `throughput ${tps.toFixed(0)} vs the simulator's ${t.window.outputTokensPerSec.toFixed(0)} tokens/s over the steady window`,
             );
-            assert.equal(summary.targets[0].engine, 'SGLang');
-            assert.equal(summary.targets[0].dialect, 'sglang');
+            assert.equal(summary.variants[0].engineLabel, 'SGLang');
+            assert.equal(summary.variants[0].dialect, 'sglang');
             if (transport === 'http')
               assert.ok(
                 summary.not_measured.some((n) => n.startsWith('TTFT, ITL and TPOT')),

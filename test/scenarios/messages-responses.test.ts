@@ -48,7 +48,7 @@ for (const runner of RUNNERS) {
             assert.equal(run.result.exitCode, 0, explain(run));
             assert.ok(!`${run.result.stdout}${run.result.stderr}`.includes('k-secret'), 'the key is never printed');
             const s = run.summary!;
-            assert.equal(s.targets[0].dialect, dialect);
+            assert.equal(s.variants[0].dialect, dialect);
             const rec = s.records[0];
             assert.ok(rec.requests_ok >= 4, `${rec.requests_ok} requests`);
             assert.equal(rec.requests_failed, 0, JSON.stringify(rec.errors_by_class));

@@ -13,8 +13,8 @@ export const comparisons: ReportSection<Comparison[]> = {
   slot: 'conclusions',
   build({ kind, cfg, complete, where, plan }) {
     const out: Comparison[] = [];
-    if (kind !== 'ab' || cfg.targets.length !== 2) return out;
-    const [a, b] = cfg.targets.map((t) => t.variant);
+    if (kind !== 'ab' || cfg.variants.length !== 2) return out;
+    const [a, b] = cfg.variants.map((t) => t.variant);
     for (const cell of complete.cells) {
       const ra = complete.runs.find((r) => r.cellId === cell.id && r.variant === a);
       const rb = complete.runs.find((r) => r.cellId === cell.id && r.variant === b);

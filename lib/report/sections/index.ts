@@ -60,9 +60,9 @@ export function sectionsJson(r: Report, slot: Slot): Record<string, unknown> {
 }
 
 /** summary.json's note on renamed keys: old path → the new name, and that the old one goes in the next release. */
-export function renamedKeys(): Record<string, string> {
+export function renamedKeys(others: Record<string, string> = {}): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const s of SECTIONS)
-    for (const [old, now] of Object.entries(s.renamed ?? {})) out[old] = `renamed ${now}; the old key is written until the next release`;
+  for (const renamed of [others, ...SECTIONS.map((s) => s.renamed ?? {})])
+    for (const [old, now] of Object.entries(renamed)) out[old] = `renamed ${now}; the old key is written until the next release`;
   return out;
 }

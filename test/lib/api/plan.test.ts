@@ -115,7 +115,7 @@ test('the report of a script: runs are its scenarios, the cell its load, ISL/OSL
     ],
   );
   assert.deepEqual(
-    report.targets.map((t) => t.variant),
+    report.variants.map((t) => t.variant),
     ['a', 'b'],
     'the unused client is left out',
   );
@@ -138,7 +138,7 @@ test('a scenario whose iterations are not timed: throughput until the last reque
   assert.ok(Math.abs((report.runs[0].throughput as number) - (6 * 64) / 4.5) < 1e-9, 'output tokens over the last end (max 4.5 s)');
   assert.ok(report.notMeasured.some((n) => n.startsWith('TTFT, ITL and TPOT: the http transport')));
   assert.ok(report.notMeasured.some((n) => n.startsWith('throughput intervals')));
-  assert.equal(report.targets[0].engine, 'not identified (no preflight result in the setup data)');
+  assert.equal(report.variants[0].engineLabel, 'not identified (no preflight result in the setup data)');
 });
 
 test('two clients in one scenario: one row that says it mixes them', () => {

@@ -162,10 +162,10 @@ test('workloads that differ are refused with one line naming the difference, exi
     assert.match(r.stderr, line);
   }
   const engine = compareSummaries(parseSummary(base, 'a'), parseSummary(fakeSummary({ engine: 'vLLM 0.20.1' }), 'b'));
-  assert.ok(engine.refused && /target dflash engine \('SGLang' vs 'vLLM'\)/.test(engine.line), engine.refused ? engine.line : '');
+  assert.ok(engine.refused && /variant dflash engine \('SGLang' vs 'vLLM'\)/.test(engine.line), engine.refused ? engine.line : '');
   // A new version of the same server is the point of a baseline: compared, and noted.
   const version = compared(fakeSummary({ engine: 'SGLang 0.5.1' }), fakeSummary({ engine: 'SGLang 0.5.2' }));
-  assert.match(version.notes.join(' '), /target dflash: 'SGLang 0\.5\.1' in the baseline, 'SGLang 0\.5\.2' in the new run/);
+  assert.match(version.notes.join(' '), /variant dflash: 'SGLang 0\.5\.1' in the baseline, 'SGLang 0\.5\.2' in the new run/);
   assert.equal(engineKind('llama.cpp b4567'), 'llama.cpp');
   // The load levels may differ: the cells both have are compared.
   const levels = compared(base, fakeSummary({ env: { CONCURRENCY: '8,16' } }));
@@ -204,7 +204,7 @@ test('bad usage and bad files: exit 2 with one line', () => {
     [[path('ok.json'), dir], /: cannot read \(a folder, not a file\)$/m],
     [[path('text.json'), path('ok.json')], /text\.json: not JSON \(/],
     [[path('ok.json'), path('array.json')], /array\.json: not a k6-llm-bench summary\.json \(the file holds no JSON object\)/],
-    [[path('ok.json'), path('other.json')], /other\.json: not a k6-llm-bench summary\.json \(no 'benchmark', 'run_id', 'settings', 'targets'\)/],
+    [[path('ok.json'), path('other.json')], /other\.json: not a k6-llm-bench summary\.json \(no 'benchmark', 'run_id', 'settings', 'variants'\)/],
     [[path('partial.json'), path('ok.json')], /partial\.json: a partial result of one instance, not a summary: merge the instances first/],
     [[path('ok.json'), path('slices.json')], /records\[0\]\.steady_slices is malformed/],
     [[path('ok.json')], /one summary given, two needed\. usage: npm run compare --/],

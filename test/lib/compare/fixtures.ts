@@ -82,13 +82,13 @@ export function fakeSummary(o: FakeRun = {}): string {
   }
   const setup = {
     runId: env.RUN_ID,
-    targets: cfg.targets.map((t) => ({
+    variants: cfg.variants.map((t) => ({
       variant: t.variant,
       url: t.url,
       dialect: 'sglang',
       model: 'qwen3-32b-sim',
-      engine: o.engine ?? 'SGLang',
-      engineId: 'sglang',
+      engineLabel: o.engine ?? 'SGLang',
+      engine: 'sglang',
       metrics: null,
       notes: [],
     })),

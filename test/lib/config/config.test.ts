@@ -34,7 +34,7 @@ describe('loadConfig', () => {
     assert.equal(c.requestTimeoutMs, 30_000);
     assert.equal(c.gracefulStopMs, 30_000, 'GRACEFUL_STOP defaults to REQUEST_TIMEOUT');
     assert.equal(c.runId, 'smoke-20261129-201500');
-    assert.equal(c.targets[0].dialect, 'auto');
+    assert.equal(c.variants[0].dialect, 'auto');
   });
   test('a missing URL says how to set it', () => {
     assert.throws(() => loadConfig(BENCHMARKS['smoke'], {}, NOW), /TARGET_URL is not set: .*TARGET_URL=http/);
@@ -68,11 +68,11 @@ describe('loadConfig', () => {
   });
   test('A/B: per-target keys fall back to API_KEY; two identical URLs are refused', () => {
     const c = loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1/', MTP_URL: 'http://b:2', API_KEY: 'k', MTP_API_KEY: 'm' }, NOW);
-    assert.equal(c.targets[0].url, 'http://a:1');
-    assert.equal(c.targets[0].apiKey, 'k');
-    assert.equal(c.targets[1].apiKey, 'm');
+    assert.equal(c.variants[0].url, 'http://a:1');
+    assert.equal(c.variants[0].apiKey, 'k');
+    assert.equal(c.variants[1].apiKey, 'm');
     assert.deepEqual(
-      c.targets.map((t) => t.variant),
+      c.variants.map((t) => t.variant),
       ['dflash', 'mtp'],
     );
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://a:1' }, NOW), /are the same/);
@@ -80,7 +80,7 @@ describe('loadConfig', () => {
   test('redacted hides keys', () => {
     const c = loadConfig(BENCHMARKS['smoke'], { ...base, API_KEY: 'sk-secret' }, NOW);
     assert.equal(JSON.stringify(redacted(c)).includes('sk-secret'), false);
-    assert.equal(redacted(c).targets[0].apiKey, '<set>');
+    assert.equal(redacted(c).variants[0].apiKey, '<set>');
   });
   test('stamp is UTC', () => assert.equal(stamp(NOW), '20261129-201500'));
 });

@@ -118,7 +118,7 @@ describe('every identity reply names its server', () => {
         .filter((x): x is Entry => x !== undefined)
         .map((x) => probe(`GET ${x.route ?? `/${x.kind}`}`, 200, read(x)));
       const id = identify(none('GET /get_model_info'), models, extra);
-      assert.equal(id.engineId, e.server, `${e.file}: ${id.engine} (${id.evidence})`);
+      assert.equal(id.engine, e.server, `${e.file}: ${id.engineLabel} (${id.evidence})`);
     });
   }
 });

@@ -23,7 +23,7 @@ import { VARIABLES } from '../../../lib/config/variables';
 import { TAGS } from '../../../lib/metrics/catalog';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
-import { preflightTarget } from '../../../lib/preflight/run';
+import { preflightVariant } from '../../../lib/preflight/run';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
 import { dialectsTable, offeredTable } from '../../../scripts/docs';
 
@@ -131,8 +131,8 @@ test('DIALECT=acme: loaded, and preflight speaks it to the server', () => {
     { TARGET_URL: 'http://acme:1', DIALECT: 'acme', API_KEY: 'k', ISL: '64', OSL: '16', WARMUP_REQUESTS: '0', SERVER_METRICS: 'off' },
     new Date(0),
   );
-  assert.equal(c.targets[0].dialect, 'acme');
-  const { info } = preflightTarget(port, c, c.targets[0]);
+  assert.equal(c.variants[0].dialect, 'acme');
+  const { info } = preflightVariant(port, c, c.variants[0]);
   assert.equal(info.dialect, 'acme');
   assert.equal(sent.length, 1);
   assert.match(sent[0], /^\/acme\/generate \{"input":".+","limit":1,"stream":false\} .*"x-acme-key":"k".*"Authorization":"Bearer k"/);

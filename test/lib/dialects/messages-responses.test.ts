@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { authHeaders, createDialect, DIALECT_NAMES, DIALECT_TRAITS, isDialectName, type DialectName } from '../../../lib/dialects/index';
 import type { Accumulator } from '../../../lib/dialects/accumulator';
 import { classifyStatus } from '../../../lib/dialects/errors';
-import { requestHeaders } from '../../../lib/targets';
+import { requestHeaders } from '../../../lib/variants';
 import { libraryWording } from '../../../lib/api/result';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 

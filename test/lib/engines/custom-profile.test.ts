@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ENGINES, registerEngine, type EngineProfile } from '../../../lib/engines/index';
 import { answered, ownedBy, text } from '../../../lib/engines/profile';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
-import { preflightTarget } from '../../../lib/preflight/run';
+import { preflightVariant } from '../../../lib/preflight/run';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { snapshot, windowFigures } from '../../../lib/server-metrics/window';
@@ -66,9 +66,9 @@ test('a test-only profile in one file: recognised, named, /metrics read, tokeniz
     };
     const port: HttpPort = { now: () => clock, sleep: (ms) => void (clock += ms), get: (u) => call('GET', u), post: (u) => call('POST', u) };
     const c = loadConfig(BENCHMARKS.smoke, { TARGET_URL: 'http://acme:1', ISL: '64', OSL: '16', WARMUP_REQUESTS: '0', SERVER_METRICS: 'on' }, new Date(0));
-    const { info, warnings } = preflightTarget(port, c, c.targets[0]);
+    const { info, warnings } = preflightVariant(port, c, c.variants[0]);
     assert.ok(log.includes('GET /acme/version'), 'its own probe was asked');
-    assert.deepEqual([info.engineId, info.engine, info.dialect, info.model, info.metrics], ['acme', 'Acme Serve 2.1', 'openai', 'acme-7b', 'acme']);
+    assert.deepEqual([info.engine, info.engineLabel, info.dialect, info.model, info.metrics], ['acme', 'Acme Serve 2.1', 'openai', 'acme-7b', 'acme']);
     assert.deepEqual(warnings, []);
 
     const fig = windowFigures(snapshot('acme', metricsPage(10), 0), snapshot('acme', metricsPage(30), 2000));

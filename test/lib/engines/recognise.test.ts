@@ -15,8 +15,8 @@ const list = (owner: string, extra = '') =>
 
 test('llama.cpp: named with its build, context length per slot, its native dialect chosen by auto', () => {
   const id = identify(notFound('GET /get_model_info'), models, [notFound('GET /version'), props]);
-  assert.equal(id.engine, 'llama.cpp b11669');
-  assert.equal(id.engineId, 'llamacpp');
+  assert.equal(id.engineLabel, 'llama.cpp b11669');
+  assert.equal(id.engine, 'llamacpp');
   // /completion counts tokens in every streamed event; /v1/completions merges a withheld partial
   // UTF-8 token into the next chunk without saying so (see test/lib/dialects/llamacpp.test.ts).
   assert.equal(id.dialect, 'llamacpp');
@@ -26,8 +26,8 @@ test('llama.cpp: named with its build, context length per slot, its native diale
 });
 
 test('without /props (not asked, or refused) it is still llama.cpp', () => {
-  assert.equal(identify(notFound('GET /get_model_info'), models).engine, 'llama.cpp');
-  assert.equal(identify(notFound('GET /get_model_info'), models, [probe('GET /props', 401, '')]).engine, 'llama.cpp');
+  assert.equal(identify(notFound('GET /get_model_info'), models).engineLabel, 'llama.cpp');
+  assert.equal(identify(notFound('GET /get_model_info'), models, [probe('GET /props', 401, '')]).engineLabel, 'llama.cpp');
 });
 
 test('the GETs asked: /props of a llama.cpp list only, /version of any list, /info unless SGLang answered, /api/version of Ollama', () => {
@@ -47,10 +47,10 @@ test('the GETs asked: /props of a llama.cpp list only, /version of any list, /in
 
 test('vLLM by owned_by or by /version; an unknown owner is "an OpenAI-compatible server"', () => {
   const vllm = identify(notFound('GET /get_model_info'), list('vllm', ',"max_model_len":32768'), [probe('GET /version', 200, '{"version":"0.20.1"}')]);
-  assert.deepEqual([vllm.engineId, vllm.engine, vllm.maxModelLen, vllm.dialect], ['vllm', 'vLLM 0.20.1', 32768, 'openai']);
-  assert.equal(identify(notFound('GET /get_model_info'), list('vllm')).engine, 'vLLM');
+  assert.deepEqual([vllm.engine, vllm.engineLabel, vllm.maxModelLen, vllm.dialect], ['vllm', 'vLLM 0.20.1', 32768, 'openai']);
+  assert.equal(identify(notFound('GET /get_model_info'), list('vllm')).engineLabel, 'vLLM');
   const other = identify(notFound('GET /get_model_info'), list('acme'), [notFound('GET /version'), notFound('GET /info')]);
-  assert.deepEqual([other.engineId, other.engine, other.dialect], ['openai-compatible', 'an OpenAI-compatible server', 'openai']);
+  assert.deepEqual([other.engine, other.engineLabel, other.dialect], ['openai-compatible', 'an OpenAI-compatible server', 'openai']);
   assert.match(other.evidence, /no engine recognised \(owned_by acme\)/);
 });
 
@@ -59,13 +59,13 @@ test('TGI from /info, Ollama, LM Studio and trtllm-serve from owned_by', () => {
     probe('GET /info', 200, '{"model_id":"meta-llama/Llama-3.1-8B-Instruct","max_total_tokens":8192,"router":"text-generation-router","version":"3.0.1"}'),
   ]);
   assert.deepEqual(
-    [tgi.engineId, tgi.engine, tgi.maxModelLen, tgi.models[0], tgi.dialect],
+    [tgi.engine, tgi.engineLabel, tgi.maxModelLen, tgi.models[0], tgi.dialect],
     ['tgi', 'Text Generation Inference 3.0.1', 8192, 'meta-llama/Llama-3.1-8B-Instruct', 'openai'],
   );
   const ollama = identify(notFound('GET /get_model_info'), list('library'), [probe('GET /api/version', 200, '{"version":"0.5.7"}')]);
-  assert.deepEqual([ollama.engineId, ollama.engine], ['ollama', 'Ollama 0.5.7']);
-  assert.equal(identify(notFound('GET /get_model_info'), list('organization_owner')).engine, 'LM Studio');
-  assert.equal(identify(notFound('GET /get_model_info'), list('tensorrt_llm')).engine, 'TensorRT-LLM (trtllm-serve)');
+  assert.deepEqual([ollama.engine, ollama.engineLabel], ['ollama', 'Ollama 0.5.7']);
+  assert.equal(identify(notFound('GET /get_model_info'), list('organization_owner')).engineLabel, 'LM Studio');
+  assert.equal(identify(notFound('GET /get_model_info'), list('tensorrt_llm')).engineLabel, 'TensorRT-LLM (trtllm-serve)');
 });
 
 test('every profile has a unique id and label, offers the dialect auto picks, and a /metrics prefix of its own', () => {

@@ -28,7 +28,7 @@ const vllmModels = p('GET /v1/models', 200, '{"object":"list","data":[{"id":"Qwe
 test('vLLM: /v1/models but no /get_model_info → openai, with its version', () => {
   const id = identify(p('GET /get_model_info', 404, '{"detail":"Not Found"}'), vllmModels, [p('GET /version', 200, '{"version":"0.20.1"}')]);
   assert.equal(id.dialect, 'openai');
-  assert.equal(id.engine, 'vLLM 0.20.1');
+  assert.equal(id.engineLabel, 'vLLM 0.20.1');
   assert.deepEqual(id.models, ['Qwen/Qwen3-32B']);
   assert.equal(id.maxModelLen, 32768);
 });
@@ -36,7 +36,7 @@ test('vLLM: /v1/models but no /get_model_info → openai, with its version', () 
 test('SGLang: /get_model_info → sglang', () => {
   const id = identify(p('GET /get_model_info', 200, '{"model_path":"Qwen/Qwen3-32B","tokenizer_path":"Qwen/Qwen3-32B","is_generation":true}'), vllmModels);
   assert.equal(id.dialect, 'sglang');
-  assert.equal(id.engine, 'SGLang');
+  assert.equal(id.engineLabel, 'SGLang');
 });
 
 test('the seed message: DIALECT=sglang against vLLM names what the server is and what to set', () => {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
-import { PreflightError, preflightTarget } from '../../../lib/preflight/run';
+import { PreflightError, preflightVariant } from '../../../lib/preflight/run';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { reply } from '../fixtures';
@@ -69,10 +69,10 @@ let port: ReturnType<typeof fakePort>;
 test('a healthy SGLang: identified, native dialect, the served model, one generation, no warnings', () => {
   port = fakePort(sglang());
   const c = cfg();
-  const r = preflightTarget(port, c, c.targets[0]);
+  const r = preflightVariant(port, c, c.variants[0]);
   assert.equal(r.info.dialect, 'sglang');
   assert.equal(r.info.model, 'Qwen/Qwen3-8B');
-  assert.match(r.info.engine, /SGLang/);
+  assert.match(r.info.engineLabel, /SGLang/);
   assert.deepEqual(r.warnings, []);
   assert.deepEqual(port.log.slice(0, 2), ['GET /health', 'GET /v1/models'], 'health first, then what the server serves');
   assert.equal(port.log.filter((l) => l === 'POST /generate').length, 1);
@@ -81,7 +81,7 @@ test('a healthy SGLang: identified, native dialect, the served model, one genera
 test('refused connections are waited for (a vLLM loading its model does not listen), then preflight goes on', () => {
   port = fakePort(sglang({ refusedForMs: 4000 }));
   const c = cfg();
-  const r = preflightTarget(port, c, c.targets[0]);
+  const r = preflightVariant(port, c, c.variants[0]);
   assert.equal(r.info.dialect, 'sglang');
   assert.ok(port.log.filter((l) => l === 'GET /health').length >= 4, 'retried about once a second');
 });
@@ -90,7 +90,7 @@ test('refused until PREFLIGHT_TIMEOUT: unreachable, naming the variable', () => 
   port = fakePort(sglang({ refusedForMs: 1e9 }));
   const c = cfg({ PREFLIGHT_TIMEOUT: '3s' });
   assert.throws(
-    () => preflightTarget(port, c, c.targets[0]),
+    () => preflightVariant(port, c, c.variants[0]),
     (e: unknown) =>
       e instanceof PreflightError && e.reason === 'unreachable' && /cannot connect to http:\/\/sglang:30000 for 3 s .*TARGET_URL right\?/.test(e.message),
   );
@@ -100,7 +100,7 @@ test('refused until PREFLIGHT_TIMEOUT: unreachable, naming the variable', () => 
 test('one transient 500 is retried and only warned about', () => {
   port = fakePort(sglang({ generate: 500 }));
   const c = cfg();
-  const r = preflightTarget(port, c, c.targets[0]);
+  const r = preflightVariant(port, c, c.variants[0]);
   assert.equal(port.log.filter((l) => l === 'POST /generate').length, 2);
   assert.match(r.warnings.join('\n'), /1 of 2 preflight requests failed transiently \(500\)/);
 });
@@ -109,7 +109,7 @@ test('the chat route hangs while /generate answers: the OpenAI layer is named, a
   port = fakePort(sglang({ chat: 'hang' }));
   const c = cfg({ DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' });
   assert.throws(
-    () => preflightTarget(port, c, c.targets[0]),
+    () => preflightVariant(port, c, c.variants[0]),
     (e: unknown) =>
       e instanceof PreflightError &&
       e.reason === 'stalled_layer' &&
@@ -122,7 +122,7 @@ test('both routes hang: the engine itself is stuck', () => {
   port = fakePort(sglang({ chat: 'hang', generate: 'hang' }));
   const c = cfg({ PREFLIGHT_TIMEOUT: '2s' });
   assert.throws(
-    () => preflightTarget(port, c, c.targets[0]),
+    () => preflightVariant(port, c, c.variants[0]),
     (e: unknown) => e instanceof PreflightError && e.reason === 'stalled' && /the engine itself is stuck, not the OpenAI layer/.test(e.message),
   );
 });

@@ -10,6 +10,7 @@ import { rebuild } from '../../../lib/raw/rebuild';
 import { RawRecord, timeMs } from '../../../lib/raw/record';
 import { metricLine, point, rampPlan, recordUpTo, T0 } from './synthetic';
 import { k6Percentile, parseKey, summaryMetrics } from '../../../lib/raw/summary';
+import { upgradeSetup, type SetupData } from '../../../lib/variants';
 
 test("timestamps: k6's RFC 3339 with nanoseconds and a zone", () => {
   assert.equal(timeMs('2026-12-01T10:00:00.123456789Z'), T0 + 123.456789);
@@ -140,8 +141,8 @@ test('a killed record rebuilt: finished runs whole, the run in flight marked wit
   assert.match(cut.report.notMeasured[0], /^partial run/);
   assert.doesNotMatch(cut.report.knee?.text ?? '', /c=3/);
   // Without setup's data in the record: the dialect from the samples, the engine unknown, the run id from the testid tag.
-  assert.equal(cut.report.targets[0].dialect, 'sglang');
-  assert.match(cut.report.targets[0].engine, /unknown/);
+  assert.equal(cut.report.variants[0].dialect, 'sglang');
+  assert.match(cut.report.variants[0].engineLabel, /unknown/);
   assert.equal(cut.report.runId, 'r1');
   assert.equal(cut.data.metrics[subKey('success', plan.runs[0].scenario)].values.passes, 40);
 });
@@ -200,4 +201,19 @@ test('killed after the last run (in the summary): ending killed, nothing marked 
   assert.ok(r.progress.runs.every((x) => x.state === 'complete'));
   assert.equal(stopSentence(r.progress, plan), null);
   assert.equal(r.report.warnings.length, 0);
+});
+
+test("an older release's setup data in a record reads as now: targets are variants, engine the label, engineId the engine", () => {
+  const old = {
+    runId: 'r',
+    targets: [{ variant: 'a', url: 'http://a', dialect: 'openai', model: 'm', engine: 'vLLM 0.20.1', engineId: 'vllm', metrics: 'vllm', notes: [] }],
+    warnings: [],
+  };
+  const now = upgradeSetup(old as unknown as Partial<SetupData>);
+  assert.deepEqual(now.variants, [
+    { variant: 'a', url: 'http://a', dialect: 'openai', model: 'm', engineLabel: 'vLLM 0.20.1', engine: 'vllm', metrics: 'vllm', notes: [] },
+  ]);
+  assert.equal('targets' in now, false);
+  assert.equal(upgradeSetup(now), now, 'setup data of this release is left as it is');
+  assert.equal(upgradeSetup(null), null);
 });

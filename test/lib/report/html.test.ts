@@ -36,7 +36,7 @@ test('every fixture renders balanced main tags, with no scripts or external reso
 test('every target label and every verdict appears, with a badge class from the ratio interval', () => {
   const r = abReport();
   const html = renderHtml(r);
-  for (const t of r.targets) assert.ok(html.includes(esc(display(t.variant))), t.variant);
+  for (const t of r.variants) assert.ok(html.includes(esc(display(t.variant))), t.variant);
   for (const c of r.comparisons) assert.ok(html.includes(esc(c.verdict)), c.verdict);
   // 1.5 [1.41, 1.6] and 1.2 [1.1, 1.3]: A; 1.02 [0.95, 1.09]: no difference; 0.8 [0.74, 0.86]: B.
   const classes = [...html.matchAll(/<li data-verdict="([a-z-]+)">/g)].map((m) => m[1]);
@@ -111,8 +111,8 @@ test('x tick labels never overlap (estimated text width) in the common cases', (
 
 test('strings from the report are escaped: a malicious model name stays text', () => {
   const r = abReport();
-  r.targets[1].model = '<script>alert("x")</script>';
-  r.targets[1].url = 'http://evil/"><img src=x onerror=alert(1)>';
+  r.variants[1].model = '<script>alert("x")</script>';
+  r.variants[1].url = 'http://evil/"><img src=x onerror=alert(1)>';
   r.warnings.push('</li></ul><script>bad()</script>');
   r.runs[0].variant = 'd<b>flash';
   const html = renderHtml(r);

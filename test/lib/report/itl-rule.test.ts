@@ -58,7 +58,7 @@ test('the run figures read the rule, the per-chunk gaps and the draft counts bac
 
 function mixedReport() {
   const r = sseReport();
-  r.targets.push({ ...r.targets[0], variant: 'llama', engine: 'llama.cpp b11669', dialect: 'openai' });
+  r.variants.push({ ...r.variants[0], variant: 'llama', engineLabel: 'llama.cpp b11669', dialect: 'openai' });
   const perToken = r.runs.slice(0, 4).map((x) => ({
     ...x,
     itlRule: { rule: 'one-token-per-event' as const, requests: { 'one-token-per-event': 40 } },

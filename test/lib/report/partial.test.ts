@@ -10,7 +10,7 @@ function partial(over: Partial<PartialResult> = {}): PartialResult {
     segment: null,
     sequence: null,
     variables: { TARGET_URL: 'http://x:1', ISL: '64', SEED: '1', RUN_ID: 'run-1' },
-    setup: { runId: 'run-1', targets: [], warnings: ['w1'], failures: [], segment: null, sequence: null },
+    setup: { runId: 'run-1', variants: [], warnings: ['w1'], failures: [], segment: null, sequence: null },
     metrics: {
       llm_output_tokens: { type: 'counter', contains: 'default', values: { count: 100, rate: 10 } },
       llm_success: { type: 'rate', contains: 'default', values: { rate: 0.9, passes: 9, fails: 1 }, thresholds: { 'rate>=0.95': { ok: false } } },

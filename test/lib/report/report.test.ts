@@ -148,6 +148,14 @@ test('summary.json: one record per cell and variant, unit-named fields, nulls fo
     /^renamed comparisons\[\]\.throughput_ratio_ci; the old key is written until the next release$/,
   );
   assert.match(j.renamed_keys['dataset.comparisons[].domains[].e2e_speedup_ci95'], /e2e_speedup_ci;/);
+  // `variants` was `targets`, its `engineLabel` was `engine`: the old array is written beside it one release more.
+  assert.equal(typeof j.variants[0].engineLabel, 'string');
+  assert.deepEqual(
+    j.targets,
+    j.variants.map(({ engineLabel, ...t }: { engineLabel: string }) => ({ ...t, engine: engineLabel })),
+  );
+  assert.match(j.renamed_keys.targets, /^renamed variants;/);
+  assert.match(j.renamed_keys['targets[].engine'], /^renamed variants\[\]\.engineLabel;/);
 });
 
 test('setup failed: the report exists, with nothing measured and no invented numbers', () => {

@@ -1,4 +1,4 @@
-// llama.cpp's /metrics (b11669, --metrics) as a server-metrics flavour: two real scrapes of a
+// llama.cpp's /metrics (b11669, --metrics) as a server-metrics engine: two real scrapes of a
 // speculative llama-server, idle and after five requests (12, 12, 8, 12 and 12 tokens; per request
 // timings draft_n 13, 13, 18, 13, 13 and draft_n_accepted 8, 8, 3, 8, 8).
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { reply } from '../fixtures';
 const start = reply('llamacpp-metrics-start.txt');
 const end = reply('llamacpp-metrics-end.txt');
 
-test('a llamacpp: page is the llamacpp flavour', () => {
+test('a llamacpp: page is the llamacpp engine', () => {
   assert.equal(detectEngine(start), 'llamacpp');
   assert.equal(detectEngine(end), 'llamacpp');
 });

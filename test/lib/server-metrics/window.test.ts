@@ -49,7 +49,7 @@ test('no observations in the window: means are null', () => {
   assert.equal(windowFigures(a, a).acceptanceLength, null);
 });
 
-test('flavor detection', () => {
+test('engine detection', () => {
   assert.equal(detectEngine(page(1, 1, 1, 1, 1)), 'vllm');
   assert.equal(detectEngine('sglang:num_running_reqs 0'), 'sglang');
   assert.equal(detectEngine('go_goroutines 3'), null);

@@ -1,37 +1,37 @@
-// A target as setup() finds it (TargetInfo, part of the setup data every report reads) and as a VU
-// uses it: resolved dialect object, model and request headers, built lazily in each VU from the
+// A variant (one deployment under test) as setup() finds it (VariantInfo, part of the setup data
+// every report reads) and as a VU uses it: resolved dialect object, model and request headers, built lazily in each VU from the
 // configuration (which holds the API key) and setup's findings (which do not). Pure.
-import type { BenchConfig, TargetConfig } from './config/types';
+import type { BenchConfig, VariantConfig } from './config/types';
 import { authHeaders, createDialect, type Dialect, type DialectName } from './dialects/index';
-import type { Engine } from './server-metrics/window';
+import type { EngineId } from './engines/index';
 import type { PromptKind } from './workload/prompts';
 import type { DatasetPlan } from './dataset/plan';
 import type { TraceShape } from './workload/trace';
 import { TRANSPORTS } from './transports';
 
-/** What setup() learned about a target. Serialised into setup data: never holds the API key. */
-export interface TargetInfo {
+/** What setup() learned about a variant. Serialised into setup data: never holds the API key. */
+export interface VariantInfo {
   variant: string;
   url: string;
   dialect: DialectName;
   model: string;
-  /** A human description, e.g. "vLLM 0.20.1". */
-  engine: string;
-  /** Its engine profile (lib/engines); null when not recognised (an explicit DIALECT on an unknown server). */
-  engineId: string | null;
+  /** The engine as people read it, e.g. "vLLM 0.20.1". */
+  engineLabel: string;
+  /** The engine (its profile's id in lib/engines); null when not recognised (an explicit DIALECT on an unknown server). */
+  engine: EngineId | null;
   /** The profile whose /metrics names the server's page carries; null: not read. */
-  metrics: Engine | null;
+  metrics: EngineId | null;
   notes: string[];
 }
 
 export interface SetupData {
   runId: string;
-  targets: TargetInfo[];
+  variants: VariantInfo[];
   warnings: string[];
   /** k6's --execution-segment of this instance and its sequence; null for a whole run. */
   segment: string | null;
   sequence: string | null;
-  /** Targets that failed preflight, with the whole diagnosis: the run aborts before any load. */
+  /** Variants that failed preflight, with the whole diagnosis: the run aborts before any load. */
   failures: Array<{ variant: string; reason: string; message: string }>;
   /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/dataset/plan.ts). */
   dataset?: DatasetPlan;
@@ -41,7 +41,19 @@ export interface SetupData {
   runsStartMs?: number;
 }
 
-export interface ResolvedTarget {
+/**
+ * Setup data as a record of an older release holds it (`targets`, each with `engine` its label and
+ * `engineId` its engine) read as it is now (`variants`, with `engineLabel` and `engine`).
+ */
+export function upgradeSetup<T extends Partial<SetupData> | null>(setup: T): T {
+  const old = setup as { targets?: Array<Record<string, unknown>> } | null;
+  if (old === null || !Array.isArray(old.targets) || 'variants' in old) return setup;
+  const { targets, ...rest } = old;
+  const variants = targets.map((t) => ('engineId' in t ? (({ engineId, engine, ...v }) => ({ ...v, engineLabel: engine, engine: engineId }))(t) : t));
+  return { ...rest, variants } as unknown as T;
+}
+
+export interface ResolvedVariant {
   variant: string;
   url: string;
   dialect: Dialect;
@@ -52,21 +64,21 @@ export interface ResolvedTarget {
   params: { headers: Record<string, string>; timeout: number };
   /** Headers of the /metrics probe (the key, no streaming Accept). */
   probeHeaders: Record<string, string>;
-  metrics: Engine | null;
+  metrics: EngineId | null;
 }
 
 /** A request's headers; `dialect` decides how the API key is sent (authHeaders), Bearer without one. */
-export function requestHeaders(t: Pick<TargetConfig, 'apiKey'>, accept?: string, dialect: DialectName = 'openai'): Record<string, string> {
+export function requestHeaders(t: Pick<VariantConfig, 'apiKey'>, accept?: string, dialect: DialectName = 'openai'): Record<string, string> {
   const h: Record<string, string> = { 'Content-Type': 'application/json' };
   if (accept) h.Accept = accept;
   return Object.assign(h, authHeaders(dialect, t.apiKey));
 }
 
-export function resolveTargets(cfg: BenchConfig, data: SetupData): Map<string, ResolvedTarget> {
-  const out = new Map<string, ResolvedTarget>();
-  for (const tc of cfg.targets) {
-    const info = data.targets.find((t) => t.variant === tc.variant);
-    if (!info) throw new Error(`setup data has no target ${tc.variant}`);
+export function resolveVariants(cfg: BenchConfig, data: SetupData): Map<string, ResolvedVariant> {
+  const out = new Map<string, ResolvedVariant>();
+  for (const tc of cfg.variants) {
+    const info = data.variants.find((t) => t.variant === tc.variant);
+    if (!info) throw new Error(`setup data has no variant ${tc.variant}`);
     const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model, thinkTags: cfg.thinkTags });
     const headers = requestHeaders(tc, TRANSPORTS[cfg.transport].accept ?? undefined, info.dialect);
     out.set(tc.variant, {
