@@ -72,7 +72,9 @@ function read(chunk: Record<string, unknown>): ChunkUpdate {
       u.carriesToken = true;
     }
   } else if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
-    finalResponse(obj(chunk.response) ?? {}, u, false);
+    const response = obj(chunk.response) ?? {};
+    // response.failed is a failure whatever status its response says (a server that left it completed).
+    finalResponse(type === 'response.failed' ? { ...response, status: 'failed' } : response, u, false);
     u.noContent = true;
     u.done = true;
   } else if (type === 'error') {

@@ -121,3 +121,13 @@ test("an event without data (xk6-sse's for a keep-alive comment or an extra blan
   // A stream cut after one: truncated, and after as many events on both paths.
   for (const [p, r] of everyPath('openai', `${chunk(1, null)}: ping\n\n`)) assert.match(r.error?.message ?? '', /after 1 event\(s\)/, p);
 });
+
+test('Responses: response.failed is an error though its response says status completed', () => {
+  const delta = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"m","delta":"Hi"}\n\n';
+  const failed = (status: string) =>
+    `event: response.failed\ndata: {"type":"response.failed","response":{"object":"response","status":"${status}","usage":{"input_tokens":37,"output_tokens":2}}}\n\n`;
+  for (const status of ['completed', 'incomplete', 'failed']) {
+    for (const [p, r] of everyPath('responses', delta + failed(status)))
+      assert.deepEqual([r.ok, r.error?.class], [false, 'stream_error'], `${p}: status ${status}`);
+  }
+});
