@@ -86,3 +86,39 @@ for (const runner of RUNNERS) {
     });
   });
 }
+
+// ITL_SAMPLES=histogram (lib/stats/log-buckets.ts): every token counted, the quantiles read back
+// from the buckets agree with the server's own per-token ITL, and an ITL SLO still fails the run.
+for (const runner of RUNNERS) {
+  describe(`ITL_SAMPLES=histogram on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
+    test('ITL counted per bucket: every token, the server’s p50 and mean, and SLO_ITL_P99 exits 99 when missed', async () => {
+      const sim = await spawnSim({ spec: 'dflash', timeScale: 1, seed: 9 });
+      try {
+        const run = await runner.run('sse/smoke', { TARGET_URL: sim.url, ITL_SAMPLES: 'histogram', SLO_ITL_P99: '1ms', WARMUP_REQUESTS: '0' }, 60_000);
+        assert.equal(run.result.exitCode, 99, `an ITL SLO of 1 ms is missed: ${explain(run)}`);
+        assert.match(run.result.stdout + run.result.stderr, /llm_itl_within_slo/);
+        const rec = run.summary!.records[0];
+        const reqs = (await sim.requests()).filter((r) => r.stream && r.status === 200);
+        assert.equal(reqs.length, rec.requests_ok, 'the server saw every request that succeeded');
+        const itl: number[] = [];
+        for (const r of reqs)
+          for (let i = 1; i < r.events.length; i++)
+            for (let k = 0; k < r.events[i].tokens; k++) itl.push((r.events[i].timeMs - r.events[i - 1].timeMs) / r.events[i].tokens);
+        itl.sort((a, b) => a - b);
+        const got = rec.itl_ms as { p50: number; avg: number; count: number; relative_error?: number };
+        assert.ok(got && got.relative_error !== undefined && got.relative_error < 0.03, JSON.stringify(got));
+        assert.equal(got.count, itl.length, 'one count per token after the first event');
+        const p50 = itl[Math.floor(itl.length / 2)];
+        const mean = itl.reduce((a, b) => a + b, 0) / itl.length;
+        assert.ok(Math.abs(got.p50 / p50 - 1) < 0.15, `ITL p50 client ${got.p50} vs server ${p50}`);
+        assert.ok(Math.abs(got.avg / mean - 1) < 0.15, `ITL mean client ${got.avg} vs server ${mean}`);
+        assert.ok(
+          rec.notes.some((n: string) => /log buckets/.test(n)),
+          rec.notes.join(' | '),
+        );
+      } finally {
+        await sim.stop();
+      }
+    });
+  });
+}
