@@ -112,9 +112,10 @@ for (const runner of RUNNERS) {
         const mean = itl.reduce((a, b) => a + b, 0) / itl.length;
         assert.ok(Math.abs(got.p50 / p50 - 1) < 0.15, `ITL p50 client ${got.p50} vs server ${p50}`);
         assert.ok(Math.abs(got.avg / mean - 1) < 0.15, `ITL mean client ${got.avg} vs server ${mean}`);
+        const notes = (rec as unknown as { notes: string[] }).notes;
         assert.ok(
-          rec.notes.some((n: string) => /log buckets/.test(n)),
-          rec.notes.join(' | '),
+          notes.some((n) => /log buckets/.test(n)),
+          notes.join(' | '),
         );
       } finally {
         await sim.stop();
