@@ -5,6 +5,7 @@
 //                             [--duration 20s] [--isl 128] [--osl 256] [--mem-vus 1000 | --mem-vus 0]
 //                             [--bundles dist/sse/context-matrix.js,/tmp/old/dist/sse/context-matrix.js,floor,floor+itl]
 //                             [--repeat 3]
+// A bundle may carry its own variables: dist/sse/context-matrix.js?ITL_SAMPLES=histogram.
 //
 // Every run: the simulator (in this process, no speculation, so one token per event and events =
 // tokens) serves one context-matrix cell of N closed-loop VUs; k6's CPU is read from
@@ -139,9 +140,12 @@ async function runOnce(vus: number, dialect: string, bundle: string, timeScale: 
     recordLimit: 1_000_000,
   });
   const dir = mkdtempSync(join(tmpdir(), 'sse-cost-'));
-  const script = isFloor(bundle) ? floorScript(dir, { dialect, vus, duration, isl: ISL, osl: OSL, itl: bundle === 'floor+itl' }) : bundle;
+  // `bundle?VAR=value&…`: the same bundle with its own variables (e.g. ?ITL_SAMPLES=histogram).
+  const [path, query] = bundle.split('?');
+  const script = isFloor(bundle) ? floorScript(dir, { dialect, vus, duration, isl: ISL, osl: OSL, itl: bundle === 'floor+itl' }) : path;
   const env = {
     ...process.env,
+    ...Object.fromEntries(new URLSearchParams(query ?? '')),
     ...QUIET_K6_ENV,
     TARGET_URL: sim.url,
     TRANSPORT: 'sse',
