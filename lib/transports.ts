@@ -14,7 +14,7 @@ export interface TransportSpec {
   accept: string | null;
   /** What k6 needs to run it; null for stock k6. */
   needs: string | null;
-  /** For setup's first line: what this run measures. */
+  /** For setup's first line: what this test measures. */
   measures: string;
   /** What this transport cannot measure and why; null when nothing is missing. */
   notMeasured: string | null;

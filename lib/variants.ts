@@ -28,7 +28,7 @@ export interface SetupData {
   runId: string;
   variants: VariantInfo[];
   warnings: string[];
-  /** k6's --execution-segment of this instance and its sequence; null for a whole run. */
+  /** k6's --execution-segment of this instance and its sequence; null for a whole test. */
   segment: string | null;
   sequence: string | null;
   /** Variants that failed preflight, with the whole diagnosis: the run aborts before any load. */
@@ -37,7 +37,7 @@ export interface SetupData {
   dataset?: DatasetPlan;
   /** TRACE runs: the replayed slice's shape (its request count and span make the plan). */
   trace?: TraceShape;
-  /** When setup ended and the runs started (epoch ms), stamped by recordRun (lib/k6/run-record.ts): how handleSummary tells a stopped run. */
+  /** When setup ended and the runs started (epoch ms), stamped by writeRunRecord (lib/k6/run-record.ts): how handleSummary tells a stopped test. */
   runsStartMs?: number;
 }
 

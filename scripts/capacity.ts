@@ -17,8 +17,8 @@ import { buildCapacityReport, capacityJson, renderCapacityMarkdown, renderCapaci
 import { runSearch, type StepOutcome, type StepRequest } from '../lib/capacity/runner';
 import { readCapacitySettings, stepBenchmark, type CapacitySettings } from '../lib/capacity/settings';
 import { readStepRun } from '../lib/capacity/step-run';
-import { capacitySlots, stepEnv } from '../lib/capacity/targets';
 import { capacitySeries } from '../lib/capacity/prometheus';
+import { capacitySlots, stepEnv } from '../lib/capacity/variants';
 import { remoteWriteBody } from '../lib/prometheus/remote-write';
 import { TRANSPORTS, type TransportName } from '../lib/transports';
 import { findK6, INSTALL_K6 } from './k6-runtime';
@@ -94,7 +94,7 @@ export function prepare(env: Record<string, string | undefined>, now: Date) {
   return { s, spec, slots, runId, resultsDir, stepsDir, transport, bundle, env: merged };
 }
 
-/** Runs the search (all targets) and writes the reports. */
+/** Runs the search (all variants) and writes the reports. */
 export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> {
   const now = o.now ?? (() => new Date());
   const log = o.log ?? ((l: string) => console.log(l));
@@ -110,7 +110,7 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
   mkdirSync(p.stepsDir, { recursive: true });
   const { s } = p;
   log(
-    `capacity: ${s.loop.name} loop over ${s.loop.unit}, targets ${p.slots.map((x) => x.variant).join(', ')}, SLOs ${s.criteria.map((c) => `${c.variable}`).join(', ')}; step runs in ${p.stepsDir}`,
+    `capacity: ${s.loop.name} loop over ${s.loop.unit}, variants ${p.slots.map((x) => x.variant).join(', ')}, SLOs ${s.criteria.map((c) => `${c.variable}`).join(', ')}; step runs in ${p.stepsDir}`,
   );
   const stepOverheadMs = 5000;
   const extra = o.prometheus ? ['-o', 'experimental-prometheus-rw', '--tag', `testid=${p.runId}`] : [];
@@ -164,7 +164,7 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
 }
 
 function workload(env: Record<string, string | undefined>, variants: string[]): Record<string, string> {
-  const out: Record<string, string> = { targets: variants.join(', ') };
+  const out: Record<string, string> = { variants: variants.join(', ') };
   for (const k of ['ISL', 'OSL', 'TRANSPORT', 'DATASET', 'ISL_SPREAD', 'SEED', 'REQUEST_TIMEOUT']) if (env[k]) out[k] = env[k] as string;
   return out;
 }

@@ -121,7 +121,7 @@ export interface K6RunResult {
   stderr: string;
   /** Absolute paths of the files handleSummary's result was written to. */
   files: string[];
-  /** The object handleSummary received (undefined when the run ended before the summary). */
+  /** The object handleSummary received (undefined when the test ended before the summary). */
   summaryData: SummaryData | undefined;
   durationMs: number;
 }

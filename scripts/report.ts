@@ -5,7 +5,7 @@
 // finished, the run in flight marked incomplete with its partial figures, and where and why it
 // stopped. The settings come from the record itself (the run record setup writes), else from the
 // sidecar <run>.run.json npm start writes, else from this environment (the variables the k6 run
-// was given) and --benchmark. Several records of one run (its instances' execution segments) are
+// was given) and --benchmark. Several records of one test (its instances' execution segments) are
 // read as one: their samples pooled, so the percentiles are the whole run's.
 import { closeSync, createReadStream, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -127,7 +127,7 @@ function readSidecar(path: string): RunRecordMeta | null {
   return o;
 }
 
-/** Rebuilds the reports of a raw record (or of the records of one run's instances) and writes them; the text report is returned. */
+/** Rebuilds the reports of a raw record (or of the records of one test's instances) and writes them; the text report is returned. */
 export async function reportFromRecord(paths: string | string[], o: ReportOptions = {}): Promise<ReportOutput> {
   const all = typeof paths === 'string' ? [paths] : paths;
   const path = all[0];
@@ -140,7 +140,7 @@ export async function reportFromRecord(paths: string | string[], o: ReportOption
     else if (r.closed === null && closed === true) closed = null;
   }
   if (all.length > 1 && rec.testids.size > 1)
-    throw new RawRecordError(`the records are of ${rec.testids.size} runs (${[...rec.testids].join(', ')}): give the records of one run`);
+    throw new RawRecordError(`the records are of ${rec.testids.size} tests (${[...rec.testids].join(', ')}): give the records of one test`);
   const now = o.now ?? new Date();
   const sidecar = rec.meta ? null : readSidecar(sidecarPath(path));
   const meta = rec.meta ?? sidecar;
@@ -148,7 +148,7 @@ export async function reportFromRecord(paths: string | string[], o: ReportOption
   const benchmark = o.benchmark ?? meta?.benchmark;
   if (!benchmark)
     throw new RawRecordError(
-      `${path}: the record names no benchmark and there is no ${basename(sidecarPath(path))} next to it: give --benchmark NAME and the variables the run was given`,
+      `${path}: the record names no benchmark and there is no ${basename(sidecarPath(path))} next to it: give --benchmark NAME and the variables the test was given`,
     );
   const spec = BENCHMARKS[benchmark];
   if (!spec) throw new RawRecordError(`unknown benchmark '${benchmark}' (expected one of ${Object.keys(BENCHMARKS).join(', ')})`);
@@ -195,7 +195,7 @@ if (require.main === module) {
   }
   if (paths.length === 0) {
     console.error(
-      'usage: npm run report -- [--out DIR] [--force] [--benchmark NAME] <run>.raw.json.gz …  (the raw record npm start writes, or k6 run --out json=<file>; several: the instances of one run)',
+      'usage: npm run report -- [--out DIR] [--force] [--benchmark NAME] <run>.raw.json.gz …  (the raw record npm start writes, or k6 run --out json=<file>; several: the instances of one test)',
     );
     process.exit(2);
   }

@@ -1,8 +1,8 @@
-// The capacity of one target from its measured steps, with a 95 % interval, and the A/B ratio of
+// The capacity of one variant from its measured steps, with a 95 % interval, and the A/B ratio of
 // two capacities. For each criterion the capacity is where its p99 first crosses the limit,
 // interpolated between the last load under it and the first over it; the interval comes from the
 // same crossing of the p99's interval bounds (the upper bound of the p99 crosses first, giving the
-// low end). The target's capacity is the lowest over its criteria: every SLO must hold. Pure.
+// low end). The variant's capacity is the lowest over its criteria: every SLO must hold. Pure.
 import type { Measure } from './observe';
 import type { StepPoint } from './search';
 import type { CapacitySettings, CriterionKey } from './settings';

@@ -1,5 +1,5 @@
 // report.html of a capacity search: the answer first, then one chart per SLO (load against the
-// measured p99 with its interval, the SLO as a line, each target's capacity marked), the search
+// measured p99 with its interval, the SLO as a line, each variant's capacity marked), the search
 // path and where each SLO broke. Self-contained like the benchmarks' report.html. Pure.
 import { display } from '../report/analysis';
 import { REPORT_CSS } from '../report/html';
@@ -13,7 +13,7 @@ import type { CapacitySettings } from './settings';
 function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['criteria'][number]['key']): string {
   const crit = s.criteria.find((c) => c.key === key) as CapacitySettings['criteria'][number];
   const share = key === 'attainment';
-  const series: Series[] = r.targets.map((t, i) => ({
+  const series: Series[] = r.variants.map((t, i) => ({
     name: display(t.variant),
     color: PALETTE[i % PALETTE.length],
     points: t.points.map((p) => {
@@ -23,7 +23,7 @@ function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['cr
       return share ? { x: p.load, y: (1 - m.value) * 100, lo: (1 - m.hi) * 100, hi: (1 - m.lo) * 100 } : { x: p.load, y: m.value, lo: m.lo, hi: m.hi };
     }),
   }));
-  const xs = r.targets.flatMap((t) => t.points.map((p) => p.load));
+  const xs = r.variants.flatMap((t) => t.points.map((p) => p.load));
   const limit = share ? crit.limit * 100 : crit.limit;
   if (xs.length)
     series.push({
@@ -35,7 +35,7 @@ function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['cr
         { x: Math.max(...xs), y: limit },
       ],
     });
-  const marks = r.targets
+  const marks = r.variants
     .filter((t) => t.capacity.crossing !== null)
     .map((t) => ({ x: t.capacity.crossing as number, label: `${display(t.variant)} capacity` }));
   return lineChart(series, {
@@ -50,14 +50,14 @@ function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['cr
 }
 
 export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): string {
-  const targets = r.targets
+  const verdicts = r.variants
     .map(
       (t) =>
         `<li><b>${esc(display(t.variant))}</b>: ${esc(capacityText(s, t.capacity))}${t.capacity.limitedBy ? `, limited by ${esc(label(t.capacity.limitedBy))}` : ''}` +
         `${t.goodputAtCapacity === null ? '' : ` · goodput ${esc(fmt(t.goodputAtCapacity, 2))} req/s`} · ${t.points.length} loads, ${t.runs} k6 runs<br><span class="ci">${esc(t.stop ? t.stop.reason : 'not finished')}</span></li>`,
     )
     .join('');
-  const broke = r.targets
+  const broke = r.variants
     .flatMap((t) =>
       t.capacity.criteria.map(
         (c) =>
@@ -81,9 +81,9 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="color-scheme" content="light dark"><title>capacity — ${esc(r.runId)}</title><style>${REPORT_CSS}</style></head>\n<body><main>` +
     `<header><h1>Capacity under SLOs</h1><p class="meta">run <b>${esc(r.runId)}</b> · ${esc(r.loop.name)} loop (${esc(r.loop.unit)}) · transport <b>${esc(r.transport)}</b> · generated <b>${esc(r.generatedAt)}</b> · ${Math.round(r.durationMs / 1000)} s</p></header>` +
-    `<div class="box callout">${esc(r.headline)}</div><ul class="verdicts">${targets}</ul>${ratio}${warnings}` +
+    `<div class="box callout">${esc(r.headline)}</div><ul class="verdicts">${verdicts}</ul>${ratio}${warnings}` +
     `<section><h2>Search path</h2><div class="figs">${s.criteria.map((c) => `<figure><figcaption>${esc(label(c.key))} against ${esc(c.variable)}</figcaption>${chart(s, r, c.key)}</figure>`).join('')}</div>` +
-    `<p class="legend-note">Each point is one load, with its 95 % interval; dashed: the SLO; red lines: each target's capacity.</p>${table}</section>` +
+    `<p class="legend-note">Each point is one load, with its 95 % interval; dashed: the SLO; red lines: each variant's capacity.</p>${table}</section>` +
     `<section><h2>Where each SLO broke</h2><ul>${broke}</ul></section>` +
     `<section><h2>Workload and settings</h2><div class="settings">${settings}</div></section>` +
     `<footer>k6-llm-bench capacity search</footer></main></body></html>\n`

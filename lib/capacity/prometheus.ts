@@ -1,5 +1,5 @@
 // The capacity answer as Prometheus series, beside the k6_llm_* series the step runs stream: one
-// gauge per target for the capacity and each end of its interval, the goodput there, and the A/B
+// gauge per variant for the capacity and each end of its interval, the goodput there, and the A/B
 // ratio. Labels stay low-cardinality: the run's testid, the variant, the loop kind and the SLO
 // text. A bound that does not exist (censored, no interval) is not written, never a zero. Pure.
 import type { RemoteWriteSample } from '../prometheus/remote-write';
@@ -24,7 +24,7 @@ export function capacitySeries(s: CapacitySettings, r: CapacityReport, timestamp
   const put = (name: string, extra: Record<string, string>, v: number | null) => {
     if (v !== null && Number.isFinite(v)) out.push({ labels: { __name__: name, ...common, ...extra }, value: v, timestampMs });
   };
-  for (const t of r.targets) {
+  for (const t of r.variants) {
     const l = { variant: t.variant };
     put(CAPACITY_SERIES.capacity, l, t.capacity.crossing);
     put(CAPACITY_SERIES.lower, l, t.capacity.lo);

@@ -1,17 +1,17 @@
-// The capacity report: per target its capacity with an interval, the goodput there, the search
+// The capacity report: per variant its capacity with an interval, the goodput there, the search
 // path (every load measured, each p99 against its SLO) and the step that broke each SLO; for two
-// targets the ratio at equal SLO. One model, rendered for the terminal, report.md and summary.json
+// variants the ratio at equal SLO. One model, rendered for the terminal, report.md and summary.json
 // here and report.html in html.ts. Pure.
 import { display } from '../report/analysis';
 import { fmt, fmtMs, table } from '../report/format';
 import { capacityOf, capacityRatio, type Capacity, type CapacityRatio } from './estimate';
 import { label } from './search';
-import type { TargetSearch } from './runner';
+import type { VariantSearch } from './runner';
 import type { CapacitySettings, Criterion } from './settings';
 
 export const CAPACITY_FORMAT = 'k6-llm-bench-capacity/1';
 
-export interface TargetCapacity extends TargetSearch {
+export interface VariantCapacity extends VariantSearch {
   capacity: Capacity;
   /** Requests per second within every per-request SLO at the highest load that met every SLO. */
   goodputAtCapacity: number | null;
@@ -27,7 +27,7 @@ export interface CapacityReport {
   workload: Record<string, string>;
   criteria: Criterion[];
   settings: Record<string, string | number>;
-  targets: TargetCapacity[];
+  variants: VariantCapacity[];
   ratio: { a: string; b: string; ratio: CapacityRatio } | null;
   /** One sentence: the answer. */
   headline: string;
@@ -64,16 +64,16 @@ export function ratioText(r: CapacityRatio): string {
 
 export function buildCapacityReport(
   s: CapacitySettings,
-  searches: TargetSearch[],
+  searches: VariantSearch[],
   meta: { runId: string; now: Date; durationMs: number; transport: string; workload: Record<string, string>; warnings?: string[] },
 ): CapacityReport {
-  const targets: TargetCapacity[] = searches.map((t) => {
+  const variants: VariantCapacity[] = searches.map((t) => {
     const capacity = capacityOf(s, t.points);
     const best = capacity.bestPassing === null ? null : (t.points.find((p) => p.load === capacity.bestPassing) ?? null);
     return { ...t, capacity, goodputAtCapacity: best?.goodput ?? null };
   });
   const warnings = [...(meta.warnings ?? [])];
-  for (const t of targets) {
+  for (const t of variants) {
     const undecided = t.points.filter((p) => p.undecided).map((p) => num(s, p.load));
     if (undecided.length)
       warnings.push(
@@ -90,11 +90,11 @@ export function buildCapacityReport(
     if (t.stop && t.stop.kind !== 'converged' && t.stop.kind !== 'max-load') warnings.push(`${display(t.variant)}: the search ended early: ${t.stop.reason}.`);
   }
   let ratio: CapacityReport['ratio'] = null;
-  if (targets.length === 2) {
-    const r = capacityRatio(targets[0].capacity, targets[1].capacity);
-    if (r) ratio = { a: targets[0].variant, b: targets[1].variant, ratio: r };
+  if (variants.length === 2) {
+    const r = capacityRatio(variants[0].capacity, variants[1].capacity);
+    if (r) ratio = { a: variants[0].variant, b: variants[1].variant, ratio: r };
   }
-  const each = targets.map((t) => `${display(t.variant)} ${capacityText(s, t.capacity)}`).join(', ');
+  const each = variants.map((t) => `${display(t.variant)} ${capacityText(s, t.capacity)}`).join(', ');
   const headline = `At ${sloText(s.criteria)}: ${each}${ratio ? `: ${display(ratio.a)} ÷ ${display(ratio.b)} = ${ratioText(ratio.ratio)}` : ''}.`;
   return {
     format: CAPACITY_FORMAT,
@@ -116,7 +116,7 @@ export function buildCapacityReport(
       CAPACITY_PRECISION: s.precision,
       SLO_ERROR_RATE: s.errorRate,
     },
-    targets,
+    variants,
     ratio,
     headline,
     warnings,
@@ -126,7 +126,7 @@ export function buildCapacityReport(
 /** The search path as rows: one per load measured, in the order measured. */
 export function pathRows(s: CapacitySettings, r: CapacityReport): string[][] {
   const rows: string[][] = [];
-  for (const t of r.targets) {
+  for (const t of r.variants) {
     for (const p of t.points) {
       const cells = s.criteria.map((c) => {
         const m = p.measures.find((x) => x.key === c.key);
@@ -168,7 +168,7 @@ export function pathHead(s: CapacitySettings): string[] {
 
 function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {
   const out: string[] = [];
-  for (const t of r.targets) {
+  for (const t of r.variants) {
     for (const c of t.capacity.criteria) {
       const crit = s.criteria.find((x) => x.key === c.key) as Criterion;
       out.push(
@@ -181,8 +181,8 @@ function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {
   return out;
 }
 
-function targetLines(s: CapacitySettings, r: CapacityReport): string[] {
-  return r.targets.map((t) => {
+function variantLines(s: CapacitySettings, r: CapacityReport): string[] {
+  return r.variants.map((t) => {
     const lim = t.capacity.limitedBy ? `, limited by ${label(t.capacity.limitedBy)}` : '';
     const gp =
       t.goodputAtCapacity === null ? '' : `; goodput ${fmt(t.goodputAtCapacity, 2)} req/s at ${num(s, t.capacity.bestPassing as number)} ${s.loop.short}`;
@@ -196,7 +196,7 @@ export function renderCapacityText(s: CapacitySettings, r: CapacityReport, files
     '',
     r.headline,
     '',
-    ...targetLines(s, r),
+    ...variantLines(s, r),
     '',
   ];
   lines.push(table(pathHead(s), pathRows(s, r), 1), '');
@@ -221,7 +221,7 @@ export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): 
     '',
     `**${r.headline}**`,
     '',
-    ...targetLines(s, r).map((l) => `- ${l}`),
+    ...variantLines(s, r).map((l) => `- ${l}`),
     '',
     '## Search path',
     '',
@@ -250,6 +250,23 @@ export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): 
   return out.join('\n') + '\n';
 }
 
+/** summary.json keys renamed (old path → new); the old key is written beside the new one one release more. */
+const RENAMED: Record<string, string> = { targets: 'variants', 'workload.targets': 'workload.variants' };
+
+/** summary.json: the model, with the renamed keys' old names beside the new ones and `renamed_keys` saying so. */
 export function capacityJson(r: CapacityReport): string {
-  return JSON.stringify(r, null, 2);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (k === 'workload' && 'variants' in r.workload) {
+      const w: Record<string, string> = {};
+      for (const [wk, wv] of Object.entries(r.workload)) {
+        w[wk] = wv;
+        if (wk === 'variants') w.targets = wv;
+      }
+      out.workload = w;
+    } else out[k] = v;
+    if (k === 'variants') out.targets = v;
+  }
+  out.renamed_keys = Object.fromEntries(Object.entries(RENAMED).map(([old, now]) => [old, `renamed ${now}; the old key is written until the next release`]));
+  return JSON.stringify(out, null, 2);
 }

@@ -1,10 +1,10 @@
-// The search loop for one or two targets, over an injected step executor and clock so it runs the
+// The search loop for one or two variants, over an injected step executor and clock so it runs the
 // same under tests (fakes) and on real k6. Each load gets a first run of
 // CAPACITY_STEP; while an SLO's p99 interval still crosses its limit on fewer than
 // CAPACITY_MIN_SAMPLES samples, it runs again (sized from the sample rate so far) and pools,
-// up to CAPACITY_STEP_MAX. Two targets alternate load by load (A B, B A …), so drift over the
-// search hits both alike. A failed run, a breached error rate or a degraded target ends that
-// target's search with the reason; what was measured is kept.
+// up to CAPACITY_STEP_MAX. Two variants alternate load by load (A B, B A …), so drift over the
+// search hits both alike. A failed run, a breached error rate or a degraded variant ends that
+// variant's search with the reason; what was measured is kept.
 import { measure, type Measure } from './observe';
 import { nextLoad, type StepPoint, type StopKind } from './search';
 import type { CapacitySettings } from './settings';
@@ -14,9 +14,9 @@ export interface StepRequest {
   variant: string;
   load: number;
   durationMs: number;
-  /** First run against this target: warm-up requests go only there. */
+  /** First run against this variant: warm-up requests go only there. */
   first: boolean;
-  /** 1-based k6 run number for this target, for file names. */
+  /** 1-based k6 run number for this variant, for file names. */
   run: number;
 }
 
@@ -40,7 +40,7 @@ export interface PointDetail extends StepPoint {
   errors: Record<string, number>;
 }
 
-export interface TargetSearch {
+export interface VariantSearch {
   variant: string;
   points: PointDetail[];
   stop: { kind: StopKind; reason: string } | null;
@@ -74,11 +74,11 @@ export function describeMeasure(m: Measure): string {
   return `p99 ${name} ${m.value.toFixed(1)} [${m.lo.toFixed(1)}, ${hi}] ms vs ${m.limit} (n=${m.n})`;
 }
 
-/** Measures one load (one or more runs, pooled); returns the point or why the target's search ends. */
+/** Measures one load (one or more runs, pooled); returns the point or why the variant's search ends. */
 async function measureLoad(
   s: CapacitySettings,
   ports: RunnerPorts,
-  t: TargetSearch,
+  t: VariantSearch,
   load: number,
   step: number,
 ): Promise<PointDetail | { stop: StopKind; reason: string }> {
@@ -150,9 +150,9 @@ async function measureLoad(
   };
 }
 
-/** Runs the searches of all targets, alternating, until each has converged or stopped. */
-export async function runSearch(s: CapacitySettings, variants: readonly string[], ports: RunnerPorts): Promise<TargetSearch[]> {
-  const searches: TargetSearch[] = variants.map((variant) => ({ variant, points: [], stop: null, runs: 0 }));
+/** Runs the searches of all variants, alternating, until each has converged or stopped. */
+export async function runSearch(s: CapacitySettings, variants: readonly string[], ports: RunnerPorts): Promise<VariantSearch[]> {
+  const searches: VariantSearch[] = variants.map((variant) => ({ variant, points: [], stop: null, runs: 0 }));
   for (let round = 0; searches.some((t) => t.stop === null); round++) {
     const order = round % 2 === 0 ? searches : [...searches].reverse();
     for (const t of order) {

@@ -6,7 +6,7 @@ import type { Measure } from './observe';
 import type { CapacitySettings, CriterionKey } from './settings';
 
 export interface StepPoint {
-  /** 1-based order in which the loads were measured, across the target's search. */
+  /** 1-based order in which the loads were measured, across the variant's search. */
   step: number;
   load: number;
   /** One per criterion measured at this load. */
@@ -50,7 +50,7 @@ export function degradation(s: CapacitySettings, points: readonly StepPoint[]): 
       const before = earlier.measures.find((e) => e.key === m.key);
       // Beyond noise: the lower bound now is above the earlier upper bound (or its largest sample).
       if (before && m.lo > m.limit && m.lo > before.hi) {
-        return `the target degraded during the search: ${label(m.key)} at ${fmtLoad(s, last.load)} is ${fmtMeasure(m)} (step ${last.step}), but was ${fmtMeasure(before)} at a higher load, ${fmtLoad(s, earlier.load)} (step ${earlier.step})`;
+        return `the variant degraded during the search: ${label(m.key)} at ${fmtLoad(s, last.load)} is ${fmtMeasure(m)} (step ${last.step}), but was ${fmtMeasure(before)} at a higher load, ${fmtLoad(s, earlier.load)} (step ${earlier.step})`;
       }
     }
   }
@@ -97,7 +97,7 @@ export function nextLoad(s: CapacitySettings, points: readonly StepPoint[]): Nex
   }
   if (pass === null) {
     if (fail.load <= min)
-      return { stop: 'floor', reason: `an SLO was broken even at ${fmtLoad(s, fail.load)}, the lowest load tried: the target cannot meet these SLOs` };
+      return { stop: 'floor', reason: `an SLO was broken even at ${fmtLoad(s, fail.load)}, the lowest load tried: the variant cannot meet these SLOs` };
     const down = s.loop.integer ? Math.max(1, Math.floor(fail.load / 2)) : Math.max(min, fail.load / 2);
     return { load: down, phase: 'bracket' };
   }
@@ -111,7 +111,7 @@ export function nextLoad(s: CapacitySettings, points: readonly StepPoint[]): Nex
       const up = Math.min(s.maxLoad, s.loop.integer ? Math.max(top + 1, Math.round(top * 1.5)) : Number((top * 1.5).toPrecision(4)));
       return { load: up, phase: 'bound' };
     }
-    // Measure the answer's load once more, last: a target that drifted during the search fails it
+    // Measure the answer's load once more, last: a variant that drifted during the search fails it
     // now (and is named degraded), where a steady one passes again.
     const repeats = points.filter((p) => p.load === pass.load).length;
     if (repeats < 2) return { load: pass.load, phase: 'confirm' };

@@ -85,12 +85,12 @@ export const CAPACITY_VARIABLES: readonly CapacityVariable[] = [
   {
     name: 'CAPACITY_MAX_LOAD',
     default: '256 (closed), 64 (open)',
-    help: 'Highest load tried: a target that meets every SLO there has a capacity of at least this, and the report says so.',
+    help: 'Highest load tried: a variant that meets every SLO there has a capacity of at least this, and the report says so.',
   },
   {
     name: 'CAPACITY_MAX_TIME',
     default: '30m',
-    help: 'Bound on the whole search (all targets); when it runs out the search stops and reports what it found, with the reason.',
+    help: 'Bound on the whole search (all variants); when it runs out the search stops and reports what it found, with the reason.',
   },
   {
     name: 'CAPACITY_STEP',

@@ -23,7 +23,7 @@ export interface StepRun extends RunSample {
   errors: Record<string, number>;
   /** Why the client, not the server, may have set this run's numbers (empty when it did not). */
   clientLimited: string[];
-  /** Why the target could not be measured at all (preflight), or null. */
+  /** Why the variant could not be measured at all (preflight), or null. */
   preflight: string | null;
 }
 

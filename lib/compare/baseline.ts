@@ -40,11 +40,11 @@ export function readBaseline(env: Record<string, string | undefined>, read: Read
 }
 
 /**
- * The comparison of this run's summary.json text with the baseline: the terminal text and the
+ * The comparison of this test's summary.json text with the baseline: the terminal text and the
  * files to write (keyed by path, as handleSummary returns them) under `stem` (<results>/<run id>).
  */
 export function baselineOutputs(b: Baseline, summaryText: string, stem: string): { text: string; files: Record<string, string> } {
-  const next = parseSummary(summaryText, 'this run');
+  const next = parseSummary(summaryText, 'this test');
   const outcome = compareSummaries(b.summary, next, {
     tolerance: b.tolerance,
     forceHint: `\`npm run compare -- --force ${b.path} ${stem}.summary.json\` compares them anyway`,

@@ -77,7 +77,7 @@ export interface Comparison {
   forced: Difference[];
   notes: string[];
   cells: CellComparison[];
-  /** "cell variant" of records only one run has. */
+  /** "cell variant" of records only one test has. */
   onlyBaseline: string[];
   onlyNext: string[];
   regressions: number;

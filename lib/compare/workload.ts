@@ -68,7 +68,7 @@ export function checkWorkload(base: BenchSummary, next: BenchSummary): WorkloadC
     const a = setting(base, key);
     const b = setting(next, key);
     if (a === undefined && b === undefined) continue;
-    // Only one run records it: an older summary. Unchecked, and said so.
+    // Only one test records it: an older summary. Unchecked, and said so.
     if (a === undefined || b === undefined) {
       if ((a ?? b) !== null) unrecorded.push(`${key} (${a === undefined ? 'baseline' : 'new run'} does not record it)`);
       continue;
@@ -93,7 +93,7 @@ export function checkWorkload(base: BenchSummary, next: BenchSummary): WorkloadC
     const why = key === 'CONCURRENCY' || key === 'RATE' ? 'only the cells both runs measured are compared' : 'the same workload, measured differently';
     notes.push(`${key} differs (${show(a)} in the baseline, ${show(b)} in the new run): ${why}.`);
   }
-  if (unrecorded.length > 0) notes.push(`not checked, recorded by one run only: ${unrecorded.join(', ')}.`);
+  if (unrecorded.length > 0) notes.push(`not checked, recorded by one test only: ${unrecorded.join(', ')}.`);
   return { differences, notes };
 }
 

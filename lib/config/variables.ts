@@ -194,7 +194,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'SATURATION_STOP',
     default: 'true',
-    help: "Watch the server's queue gauge (/metrics, about once a second) during each level; when it keeps growing, or holds at least half the level's VUs for 10 s (an open loop also completing under 90 % of its rate), end the run there with the reason instead of escalating (k6 exits 108). false: run every level.",
+    help: "Watch the server's queue gauge (/metrics, about once a second) during each level; when it keeps growing, or holds at least half the level's VUs for 10 s (an open loop also completing under 90 % of its rate), end the test there with the reason instead of escalating (k6 exits 108). false: run every level.",
     benchmarks: where((b) => b.escalates === true),
   },
   {
@@ -210,7 +210,7 @@ export const VARIABLES: readonly VariableDef[] = [
   },
   { name: 'SLO_ITL_P99', default: '', help: 'SLO: p99 inter-token latency at most this duration (needs TRANSPORT=sse).' },
   { name: 'SLO_E2E_P99', default: '', help: 'SLO: p99 end-to-end latency at most this duration.' },
-  { name: 'SLO_ERROR_RATE', default: '0.05', help: 'SLO: share of failed requests at most this (0 to 1); the run exits 99 when breached.' },
+  { name: 'SLO_ERROR_RATE', default: '0.05', help: 'SLO: share of failed requests at most this (0 to 1); the test exits 99 when breached.' },
   {
     name: 'RESULTS_DIR',
     default: 'results',
@@ -219,7 +219,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'PARTIAL',
     default: 'false',
-    help: 'Also write <run id>.partial.json for `npm run merge`, which combines the instances of one run split by k6 --execution-segment (or the k6-operator) into one report; adds a fine quantile grid to every latency figure so percentiles merge.',
+    help: 'Also write <run id>.partial.json for `npm run merge`, which combines the instances of one test split by k6 --execution-segment (or the k6-operator) into one report; adds a fine quantile grid to every latency figure so percentiles merge.',
   },
   {
     name: 'RUN_ID',

@@ -14,7 +14,7 @@ const runRecord = new Counter(RUN_RECORD_METRIC);
  * Call at the end of setup(): stamps the runs' start in the setup data (stoppedProgress reads it in
  * handleSummary) and writes the run record into the sample stream.
  */
-export function recordRun(benchmark: string, variables: Record<string, string>, setup: SetupData): void {
+export function writeRunRecord(benchmark: string, variables: Record<string, string>, setup: SetupData): void {
   setup.runsStartMs = Date.now();
   const meta: RunRecordMeta = { format: RUN_RECORD_FORMAT, benchmark, variables, setup };
   const md = exec.vu.metrics.metadata as Record<string, string | undefined>;

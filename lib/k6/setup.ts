@@ -8,7 +8,7 @@ import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { setupDataset } from './dataset';
 import { k6Port } from './http-port';
-import { recordRun } from './run-record';
+import { writeRunRecord } from './run-record';
 import { recordedVariables } from '../config/environment';
 import { traceLogLine } from '../workload/trace';
 
@@ -50,8 +50,8 @@ export function makeSetup(b: Bench): () => SetupData {
     if (b.dataset !== null && data.failures.length === 0) data.dataset = setupDataset(k6Port('dataset'), cfg, b.dataset, data.variants, spec.name);
     for (const w of data.warnings) console.warn(`warning: ${w}`);
     // The run record (a sample whose metadata holds the settings and this data): `npm run report`
-    // rebuilds the reports from k6's JSON output with it, even when the run is killed.
-    recordRun(spec.name, recordedVariables(b.env), data);
+    // rebuilds the reports from k6's JSON output with it, even when the test is killed.
+    writeRunRecord(spec.name, recordedVariables(b.env), data);
     // setup() returns even when preflight failed, so that the reports receive the diagnosis in the
     // setup data; the first iteration then aborts the run before sending anything.
     return data;

@@ -280,7 +280,7 @@ export const METRICS = {
     type: 'counter',
     time: false,
     unit: 'runs',
-    help: '1 for the run whose level saturated the server (SATURATION_STOP), tagged saturation_rule: growing (the queue kept growing) or full (half the VUs waiting throughout); the run ended there.',
+    help: '1 for the run whose level saturated the server (SATURATION_STOP), tagged saturation_rule: growing (the queue kept growing) or full (half the VUs waiting throughout); the test ended there.',
   },
   saturationAfter: {
     name: 'llm_saturation_after',

@@ -96,7 +96,7 @@ export function planOf(
   if (cfg.trace !== null) {
     if (trace === null)
       throw new Error(
-        `TRACE=${cfg.trace.spec}: the trace's shape is not in this run's record (a run recorded before setup ended), so its plan cannot be rebuilt.`,
+        `TRACE=${cfg.trace.spec}: the trace's shape is not in this test's record (a test recorded before setup ended), so its plan cannot be rebuilt.`,
       );
     const tl: Load = { kind: 'trace', speed: cfg.trace.speed, requests: trace.requests, vus: cfg.trace.vus, maxLagMs: cfg.trace.maxLagMs };
     const cell: Cell = { id: `trace_${loadId(tl)}`, isl: Math.round(trace.meanInput), osl: Math.round(trace.meanOutput), load: tl };

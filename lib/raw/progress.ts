@@ -74,7 +74,7 @@ export function progressAt(plan: Plan, elapsedMs: number, ending: Exclude<Ending
 
 /**
  * handleSummary's side of a graceful stop (Ctrl-C, SIGTERM): when the runs' start was stamped in
- * setup's data (recordRun), how far each run got by now, from the plan's times; buildReport marks
+ * setup's data (writeRunRecord), how far each run got by now, from the plan's times; buildReport marks
  * the report from it as `npm run report` marks one rebuilt from its record. null without the stamp.
  */
 export function stoppedProgress(plan: Plan, data: SummaryDataLike, nowMs: number): Progress | null {

@@ -35,7 +35,7 @@ export function checkPlan(rec: RawRecord, plan: Plan): void {
       `the record's runs (${[...rec.scenarios.keys()].slice(0, 6).join(', ')}) are not the plan of these settings (${plan.runs
         .slice(0, 6)
         .map((r) => r.scenario)
-        .join(', ')}): give the settings the run used (its <run>.run.json, or the same variables as the k6 run)`,
+        .join(', ')}): give the settings the test used (its <run>.run.json, or the same variables k6 was given)`,
     );
   }
 }

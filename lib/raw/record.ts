@@ -7,7 +7,7 @@
 // k6's own percentile rule. Pure: the caller reads the file (gzip or not) and hands over lines.
 import { upgradeSetup, type SetupData } from '../variants';
 
-/** The sample that carries a run's settings and setup data as metadata (lib/k6/run-record.ts). */
+/** The sample that carries a test's settings and setup data as metadata (lib/k6/run-record.ts). */
 export const RUN_RECORD_METRIC = 'llm_run_record';
 export const RUN_RECORD_KEY = 'k6_llm_bench_run';
 export const RUN_RECORD_FORMAT = 'k6-llm-bench-run/1';
@@ -16,7 +16,7 @@ export const RUN_RECORD_FORMAT = 'k6-llm-bench-run/1';
 export interface RunRecordMeta {
   format: typeof RUN_RECORD_FORMAT;
   benchmark: string;
-  /** The settings the run used, as recordedVariables() keeps them (no secrets). */
+  /** The settings the test used, as recordedVariables() keeps them (no secrets). */
   variables: Record<string, string>;
   /** What setup() returned; null in a sidecar written before the run (npm start). */
   setup: Partial<SetupData> | null;

@@ -122,7 +122,7 @@ export function parseKey(key: string): { name: string; selector: Record<string, 
 export interface SummaryOptions {
   /** Every threshold the run declared: key (metric or sub-metric) → expressions (k6Options().thresholds). */
   thresholds: Record<string, string[]>;
-  /** k6's summaryTrendStats of the run. */
+  /** k6's summaryTrendStats of the test. */
   trendStats: readonly string[];
   /** The test's duration, for counters' rates. */
   testRunDurationMs: number;

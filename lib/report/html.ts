@@ -98,7 +98,7 @@ function header(r: Report): string {
         .join('')}</ul></div>`
     : '';
   const nm = r.notMeasured.length
-    ? `<div class="box notmeasured"><h3>Not measured in this run</h3><ul>${r.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+    ? `<div class="box notmeasured"><h3>Not measured in this test</h3><ul>${r.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : '';
   return (
     `<header><h1>${esc(r.benchmark)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +

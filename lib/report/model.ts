@@ -82,7 +82,7 @@ export interface RunFigures {
   short: { counted: number; replies: number; byCause: Partial<Record<ShortCause, number>>; requested: number } | null;
   /** Replies that reasoned before answering; null when none did. */
   reasoning: Reasoning | null;
-  /** SATURATION_STOP: this run's level saturated the server, and the run ended there; null otherwise. */
+  /** SATURATION_STOP: this run's level saturated the server, and the test ended there; null otherwise. */
   saturation: SaturationFigures | null;
   server: ServerFigures | null;
   dropped: number;
@@ -396,7 +396,7 @@ const SATURATION_WHY: Record<SaturationFigures['rule'], string> = {
 function saturationNote(s: SaturationFigures): string {
   const when = s.afterMs === null ? '' : ` ${(s.afterMs / 1000).toFixed(1)} s into this level`;
   const queue = s.waiting === null ? '' : ` (${s.waiting} waiting)`;
-  return `saturated${when}: ${SATURATION_WHY[s.rule]}${queue}; the run ended here and later levels were not run (SATURATION_STOP).`;
+  return `saturated${when}: ${SATURATION_WHY[s.rule]}${queue}; the test ended here and later levels were not run (SATURATION_STOP).`;
 }
 
 function traceNote(load: Extract<Run['cell']['load'], { kind: 'trace' }>, lag: Dist | null): string {

@@ -12,17 +12,17 @@ import type { SummaryDataLike } from './report';
 
 export const PARTIAL_FORMAT = 'k6-llm-bench-partial/1';
 
-/** Variables that may differ between the instances of one run. */
+/** Variables that may differ between the instances of one test. */
 const PER_INSTANCE = new Set(['RUN_ID', 'RESULTS_DIR', 'PARTIAL', 'CONFIG']);
 
 export interface PartialResult {
   format: typeof PARTIAL_FORMAT;
   benchmark: string;
   runId: string;
-  /** k6's --execution-segment of this instance, e.g. "1/2:1"; null for a whole run. */
+  /** k6's --execution-segment of this instance, e.g. "1/2:1"; null for a whole test. */
   segment: string | null;
   sequence: string | null;
-  /** The settings the run used (secrets left out): instances of one run agree on all but PER_INSTANCE. */
+  /** The settings the test used (secrets left out): instances of one test agree on all but PER_INSTANCE. */
   variables: Record<string, string>;
   setup: Partial<SetupData> | null;
   metrics: SummaryMetrics;
@@ -185,18 +185,18 @@ export function readPartial(name: string, text: string): PartialResult {
   const o = p as Partial<PartialResult>;
   if (!o || typeof o !== 'object' || o.format !== PARTIAL_FORMAT)
     throw new MergeError(
-      `${name}: not a k6-llm-bench partial result (format '${String(o?.format)}'; expected ${PARTIAL_FORMAT}, written by a run with PARTIAL=true)`,
+      `${name}: not a k6-llm-bench partial result (format '${String(o?.format)}'; expected ${PARTIAL_FORMAT}, written by a test with PARTIAL=true)`,
     );
   return o as PartialResult;
 }
 
-/** Merges the partials of one run, or says in one line why they are not one run. */
+/** Merges the partials of one test, or says in one line why they are not one test. */
 export function mergePartials(parts: Array<{ name: string; partial: PartialResult }>): Merged {
   if (parts.length === 0) throw new MergeError('no partial results given');
   const [a] = parts;
   for (const b of parts.slice(1)) {
     if (b.partial.benchmark !== a.partial.benchmark)
-      throw new MergeError(`${a.name} is ${a.partial.benchmark} but ${b.name} is ${b.partial.benchmark}: not one run`);
+      throw new MergeError(`${a.name} is ${a.partial.benchmark} but ${b.name} is ${b.partial.benchmark}: not one test`);
     const keys = new Set([...Object.keys(a.partial.variables), ...Object.keys(b.partial.variables)]);
     for (const k of [...keys].sort()) {
       if (PER_INSTANCE.has(k)) continue;

@@ -145,6 +145,11 @@ test('the words keep their one meaning: the forms Words retired do not come back
     [/\binterface PromSample\b/, 'PromSample: a scraped sample is ScrapedSample, a pushed one RemoteWriteSample'],
     [/\b(?:TargetSummary|ResolvedTarget|TargetSlot|TargetConfig|resolveTargets)\b/, 'a deployment under test is a variant'],
     [/\bengineId\b/, 'engineId: the engine is the id (`engine`), its label `engineLabel`'],
+    [
+      /\b(?:TargetSearch|TargetCapacity|targetLines)\b|lib\/capacity\/targets\b/,
+      "a capacity search's deployment is a variant (VariantSearch, lib/capacity/variants.ts)",
+    ],
+    [/\brecordRun\b/, 'recordRun: setup writes the run record of the whole test (writeRunRecord)'],
   ];
   const found: string[] = [];
   for (const f of sources()) {
@@ -162,6 +167,14 @@ test('the words keep their one meaning: the forms Words retired do not come back
       .split('\n')
       .forEach((line, i) => {
         if (/(?<![.\w]|k6 )scenarios?\b(?!:)/i.test(line)) found.push(`${f}:${i + 1}: "scenario" for a benchmark`);
+      });
+  }
+  // The capacity report's variants: `targets` only as the old key written beside `variants` (lib/capacity/report.ts).
+  for (const f of sources().filter((x) => x.startsWith('lib/capacity/') || x === 'scripts/capacity.ts')) {
+    read(f)
+      .split('\n')
+      .forEach((line, i) => {
+        if (/\btargets\b/.test(line) && !/RENAMED|out\.targets|w\.targets/.test(line)) found.push(`${f}:${i + 1}: "targets" for the variants`);
       });
   }
   assert.deepEqual(found, []);

@@ -152,7 +152,7 @@ describe('capacity search against a fine sweep of the simulators', () => {
         });
         const why = `${log.join('\n')}\ntruth dflash ${ta.toFixed(2)}, mtp ${tb.toFixed(2)}`;
         assert.equal(code, 0, why);
-        const [a, b] = report.targets;
+        const [a, b] = report.variants;
         assert.deepEqual([a.variant, b.variant], ['dflash', 'mtp']);
         for (const [t, truth] of [
           [a, ta],
@@ -194,7 +194,7 @@ describe('capacity search against a fine sweep of the simulators', () => {
           const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_MIN_SAMPLES: '300', CAPACITY_STEP_MAX: '10s' });
           const why = log.join('\n');
           assert.equal(code, 0, why);
-          const t = report.targets[0];
+          const t = report.variants[0];
           assert.equal(t.stop?.kind, 'converged', why);
           assert.equal(t.capacity.limitedBy, 'e2e', why);
           assert.ok(
@@ -223,7 +223,7 @@ describe('capacity search against a fine sweep of the simulators', () => {
           const { code, report, log } = await search(runner, { ...openLoop(), CAPACITY_STEP_MAX: '30s' });
           const why = `${log.join('\n')}\ntruth ${truth.toFixed(2)} req/s`;
           assert.equal(code, 0, why);
-          const t = report.targets[0];
+          const t = report.variants[0];
           assert.ok(within(t.capacity.crossing, truth, 0.1), `search ${t.capacity.crossing} vs truth ${truth.toFixed(2)}\n${why}`);
           assert.ok(
             t.points.filter((p) => p.pass).every((p) => p.dropped === 0),
@@ -279,12 +279,12 @@ describe('a target that changes mid-search', () => {
             });
             const why = log.join('\n');
             assert.equal(out.code, 97, why);
-            const t = out.report!.targets[0];
+            const t = out.report!.variants[0];
             assert.equal(t.stop?.kind, kind, why);
             assert.match(t.stop!.reason, pattern, why);
             assert.ok(t.points.length >= 3 && t.points.slice(0, 3).every((p) => p.pass), why);
             const json = JSON.parse(readFileSync(join(dir, 'cap.summary.json'), 'utf8')) as CapacityReport;
-            assert.equal(json.targets[0].points.length, t.points.length);
+            assert.equal(json.variants[0].points.length, t.points.length);
             assert.ok(
               json.warnings.some((w) => w.includes('ended early')),
               JSON.stringify(json.warnings),

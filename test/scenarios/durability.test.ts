@@ -151,7 +151,7 @@ for (const runner of RUNNERS) {
         ['complete', 'complete', 'incomplete', 'not run', 'not run'],
       );
       assert.match(r.rebuilt.report.warnings[0], /partial run: .*k6 stopped the test early and closed the record/);
-      // handleSummary's own report says so too: setup stamped the runs' start (recordRun).
+      // handleSummary's own report says so too: setup stamped the runs' start (writeRunRecord).
       assert.ok(r.rebuilt.setupRecorded, 'the record holds the run record');
       assert.match((run.summary.warnings as string[])[0] ?? '', /^partial run: the test stopped .* into run 3\/5 .*k6 stopped the test early/);
       const handled = run.summary.records as Json[];

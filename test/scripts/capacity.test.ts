@@ -6,10 +6,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCapacity, type K6Exec } from '../../scripts/capacity';
-import { buildCapacityReport, renderCapacityMarkdown, renderCapacityText } from '../../lib/capacity/report';
+import { buildCapacityReport, capacityJson, renderCapacityMarkdown, renderCapacityText } from '../../lib/capacity/report';
 import { renderCapacityHtml } from '../../lib/capacity/html';
 import { capacitySeries } from '../../lib/capacity/prometheus';
-import type { TargetSearch } from '../../lib/capacity/runner';
+import type { VariantSearch } from '../../lib/capacity/runner';
 import type { Measure } from '../../lib/capacity/observe';
 import { settings } from '../lib/capacity/fixtures';
 
@@ -67,13 +67,13 @@ const point = (step: number, load: number, e2e: number) => ({
 
 test('reports: the answer with its interval and ratio, the path, where each SLO broke; nothing secret, html escaped', () => {
   const s = settings({ SLO_E2E_P99: '500ms' });
-  const a: TargetSearch = {
+  const a: VariantSearch = {
     variant: 'dflash',
     runs: 6,
     stop: { kind: 'converged', reason: 'converged' },
     points: [1, 2, 4, 8, 16, 12, 10, 11].map((x, i) => point(i + 1, x, 100 + 40 * x)),
   };
-  const b: TargetSearch = {
+  const b: VariantSearch = {
     variant: 'mtp',
     runs: 5,
     stop: { kind: 'converged', reason: 'converged' },
@@ -94,9 +94,34 @@ test('reports: the answer with its interval and ratio, the path, where each SLO 
   assert.deepEqual(
     series.filter((x) => x.labels.__name__ === 'k6_llm_capacity').map((x) => [x.labels.variant, Math.round(x.value * 10) / 10]),
     [
-      ['dflash', r.targets[0].capacity.crossing && Math.round(r.targets[0].capacity.crossing * 10) / 10],
-      ['mtp', r.targets[1].capacity.crossing && Math.round(r.targets[1].capacity.crossing * 10) / 10],
+      ['dflash', r.variants[0].capacity.crossing && Math.round(r.variants[0].capacity.crossing * 10) / 10],
+      ['mtp', r.variants[1].capacity.crossing && Math.round(r.variants[1].capacity.crossing * 10) / 10],
     ],
   );
   assert.ok(series.some((x) => x.labels.__name__ === 'k6_llm_capacity_ratio' && x.labels.a === 'dflash'));
+});
+
+test('summary.json: variants, and the old targets keys one release more beside them, said in renamed_keys', () => {
+  const s = settings({ SLO_E2E_P99: '500ms' });
+  const a: VariantSearch = { variant: 'dflash', runs: 2, stop: { kind: 'converged', reason: 'converged' }, points: [point(1, 1, 140), point(2, 2, 180)] };
+  const r = buildCapacityReport(s, [a], { runId: 'cap', now: new Date(0), durationMs: 1000, transport: 'http', workload: { variants: 'dflash', ISL: '512' } });
+  const j = JSON.parse(capacityJson(r)) as Record<string, unknown> & { workload: Record<string, string>; renamed_keys: Record<string, string> };
+  assert.deepEqual(j.variants, JSON.parse(JSON.stringify(r.variants)));
+  assert.deepEqual(j.targets, j.variants);
+  assert.deepEqual(j.workload, { variants: 'dflash', targets: 'dflash', ISL: '512' });
+  assert.deepEqual(Object.keys(j).slice(0, 11), [
+    'format',
+    'runId',
+    'generatedAt',
+    'durationMs',
+    'transport',
+    'loop',
+    'workload',
+    'criteria',
+    'settings',
+    'variants',
+    'targets',
+  ]);
+  assert.match(j.renamed_keys.targets, /^renamed variants;/);
+  assert.match(j.renamed_keys['workload.targets'], /^renamed workload\.variants;/);
 });

@@ -80,7 +80,7 @@ test('without a sidecar: --benchmark and the variables from the environment; oth
   await assert.rejects(reportFromRecord(path, { env: { ...VARS, CONCURRENCY: '8,16' }, benchmark: 'concurrency-ramp' }), /not the plan of these settings/);
 });
 
-test("the records of one run's instances are pooled: the same figures as one record", async () => {
+test("the records of one test's instances are pooled: the same figures as one record", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'report-test-'));
   const lines = linesUpTo(plan, 40_000);
   const head = lines.filter((l) => l.includes('"type":"Metric"'));

@@ -166,7 +166,7 @@ test("remote-write loss from k6's log lines (logfmt and json)", () => {
   assert.equal(loss.firstAt, '2026-12-03T07:00:35Z');
   assert.equal(loss.lastAt, '2026-12-03T07:00:40Z');
   assert.equal(loss.lastError, 'connect: connection refused');
-  assert.match(lossSentence(loss, 5000, 60_000) as string, /^Prometheus remote write: 2 of ~12 pushes failed .*about 10 s of the run/);
+  assert.match(lossSentence(loss, 5000, 60_000) as string, /^Prometheus remote write: 2 of ~12 pushes failed .*about 10 s of the test/);
   assert.equal(lossSentence(remoteWriteLoss('all fine'), 5000, 1000), null);
 });
 
@@ -180,7 +180,7 @@ test("handleSummary after a graceful stop: the report marked from setup's stamp 
   assert.match(report.runs[2].notes[0], /^incomplete/);
   const done = buildReport(spec, cfg, plan, data, new Date(T0), stoppedProgress(plan, data, T0 + 29_000));
   assert.equal(done.warnings.length, 0);
-  // Without the stamp (setup did not run recordRun), nothing is marked.
+  // Without the stamp (setup did not run writeRunRecord), nothing is marked.
   assert.equal(stoppedProgress(plan, stopped.data, T0 + 14_600), null);
   // REQUESTS mode: runs 1–2 sent their 40 requests well before their time was up.
   const req = rampPlan({ REQUESTS: '40' });

@@ -129,7 +129,7 @@ test('http transport: "not measured" is shown and no TTFT/ITL figure appears, ev
   }
   const html = renderHtml(r);
   assert.match(html, /class="box notmeasured"/);
-  assert.match(html, /Not measured in this run[\s\S]*TTFT, ITL and TPOT/);
+  assert.match(html, /Not measured in this test[\s\S]*TTFT, ITL and TPOT/);
   assert.doesNotMatch(html, /TTFT p50|ITL p50|TPOT p50|Time to first token/);
   // Visible text only: pixel coordinates in the SVGs may contain any digits.
   const text = html.replace(/<[^>]*>/g, ' ');

@@ -88,7 +88,7 @@ test('counters and rates add exactly; warnings are united; the merged threshold 
   assert.equal(m.data.setup_data?.segment, null, 'the merged run is whole');
 });
 
-test('refuses, in one line naming the difference, partials that are not one run', () => {
+test('refuses, in one line naming the difference, partials that are not one test', () => {
   const a = partial({ segment: '0:1/2' });
   const other = (over: Partial<PartialResult>) => [
     { name: 'a.json', partial: a },
@@ -99,7 +99,7 @@ test('refuses, in one line naming the difference, partials that are not one run'
     /a\.json and b\.json differ in ISL \('64' vs '128'\): runs of different plans or settings cannot be merged/,
   );
   assert.throws(() => mergePartials(other({ variables: { ...a.variables, SEED: '2' } })), /differ in SEED/);
-  assert.throws(() => mergePartials(other({ benchmark: 'context-matrix' })), /a\.json is smoke but b\.json is context-matrix: not one run/);
+  assert.throws(() => mergePartials(other({ benchmark: 'context-matrix' })), /a\.json is smoke but b\.json is context-matrix: not one test/);
   assert.throws(() => mergePartials(other({ segment: '1/4:1' })), /overlap/);
   assert.throws(() => readPartial('x.json', '{"format":"other"}'), /x\.json: not a k6-llm-bench partial result/);
   assert.throws(() => readPartial('x.json', 'nope'), /x\.json: not JSON/);

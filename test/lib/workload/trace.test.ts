@@ -149,7 +149,7 @@ describe('TRACE configuration and plan', () => {
       [sc.executor, sc.vus, sc.iterations, sc.maxDuration, (sc.tags as Record<string, string>).trace_speed],
       ['shared-iterations', 64, 3, '2300ms', '0.5'],
     );
-    assert.throws(() => planOf('vus', cfg, null), /TRACE=t\.jsonl: the trace's shape is not in this run's record/);
+    assert.throws(() => planOf('vus', cfg, null), /TRACE=t\.jsonl: the trace's shape is not in this test's record/);
   });
   test('windows and bad values end in one line', () => {
     assert.deepEqual(

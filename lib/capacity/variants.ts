@@ -1,12 +1,12 @@
-// Which targets a capacity search measures and the environment of one step run against one of
-// them: the step bundle is single-target (TARGET_URL, DIALECT, MODEL, API_KEY), so an A/B slot's
-// own variables (DFLASH_URL …) are mapped onto those, and every other target's variables, its API
-// key above all, are left out, so a secret goes only to its target. Pure.
+// Which variants a capacity search measures and the environment of one step against one of them:
+// the step bundle is single-target (TARGET_URL, DIALECT, MODEL, API_KEY), so an A/B slot's own
+// variables (DFLASH_URL …) are mapped onto those, and every other variant's variables, its API
+// key above all, are left out, so a secret goes only to its variant. Pure.
 import { BENCHMARKS, type VariantSlot } from '../benchmarks';
 import { ConfigError } from '../config/parse';
 import type { CapacitySettings } from './settings';
 
-/** The A/B's slots when any of their URLs is set, else the single target. */
+/** The A/B's slots when any of their URLs is set, else the single-server benchmark's one (`target`). */
 export function capacitySlots(env: Record<string, string | undefined>, loopBenchmark: string): readonly VariantSlot[] {
   const ab = BENCHMARKS['dflash-vs-mtp'].slots;
   const set = ab.filter((s) => (env[`${s.prefix}_URL`] ?? '').trim() !== '');
@@ -14,22 +14,22 @@ export function capacitySlots(env: Record<string, string | undefined>, loopBench
   if (set.length < ab.length) {
     const missing = ab.filter((s) => !set.includes(s)).map((s) => `${s.prefix}_URL`);
     throw new ConfigError(
-      `${missing.join(', ')} is not set: an A/B capacity search needs ${ab.map((s) => `${s.prefix}_URL`).join(' and ')} (or TARGET_URL alone for one target).`,
+      `${missing.join(', ')} is not set: an A/B capacity search needs ${ab.map((s) => `${s.prefix}_URL`).join(' and ')} (or TARGET_URL alone for one variant).`,
     );
   }
   return ab;
 }
 
-function targetVars(slot: VariantSlot): { url: string; dialect: string; model: string; apiKey: string } {
+function variantVars(slot: VariantSlot): { url: string; dialect: string; model: string; apiKey: string } {
   return slot.prefix
     ? { url: `${slot.prefix}_URL`, dialect: `${slot.prefix}_DIALECT`, model: `${slot.prefix}_MODEL`, apiKey: `${slot.prefix}_API_KEY` }
     : { url: 'TARGET_URL', dialect: 'DIALECT', model: 'MODEL', apiKey: 'API_KEY' };
 }
 
-const ALL_TARGET_VARS = new Set(
+const ALL_VARIANT_VARS = new Set(
   Object.values(BENCHMARKS)
     .flatMap((b) => b.slots)
-    .flatMap((slot) => Object.values(targetVars(slot))),
+    .flatMap((slot) => Object.values(variantVars(slot))),
 );
 
 export interface StepEnvInput {
@@ -41,14 +41,14 @@ export interface StepEnvInput {
   resultsDir: string;
 }
 
-/** The variables of one step run. */
+/** The variables of one step. */
 export function stepEnv(s: CapacitySettings, env: Record<string, string | undefined>, x: StepEnvInput): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
-    if (v === undefined || ALL_TARGET_VARS.has(k) || k.startsWith('CAPACITY_') || k === 'SLO_ATTAINMENT') continue;
+    if (v === undefined || ALL_VARIANT_VARS.has(k) || k.startsWith('CAPACITY_') || k === 'SLO_ATTAINMENT') continue;
     out[k] = v;
   }
-  const own = targetVars(x.slot);
+  const own = variantVars(x.slot);
   const pick = (name: keyof typeof own, fallback?: string) => {
     const v = env[own[name]];
     return v !== undefined && v.trim() !== '' ? v : fallback !== undefined ? env[fallback] : undefined;
@@ -69,7 +69,7 @@ export function stepEnv(s: CapacitySettings, env: Record<string, string | undefi
   out.RESULTS_DIR = x.resultsDir;
   // Each step is one level judged by its SLOs afterwards: the in-run saturation stop (exit 108) would end the step without its result.
   out.SATURATION_STOP = 'false';
-  // Warm-up belongs to the target's first run; later runs find it warm.
+  // Warm-up belongs to the variant's first k6 test; later ones find it warm.
   if (!x.first) out.WARMUP_REQUESTS = '0';
   return out;
 }
