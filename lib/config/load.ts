@@ -10,7 +10,7 @@ import { traceConfig } from './trace';
 export type { Env, VariantConfig, Slo, BenchConfig } from './types';
 export type { TransportName as Transport } from '../transports';
 import { TRANSPORTS, TRANSPORT_NAMES } from '../transports';
-import type { BenchConfig, Env, VariantConfig } from './types';
+import type { BenchConfig, Env, GpuCost, VariantConfig } from './types';
 
 /** Token ids below this are avoided: vocabularies keep special and control tokens low. */
 export const TOKEN_ID_FLOOR = 1000;
@@ -67,8 +67,26 @@ function target(env: Env, slot: VariantSlot): VariantConfig {
     dialect: dialectOf(vars.dialect, get(env, vars.dialect) || 'auto'),
     model: get(env, vars.model).trim(),
     apiKey: (prefix ? get(env, vars.apiKey) || get(env, 'API_KEY') : get(env, 'API_KEY')).trim(),
+    cost: gpuCost(env, prefix),
     vars,
   };
+}
+
+/** GPU_HOUR_COST and GPUS, a target's own <PREFIX>_ variable first; each checked where it was set. */
+function gpuCost(env: Env, prefix: string): GpuCost {
+  const pick = (name: string): [string, string] => {
+    const own = prefix ? get(env, `${prefix}_${name}`) : '';
+    return own.trim() !== '' ? [`${prefix}_${name}`, own] : [name, get(env, name)];
+  };
+  const [costName, costRaw] = pick('GPU_HOUR_COST');
+  const [gpusName, gpusRaw] = pick('GPUS');
+  let gpuHourCost: number | null = null;
+  if (costRaw.trim() !== '') {
+    gpuHourCost = Number(costRaw.trim());
+    if (!Number.isFinite(gpuHourCost) || gpuHourCost <= 0 || gpuHourCost > 1_000_000)
+      throw p.invalid(costName, costRaw, 'dollars per GPU-hour, a number above 0 (e.g. 2.49), at most 1000000');
+  }
+  return { gpuHourCost, gpus: gpusRaw.trim() === '' ? null : p.positiveInt(gpusName, gpusRaw, { min: 1, max: 100_000 }) };
 }
 
 function optionalDuration(env: Env, name: string): number | null {

@@ -15,8 +15,17 @@ export interface VariantConfig {
   model: string;
   /** Sent as a bearer token to this target only. */
   apiKey: string;
+  /** GPU_HOUR_COST and GPUS (or <PREFIX>_…): what the report prices tokens at; absent: not set. */
+  cost?: GpuCost;
   /** The variables that set this target, for messages that say what to change. */
   vars: { url: string; dialect: string; model: string; apiKey: string };
+}
+
+export interface GpuCost {
+  /** Dollars per GPU-hour; null: not set, so no cost is given. */
+  gpuHourCost: number | null;
+  /** GPUs per deployment; null: not set (counted as 1, "per deployment"). */
+  gpus: number | null;
 }
 
 export interface Slo {

@@ -44,6 +44,8 @@ function targetVariables(): VariableDef[] {
       { name: `${prefix}_DIALECT`, default: 'auto', help: `DIALECT for the ${slot.variant} deployment.`, benchmarks },
       { name: `${prefix}_MODEL`, default: '', help: `MODEL for the ${slot.variant} deployment.`, benchmarks },
       { name: `${prefix}_API_KEY`, default: '', help: `API_KEY for the ${slot.variant} deployment only (falls back to API_KEY).`, benchmarks, secret: true },
+      { name: `${prefix}_GPU_HOUR_COST`, default: '', help: `GPU_HOUR_COST for the ${slot.variant} deployment (falls back to GPU_HOUR_COST).`, benchmarks },
+      { name: `${prefix}_GPUS`, default: '', help: `GPUS for the ${slot.variant} deployment (falls back to GPUS).`, benchmarks },
     ];
   });
 }
@@ -61,7 +63,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'VARIANTS',
     default: '',
-    help: 'The deployments to compare, 2 to 8 names, comma-separated (default none,mtp,dflash,ddtree); each reads <NAME>_URL, <NAME>_DIALECT, <NAME>_MODEL, <NAME>_API_KEY (NAME upper-cased).',
+    help: 'The deployments to compare, 2 to 8 names, comma-separated (default none,mtp,dflash,ddtree); each reads <NAME>_URL, <NAME>_DIALECT, <NAME>_MODEL, <NAME>_API_KEY, <NAME>_GPU_HOUR_COST, <NAME>_GPUS (NAME upper-cased).',
     benchmarks: where((b) => b.variants === true),
   },
   {
@@ -71,6 +73,16 @@ export const VARIABLES: readonly VariableDef[] = [
     benchmarks: where((b) => b.variants === true),
   },
   ...targetVariables(),
+  {
+    name: 'GPU_HOUR_COST',
+    default: '',
+    help: "Dollars per GPU-hour of a deployment: the report then gives each run's dollars per million output (and input) tokens at its measured throughput. Unset: no cost (null, never 0).",
+  },
+  {
+    name: 'GPUS',
+    default: '',
+    help: 'GPUs per deployment, for the cost per token and the throughput per GPU of the frontier; unset counts 1 and the frontier says per deployment.',
+  },
   { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
   { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },
   { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix takes one value).' },

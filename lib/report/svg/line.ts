@@ -17,6 +17,8 @@ export interface Series {
   color: string;
   dash?: Dash;
   hollow?: boolean;
+  /** false: markers alone, no line through them (a scatter). */
+  line?: boolean;
   points: Point[];
 }
 
@@ -131,7 +133,8 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
       pen = true;
     }
     const dash = DASH[s.dash ?? 'solid'];
-    g.push(`<path d="${path}" fill="none" stroke="${s.color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''} stroke-linejoin="round"/>`);
+    if (s.line !== false)
+      g.push(`<path d="${path}" fill="none" stroke="${s.color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''} stroke-linejoin="round"/>`);
     for (const p of pts) {
       if (!ok(p.y)) continue;
       const x = px(X(p.x));
