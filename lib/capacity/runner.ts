@@ -37,7 +37,7 @@ export interface PointDetail extends StepPoint {
   goodput: number | null;
   throughput: number | null;
   /** Its 95% interval: a single run's own; pooled runs' ends averaged like the throughput (no narrower than the pooled mean's); null when a run has none. */
-  throughputCi: Interval | null;
+  throughputCi?: Interval | null;
   dropped: number;
   clientLimited: string[];
   errors: Record<string, number>;
