@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { runSearch, type RunnerPorts, type StepOutcome, type StepRequest } from '../../../lib/capacity/runner';
 import { buildCapacityReport, capacityJson, costLine, renderCapacityMarkdown, renderCapacityText } from '../../../lib/capacity/report';
 import { renderCapacityHtml } from '../../../lib/capacity/html';
+import { capacitySeries } from '../../../lib/capacity/prometheus';
 import type { StepRun } from '../../../lib/capacity/step-run';
 import { ConfigError } from '../../../lib/config/parse';
 import { prepare } from '../../../scripts/capacity';
@@ -72,6 +73,16 @@ test('each variant priced at its own GPU cost and the throughput of its capacity
   const json = JSON.parse(capacityJson(r));
   assert.equal(json.variants[0].cost.usdPerMillionOutputTokens.value, pa.value);
   assert.deepEqual(json.variants[0].cost.usdPerMillionOutputTokens.ci, pa.ci);
+  // --prometheus pushes it beside the capacity, each end of the interval its own series.
+  const pushed = capacitySeries(s, r, 0).filter((x) => x.labels.__name__.startsWith('k6_llm_capacity_usd_per_million_output_tokens'));
+  assert.deepEqual(
+    pushed.filter((x) => x.labels.variant === 'dflash').map((x) => [x.labels.__name__, x.value]),
+    [
+      ['k6_llm_capacity_usd_per_million_output_tokens', pa.value],
+      ['k6_llm_capacity_usd_per_million_output_tokens_lower', pa.ci!.lo],
+      ['k6_llm_capacity_usd_per_million_output_tokens_upper', pa.ci!.hi],
+    ],
+  );
 });
 
 test('no cost set, no load within the SLOs, or every load within them: null with the reason, or an upper bound said so', async () => {
@@ -98,6 +109,7 @@ test('no cost set, no load within the SLOs, or every load within them: null with
   assert.match(line, /MTP: not measured \(no load met every SLO\)/);
   const json = JSON.parse(capacityJson(r));
   assert.equal(json.variants[1].cost.usdPerMillionOutputTokens, null, 'null, never 0');
+  assert.ok(!capacitySeries(s, r, 0).some((x) => x.labels.variant === 'mtp' && x.labels.__name__.includes('usd')), 'no price: no series, never 0');
 });
 
 test('a capacity step without a throughput: not measured, never 0', async () => {
