@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { loadConfig, stamp } from '../lib/config/load';
+import { gpuCost, loadConfig, stamp } from '../lib/config/load';
 import { benchmarkEnv } from '../lib/config/environment';
 import { ConfigError, label as labelOf } from '../lib/config/parse';
 import { renderCapacityHtml } from '../lib/capacity/html';
@@ -75,6 +75,8 @@ export function prepare(env: Record<string, string | undefined>, now: Date) {
   const s = readCapacitySettings(merged);
   const spec = stepBenchmark(s.loop);
   const slots = capacitySlots(merged, s.loop.benchmark);
+  // What the capacity report prices each variant's capacity at (a bad value stops here, before any load).
+  const costs = Object.fromEntries(slots.map((x) => [x.variant, gpuCost(merged, x.prefix)]));
   const runIdRaw = (merged.RUN_ID ?? '').trim();
   const runId = runIdRaw === '' ? `capacity-${stamp(now)}` : labelOf('RUN_ID', runIdRaw);
   const resultsRaw = (merged.RESULTS_DIR ?? '').trim() || 'results';
@@ -91,7 +93,7 @@ export function prepare(env: Record<string, string | undefined>, now: Date) {
   }
   const transport = ((merged.TRANSPORT ?? '').trim() || 'http') as TransportName;
   const bundle = join(ROOT, TRANSPORTS[transport].bundleDir, `${spec.name}.js`);
-  return { s, spec, slots, runId, resultsDir, stepsDir, transport, bundle, env: merged };
+  return { s, spec, slots, costs, runId, resultsDir, stepsDir, transport, bundle, env: merged };
 }
 
 /** Runs the search (all variants) and writes the reports. */
@@ -147,6 +149,7 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
       p.env,
       p.slots.map((x) => x.variant),
     ),
+    costs: p.costs,
   });
   const base = join(p.resultsDir, p.runId);
   const files: Record<string, string> = {

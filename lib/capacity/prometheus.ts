@@ -13,6 +13,10 @@ export const CAPACITY_SERIES = {
   upper: 'k6_llm_capacity_upper',
   atLeast: 'k6_llm_capacity_at_least',
   goodput: 'k6_llm_capacity_goodput',
+  /** Dollars per million output tokens at the capacity step (GPU_HOUR_COST set), with its interval. */
+  cost: 'k6_llm_capacity_usd_per_million_output_tokens',
+  costLower: 'k6_llm_capacity_usd_per_million_output_tokens_lower',
+  costUpper: 'k6_llm_capacity_usd_per_million_output_tokens_upper',
   ratio: 'k6_llm_capacity_ratio',
   ratioLower: 'k6_llm_capacity_ratio_lower',
   ratioUpper: 'k6_llm_capacity_ratio_upper',
@@ -31,6 +35,10 @@ export function capacitySeries(s: CapacitySettings, r: CapacityReport, timestamp
     put(CAPACITY_SERIES.upper, l, t.capacity.hi);
     put(CAPACITY_SERIES.atLeast, l, t.capacity.atLeast);
     put(CAPACITY_SERIES.goodput, l, t.goodputAtCapacity);
+    const price = t.cost.usdPerMillionOutputTokens;
+    put(CAPACITY_SERIES.cost, l, price?.value ?? null);
+    put(CAPACITY_SERIES.costLower, l, price?.ci?.lo ?? null);
+    put(CAPACITY_SERIES.costUpper, l, price?.ci?.hi ?? null);
   }
   if (r.ratio) {
     const l = { a: r.ratio.a, b: r.ratio.b };

@@ -2,7 +2,9 @@
 // path (every load measured, each p99 against its SLO) and the step that broke each SLO; for two
 // variants the ratio at equal SLO. One model, rendered for the terminal, report.md and summary.json
 // here and report.html in html.ts. Pure.
+import type { GpuCost } from '../config/types';
 import { display } from '../report/analysis';
+import { hourly, perMillion, type Price } from '../report/cost';
 import { fmt, fmtMs, table } from '../report/format';
 import { capacityOf, capacityRatio, type Capacity, type CapacityRatio } from './estimate';
 import { label } from './search';
@@ -15,6 +17,46 @@ export interface VariantCapacity extends VariantSearch {
   capacity: Capacity;
   /** Requests per second within every per-request SLO at the highest load that met every SLO. */
   goodputAtCapacity: number | null;
+  cost: CapacityCost;
+}
+
+/** Dollars per million output tokens at the capacity step (the highest load that met every SLO), from the throughput measured there. */
+export interface CapacityCost {
+  /** The load priced and its step; null: no load met every SLO. */
+  load: number | null;
+  step: number | null;
+  /** Output tokens/s measured at that load, with its 95% interval. */
+  throughput: number | null;
+  gpuHourCost: number | null;
+  /** GPUs per deployment; null: GPUS unset (counted 1). */
+  gpus: number | null;
+  usdPerMillionOutputTokens: Price | null;
+  /** Every SLO held at the highest load measured: the capacity, and so the tokens it buys, is at least this (the cost at most). */
+  capacityAtLeast: boolean;
+  /** Why there is no price; null when there is one. */
+  notMeasured: string | null;
+}
+
+/** Prices a variant's capacity step at its GPU cost; never 0: what is unset or unmeasured is null with the reason. */
+export function capacityCost(t: VariantSearch, capacity: Capacity, cost: GpuCost | undefined): CapacityCost {
+  const best = capacity.bestPassing === null ? null : (t.points.find((p) => p.load === capacity.bestPassing) ?? null);
+  const gpuHourCost = cost?.gpuHourCost ?? null;
+  const out: CapacityCost = {
+    load: best?.load ?? null,
+    step: best?.step ?? null,
+    throughput: best?.throughput ?? null,
+    gpuHourCost,
+    gpus: cost?.gpus ?? null,
+    usdPerMillionOutputTokens: null,
+    capacityAtLeast: capacity.atLeast !== null,
+    notMeasured: null,
+  };
+  if (gpuHourCost === null) return { ...out, notMeasured: 'GPU_HOUR_COST not set for this variant' };
+  if (best === null) return { ...out, notMeasured: 'no load met every SLO' };
+  const price = perMillion(hourly(gpuHourCost, out.gpus), best.throughput, best.throughputCi);
+  return price === null
+    ? { ...out, notMeasured: `output throughput not measured at ${best.load} (step ${best.step})` }
+    : { ...out, usdPerMillionOutputTokens: price };
 }
 
 export interface CapacityReport {
@@ -62,15 +104,39 @@ export function ratioText(r: CapacityRatio): string {
   return `${fmt(r.value, 2)}× [${fmt(r.lo, 2)}, ${r.hi === null ? '?' : fmt(r.hi, 2)}]`;
 }
 
+const usd = (v: number) => `$${v < 0.01 ? v.toPrecision(2) : fmt(v, 2)}`;
+
+/** "DFlash: $0.41 [0.39, 0.44] / Mtok at 51 streams; MTP: not measured (GPU_HOUR_COST not set for this variant)"; null when no variant has a cost set. */
+export function costLine(s: CapacitySettings, r: CapacityReport): string | null {
+  if (!r.variants.some((t) => t.cost.gpuHourCost !== null)) return null;
+  const each = r.variants.map((t) => {
+    const c = t.cost;
+    const p = c.usdPerMillionOutputTokens;
+    if (p === null) return `${display(t.variant)}: not measured (${c.notMeasured})`;
+    const ci = p.ci ? ` [${fmt(p.ci.lo, 2)}, ${fmt(p.ci.hi, 2)}]` : '';
+    return `${display(t.variant)}: ${usd(p.value)}${ci} / Mtok at ${num(s, c.load as number)} ${s.loop.short}${c.capacityAtLeast ? ' (capacity at least that: the cost at capacity at most this)' : ''}`;
+  });
+  return `Dollars per million output tokens at SLO capacity (${sloText(s.criteria)}; GPU_HOUR_COST × GPUS ÷ the throughput measured there, 95% interval from its): ${each.join('; ')}.`;
+}
+
 export function buildCapacityReport(
   s: CapacitySettings,
   searches: VariantSearch[],
-  meta: { runId: string; now: Date; durationMs: number; transport: string; workload: Record<string, string>; warnings?: string[] },
+  meta: {
+    runId: string;
+    now: Date;
+    durationMs: number;
+    transport: string;
+    workload: Record<string, string>;
+    warnings?: string[];
+    /** GPU_HOUR_COST and GPUS per variant (config's gpuCost); absent: none set. */
+    costs?: Record<string, GpuCost>;
+  },
 ): CapacityReport {
   const variants: VariantCapacity[] = searches.map((t) => {
     const capacity = capacityOf(s, t.points);
     const best = capacity.bestPassing === null ? null : (t.points.find((p) => p.load === capacity.bestPassing) ?? null);
-    return { ...t, capacity, goodputAtCapacity: best?.goodput ?? null };
+    return { ...t, capacity, goodputAtCapacity: best?.goodput ?? null, cost: capacityCost(t, capacity, meta.costs?.[t.variant]) };
   });
   const warnings = [...(meta.warnings ?? [])];
   for (const t of variants) {
@@ -199,6 +265,8 @@ export function renderCapacityText(s: CapacitySettings, r: CapacityReport, files
     ...variantLines(s, r),
     '',
   ];
+  const cost = costLine(s, r);
+  if (cost) lines.push(cost, '');
   lines.push(table(pathHead(s), pathRows(s, r), 1), '');
   lines.push(...brokeLines(s, r));
   if (r.ratio)
@@ -223,6 +291,7 @@ export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): 
     '',
     ...variantLines(s, r).map((l) => `- ${l}`),
     '',
+    ...(costLine(s, r) === null ? [] : ['## Cost at SLO capacity', '', costLine(s, r) as string, '']),
     '## Search path',
     '',
     md(pathHead(s), pathRows(s, r)),

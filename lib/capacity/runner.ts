@@ -5,6 +5,7 @@
 // up to CAPACITY_STEP_MAX. Two variants alternate load by load (A B, B A …), so drift over the
 // search hits both alike. A failed run, a breached error rate or a degraded variant ends that
 // variant's search with the reason; what was measured is kept.
+import type { Interval } from '../stats/bootstrap';
 import { measure, type Measure } from './observe';
 import { nextLoad, type StepPoint, type StopKind } from './search';
 import type { CapacitySettings } from './settings';
@@ -35,6 +36,8 @@ export interface RunnerPorts {
 export interface PointDetail extends StepPoint {
   goodput: number | null;
   throughput: number | null;
+  /** Its 95% interval: a single run's own; pooled runs' ends averaged like the throughput (no narrower than the pooled mean's); null when a run has none. */
+  throughputCi?: Interval | null;
   dropped: number;
   clientLimited: string[];
   errors: Record<string, number>;
@@ -61,6 +64,13 @@ function weighted(runs: StepRun[], f: (r: StepRun) => number | null): number | n
     den += r.loadMs;
   }
   return den > 0 ? num / den : null;
+}
+
+function pooledCi(runs: StepRun[]): Interval | null {
+  if (runs.some((r) => (r.throughputCi ?? null) === null)) return null;
+  const lo = weighted(runs, (r) => r.throughputCi?.lo ?? null);
+  const hi = weighted(runs, (r) => r.throughputCi?.hi ?? null);
+  return lo === null || hi === null ? null : { lo, hi };
 }
 
 function fmtLoad(s: CapacitySettings, x: number): string {
@@ -141,6 +151,7 @@ async function measureLoad(
     undecided: measures.some((m) => !m.clear && m.n < s.minSamples),
     goodput: weighted(runs, (r) => r.goodput),
     throughput: weighted(runs, (r) => r.throughput),
+    throughputCi: pooledCi(runs),
     dropped: runs.reduce((a, r) => a + r.dropped, 0),
     clientLimited: [...new Set(runs.flatMap((r) => r.clientLimited))],
     errors: runs.reduce<Record<string, number>>((acc, r) => {

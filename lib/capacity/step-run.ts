@@ -8,6 +8,7 @@ import { planOf } from '../plan/matrix';
 import { subKey } from '../plan/summary-keys';
 import { mergePartials, readPartial } from '../report/partial';
 import { buildReport } from '../report/report';
+import type { Interval } from '../stats/bootstrap';
 import type { TrendValues } from '../stats/quantile-merge';
 import type { RunSample } from './observe';
 
@@ -16,6 +17,8 @@ export interface StepRun extends RunSample {
   loadMs: number;
   goodput: number | null;
   throughput: number | null;
+  /** The throughput's 95% interval over the run's steady slices; null or absent: none. */
+  throughputCi?: Interval | null;
   requestRate: number | null;
   dropped: number;
   targetDown: boolean;
@@ -54,6 +57,7 @@ export function readStepRun(name: string, partialText: string, now = new Date())
       loadMs: 0,
       goodput: null,
       throughput: null,
+      throughputCi: null,
       requestRate: null,
       dropped: 0,
       targetDown: false,
@@ -77,6 +81,7 @@ export function readStepRun(name: string, partialText: string, now = new Date())
     loadMs: plan.runs[0].durationMs,
     goodput: run.goodput,
     throughput: run.throughput,
+    throughputCi: run.throughputCi,
     requestRate: run.requestRate,
     dropped: run.dropped,
     targetDown: run.targetDown > 0,

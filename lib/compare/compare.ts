@@ -6,7 +6,8 @@
 import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
 import { ratioOfMeans } from '../stats/t-interval';
 import type { Ratio } from '../report/analysis';
-import { CompareInputError, type BenchSummary, type SummaryRecord, type SummarySlices } from './summary';
+import { hourly } from '../report/cost';
+import { CompareInputError, type BenchSummary, type SummaryCostRun, type SummaryRecord, type SummarySlices } from './summary';
 import { checkWorkload, describeDifferences, type Difference } from './workload';
 
 /** Fewer steady slices than this on either side: "too few samples", not a verdict. */
@@ -19,7 +20,7 @@ export const EXIT = {
   ok: 0,
   /** Bad usage or input: a missing file, not JSON, not a summary, a bad tolerance. */
   usage: 2,
-  /** At least one cell is slower beyond the tolerance with its whole interval. */
+  /** At least one cell is slower, or costlier per token, beyond the tolerance with its whole interval. */
   regression: 3,
   /** The runs' workloads differ (without --force), or they share no cell. */
   refused: 4,
@@ -61,6 +62,29 @@ export interface CellComparison {
   regression: boolean;
   /** Why there is no verdict, and what to keep in mind about one. */
   notes: string[];
+  cost: CostComparison;
+}
+
+/** Dollars per million tokens of one side, as its summary.json's cost section gives them. */
+export interface CostSide {
+  output: number | null;
+  input: number | null;
+  /** Dollars per hour of the deployment: GPU_HOUR_COST × GPUS. */
+  perHour: number;
+}
+
+/**
+ * Cost per output token, new ÷ baseline: the deployments' hourly ratio ÷ the output throughput
+ * ratio, its interval from the throughput's (the price is set, not measured). A regression is
+ * costlier beyond the tolerance with the whole interval, as the throughput's rule has it.
+ */
+export interface CostComparison {
+  baseline: CostSide | null;
+  next: CostSide | null;
+  ratio: Ratio | null;
+  regression: boolean;
+  /** Why there is no ratio; null when there is one. */
+  notCompared: string | null;
 }
 
 export interface RunId {
@@ -149,9 +173,11 @@ function fewSamples(sides: ReadonlyArray<readonly [string, Slice[], Side, Summar
   return few;
 }
 
-function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellComparison {
+type Judged = Omit<CellComparison, 'cost'>;
+
+function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   const notes: string[] = [];
-  const out = (baseline: Side, next: Side, throughput: Ratio | null, latency: Ratio | null, verdict: Verdict, regression = false): CellComparison => ({
+  const out = (baseline: Side, next: Side, throughput: Ratio | null, latency: Ratio | null, verdict: Verdict, regression = false): Judged => ({
     cell: b.cell,
     variant: b.variant,
     baseline,
@@ -249,6 +275,29 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): CellCompa
   return out(vb, vn, throughput, latency, verdict, regression);
 }
 
+/** One side's cost of a cell and variant, or why it has none. */
+function costSide(s: BenchSummary, r: SummaryRecord, who: string): CostSide | string {
+  if (s.cost === undefined) return `the ${who}'s summary was written before costs were recorded`;
+  const row: SummaryCostRun | undefined = s.cost?.runs.find((x) => x.cell === r.cell && x.variant === r.variant);
+  if (!row || row.gpu_hour_cost_usd === null) return `GPU_HOUR_COST not set for ${r.variant} in the ${who}`;
+  if (row.output_usd_per_million_tokens === null) return `the ${who}: ${row.not_measured ?? 'output throughput not measured'}`;
+  return { output: row.output_usd_per_million_tokens, input: row.input_usd_per_million_tokens, perHour: hourly(row.gpu_hour_cost_usd, row.gpus) };
+}
+
+export function judgeCost(baseline: CostSide | string, next: CostSide | string, throughput: Ratio | null, tolerance: number): CostComparison {
+  const sides = { baseline: typeof baseline === 'string' ? null : baseline, next: typeof next === 'string' ? null : next };
+  const why = [baseline, next].filter((x): x is string => typeof x === 'string');
+  const both = why.length === 2 && why[0].replace(/ in the baseline$/, '') === why[1].replace(/ in the new run$/, '');
+  if (why.length)
+    return { ...sides, ratio: null, regression: false, notCompared: both ? why[0].replace(/ in the baseline$/, ' in either run') : why.join('; ') };
+  if (throughput === null || !(throughput.value > 0)) return { ...sides, ratio: null, regression: false, notCompared: 'output throughput not compared' };
+  const h = (next as CostSide).perHour / (baseline as CostSide).perHour;
+  const t = throughput.ci;
+  // Cost per token falls as throughput rises: the interval's ends swap.
+  const ci = t !== null && t.lo > 0 ? { lo: h / t.hi, hi: h / t.lo } : null;
+  return { ...sides, ratio: { value: h / throughput.value, ci }, regression: ci !== null && ci.lo > 1 + tolerance, notCompared: null };
+}
+
 const runId = (s: BenchSummary): RunId => ({ benchmark: s.benchmark, runId: s.run_id, generatedAt: s.generated_at ?? null });
 const key = (r: SummaryRecord) => `${r.cell} ${r.variant}`;
 
@@ -265,7 +314,9 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
   const cells: CellComparison[] = [];
   for (const b of base.records) {
     const n = next.records.find((x) => x.cell === b.cell && x.variant === b.variant);
-    if (n) cells.push(judge(b, n, tolerance));
+    if (!n) continue;
+    const j = judge(b, n, tolerance);
+    cells.push({ ...j, cost: judgeCost(costSide(base, b, 'baseline'), costSide(next, n, 'new run'), j.throughput, tolerance) });
   }
   const onlyBaseline = base.records.filter((b) => !next.records.some((n) => key(n) === key(b))).map(key);
   const onlyNext = next.records.filter((n) => !base.records.some((b) => key(n) === key(b))).map(key);
@@ -277,7 +328,7 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
       exitCode: EXIT.refused,
     };
   }
-  const regressions = cells.filter((c) => c.regression).length;
+  const regressions = cells.filter((c) => c.regression || c.cost.regression).length;
   return {
     refused: false,
     comparison: {

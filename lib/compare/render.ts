@@ -25,11 +25,31 @@ function ms(v: number | null): string {
   return v >= 1000 ? `${(v / 1000).toFixed(v >= 10_000 ? 1 : 2)} s` : `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 }
 
+/** "slower", "costlier per token" or both: what regressed. */
+function regressed(c: CellComparison): string {
+  return [c.regression ? 'slower' : '', c.cost.regression ? 'costlier per token' : ''].filter(Boolean).join(' and ');
+}
+
 /** The verdict as a reader needs it: a regression says so with the tolerance. */
 export function verdictLabel(c: CellComparison, tolerance: number): string {
-  if (c.regression) return `REGRESSION: slower beyond ${pct(tolerance)}`;
+  if (c.regression || c.cost.regression) return `REGRESSION: ${regressed(c)} beyond ${pct(tolerance)}`;
   if (c.verdict === 'slower') return `slower, not wholly beyond ${pct(tolerance)}`;
   return VERDICT_TEXT[c.verdict];
+}
+
+const usd = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `$${v < 0.01 ? v.toPrecision(2) : v.toFixed(2)}`);
+const anyCost = (c: Comparison) => c.cells.some((x) => x.cost.baseline !== null || x.cost.next !== null);
+const COST_HEAD = ['$/Mtok out base → new', 'cost ratio [95% CI]', '$/Mtok in base → new'];
+/** The cost columns of a cell: each side's price, and the ratio or why there is none. */
+function costCells(x: CellComparison): string[] {
+  const k = x.cost;
+  const input = k.baseline?.input != null || k.next?.input != null ? `${usd(k.baseline?.input)} → ${usd(k.next?.input)}` : '–';
+  return [`${usd(k.baseline?.output)} → ${usd(k.next?.output)}`, k.ratio ? fmtRatio(k.ratio) : `not compared (${k.notCompared})`, input];
+}
+/** One line when no cell has a cost on either side: why (each reason once). */
+function costAbsent(c: Comparison): string | null {
+  if (anyCost(c)) return null;
+  return `cost per token: not compared (${[...new Set(c.cells.map((x) => x.cost.notCompared ?? ''))].filter(Boolean).join('; ')})`;
 }
 
 const run = (r: RunId) => `${r.runId}${r.generatedAt ? ` (${r.generatedAt})` : ''}`;
@@ -63,7 +83,7 @@ function headerLines(c: Comparison): string[] {
 const lim = (t: number) => String(Math.round((1 + t) * 10000) / 10000);
 
 const METHOD = (c: Comparison) =>
-  `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ratio; e2e: percentile bootstrap); a regression is slower beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
+  `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ratio; e2e: percentile bootstrap; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's); a regression is slower or costlier beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e or cost ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
 
 export function renderCompareText(c: Comparison, files: string[] = []): string {
   const out: string[] = [];
@@ -78,8 +98,12 @@ export function renderCompareText(c: Comparison, files: string[] = []): string {
     fmtRatio(x.throughput),
     `${ms(x.baseline.e2eMs)} → ${ms(x.next.e2eMs)}`,
     fmtRatio(x.latency),
+    ...(anyCost(c) ? costCells(x) : []),
   ]);
-  out.push(table(['cell', 'variant', 'verdict', 'out tok/s base → new', 'ratio [95% CI]', 'mean e2e base → new', 'ratio [95% CI]'], rows, 3));
+  const head = ['cell', 'variant', 'verdict', 'out tok/s base → new', 'ratio [95% CI]', 'mean e2e base → new', 'ratio [95% CI]'];
+  out.push(table(anyCost(c) ? [...head, ...COST_HEAD] : head, rows, 3));
+  const absent = costAbsent(c);
+  if (absent) out.push(`  ${absent}`);
   const notes = c.cells.filter((x) => x.notes.length > 0);
   if (notes.length) {
     out.push('');
@@ -115,7 +139,7 @@ export function renderCompareMarkdown(c: Comparison): string {
   out.push(`### ${c.next.benchmark}: run \`${c.next.runId}\` against baseline \`${c.baseline.runId}\``, '');
   out.push(
     c.regressions > 0
-      ? `**❌ ${c.regressions} regression(s): slower beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`
+      ? `**❌ ${c.regressions} regression(s): slower or costlier per token beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`
       : `**✅ No regression beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`,
     '',
   );
@@ -123,7 +147,18 @@ export function renderCompareMarkdown(c: Comparison): string {
     out.push(`> **Forced:** the workloads differ in ${describeDifferences(c.forced)} (baseline vs new); the ratios compare different workloads.`, '');
   out.push(
     mdTable(
-      ['cell', 'variant', 'baseline out tok/s', 'new out tok/s', 'ratio [95% CI]', 'baseline mean e2e', 'new mean e2e', 'ratio [95% CI]', 'verdict'],
+      [
+        'cell',
+        'variant',
+        'baseline out tok/s',
+        'new out tok/s',
+        'ratio [95% CI]',
+        'baseline mean e2e',
+        'new mean e2e',
+        'ratio [95% CI]',
+        ...(anyCost(c) ? COST_HEAD : []),
+        'verdict',
+      ],
       c.cells.map((x) => [
         x.cell,
         x.variant,
@@ -133,11 +168,13 @@ export function renderCompareMarkdown(c: Comparison): string {
         ms(x.baseline.e2eMs),
         ms(x.next.e2eMs),
         fmtRatio(x.latency),
-        x.regression ? `❌ **regression** (beyond ${pct(c.tolerance)})` : MD_MARK[x.verdict],
+        ...(anyCost(c) ? costCells(x) : []),
+        x.regression || x.cost.regression ? `❌ **regression**: ${regressed(x)} (beyond ${pct(c.tolerance)})` : MD_MARK[x.verdict],
       ]),
     ),
     '',
   );
+  if (costAbsent(c)) out.push(`${costAbsent(c)}.`, '');
   out.push(`${tally(c)}.`, '');
   const notes = [...headerLines(c).filter((l) => !l.startsWith('FORCED')), ...c.cells.flatMap((x) => x.notes.map((n) => `${x.cell} ${x.variant}: ${n}`))];
   if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
@@ -156,12 +193,13 @@ const COMPARE_CSS = `
 `;
 
 function badge(c: CellComparison, tolerance: number): string {
-  const cls = c.regression ? 'regression' : c.verdict;
-  const text = c.regression
-    ? `regression > ${pct(tolerance)}`
-    : c.verdict === 'same'
-      ? 'no significant difference'
-      : VERDICT_TEXT[c.verdict].replace(/ \(.*\)$/, '');
+  const cls = c.regression || c.cost.regression ? 'regression' : c.verdict;
+  const text =
+    c.regression || c.cost.regression
+      ? `regression > ${pct(tolerance)}: ${regressed(c)}`
+      : c.verdict === 'same'
+        ? 'no significant difference'
+        : VERDICT_TEXT[c.verdict].replace(/ \(.*\)$/, '');
   return `<span class="badge ${cls}">${esc(text)}</span>`;
 }
 
@@ -175,7 +213,7 @@ export function renderCompareHtml(c: Comparison): string {
   const title = `${c.next.benchmark}: ${c.next.runId} vs baseline ${c.baseline.runId}`;
   const callout =
     c.regressions > 0
-      ? `<div class="box callout"><b>${c.regressions} regression(s)</b>: slower beyond ${esc(pct(c.tolerance))} with the whole interval (exit ${c.exitCode}).</div>`
+      ? `<div class="box callout"><b>${c.regressions} regression(s)</b>: slower or costlier per token beyond ${esc(pct(c.tolerance))} with the whole interval (exit ${c.exitCode}).</div>`
       : `<div class="box callout summary-ok"><b>No regression</b> beyond ${esc(pct(c.tolerance))} (exit ${c.exitCode}).</div>`;
   const forced = c.forced.length
     ? `<div class="box preflight"><h3>Forced: the workloads differ</h3><ul>${c.forced.map((d) => `<li><b>${esc(d.what)}</b>: ${esc(d.baseline)} in the baseline, ${esc(d.next)} in the new run</li>`).join('')}</ul></div>`
@@ -190,21 +228,28 @@ export function renderCompareHtml(c: Comparison): string {
     'baseline mean e2e',
     'new mean e2e',
     'ratio [95% CI]',
+    ...(anyCost(c) ? COST_HEAD : []),
     'verdict',
     'notes',
   ];
   const rows = c.cells.map(
     (x) =>
-      `<tr${x.regression ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
+      `<tr${x.regression || x.cost.regression ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}" data-cost-regression="${x.cost.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
       `<td class="n">${esc(tok(x.baseline.throughput))}</td><td class="n">${esc(tok(x.next.throughput))}</td><td class="n">${ratioCell(x.throughput)}</td>` +
       `<td class="n">${esc(ms(x.baseline.e2eMs))}</td><td class="n">${esc(ms(x.next.e2eMs))}</td><td class="n">${ratioCell(x.latency)}</td>` +
+      (anyCost(c)
+        ? costCells(x)
+            .map((v) => `<td class="n">${esc(v)}</td>`)
+            .join('')
+        : '') +
       `<td>${badge(x, c.tolerance)}</td><td class="legend-note">${x.notes.map(esc).join('<br>')}</td></tr>`,
   );
   const body = [
     `<header><h1>${esc(c.next.benchmark)}: new run against a baseline</h1><p class="meta">baseline <b>${esc(run(c.baseline))}</b> · new <b>${esc(run(c.next))}</b> · tolerance <b>${esc(pct(c.tolerance))}</b></p>${forced}</header>`,
     callout,
-    `<section><h2>Per cell and variant</h2><div class="scroll"><table class="runs"><thead><tr>${head.map((h, i) => `<th class="${i >= 2 && i <= 7 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+    `<section><h2>Per cell and variant</h2><div class="scroll"><table class="runs"><thead><tr>${head.map((h, i) => `<th class="${i >= 2 && i < head.length - 2 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
       `<p class="legend-note">${esc(METHOD(c).replace(/^r/, 'R'))}. ${esc(tally(c))}.</p></section>`,
+    costAbsent(c) ? `<p class="legend-note">${esc(costAbsent(c) as string)}.</p>` : '',
     notes.length ? `<div class="box warnings"><h3>Notes</h3><ul>${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : '',
     `<footer>k6-llm-bench compare · ${esc(c.next.benchmark)} · ${esc(c.baseline.runId)} → ${esc(c.next.runId)}</footer>`,
   ];

@@ -35,6 +35,19 @@ export interface SummaryVariant {
   url?: string;
 }
 
+/** One run of summary.json's `cost` section (lib/report/sections/cost.ts). */
+export interface SummaryCostRun {
+  variant: string;
+  cell: string;
+  gpu_hour_cost_usd: number | null;
+  gpus: number;
+  output_usd_per_million_tokens: number | null;
+  output_usd_per_million_tokens_ci?: [number, number] | null;
+  input_usd_per_million_tokens: number | null;
+  input_usd_per_million_tokens_ci?: [number, number] | null;
+  not_measured: string | null;
+}
+
 export interface BenchSummary {
   benchmark: string;
   run_id: string;
@@ -45,6 +58,8 @@ export interface BenchSummary {
   records: SummaryRecord[];
   /** The dataset section (null without DATASET); older summaries record the dataset only here. */
   dataset?: { source?: string } | null;
+  /** Cost per token (GPU_HOUR_COST); null: no cost set; undefined: a summary written before costs were. */
+  cost?: { runs: SummaryCostRun[] } | null;
 }
 
 /** A file that cannot be compared: bad usage or input (exit 2), said in one line. */
@@ -95,5 +110,8 @@ export function parseSummary(text: string, name: string): BenchSummary {
       if (!ok) throw new CompareInputError(`${name}: records[${i}].steady_slices is malformed (slice_ms and three number lists of one length expected)`);
     }
   });
+  const cost = v.cost;
+  if (cost !== undefined && cost !== null && (!isObj(cost) || !Array.isArray(cost.runs) || !cost.runs.every((r) => isObj(r) && typeof r.variant === 'string')))
+    throw new CompareInputError(`${name}: cost is malformed (an object with a list of runs expected)`);
   return v as unknown as BenchSummary;
 }

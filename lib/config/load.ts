@@ -73,7 +73,7 @@ function target(env: Env, slot: VariantSlot): VariantConfig {
 }
 
 /** GPU_HOUR_COST and GPUS, a target's own <PREFIX>_ variable first; each checked where it was set. */
-function gpuCost(env: Env, prefix: string): GpuCost {
+export function gpuCost(env: Env, prefix: string): GpuCost {
   const pick = (name: string): [string, string] => {
     const own = prefix ? get(env, `${prefix}_${name}`) : '';
     return own.trim() !== '' ? [`${prefix}_${name}`, own] : [name, get(env, name)];

@@ -2,7 +2,7 @@
 // execution fields are calls into the runtime, so per-request work reads none of them.
 import exec from 'k6/execution';
 import type { Window } from '../metrics/samples';
-import type { Run } from '../plan/matrix';
+import { steadyWindow, type Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
 import { BACKOFF, Reachability } from '../vu/reachability';
 import type { Bench } from './bench-context';
@@ -65,6 +65,13 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     // A replay's requests are due at this instant plus their trace offsets: said, so a server's own record can be checked against it.
     const clock = entry.run.cell.load.kind === 'trace' ? ` (replay clock starts at ${start} ms since the epoch)` : '';
     console.log(`▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}${clock}`);
+    // Once per run: what Prometheus needs to price its tokens and give them per GPU (the dashboard's cost and frontier panels).
+    const cost = cfg.variants.find((v) => v.variant === entry.run.variant)?.cost;
+    if (cost?.gpuHourCost != null) b.add('gpuHourCost', cost.gpuHourCost);
+    if (plan.requests === null && plan.slices > 1) {
+      const w = steadyWindow(plan);
+      b.add('steadyGpuHours', ((cost?.gpus ?? 1) * (w.toMs - w.fromMs)) / 3_600_000);
+    }
   }
   return next;
 }

@@ -394,6 +394,20 @@ export const METRICS = {
     unit: 'ms',
     help: "llama.cpp: generation time per generated token over the steady window, Δtokens_predicted_seconds / Δtokens_predicted (requests that finished in the window). Each request's generation time runs from its first token to its last while its first token is counted, so this is (n−1)/n of the mean gap after the first token for n-token outputs.",
   },
+  gpuHourCost: {
+    name: 'llm_gpu_hour_cost',
+    type: 'trend',
+    time: false,
+    unit: 'USD/GPU-hour',
+    help: "GPU_HOUR_COST of the run's variant (<PREFIX>_GPU_HOUR_COST first), one sample per run when set: with llm_steady_gpu_hours and llm_window_output_tokens, dollars per million output tokens. Unset: no sample, never 0.",
+  },
+  steadyGpuHours: {
+    name: 'llm_steady_gpu_hours',
+    type: 'trend',
+    time: false,
+    unit: 'GPU-hours',
+    help: "GPUS of the run's variant (1 when unset) × the run's steady window (its slices after the first) in hours, one sample per run with DURATION and SLICES above 1: llm_window_output_tokens of those slices ÷ (this × 3600) is output tokens/s per GPU.",
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricKey = keyof typeof METRICS;

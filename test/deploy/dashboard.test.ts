@@ -19,6 +19,8 @@ import {
   OTHER,
   RUN_S,
   SPLIT,
+  STEADY_S,
+  tpotP50,
   DATASET_TEST,
   type DatasetRunSpec,
   SERVERS,
@@ -194,7 +196,8 @@ describe('dashboard definition', () => {
     const timeNames = new Set<string>();
     for (const def of TIME_TRENDS) for (const stat of TREND_STATS.split(',')) if (stat !== 'count') timeNames.add(promName(def, stat));
     for (const p of queryPanels) {
-      const names = (p.targets ?? []).flatMap((t) => metricNames(t.expr));
+      // A query of `1 / <time trend>` is per second (the frontier's tokens/s per user), not seconds.
+      const names = (p.targets ?? []).filter((t) => !t.expr.trim().startsWith('1 / ')).flatMap((t) => metricNames(t.expr));
       const unit = p.fieldConfig?.defaults?.unit;
       if (names.some((n) => timeNames.has(n))) assert.equal(unit, 's', p.title);
       else assert.notEqual(unit, 's', p.title);
@@ -640,6 +643,37 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
             near(valueAt(find(r, { variant: x.variant }), t), x.tps, `${runName(x)} server`);
             near(valueAt(find(r, { variant: x.variant === 'dflash' ? 'mtp' : 'dflash' }), t), 0, `idle server during ${runName(x)}`);
           }
+        }
+      },
+    },
+    'Cost per million output tokens per cell': {
+      A: async () => {
+        const title = 'Cost per million output tokens per cell';
+        // $/Mtok = GPU_HOUR_COST × GPUS ÷ (steady tokens/s × 3600) × 1e6, as the report computes it.
+        const expected = (x: RunSpec) => ((x.price!.gpuHourCost as number) * x.price!.gpus * 1e6) / (x.tps * 3600);
+        for (const test of [MAIN, SPLIT]) {
+          const r = await run(title, 'A', { ...ALL, testid: test.testid });
+          assert.deepEqual(seriesSet(r, ['variant', 'cell']), variantCell(test));
+          for (const x of test.runs) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), end), expected(x), `${test.testid} ${runName(x)} $/Mtok`);
+        }
+        assert.ok(Math.abs(STEADY_S - 120) < 1e-9, 'four 30 s slices after the ramp-up');
+        assert.deepEqual(await run(title, 'A', { ...ALL, testid: OTHER.testid }), [], 'GPU_HOUR_COST unset: no cost series, never 0');
+      },
+    },
+    'Throughput vs interactivity per cell': {
+      A: async () => {
+        const r = await run('Throughput vs interactivity per cell', 'A');
+        assert.deepEqual(seriesSet(r, ['variant', 'cell']), variantCell());
+        for (const x of MAIN.runs) near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), end), 1 / tpotP50(x), `${runName(x)} tokens/s per user`);
+        assert.deepEqual(await run('Throughput vs interactivity per cell', 'A', { ...ALL, testid: OTHER.testid }), [], 'http transport: no TPOT');
+      },
+      B: async () => {
+        for (const test of [MAIN, SPLIT, OTHER]) {
+          const r = await run('Throughput vs interactivity per cell', 'B', { ...ALL, testid: test.testid });
+          assert.deepEqual(seriesSet(r, ['variant', 'cell']), variantCell(test));
+          // OTHER left GPUS unset: per deployment (one GPU).
+          for (const x of test.runs)
+            near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), end), x.tps / x.price!.gpus, `${test.testid} ${runName(x)} tokens/s per GPU`);
         }
       },
     },

@@ -58,6 +58,8 @@ export interface RunSpec {
   acceptanceTokens: number | null;
   /** Server-side acceptance over the steady window (probe scenario). */
   serverAcceptance: number | null;
+  /** GPU_HOUR_COST (null: unset) and GPUS of the run's variant: one llm_gpu_hour_cost and llm_steady_gpu_hours sample per run. */
+  price?: { gpuHourCost: number | null; gpus: number };
   /** Replies that reasoned: time to the first answer and first reasoning token, reasoning and answer tokens per second. */
   reasoning?: { answer: Stats; first: Stats; reasoningTps: number; answerTps: number };
 }
@@ -71,6 +73,13 @@ export interface TestSpec {
 const stats = (p50: number, p90: number, p99: number, avg: number, max: number): Stats => ({ p50, p90, p99, avg, max });
 const startOf = (i: number) => i * (RUN_S + BETWEEN_S);
 
+const DFLASH_PRICE = { gpuHourCost: 2.5, gpus: 8 };
+const MTP_PRICE = { gpuHourCost: 3.2, gpus: 4 };
+/** TPOT p50 of an sse run (s): what the frontier's tokens/s per user inverts. */
+export const tpotP50 = (r: RunSpec) => (r.itl as Stats).p50 * 1.2;
+/** Seconds of a run's steady window: its slices after the first. */
+export const STEADY_S = (SLICES - 1) * SLICE_S;
+
 /** The main test: an sse run, so TTFT and ITL exist. */
 export const MAIN: TestSpec = {
   testid: 'dflash-vs-mtp-20260101-120000',
@@ -81,6 +90,7 @@ export const MAIN: TestSpec = {
       cell: CELL_C4,
       start: startOf(0),
       dialect: 'sglang',
+      price: DFLASH_PRICE,
       tps: 600,
       ramp: 0.5,
       e2e: stats(1.62, 1.91, 2.35, 1.68, 2.9),
@@ -97,6 +107,7 @@ export const MAIN: TestSpec = {
       cell: CELL_C4,
       start: startOf(1),
       dialect: 'openai',
+      price: MTP_PRICE,
       tps: 300,
       ramp: 0.8,
       e2e: stats(3.3, 3.8, 4.4, 3.4, 5.1),
@@ -114,6 +125,7 @@ export const MAIN: TestSpec = {
       cell: CELL_C16,
       start: startOf(2),
       dialect: 'openai',
+      price: MTP_PRICE,
       tps: 1200,
       ramp: 0.8,
       e2e: stats(3.5, 4.1, 4.9, 3.6, 6.0),
@@ -130,6 +142,7 @@ export const MAIN: TestSpec = {
       cell: CELL_C16,
       start: startOf(3),
       dialect: 'sglang',
+      price: DFLASH_PRICE,
       tps: 1800,
       ramp: 0.5,
       e2e: stats(2.2, 2.7, 3.3, 2.3, 4.4),
@@ -156,6 +169,8 @@ export const OTHER: TestSpec = {
     itl: null,
     errorRate: 0.1,
     errorClass: 'server_error',
+    // GPU_HOUR_COST unset: no price series; GPUS unset: one GPU.
+    price: { gpuHourCost: null, gpus: 1 },
     acceptanceMean: r.acceptanceMean === null ? null : r.acceptanceMean - 1,
     acceptanceTokens: r.acceptanceTokens === null ? null : r.acceptanceTokens - 1,
     serverAcceptance: null,
@@ -331,7 +346,8 @@ function trend(om: OpenMetrics, def: MetricDef, labels: Labels, t: number, s: St
   for (const stat of STAT_SUFFIXES) om.add(promName(def, stat), labels, t, stat === 'count' ? count : s[stat]);
 }
 
-function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instance: Labels = {}): void {
+/** `once`: this instance sent the run's first iteration, which writes the once-per-run samples. */
+function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instance: Labels = {}, once = true): void {
   const scenario = `${r.variant}_${r.cell.id}`;
   const runTags: Labels = {
     testid: test.testid,
@@ -360,6 +376,16 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
     );
     if (r.ttft) trend(om, METRICS.ttft, base, t, r.ttft, rs * rel);
     if (r.itl) trend(om, METRICS.itl, base, t, r.itl, r.tps * rel);
+    if (r.itl) {
+      const p = tpotP50(r);
+      trend(om, METRICS.tpot, base, t, stats(p, p * 1.3, p * 1.8, p * 1.05, p * 3), rs * rel);
+    }
+    // One sample at the run's first iteration: k6 pushes its series once, at the first push.
+    if (once && r.price && rel === PUSH_S) {
+      const one = (v: number) => stats(v, v, v, v, v);
+      if (r.price.gpuHourCost !== null) trend(om, METRICS.gpuHourCost, base, t, one(r.price.gpuHourCost), 1);
+      trend(om, METRICS.steadyGpuHours, base, t, one((r.price.gpus * STEADY_S) / 3600), 1);
+    }
     if (r.reasoning) {
       trend(om, METRICS.ttftAnswer, base, t, r.reasoning.answer, rs * rel);
       trend(om, METRICS.ttftReasoning, base, t, r.reasoning.first, rs * rel);
@@ -462,7 +488,7 @@ export function openMetrics(t0: number, endRel: number): string {
   // Each instance carries half of every run; the probe (one VU) runs in the first instance only.
   SPLIT.segments.forEach((segment, i) => {
     for (const r of SPLIT.runs)
-      emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, { segment });
+      emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, { segment }, i === 0);
   });
   for (const r of DATASET_TEST.runs) emitDatasetRun(om, r, t0);
   emitServers(om, t0, endRel);

@@ -9,6 +9,7 @@ import { runCompare, outputStem, type CompareRun } from '../../../scripts/compar
 import { compareSummaries, EXIT, parseTolerance, type CellComparison, type Comparison } from '../../../lib/compare/compare';
 import { CompareInputError, parseSummary } from '../../../lib/compare/summary';
 import { engineKind } from '../../../lib/compare/workload';
+import { renderCompareHtml, renderCompareMarkdown, renderCompareText, verdictLabel } from '../../../lib/compare/render';
 import { baselineOutputs, readBaseline } from '../../../lib/compare/baseline';
 import { ConfigError } from '../../../lib/config/parse';
 import { fakeSummary, writeFiles } from './fixtures';
@@ -280,4 +281,77 @@ test('BASELINE on a k6 run: read and checked at init, compared in handleSummary 
     refused.text,
     /^\nBASELINE=b\.json: refused: the runs' workloads differ in OSL \('64' vs '128'\) .*`npm run compare -- --force b\.json results\/run\.summary\.json` compares them anyway\n$/,
   );
+});
+
+// Cost per token (GPU_HOUR_COST × GPUS): carried per cell, and a rise beyond the tolerance with the whole interval is a regression.
+const priced = (o: { noise: number; slow?: number; env?: Record<string, string> }) =>
+  fakeSummary({ noise: o.noise, slow: o.slow, runId: `p${o.noise}`, env: { GPU_HOUR_COST: '2', GPUS: '2', ...o.env } });
+
+test('cost: the same price on a repeat is no regression; each side shows its own $/Mtok, the ratio follows the throughput', () => {
+  const b = priced({ noise: 1 });
+  const c = compared(b, priced({ noise: 2 }));
+  assert.equal(c.exitCode, EXIT.ok);
+  const sides = JSON.parse(b).cost.runs;
+  for (const x of c.cells) {
+    assert.equal(x.cost.regression, false);
+    assert.equal(x.cost.notCompared, null);
+    assert.equal(
+      x.cost.baseline?.output,
+      sides.find((r: { cell: string; variant: string }) => r.cell === x.cell && r.variant === x.variant).output_usd_per_million_tokens,
+    );
+    // Same price: cost ratio = 1 ÷ throughput ratio, the interval's ends swapped.
+    assert.ok(Math.abs(x.cost.ratio!.value * x.throughput!.value - 1) < 1e-9);
+    assert.ok(Math.abs(x.cost.ratio!.ci!.lo * x.throughput!.ci!.hi - 1) < 1e-9);
+  }
+  const text = renderCompareText(c);
+  assert.match(text, /\$\/Mtok out base → new/);
+  assert.match(renderCompareMarkdown(c), /cost ratio \[95% CI\]/);
+  assert.match(renderCompareHtml(c), /data-cost-regression="false"/);
+});
+
+test('cost: a dearer GPU beyond the tolerance is a regression of that variant alone (exit 3); within it, none', () => {
+  const dearer = compared(priced({ noise: 1 }), priced({ noise: 2, env: { DFLASH_GPU_HOUR_COST: '2.4' } }));
+  assert.equal(dearer.exitCode, EXIT.regression);
+  assert.deepEqual(
+    dearer.cells.filter((x) => x.cost.regression).map((x) => x.variant),
+    ['dflash', 'dflash'],
+  );
+  for (const x of dearer.cells) {
+    assert.equal(x.regression, false, 'throughput and latency did not regress');
+    if (x.variant === 'dflash') assert.match(verdictLabel(x, dearer.tolerance), /^REGRESSION: costlier per token beyond 5%/);
+  }
+  assert.equal(dearer.regressions, 2);
+  assert.match(renderCompareMarkdown(dearer), /regression\*\*: costlier per token/);
+  const slight = compared(priced({ noise: 1 }), priced({ noise: 2, env: { DFLASH_GPU_HOUR_COST: '2.02' } }));
+  assert.equal(slight.exitCode, EXIT.ok, 'a 1% dearer GPU is within 5%');
+  // Slower at the same price: costlier too, the same cells.
+  const slower = compared(priced({ noise: 1 }), priced({ noise: 2, slow: 1.1 }));
+  for (const x of slower.cells) assert.equal(x.cost.regression, x.regression, `${x.cell} ${x.variant}`);
+  assert.ok(slower.cells.every((x) => x.cost.regression));
+  // Cheaper per GPU-hour and as fast: cheaper per token, never a regression.
+  assert.equal(compared(priced({ noise: 1 }), priced({ noise: 2, env: { GPU_HOUR_COST: '1' } })).exitCode, EXIT.ok);
+});
+
+test('cost: a side without a price is "not compared (reason)", never a regression or 0', () => {
+  const unpriced = compared(fakeSummary({ noise: 1, runId: 'u' }), priced({ noise: 2, slow: 1.0 }));
+  for (const x of unpriced.cells) {
+    assert.equal(x.cost.ratio, null);
+    assert.equal(x.cost.baseline, null);
+    assert.equal(x.cost.notCompared, `GPU_HOUR_COST not set for ${x.variant} in the baseline`);
+  }
+  assert.match(renderCompareText(unpriced), /not compared \(GPU_HOUR_COST not set for dflash in the baseline\)/);
+  // A summary from before costs were recorded: said so.
+  const old = JSON.parse(priced({ noise: 1 }));
+  delete old.cost;
+  const c = compared(JSON.stringify(old), priced({ noise: 2, env: { GPU_HOUR_COST: '20' } }));
+  assert.equal(c.exitCode, EXIT.ok);
+  assert.match(c.cells[0].cost.notCompared!, /baseline's summary was written before costs were recorded/);
+  // Neither side priced: one line says why, no cost columns.
+  const none = compared(base, base);
+  assert.ok(!renderCompareText(none).includes('$/Mtok'));
+  assert.match(
+    renderCompareText(none),
+    /cost per token: not compared \(GPU_HOUR_COST not set for dflash in either run; GPU_HOUR_COST not set for mtp in either run\)/,
+  );
+  assert.throws(() => parseSummary(JSON.stringify({ ...old, cost: { runs: 3 } }), 'x.json'), /x.json: cost is malformed/);
 });
