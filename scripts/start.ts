@@ -14,7 +14,7 @@
 //   npm start -- --benchmark compare        none, MTP, DFlash and DDTree profiles of one simulated SGLang (VARIANTS)
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
 import { BENCHMARKS, BENCHMARK_NAMES, slotsOf, type VariantSlot } from '../lib/benchmarks';
 import { TRANSPORTS, type TransportName } from '../lib/transports';
@@ -203,7 +203,9 @@ async function runInstances(
   const children = segments.map((seg, i) => {
     const childEnv = seg === null ? env : { ...env, PARTIAL: 'true', RUN_ID: runId };
     const segArgs = seg === null ? [] : ['--execution-segment', seg.segment, '--execution-segment-sequence', seg.sequence];
-    const raw = args.raw ? rawRecordPath(join(ROOT, env.RESULTS_DIR as string), runId, seg === null ? '' : `.segment-${segmentFileName(seg.segment)}`) : null;
+    const raw = args.raw
+      ? rawRecordPath(resolve(ROOT, env.RESULTS_DIR as string), runId, seg === null ? '' : `.segment-${segmentFileName(seg.segment)}`)
+      : null;
     if (raw) {
       writeSidecar(raw, args.benchmark, childEnv, join(ROOT, bundle), cmd.sseBundle);
       raws.push(raw);
@@ -237,7 +239,7 @@ async function runInstances(
   );
   let code = codes.find((c) => c !== 0 && c !== 99) ?? codes.find((c) => c === 99) ?? 0;
   if (segments[0] !== null) {
-    const dir = join(ROOT, env.RESULTS_DIR as string);
+    const dir = resolve(ROOT, env.RESULTS_DIR as string);
     const partials = segments.map((seg) => join(dir, `${runId}.segment-${segmentFileName(seg!.segment)}.partial.json`));
     try {
       const merged = mergeFiles(partials, dir);
@@ -268,7 +270,7 @@ async function main(): Promise<number> {
   env.RESULTS_DIR = env.RESULTS_DIR || 'results';
   // A benchmark run sends traffic only to its targets unless the user says otherwise.
   env.K6_NO_USAGE_REPORT = env.K6_NO_USAGE_REPORT || 'true';
-  mkdirSync(join(ROOT, env.RESULTS_DIR), { recursive: true });
+  mkdirSync(resolve(ROOT, env.RESULTS_DIR), { recursive: true });
   if (capacity) {
     if (args.prometheus) env.K6_PROMETHEUS_RW_TREND_STATS = env.K6_PROMETHEUS_RW_TREND_STATS || 'p(50),p(90),p(99),avg,max,count';
     const out = await runCapacity({ env, exec: realK6(k6), prometheus: args.prometheus });

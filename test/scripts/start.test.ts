@@ -65,13 +65,16 @@ exit 99
 `,
   );
   chmodSync(stub, 0o755);
-  const r = start([], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, OSL: '32' });
+  // An absolute RESULTS_DIR is used as given, the raw record included (not put under the checkout).
+  const results = join(dir, 'results');
+  const r = start([], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, OSL: '32', RESULTS_DIR: results });
   assert.equal(r.status, 99, r.stderr);
   assert.match(r.stderr, /k6 exited 99: an SLO threshold was crossed/);
   const seen = readFileSync(out, 'utf8');
   // The raw record by default (docs/durability.md), named after the run id k6 is given, and its sidecar with the settings.
   const raw = /^ARGS run --out json=(\S+\/results\/(dflash-vs-mtp-\d+)\.raw\.json\.gz) dist\/dflash-vs-mtp\.js$/m.exec(seen);
   assert.ok(raw, seen);
+  assert.ok(raw[1].startsWith(`${results}/`), raw[1]);
   assert.match(seen, new RegExp(`^RUN_ID=${raw[2]}$`, 'm'));
   const sidecar = raw[1].replace(/\.raw\.json\.gz$/, '.run.json');
   const meta = JSON.parse(readFileSync(sidecar, 'utf8')) as { benchmark: string; variables: Record<string, string> };
