@@ -27,7 +27,8 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     const windowMs = w.toMs - w.fromMs;
     const startMs = exec.scenario.startTime;
     const slices = Math.round(windowMs / b.plan.sliceMs);
-    const gpu = gpuUrl === null ? null : () => recordGpu(b, run.scenario, probeGpu(port, gpuUrl, port.now(), slices, b.plan.sliceMs));
+    // The GPU scrapes keep to the slices' own bounds (the window's start, not after the /metrics scrape): the tokens they are divided by are counted on those.
+    const gpu = gpuUrl === null ? null : () => recordGpu(b, run.scenario, probeGpu(port, gpuUrl, startMs, slices, b.plan.sliceMs));
     if (t.metrics === null) {
       gpu?.();
       return;

@@ -20,9 +20,9 @@ for (const runner of RUNNERS) {
             TRANSPORT: 'sse',
             ISL: '256',
             OSL: String(OSL),
-            CONCURRENCY: '2',
+            CONCURRENCY: '4',
             DURATION: '6s',
-            SLICES: '3',
+            SLICES: '6',
             REQUEST_TIMEOUT: '5s',
             GRACEFUL_STOP: '3s',
             WARMUP_REQUESTS: '1',
@@ -60,6 +60,7 @@ for (const runner of RUNNERS) {
         // Recording one sample per event instead of per token would inflate the mean by the
         // tokens per event (≈ the acceptance length): far outside the tolerance above.
         assert.ok(rec.itl_ms.count > reqs.length * (OSL / 8), `${rec.itl_ms.count} ITL samples`);
+        assert.ok((run.summary as unknown as EnergyJson).energy.runs[0].j_per_output_token_ci, 'an interval from the steady slices');
         await energyAgainstTruth(
           run.summary as unknown as EnergyJson,
           sim.url,
