@@ -2,6 +2,7 @@
 import type { BatchEngine } from './engine/scheduler';
 import type { EngineProfile } from './engines';
 import type { Recorder } from './ground-truth';
+import type { GpuMeter } from './gpu';
 import type { Metrics } from './metrics';
 import type { SimOptions } from './options';
 import { Rng, deriveSeed } from './rng';
@@ -16,6 +17,8 @@ export interface SimContext {
   readonly tokenizer: Tokenizer;
   readonly recorder: Recorder;
   readonly metrics: Metrics;
+  /** The simulated GPUs' power and energy (sim/gpu.ts). */
+  readonly gpu: GpuMeter;
   /** False during the startup delay. */
   ready(): boolean;
   /** Arrival order of generation requests: seeds each request's draws. */

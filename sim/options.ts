@@ -33,6 +33,10 @@ export interface SimOptions {
   maxQueue: number;
   prefixCaching: boolean;
   blockSize: number;
+  // Simulated GPUs (sim/gpu.ts): how many, and one GPU's power idle and at full load.
+  gpus: number;
+  gpuIdleWatts: number;
+  gpuMaxWatts: number;
   streamInterval: number;
   incrementalStreamingOutput: boolean;
   // Generation.
@@ -147,6 +151,25 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
   },
   { key: 'prefixCaching', flag: 'prefix-caching', kind: 'bool', def: true, help: 'reuse cached prompt blocks (cached_tokens, cheaper prefill)' },
   { key: 'blockSize', flag: 'block-size', kind: 'int', min: 1, max: 4096, def: 16, help: 'prefix-cache block size, tokens' },
+  {
+    key: 'gpus',
+    flag: 'gpus',
+    kind: 'int',
+    min: 1,
+    max: 64,
+    def: 1,
+    help: 'simulated GPUs of the deployment: one series each on the GPU exporter pages (/sim/dcgm/metrics, /sim/nvidia-smi/metrics)',
+  },
+  { key: 'gpuIdleWatts', flag: 'gpu-idle-watts', kind: 'number', min: 0, max: 10_000, def: 70, help: "one GPU's power with no step running, W" },
+  {
+    key: 'gpuMaxWatts',
+    flag: 'gpu-max-watts',
+    kind: 'number',
+    min: 1,
+    max: 10_000,
+    def: 700,
+    help: "one GPU's power at full load (a prefill of 2048 tokens or more), W; steps draw between idle and this by what they do",
+  },
   { key: 'streamInterval', flag: 'stream-interval', kind: 'int', min: 1, max: 10_000, def: 1, help: 'steps per streamed event' },
   {
     key: 'incrementalStreamingOutput',
@@ -419,6 +442,7 @@ function finish(o: SimOptions): SimOptions {
       }
     }
   }
+  if (o.gpuMaxWatts <= o.gpuIdleWatts) throw new OptionError(`--gpu-max-watts: value ${o.gpuMaxWatts} must be above --gpu-idle-watts ${o.gpuIdleWatts}`);
   if (o.maxModelLen > o.kvCapacity) {
     throw new OptionError(`--max-model-len: value ${o.maxModelLen} exceeds --kv-capacity ${o.kvCapacity}; a full-length request must fit in the KV cache`);
   }

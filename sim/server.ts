@@ -13,6 +13,7 @@ import { BatchEngine } from './engine/scheduler';
 import { ENGINES, type EngineProfile, authGuards } from './engines';
 import type { Faults } from './faults';
 import { Recorder } from './ground-truth';
+import { GpuMeter } from './gpu';
 import { Metrics } from './metrics';
 import { type SimOptions, type SimOptionsInput, applyFaults, resolveOptions } from './options';
 import { Tokenizer } from './tokenizer';
@@ -174,6 +175,8 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const engine = new BatchEngine(o, tokenizer, loop);
   const recorder = new Recorder(o.recordLimit, o.lagThresholdMs);
   const metrics = new Metrics(profile.metrics, o.model, engine);
+  const gpu = new GpuMeter(o);
+  engine.onStepStart = (load) => gpu.set(load);
   engine.onStepRecord = (r) => {
     recorder.addStep(r);
     metrics.onStep(r);
@@ -181,7 +184,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const startedAt = nowMs();
   const readyAt = startedAt + o.startupDelayMs / o.timeScale;
   let ordinal = 0;
-  const ctx: SimContext = { o, profile, engine, tokenizer, recorder, metrics, ready: () => nowMs() >= readyAt, nextOrdinal: () => ordinal++ };
+  const ctx: SimContext = { o, profile, engine, tokenizer, recorder, metrics, gpu, ready: () => nowMs() >= readyAt, nextOrdinal: () => ordinal++ };
 
   const sockets = new Set<Socket>();
   let crashed = false;

@@ -68,6 +68,7 @@ function target(env: Env, slot: VariantSlot): VariantConfig {
     model: get(env, vars.model).trim(),
     apiKey: (prefix ? get(env, vars.apiKey) || get(env, 'API_KEY') : get(env, 'API_KEY')).trim(),
     cost: gpuCost(env, prefix),
+    gpuMetricsUrl: gpuMetricsUrl(env, prefix),
     vars,
   };
 }
@@ -87,6 +88,13 @@ export function gpuCost(env: Env, prefix: string): GpuCost {
       throw p.invalid(costName, costRaw, 'dollars per GPU-hour, a number above 0 (e.g. 2.49), at most 1000000');
   }
   return { gpuHourCost, gpus: gpusRaw.trim() === '' ? null : p.positiveInt(gpusName, gpusRaw, { min: 1, max: 100_000 }) };
+}
+
+/** GPU_METRICS_URL, a target's own <PREFIX>_GPU_METRICS_URL first: a full URL, the exporter's page. */
+function gpuMetricsUrl(env: Env, prefix: string): string | null {
+  const own = prefix ? get(env, `${prefix}_GPU_METRICS_URL`) : '';
+  const [name, raw] = own.trim() !== '' ? [`${prefix}_GPU_METRICS_URL`, own] : ['GPU_METRICS_URL', get(env, 'GPU_METRICS_URL')];
+  return raw.trim() === '' ? null : p.pageUrl(name, raw);
 }
 
 function optionalDuration(env: Env, name: string): number | null {

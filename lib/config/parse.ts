@@ -105,6 +105,15 @@ export function baseUrl(name: string, raw: string): string {
   return s.replace(/\/+$/, '');
 }
 
+/** A page's full http(s) URL (path and query kept), without credentials. */
+export function pageUrl(name: string, raw: string): string {
+  const s = raw.trim();
+  const m = /^(https?):\/\/([^/?#\s]+)([/?][^#\s]*)?$/.exec(s);
+  if (!m) throw invalid(name, raw, 'an http:// or https:// URL of the page, such as http://127.0.0.1:9400/metrics');
+  if (/@/.test(m[2])) throw invalid(name, '<redacted>', 'a URL without credentials');
+  return s;
+}
+
 /** A label safe as a tag value and scenario-name part. */
 export function label(name: string, raw: string): string {
   const s = raw.trim();

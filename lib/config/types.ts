@@ -17,6 +17,8 @@ export interface VariantConfig {
   apiKey: string;
   /** GPU_HOUR_COST and GPUS (or <PREFIX>_…): what the report prices tokens at; absent: not set. */
   cost?: GpuCost;
+  /** GPU_METRICS_URL (or <PREFIX>_…): the full URL of the GPU exporter's Prometheus page; absent or null: not set. */
+  gpuMetricsUrl?: string | null;
   /** The variables that set this target, for messages that say what to change. */
   vars: { url: string; dialect: string; model: string; apiKey: string };
 }

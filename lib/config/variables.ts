@@ -46,6 +46,12 @@ function targetVariables(): VariableDef[] {
       { name: `${prefix}_API_KEY`, default: '', help: `API_KEY for the ${slot.variant} deployment only (falls back to API_KEY).`, benchmarks, secret: true },
       { name: `${prefix}_GPU_HOUR_COST`, default: '', help: `GPU_HOUR_COST for the ${slot.variant} deployment (falls back to GPU_HOUR_COST).`, benchmarks },
       { name: `${prefix}_GPUS`, default: '', help: `GPUS for the ${slot.variant} deployment (falls back to GPUS).`, benchmarks },
+      {
+        name: `${prefix}_GPU_METRICS_URL`,
+        default: '',
+        help: `GPU_METRICS_URL for the ${slot.variant} deployment (falls back to GPU_METRICS_URL).`,
+        benchmarks,
+      },
     ];
   });
 }
@@ -63,7 +69,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'VARIANTS',
     default: '',
-    help: 'The deployments to compare, 2 to 8 names, comma-separated (default none,mtp,dflash,ddtree); each reads <NAME>_URL, <NAME>_DIALECT, <NAME>_MODEL, <NAME>_API_KEY, <NAME>_GPU_HOUR_COST, <NAME>_GPUS (NAME upper-cased).',
+    help: 'The deployments to compare, 2 to 8 names, comma-separated (default none,mtp,dflash,ddtree); each reads <NAME>_URL, <NAME>_DIALECT, <NAME>_MODEL, <NAME>_API_KEY, <NAME>_GPU_HOUR_COST, <NAME>_GPUS, <NAME>_GPU_METRICS_URL (NAME upper-cased).',
     benchmarks: where((b) => b.variants === true),
   },
   {
@@ -82,6 +88,11 @@ export const VARIABLES: readonly VariableDef[] = [
     name: 'GPUS',
     default: '',
     help: 'GPUs per deployment, for the cost per token and the throughput per GPU of the frontier; unset counts 1 and the frontier says per deployment.',
+  },
+  {
+    name: 'GPU_METRICS_URL',
+    default: '',
+    help: "Full URL of the deployment's GPU exporter page (NVIDIA dcgm-exporter, e.g. http://gpu-host:9400/metrics, or nvidia_gpu_exporter), scraped over each run's steady window: the report then gives joules per output token, mean power, utilisation and memory per run. Unset: energy not measured (null, never 0).",
   },
   { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
   { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },

@@ -1,7 +1,10 @@
 // The server-metrics probe of a run: its own k6 scenario scrapes the target's /metrics at the
-// start and end of the run's steady window and records the window's figures.
+// start and end of the run's steady window and records the window's figures; where the variant
+// has GPU_METRICS_URL, it scrapes the GPU exporter over the same window, at each steady slice's
+// bounds and about once a second between, and records the GPUs' energy per slice.
 import exec from 'k6/execution';
 import { steadyWindow } from '../plan/matrix';
+import { probeGpu, type GpuOutcome } from '../server-metrics/gpu';
 import { probeWindow } from '../server-metrics/probe';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
@@ -17,13 +20,22 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     b.source.clearTags();
     const entry = b.runs.get(exec.scenario.name);
     if (!entry) return;
-    const t = b.target(data, entry.run.variant);
-    if (t.metrics === null) return;
+    const run = entry.run;
+    const t = b.target(data, run.variant);
+    const gpuUrl = b.cfg.variants.find((v) => v.variant === run.variant)?.gpuMetricsUrl ?? null;
     const w = steadyWindow(b.plan);
     const windowMs = w.toMs - w.fromMs;
-    const out = probeWindow(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, exec.scenario.startTime + windowMs, windowMs);
+    const startMs = exec.scenario.startTime;
+    const slices = Math.round(windowMs / b.plan.sliceMs);
+    // The GPU scrapes keep to the slices' own bounds (the window's start, not after the /metrics scrape): the tokens they are divided by are counted on those.
+    const gpu = gpuUrl === null ? null : () => recordGpu(b, run.scenario, probeGpu(port, gpuUrl, startMs, slices, b.plan.sliceMs));
+    if (t.metrics === null) {
+      gpu?.();
+      return;
+    }
+    const out = probeWindow(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, startMs + windowMs, windowMs, gpu ?? undefined);
     if ('notMeasured' in out) {
-      console.warn(`${entry.run.scenario}: server-side figures not measured: ${out.notMeasured}`);
+      console.warn(`${run.scenario}: server-side figures not measured: ${out.notMeasured}`);
       return;
     }
     const f = out.figures;
@@ -38,4 +50,21 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     add('serverThroughput', f.outputTokensPerSecond);
     add('serverTimePerToken', f.timePerTokenMs);
   };
+}
+
+/** The GPU figures as k6 metrics (tagged by the probe scenario), or why there are none. */
+function recordGpu(b: Bench, scenario: string, out: GpuOutcome): void {
+  if ('notMeasured' in out) {
+    // The URL is not printed: it may carry a token in its query.
+    console.warn(`${scenario}: GPU figures not measured: ${out.detail}`);
+    b.metrics.gpuNotMeasured.add(1, { gpu_reason: out.notMeasured });
+    return;
+  }
+  const g = out.window;
+  const first = b.plan.slices > 1 ? 1 : 0;
+  g.sliceJoules.forEach((j, i) => b.metrics.gpuEnergy.add(j, { slice: String(first + i) }));
+  b.metrics.gpuPower.add(g.meanPowerW);
+  if (g.meanUtilizationPct !== null) b.metrics.gpuUtilization.add(g.meanUtilizationPct);
+  if (g.meanMemoryUsedMiB !== null) b.metrics.gpuMemoryUsed.add(g.meanMemoryUsedMiB);
+  b.metrics.gpuCount.add(g.gpus, { gpu_exporter: g.exporter, gpu_energy_source: g.source });
 }

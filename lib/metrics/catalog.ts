@@ -408,6 +408,48 @@ export const METRICS = {
     unit: 'GPU-hours',
     help: "GPUS of the run's variant (1 when unset) × the run's steady window (its slices after the first) in hours, one sample per run with DURATION and SLICES above 1: llm_window_output_tokens of those slices ÷ (this × 3600) is output tokens/s per GPU.",
   },
+  gpuEnergy: {
+    name: 'llm_gpu_energy',
+    type: 'counter',
+    time: false,
+    unit: 'J',
+    help: "GPU_METRICS_URL: the GPUs' energy in time slice `slice` of the steady window, summed over the exporter's GPUs: the slice's mean power (the energy counter's difference between the scrapes at its bounds over their distance, or power × time where the exporter has no counter) × the slice's length. Divided by llm_window_output_tokens of the same slice it is the run's joules per output token.",
+  },
+  gpuPower: {
+    name: 'llm_gpu_power',
+    type: 'trend',
+    time: false,
+    unit: 'W',
+    help: "GPU_METRICS_URL: mean power over the steady window, summed over the exporter's GPUs.",
+  },
+  gpuUtilization: {
+    name: 'llm_gpu_utilization',
+    type: 'trend',
+    time: false,
+    unit: '%',
+    help: "GPU_METRICS_URL: the exporter's GPU utilisation over the steady window: the mean of its scrapes (about one a second) of the mean over GPUs.",
+  },
+  gpuMemoryUsed: {
+    name: 'llm_gpu_memory_used',
+    type: 'trend',
+    time: false,
+    unit: 'MiB',
+    help: "GPU_METRICS_URL: GPU memory used over the steady window, summed over the exporter's GPUs: the mean of its scrapes.",
+  },
+  gpuCount: {
+    name: 'llm_gpu_count',
+    type: 'counter',
+    time: false,
+    unit: 'GPUs',
+    help: 'GPU_METRICS_URL: the GPUs on the exporter’s page for a run whose GPU figures were measured, tagged gpu_exporter and gpu_energy_source (energy-counter or power-integral).',
+  },
+  gpuNotMeasured: {
+    name: 'llm_gpu_not_measured',
+    type: 'counter',
+    time: false,
+    unit: 'runs',
+    help: 'GPU_METRICS_URL: 1 for a run whose GPU figures are not measured, tagged gpu_reason (unreachable, unknown_exporter, unreadable, short_window).',
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricKey = keyof typeof METRICS;
@@ -431,6 +473,9 @@ export const TAGS = {
     "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",
   itl_rule: "How a request's ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).",
   reason: 'Why a target failed preflight (llm_preflight_failed only).',
+  gpu_exporter: 'Which GPU exporter GPU_METRICS_URL served: dcgm or nvidia_smi (llm_gpu_count only).',
+  gpu_energy_source: "How a run's GPU energy was had: energy-counter or power-integral (llm_gpu_count only).",
+  gpu_reason: 'Why a run’s GPU figures are not measured (llm_gpu_not_measured only).',
   domain:
     "DATASET runs: the prompt's domain (the dataset's `domain` field, `none` for items without one; at most 32 values); absent when the dataset has no domains.",
   turn: 'MULTI_TURN runs: the user turn of the conversation the request sends: 1 … 7, or 8+.',

@@ -51,7 +51,8 @@ function loadScenario(run: Run, plan: Plan, cfg: BenchConfig): Record<string, un
 }
 
 export function probesEnabled(plan: Plan, cfg: BenchConfig): boolean {
-  return cfg.serverMetrics !== 'off' && plan.requests === null;
+  // GPU telemetry rides on the probe too, whatever SERVER_METRICS says.
+  return (cfg.serverMetrics !== 'off' || cfg.variants.some((v) => (v.gpuMetricsUrl ?? null) !== null)) && plan.requests === null;
 }
 
 /** Preflight's worst case: health wait, one-token check and the stall localisation (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries. */

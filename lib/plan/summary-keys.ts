@@ -1,6 +1,7 @@
 // k6 puts only whole metrics and threshold-named sub-metrics into the end-of-test summary. Each
 // run's figures are therefore declared as sub-metrics with always-true thresholds, by the same
 // key function that the report later reads them with.
+import { GPU_ENERGY_SOURCES, GPU_EXPORTERS, GPU_NOT_MEASURED } from '../server-metrics/gpu';
 import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
@@ -66,6 +67,16 @@ const PER_RUN: MetricKey[] = [
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests'];
 const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput', 'serverTimePerToken'];
+const PER_GPU_PROBE: MetricKey[] = ['gpuPower', 'gpuUtilization', 'gpuMemoryUsed'];
+
+/** A run's GPU figures (GPU_METRICS_URL), kept under its probe scenario. */
+function keepGpu(keep: (key: string, m: MetricKey) => void, probe: string, slices: number): void {
+  for (const m of PER_GPU_PROBE) keep(subKey(m, probe), m);
+  for (let s = 0; s < slices; s++) keep(subKey('gpuEnergy', probe, { slice: String(s) }), 'gpuEnergy');
+  for (const gpu_exporter of GPU_EXPORTERS)
+    for (const gpu_energy_source of GPU_ENERGY_SOURCES) keep(subKey('gpuCount', probe, { gpu_exporter, gpu_energy_source }), 'gpuCount');
+  for (const gpu_reason of Object.keys(GPU_NOT_MEASURED)) keep(subKey('gpuNotMeasured', probe, { gpu_reason }), 'gpuNotMeasured');
+}
 
 export function preflightKey(target: string, reason: string): string {
   return `${METRICS.preflightFailed.name}{variant:${target},reason:${reason}}`;
@@ -73,7 +84,7 @@ export function preflightKey(target: string, reason: string): string {
 
 export function summaryThresholds(
   plan: Plan,
-  cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop' | 'itlSamples'>,
+  cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop' | 'itlSamples'> & Partial<Pick<BenchConfig, 'variants'>>,
   withProbes: boolean,
 ): Record<string, string[]> {
   const targets = [...new Set(plan.runs.map((r) => r.variant))];
@@ -96,6 +107,8 @@ export function summaryThresholds(
     for (let s = 0; s < plan.slices; s++) for (const m of PER_SLICE) keep(subKey(m, run.scenario, { slice: String(s) }), m);
     th[subKey('dropped_iterations', run.scenario)] = ['count>=0'];
     if (withProbes) for (const m of PER_PROBE) keep(subKey(m, probeScenario(run)), m);
+    if (withProbes && (cfg.variants ?? []).some((v) => v.variant === run.variant && (v.gpuMetricsUrl ?? null) !== null))
+      keepGpu(keep, probeScenario(run), plan.slices);
   }
   for (const cls of ERROR_CLASSES) th[`${METRICS.errors.name}{error_class:${cls}}`] = ['count>=0'];
   for (const target of targets) for (const reason of Object.keys(PREFLIGHT_REASONS)) th[preflightKey(target, reason)] = ['count>=0'];

@@ -30,11 +30,16 @@ export function scrape(io: HttpPort, t: ProbeTarget, when: 'start' | 'end'): Sna
 
 /**
  * Scrapes now, waits until `endMs` (client clock), scrapes again, and returns the window's
- * figures, or why they are not measured.
+ * figures, or why they are not measured. `during` is the wait's work (the GPU probe), run after
+ * the first scrape; the rest of the wait is slept.
  */
-export function probeWindow(io: HttpPort, t: ProbeTarget, endMs: number, windowMs: number): ProbeOutcome {
+export function probeWindow(io: HttpPort, t: ProbeTarget, endMs: number, windowMs: number, during?: () => void): ProbeOutcome {
   const first = scrape(io, t, 'start');
-  if (typeof first === 'string') return { notMeasured: first };
+  if (typeof first === 'string') {
+    during?.();
+    return { notMeasured: first };
+  }
+  during?.();
   const wait = endMs - io.now();
   if (wait > 0) io.sleep(wait);
   const last = scrape(io, t, 'end');

@@ -1,8 +1,10 @@
 // The simulator's own routes under /sim/: ground truth and runtime faults. They bypass the API key,
 // readiness and fault injection, and are never recorded as requests.
 import type { SimContext } from '../context';
+import { nowMs } from '../engine/clock';
+import { dcgmPage, nvidiaSmiPage } from '../gpu';
 import { OptionError } from '../option-spec';
-import { type Json, type Router, readJsonObject, sendJson } from './common';
+import { type Json, type Router, readJsonObject, sendJson, sendText } from './common';
 
 export interface AdminActions {
   setFaults(update: Json): void;
@@ -17,6 +19,13 @@ function num(url: URL, key: string): number | undefined {
 }
 
 export function addAdminRoutes(router: Router, ctx: SimContext, actions: AdminActions): void {
+  const gpuPage = (res: Parameters<typeof sendText>[0], page: 'dcgm' | 'nvidia-smi'): void => {
+    const x = nowMs();
+    const kv = ctx.engine.kvUsedTokens;
+    const body = page === 'dcgm' ? dcgmPage(ctx.gpu, ctx.o.seed, kv, x) : nvidiaSmiPage(ctx.gpu, ctx.o.seed, kv, x);
+    ctx.gpu.noteScrape(page, x);
+    sendText(res, 200, body, 'text/plain; version=0.0.4; charset=utf-8');
+  };
   router
     .add('GET', '/sim/requests', ({ res, url }) => {
       const since = num(url, 'since');
@@ -26,6 +35,24 @@ export function addAdminRoutes(router: Router, ctx: SimContext, actions: AdminAc
     .add('POST', '/sim/reset', ({ res }) => {
       ctx.recorder.reset();
       sendJson(res, 200, { ok: true });
+    })
+    // The GPU exporters' pages (no key, as the exporters ask none) and the meter's ground truth:
+    // all GPUs' exact joules at the times asked (?at=ms,ms…, epoch ms) and the pages served.
+    .add('GET', '/sim/dcgm/metrics', ({ res }) => gpuPage(res, 'dcgm'))
+    .add('GET', '/sim/nvidia-smi/metrics', ({ res }) => gpuPage(res, 'nvidia-smi'))
+    .add('GET', '/sim/gpu', ({ res, url }) => {
+      const at = (url.searchParams.get('at') ?? '')
+        .split(',')
+        .filter((x) => x !== '')
+        .map(Number);
+      const now = nowMs();
+      sendJson(res, 200, {
+        gpus: ctx.o.gpus,
+        nowMs: now,
+        joulesNow: ctx.gpu.totalJoules(now),
+        at: at.map((t) => ({ atMs: t, joules: Number.isFinite(t) && t <= now ? ctx.gpu.totalJoules(t) : null })),
+        scrapes: ctx.gpu.scrapes,
+      });
     })
     .add('GET', '/sim/faults', ({ res }) => sendJson(res, 200, ctx.o.faults))
     .add('POST', '/sim/faults', async ({ req, res }) => {

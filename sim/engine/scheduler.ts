@@ -144,6 +144,8 @@ export class BatchEngine {
   readonly counters: EngineCounters;
   /** When the engine last produced an output token (epoch ms); SGLang's health check watches this. */
   lastOutputMs = 0;
+  /** Called when a step starts, with what it does, and when the engine goes idle (null): the GPUs' power follows. */
+  onStepStart: ((load: { prefillTokens: number; decodingSeqs: number } | null) => void) | null = null;
   /** Called once per committed step (for ground truth and throughput gauges). */
   onStepRecord: ((r: StepRecord) => void) | null = null;
 
@@ -232,6 +234,7 @@ export class BatchEngine {
     const plan = this.plan(t0);
     if (!plan) {
       this.current = null;
+      this.onStepStart?.(null);
       return;
     }
     this.arm(plan);
@@ -239,6 +242,9 @@ export class BatchEngine {
 
   private arm(step: PlannedStep): void {
     this.current = step;
+    let prefillTokens = 0;
+    for (const [, chunk] of step.prefill) prefillTokens += chunk;
+    this.onStepStart?.({ prefillTokens, decodingSeqs: step.decode.length });
     this.timer.at(step.scheduledEnd, () => this.endStep());
     // Prepare after the I/O that is waiting now has been read, not inside the caller (the previous
     // step's commit or a request handler), a slice per loop turn; endStep prepares the rest itself

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 import { MATRIX_ENV } from '../../scripts/fault-matrix';
+import { energyAgainstTruth, type EnergyJson } from './energy-truth';
 
 const OSL = Number(MATRIX_ENV.OSL);
 
@@ -34,7 +35,17 @@ for (const runner of RUNNERS) {
           async () => {
             const sim = await spawnSim({ engine: 'vllm', timeScale: 4, seed: 17, eosRate: 0.05, eosDespiteIgnore: !honours });
             try {
-              const env = { ...MATRIX_ENV, TARGET_URL: sim.url, DIALECT: 'openai', TRANSPORT: transport, SERVER_METRICS: 'off' };
+              // One run also scrapes the simulator's power-only exporter (nvidia_gpu_exporter: power × time),
+              // over a steady window (SLICES=2 leaves the ramp-up out: the power gauge, a 1 s mean, lags a change of load).
+              const gpu = transport === 'sse' && honours;
+              const env = {
+                ...MATRIX_ENV,
+                TARGET_URL: sim.url,
+                DIALECT: 'openai',
+                TRANSPORT: transport,
+                SERVER_METRICS: 'off',
+                ...(gpu ? { GPU_METRICS_URL: `${sim.url}/sim/nvidia-smi/metrics`, SLICES: '2' } : {}),
+              };
               const run = await runner.run('context-matrix', env, 90_000);
               const why = explain(run);
               assert.equal(run.result.exitCode, 0, why);
@@ -56,6 +67,18 @@ for (const runner of RUNNERS) {
               assert.equal(row.short, short.length, `short replies: client ${row.short}, server ${short.length}`);
               const written = truth.reduce((a, r) => a + r.completionTokens, 0) / (truth.length * OSL);
               assert.ok(Math.abs(row.tokens_written_over_asked - written) < 1e-9, `tokens written over asked: ${row.tokens_written_over_asked} vs ${written}`);
+              if (gpu) {
+                const e = (run.summary as unknown as EnergyJson).energy.runs[0];
+                assert.equal(e.energy_source, 'power-integral', 'no energy counter: power × time, and said so');
+                assert.match(md, /no energy counter: power × time/);
+                await energyAgainstTruth(
+                  run.summary as unknown as EnergyJson,
+                  sim.url,
+                  'nvidia-smi',
+                  0.05,
+                  truth.flatMap((r) => r.events),
+                );
+              }
               if (honours) {
                 assert.equal(short.length, 0);
                 assert.equal(row.flagged, false);

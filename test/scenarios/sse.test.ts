@@ -4,13 +4,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
+import { energyAgainstTruth, type EnergyJson } from './energy-truth';
 
 const OSL = 64;
 
 for (const runner of RUNNERS) {
   describe(`sse transport on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
-    test('TTFT and per-token ITL agree with the server-side truth; multi-token events are spread per token', async () => {
-      const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 1, seed: 5 });
+    test('TTFT and per-token ITL agree with the server-side truth; multi-token events are spread per token; J/token matches the GPUs’ energy record', async () => {
+      const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 1, seed: 5, gpus: 2 });
       try {
         const run = await runner.run(
           'context-matrix',
@@ -19,12 +20,13 @@ for (const runner of RUNNERS) {
             TRANSPORT: 'sse',
             ISL: '256',
             OSL: String(OSL),
-            CONCURRENCY: '2',
+            CONCURRENCY: '4',
             DURATION: '6s',
-            SLICES: '2',
+            SLICES: '6',
             REQUEST_TIMEOUT: '5s',
             GRACEFUL_STOP: '3s',
             WARMUP_REQUESTS: '1',
+            GPU_METRICS_URL: `${sim.url}/sim/dcgm/metrics`,
           },
           60_000,
         );
@@ -58,6 +60,14 @@ for (const runner of RUNNERS) {
         // Recording one sample per event instead of per token would inflate the mean by the
         // tokens per event (≈ the acceptance length): far outside the tolerance above.
         assert.ok(rec.itl_ms.count > reqs.length * (OSL / 8), `${rec.itl_ms.count} ITL samples`);
+        assert.ok((run.summary as unknown as EnergyJson).energy.runs[0].j_per_output_token_ci, 'an interval from the steady slices');
+        await energyAgainstTruth(
+          run.summary as unknown as EnergyJson,
+          sim.url,
+          'dcgm',
+          0.02,
+          (await sim.requests()).flatMap((r) => r.events),
+        );
       } finally {
         await sim.stop();
       }

@@ -6,6 +6,7 @@ import { clientSelfCheck } from './client-check';
 import { comparisons } from './comparisons';
 import { cost } from './cost';
 import { dataset } from './dataset';
+import { energy } from './energy';
 import { errors } from './errors';
 import { fallBehind } from './fall-behind';
 import { figures } from './figures';
@@ -19,7 +20,21 @@ import { versus } from './versus';
 export type { ReportSection, SectionInputs, Slot } from './section';
 
 // figures between versus and knee: report.html draws the charts after the verdicts and before the knee they mark.
-export const SECTIONS: AnySection[] = [clientSelfCheck, comparisons, versus, figures, knee, fallBehind, dataset, cost, frontier, errors, shortReplies, slos];
+export const SECTIONS: AnySection[] = [
+  clientSelfCheck,
+  comparisons,
+  versus,
+  figures,
+  knee,
+  fallBehind,
+  dataset,
+  cost,
+  energy,
+  frontier,
+  errors,
+  shortReplies,
+  slos,
+];
 
 /** Adds a section at the end of the list (or in place of the one with its jsonKey), as an entry above would. */
 export function registerSection(s: AnySection): void {
