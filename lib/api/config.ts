@@ -70,6 +70,8 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     temperature: 0,
     ignoreEos: true,
     slices: 1,
+    // The user's script owns its executors and their start.
+    startSpreadMs: 0,
     latencyWindow: 'all',
     itlSamples: 'every',
     // The library does not scrape /metrics: preflight does not look for it.

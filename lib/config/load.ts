@@ -102,6 +102,30 @@ function optionalDuration(env: Env, name: string): number | null {
   return raw === '' ? null : p.duration(name, raw, { minMs: 1 });
 }
 
+/** START_SPREAD=auto: a quarter of a slice, at most this. */
+export const AUTO_SPREAD_MAX_MS = 1000;
+
+/**
+ * START_SPREAD in ms: the span over which a closed-loop run's VUs send their first requests.
+ * auto: a quarter of the first slice (at most AUTO_SPREAD_MAX_MS) when that slice is left out of
+ * the throughput (SLICES > 1, not REQUESTS), else 0. Given: shorter than a slice, so every VU is
+ * sending before the steady window opens.
+ */
+function startSpread(env: Env, durationMs: number, slices: number, requests: boolean): number {
+  const raw = get(env, 'START_SPREAD').trim();
+  const sliceMs = durationMs / slices;
+  if (raw === 'auto') return slices > 1 && !requests ? Math.min(AUTO_SPREAD_MAX_MS, Math.floor(sliceMs / 4)) : 0;
+  const ms = p.duration('START_SPREAD', raw, { minMs: 0 });
+  if (ms > 0 && requests)
+    throw new ConfigError(`START_SPREAD=${raw} with REQUESTS: a run of a fixed number of requests starts its VUs at once (set START_SPREAD=0 or auto).`);
+  if (ms >= sliceMs) {
+    throw new ConfigError(
+      `START_SPREAD=${raw} is not shorter than a slice (DURATION ÷ SLICES = ${sliceMs} ms): every VU must be sending before the steady window opens.`,
+    );
+  }
+  return ms;
+}
+
 /** A UTC stamp like 20261129-201500 for default run ids. */
 export function stamp(d: Date): string {
   const iso = d.toISOString();
@@ -158,6 +182,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variant
     temperature: p.number('TEMPERATURE', get(env, 'TEMPERATURE'), 0, 10),
     ignoreEos: p.bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
     slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
+    startSpreadMs: 0,
     latencyWindow: p.oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
     itlSamples: p.oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['every', 'histogram'] as const),
     serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
@@ -196,6 +221,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variant
     const timing = TRANSPORT_NAMES.filter((n) => TRANSPORTS[n].timesEvents).join(' or ');
     throw new ConfigError(`SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=${timing}: the ${cfg.transport} transport cannot measure TTFT or ITL.`);
   }
+  cfg.startSpreadMs = startSpread(env, cfg.durationMs, cfg.slices, cfg.requests !== null);
   return cfg;
 }
 

@@ -69,6 +69,8 @@ export interface BenchConfig {
   temperature: number;
   ignoreEos: boolean;
   slices: number;
+  /** START_SPREAD: a closed-loop run's VUs send their first requests spread over this span, ms (0: at once). */
+  startSpreadMs: number;
   /** Whose latencies make the percentiles: every request of a cell, or only those sent after its first slice (ramp-up). */
   latencyWindow: 'all' | 'steady';
   /** ITL_SAMPLES: each token's ITL as a Trend sample, or counted into log buckets (lib/stats/log-buckets.ts). */

@@ -200,9 +200,14 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'IGNORE_EOS', default: 'true', help: 'Ask the server to generate exactly OSL tokens (ignore_eos).' },
   { name: 'SLICES', default: '6', help: 'Time slices per cell for throughput and its confidence interval; the first slice is ramp-up and left out.' },
   {
+    name: 'START_SPREAD',
+    default: 'auto',
+    help: "A closed-loop run's VUs send their first requests spread evenly over this span instead of all at once (0: at once), so the client's own burst of starting every stream together does not show in the first requests' TTFT and e2e. auto: a quarter of the first slice, at most 1s, when SLICES > 1 (that slice is ramp-up, left out of the throughput), else 0. Must be shorter than a slice.",
+  },
+  {
     name: 'LATENCY_WINDOW',
     default: 'all',
-    help: "Whose latencies make the TTFT, ITL, TPOT and e2e percentiles and the SLO goodput: all of a cell's requests, or steady: only those sent after its first slice, so the ramp-up's burst (every VU starting at once) is left out. The capacity search uses steady.",
+    help: "Whose latencies make the TTFT, ITL, TPOT and e2e percentiles and the SLO goodput: all of a cell's requests, or steady: only those sent after its first slice, so the ramp-up (every VU starting within START_SPREAD) is left out. The capacity search uses steady.",
   },
   {
     name: 'ITL_SAMPLES',

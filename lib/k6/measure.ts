@@ -23,7 +23,12 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
   let current: VuRun | null = null;
   return function measure(data: SetupData): void {
     abortIfPreflightFailed(data);
+    const prev = current;
     const cur = (current = vuRun(b, data, current));
+    if (cur !== prev) {
+      const wait = cur.firstSendMs - Date.now();
+      if (wait > 0) sleep(wait / 1000);
+    }
     if (idleIfDown(b, cur)) return;
     const { run, target: t } = cur;
     const due = b.source.due?.();

@@ -2,7 +2,7 @@
 // execution fields are calls into the runtime, so per-request work reads none of them.
 import exec from 'k6/execution';
 import type { Window } from '../metrics/samples';
-import { steadyWindow, type Run } from '../plan/matrix';
+import { startOffsetMs, steadyWindow, type Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
 import { BACKOFF, Reachability } from '../vu/reachability';
 import type { Bench } from './bench-context';
@@ -18,6 +18,8 @@ export interface VuRun {
   slot: number;
   reach: Reachability;
   downNoted: boolean;
+  /** Client clock before which this VU sends nothing in this run (START_SPREAD; the run's start for most). */
+  firstSendMs: number;
   /** When this VU's last request ended, for the client gap; null after a pause or in open loop. */
   lastEndMs: number | null;
 }
@@ -45,13 +47,15 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
   };
   let r = reach.get(t.variant);
   if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.targetDownAfterMs })));
+  const slot = (exec.vu.idInTest - 1) % entry.run.vus;
   const next: VuRun = {
     name,
     run: entry.run,
     index: entry.index,
     target: t,
     window,
-    slot: (exec.vu.idInTest - 1) % entry.run.vus,
+    slot,
+    firstSendMs: start + startOffsetMs(entry.run, cfg.startSpreadMs, slot),
     reach: r,
     downNoted: false,
     lastEndMs: null,

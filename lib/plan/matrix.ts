@@ -62,6 +62,16 @@ export function steadyWindow(plan: Plan): { fromMs: number; toMs: number } {
   return { fromMs: skip * plan.sliceMs, toMs: plan.slices * plan.sliceMs };
 }
 
+/**
+ * When a VU of a run sends its first request, ms after the run starts: a closed loop's VUs evenly
+ * over START_SPREAD (slot 0 at once), so k6 does not open every stream in the same instant;
+ * open loops and replays keep their own schedules (0).
+ */
+export function startOffsetMs(run: Run, spreadMs: number, slot: number): number {
+  const l = run.cell.load;
+  return l.kind === 'vus' && l.vus > 1 ? Math.floor((spreadMs * slot) / l.vus) : 0;
+}
+
 /** The name of the server-metrics probe scenario of a run. */
 export function probeScenario(run: Run): string {
   return `probe_${run.scenario}`;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildCells, buildPlan, steadyWindow, RUN_GAP_MS } from '../../../lib/plan/matrix';
+import { buildCells, buildPlan, startOffsetMs, steadyWindow, RUN_GAP_MS } from '../../../lib/plan/matrix';
 import { arrivalRate, k6Options } from '../../../lib/plan/k6-options';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
@@ -86,4 +86,36 @@ test('fractional arrival rates become integer rates per time unit', () => {
   assert.deepEqual(arrivalRate(2), { rate: 2, timeUnit: '1s' });
   assert.deepEqual(arrivalRate(2.5), { rate: 25, timeUnit: '10s' });
   assert.deepEqual(arrivalRate(0.25), { rate: 25, timeUnit: '100s' });
+});
+
+test('START_SPREAD: a closed loop spreads its VUs first requests over the span; open loops and replays keep their schedules', () => {
+  const load = (env: Record<string, string>) => loadConfig(BENCHMARKS['concurrency-ramp'], { TARGET_URL: 'http://h:1', ...env }, NOW);
+  // auto: a quarter of a slice, at most 1 s, when the first slice is left out; else at once.
+  assert.equal(load({ DURATION: '60s', SLICES: '6' }).startSpreadMs, 1000);
+  assert.equal(load({ DURATION: '4s', SLICES: '2' }).startSpreadMs, 500);
+  assert.equal(load({ DURATION: '60s', SLICES: '1' }).startSpreadMs, 0);
+  assert.equal(load({ DURATION: '60s', SLICES: '6', REQUESTS: '100' }).startSpreadMs, 0);
+  assert.equal(load({ DURATION: '60s', SLICES: '6', START_SPREAD: '0' }).startSpreadMs, 0);
+  assert.equal(load({ DURATION: '60s', SLICES: '6', START_SPREAD: '3s' }).startSpreadMs, 3000);
+  assert.throws(
+    () => load({ DURATION: '60s', SLICES: '6', START_SPREAD: '10s' }),
+    /START_SPREAD=10s is not shorter than a slice \(DURATION ÷ SLICES = 10000 ms\)/,
+  );
+  assert.throws(() => load({ DURATION: '60s', SLICES: '6', START_SPREAD: 'soon' }), /START_SPREAD='soon' is not valid: expected a duration/);
+  assert.throws(() => load({ SLICES: '6', REQUESTS: '100', START_SPREAD: '1s' }), /START_SPREAD=1s with REQUESTS/);
+  const cells = buildCells(
+    [128],
+    [64],
+    [
+      { kind: 'vus', vus: 4 },
+      { kind: 'rate', rate: 5 },
+    ],
+  );
+  const plan = buildPlan({ durationMs: 10_000, gracefulStopMs: 5000, slices: 5, requests: null, maxVus: 16 }, cells, ['target']);
+  const [closed, open] = plan.runs;
+  assert.deepEqual(
+    [0, 1, 2, 3].map((slot) => startOffsetMs(closed, 1000, slot)),
+    [0, 250, 500, 750],
+  );
+  assert.equal(startOffsetMs(open, 1000, 3), 0);
 });
