@@ -143,7 +143,10 @@ async function startSimulators(benchmark: string, capacity: boolean, env: NodeJS
     const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0, ...(capacity ? { timeScale: CAPACITY_SIM_TIME_SCALE } : {}) });
     sims.push(sim);
     env[slot.prefix ? `${slot.prefix}_URL` : 'TARGET_URL'] = sim.url;
-    console.log(`simulator for ${slot.variant}: ${slot.sim.engine}, ${slot.sim.spec} profile, at ${sim.url}`);
+    // The simulator's DCGM-shaped exporter, so the report has energy per token (docs/simulator.md).
+    const gpuVar = slot.prefix ? `${slot.prefix}_GPU_METRICS_URL` : 'GPU_METRICS_URL';
+    const gpu = !capacity && !env[gpuVar] && !env.GPU_METRICS_URL ? (env[gpuVar] = `${sim.url}/sim/dcgm/metrics`) : null;
+    console.log(`simulator for ${slot.variant}: ${slot.sim.engine}, ${slot.sim.spec} profile, at ${sim.url}${gpu ? ` (simulated GPU telemetry: ${gpu})` : ''}`);
   }
   for (const [k, v] of Object.entries(capacity ? CAPACITY_SIM_DEFAULTS : SIM_DEFAULTS)) if (!env[k]) env[k] = v;
   if (capacity) console.log(`simulators run ${CAPACITY_SIM_TIME_SCALE}× faster than model time, so the SLOs here are in their (wall) time`);
