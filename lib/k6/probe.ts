@@ -2,11 +2,15 @@
 // start and end of the run's steady window and records the window's figures.
 import exec from 'k6/execution';
 import { steadyWindow } from '../plan/matrix';
-import { probeWindow } from '../server-metrics/probe';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
+
+// The scraping code (and the engines' metric names) is evaluated on the first call, in the VUs
+// that probe alone: k6 evaluates a script in every VU (docs/fidelity.md, "What a VU holds").
+declare function require(id: string): unknown;
+const probeModule = () => require('../server-metrics/probe') as typeof import('../server-metrics/probe');
 
 type ServerKey = 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput' | 'serverTimePerToken';
 
@@ -21,7 +25,7 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     if (t.metrics === null) return;
     const w = steadyWindow(b.plan);
     const windowMs = w.toMs - w.fromMs;
-    const out = probeWindow(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, exec.scenario.startTime + windowMs, windowMs);
+    const out = probeModule().probeWindow(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, exec.scenario.startTime + windowMs, windowMs);
     if ('notMeasured' in out) {
       console.warn(`${entry.run.scenario}: server-side figures not measured: ${out.notMeasured}`);
       return;
