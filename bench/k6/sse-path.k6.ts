@@ -3,6 +3,7 @@
 // transport by a stand-in for xk6-sse, so neither the network nor the extension is in the figure
 // and the runs vary far less than a whole load test does (bench/sse-cost.ts measures that).
 import { createDialect, type DialectName } from '../../lib/dialects/index';
+import { METRICS } from '../../lib/metrics/catalog';
 import { adder, createMetrics } from '../../lib/k6/metrics';
 import { SENDERS } from '../../lib/k6/transport';
 import { recordRequest, type SloLimits, type Window } from '../../lib/metrics/samples';
@@ -11,7 +12,7 @@ import type { ResolvedVariant } from '../../lib/variants';
 const events = JSON.parse(open(__ENV.EVENTS_FILE)) as string[];
 const dialectName = __ENV.DIALECT as DialectName;
 const requests = Number(__ENV.REQUESTS);
-const add = adder(createMetrics());
+const add = adder(createMetrics(METRICS));
 
 interface Client {
   on(event: string, fn: (e: { data: string }) => void): void;

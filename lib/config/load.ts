@@ -12,8 +12,8 @@ export type { TransportName as Transport } from '../transports';
 import { TRANSPORTS, TRANSPORT_NAMES } from '../transports';
 import type { BenchConfig, Env, GpuCost, VariantConfig } from './types';
 
-/** Token ids below this are avoided: vocabularies keep special and control tokens low. */
-export const TOKEN_ID_FLOOR = 1000;
+export { TOKEN_ID_FLOOR } from './types';
+import { TOKEN_ID_FLOOR } from './types';
 
 const KNOWN = new Set(VARIABLES.map((v) => v.name));
 

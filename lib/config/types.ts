@@ -7,6 +7,9 @@ import type { TraceConfig } from './trace';
 
 export type Env = Record<string, string | undefined>;
 
+/** Token ids below this are avoided: vocabularies keep special and control tokens low. */
+export const TOKEN_ID_FLOOR = 1000;
+
 export interface VariantConfig {
   /** Tag value and report label, e.g. dflash. */
   variant: string;

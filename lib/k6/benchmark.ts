@@ -3,7 +3,9 @@
 // BenchmarkSpec; scenarios/*.ts only re-export what defineBenchmark returns.
 import type { BenchmarkSpec } from '../benchmarks';
 import type * as Once from './once';
-import { loadBenchmark } from './bench-context';
+import type * as BenchContext from './bench-context';
+import { handedOver } from './handoff';
+import { assemble } from './vu-bench';
 import { stopAtSetup } from './config-error';
 import { makeMeasure } from './measure';
 import { makeProbe } from './probe';
@@ -26,8 +28,20 @@ function loadOnce(): typeof Once | { error: string } {
   }
 }
 
+/**
+ * The Bench of this VU. VU 0 reads the configuration (bench-context.ts, which webpack evaluates
+ * only when it is required here); every other VU takes what VU 0 read (handoff.ts), and so never
+ * evaluates the parser, the plan's builder or the catalog. Where VU 0 handed nothing over, a VU
+ * reads the configuration itself.
+ */
+function benchOf(spec: BenchmarkSpec): BenchContext.Bench | { error: string } {
+  const h = __VU === 0 ? null : handedOver();
+  if (h !== null) return assemble({ spec, ...h, dataset: null, trace: null, options: {} as BenchContext.K6Options });
+  return (require('./bench-context') as typeof BenchContext).loadBenchmark(spec);
+}
+
 export function defineBenchmark(spec: BenchmarkSpec) {
-  const b = loadBenchmark(spec);
+  const b = benchOf(spec);
   // A bad variable or file: setup() stops the run with one line, before any load.
   if ('error' in b) return stopAtSetup(b.error);
   // setup() and handleSummary() run in VU 0 only: the VUs that send requests never load them.

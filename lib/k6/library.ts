@@ -2,6 +2,7 @@
 // functions, so that lib/api itself stays free of k6 imports like the rest of lib/.
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
+import { METRICS } from '../metrics/catalog';
 import { createMetrics, type K6Metrics } from './metrics';
 import { sendHttp, sseSenderWith, type Send, type SseModule } from './transport';
 
@@ -12,7 +13,7 @@ let metrics: K6Metrics | null = null;
 
 /** The catalog's k6 metrics, created once per VU (k6 allows it only in the init context). */
 export function libraryMetrics(): K6Metrics {
-  if (metrics === null) metrics = createMetrics();
+  if (metrics === null) metrics = createMetrics(METRICS);
   return metrics;
 }
 

@@ -1,7 +1,8 @@
 // The k6 metric objects for the catalog. k6 allows creating metrics only in the init context,
-// so this runs once per VU at module load.
+// so this runs once per VU at module load. The definitions are an argument: a VU that sends requests
+// takes them from VU 0 (handoff.ts) rather than evaluate the catalog and its help texts.
 import { Counter, Rate, Trend } from 'k6/metrics';
-import { METRICS, type MetricKey } from '../metrics/catalog';
+import type { MetricDef, MetricKey } from '../metrics/catalog';
 import type { AddSample } from '../metrics/samples';
 
 interface Addable {
@@ -10,10 +11,13 @@ interface Addable {
 
 export type K6Metrics = Record<MetricKey, Addable>;
 
-export function createMetrics(): K6Metrics {
+/** What creating a k6 metric needs of its catalog entry. */
+export type MetricDecls = Record<MetricKey, Pick<MetricDef, 'name' | 'type' | 'time'>>;
+
+export function createMetrics(decls: MetricDecls): K6Metrics {
   const out = {} as K6Metrics;
-  for (const key of Object.keys(METRICS) as MetricKey[]) {
-    const def = METRICS[key];
+  for (const key of Object.keys(decls) as MetricKey[]) {
+    const def = decls[key];
     switch (def.type) {
       case 'counter':
         out[key] = new Counter(def.name);

@@ -4,12 +4,17 @@
 // bounds and about once a second between, and records the GPUs' energy per slice.
 import exec from 'k6/execution';
 import { steadyWindow } from '../plan/matrix';
-import { probeGpu, type GpuOutcome } from '../server-metrics/gpu';
-import { probeWindow } from '../server-metrics/probe';
+import type { GpuOutcome } from '../server-metrics/gpu';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
+
+// The scraping code (and the engines' metric names) is evaluated on the first call, in the VUs
+// that probe alone: k6 evaluates a script in every VU (docs/fidelity.md, "What a VU holds").
+declare function require(id: string): unknown;
+const probeModule = () => require('../server-metrics/probe') as typeof import('../server-metrics/probe');
+const gpuModule = () => require('../server-metrics/gpu') as typeof import('../server-metrics/gpu');
 
 type ServerKey = 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput' | 'serverTimePerToken';
 
@@ -28,12 +33,12 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     const startMs = exec.scenario.startTime;
     const slices = Math.round(windowMs / b.plan.sliceMs);
     // The GPU scrapes keep to the slices' own bounds (the window's start, not after the /metrics scrape): the tokens they are divided by are counted on those.
-    const gpu = gpuUrl === null ? null : () => recordGpu(b, run.scenario, probeGpu(port, gpuUrl, startMs, slices, b.plan.sliceMs));
+    const gpu = gpuUrl === null ? null : () => recordGpu(b, run.scenario, gpuModule().probeGpu(port, gpuUrl, startMs, slices, b.plan.sliceMs));
     if (t.metrics === null) {
       gpu?.();
       return;
     }
-    const out = probeWindow(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, startMs + windowMs, windowMs, gpu ?? undefined);
+    const out = probeModule().probeWindow(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, startMs + windowMs, windowMs, gpu ?? undefined);
     if ('notMeasured' in out) {
       console.warn(`${run.scenario}: server-side figures not measured: ${out.notMeasured}`);
       return;

@@ -4,11 +4,14 @@
 // its plan any other way, and each would only queue more. The reports still run (k6 calls
 // handleSummary after an abort) and say where and why the run stopped.
 import exec from 'k6/execution';
-import { queueNames, watchRun } from '../server-metrics/saturation';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
+
+// Evaluated on the first call, in the VUs that watch alone (as probe.ts's scraping code).
+declare function require(id: string): unknown;
+const saturation = () => require('../server-metrics/saturation') as typeof import('../server-metrics/saturation');
 
 export function makeWatch(b: Bench): (data: SetupData) => void {
   const port = k6Port('watch');
@@ -20,6 +23,7 @@ export function makeWatch(b: Bench): (data: SetupData) => void {
     const { run } = entry;
     const t = b.target(data, run.variant);
     if (t.metrics === null) return; // the probe says once why the server's figures are not measured
+    const { queueNames, watchRun } = saturation();
     if (queueNames(t.metrics) === null) {
       if (entry.index === 0) console.warn(`${run.variant}: saturation not watched: ${t.metrics} exposes no queue gauge in /metrics; every level runs.`);
       return;

@@ -1,0 +1,103 @@
+// The Bench (bench-context.ts) made from a configuration and a plan already read. VU 0 reads them
+// from the environment (bench-context.ts); a VU that sends requests takes them from VU 0
+// (handoff.ts), so that nothing here imports the configuration's parser, the plan's builder or the
+// metric catalog: this module and what it imports are what such a VU evaluates.
+import type { BenchConfig, Env } from '../config/types';
+import type { BenchmarkSpec } from '../benchmarks';
+import { probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
+import { resolveVariants, type ResolvedVariant } from '../variants';
+import { TRANSPORTS } from '../transports';
+import { adder, createMetrics, type MetricDecls } from './metrics';
+import { SENDERS } from './transport';
+import { createPromptPools, neededKinds } from './prompts';
+import type { SharedDataset } from './dataset';
+import { datasetSource, poolSource, type PromptSource } from './prompt-source';
+import type { SharedTrace } from './trace';
+import type { AddSample, SloLimits } from '../metrics/samples';
+import type { SetupData } from '../variants';
+import type { TransportSpec } from '../transports';
+import type { k6Options } from '../plan/k6-options';
+import type { K6Metrics } from './metrics';
+import type { Send } from './transport';
+
+// A CommonJS require, which webpack resolves inside the bundle. A module reached only through it
+// is evaluated on its first call: the dataset and trace code (118 KB of the bundle, 0.08 MB of each
+// VU's live heap: docs/fidelity.md) is evaluated only in runs that set DATASET or TRACE.
+declare function require(id: string): unknown;
+export const datasetModule = () => require('./dataset') as typeof import('./dataset');
+export const traceModule = () => require('./trace') as typeof import('./trace');
+
+function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): PromptSource {
+  if (trace !== null) return traceModule().traceSource(cfg, trace);
+  if (dataset !== null) return datasetSource(cfg, new (datasetModule().DatasetVu)(cfg, dataset));
+  return poolSource(cfg, createPromptPools(cfg, neededKinds(cfg)));
+}
+
+export type K6Options = ReturnType<typeof k6Options>;
+
+export interface Bench {
+  spec: BenchmarkSpec;
+  env: Env;
+  cfg: BenchConfig;
+  plan: Plan;
+  dataset: SharedDataset | null;
+  trace: SharedTrace | null;
+  /** Each run, and its server-metrics probe, by k6 scenario name. */
+  runs: Map<string, { run: Run; index: number }>;
+  metrics: K6Metrics;
+  add: AddSample;
+  transport: TransportSpec;
+  send: Send;
+  source: PromptSource;
+  slo: SloLimits;
+  /** Ask for a streamed reply (the transport needs one, or STREAM=true). */
+  stream: boolean;
+  /** The k6 options: built in VU 0 only (empty in the others, whose options k6 overwrites). */
+  options: K6Options;
+  /** The targets as this VU uses them, resolved from the setup data on first use. */
+  target(data: SetupData, variant: string): ResolvedVariant;
+}
+
+export interface BenchParts {
+  spec: BenchmarkSpec;
+  env: Env;
+  cfg: BenchConfig;
+  plan: Plan;
+  dataset: SharedDataset | null;
+  trace: SharedTrace | null;
+  metrics: MetricDecls;
+  options: K6Options;
+}
+
+export function assemble({ spec, env, cfg, plan, dataset, trace, metrics: decls, options }: BenchParts): Bench {
+  const runs = new Map<string, { run: Run; index: number }>();
+  plan.runs.forEach((run, index) => {
+    runs.set(run.scenario, { run, index });
+    runs.set(probeScenario(run), { run, index });
+    runs.set(watchScenario(run), { run, index });
+  });
+  const metrics = createMetrics(decls);
+  const transport = TRANSPORTS[cfg.transport];
+  let targets: Map<string, ResolvedVariant> | null = null;
+  return {
+    spec,
+    env,
+    cfg,
+    plan,
+    dataset,
+    trace,
+    runs,
+    metrics,
+    add: adder(metrics),
+    transport,
+    send: SENDERS[cfg.transport](),
+    source: promptSource(cfg, dataset, trace),
+    slo: { ttftP99Ms: cfg.slo.ttftP99Ms, ttftOf: cfg.slo.ttftOf, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms },
+    stream: transport.streams || cfg.stream,
+    options,
+    target(data, variant) {
+      if (targets === null) targets = resolveVariants(cfg, data);
+      return targets.get(variant) as ResolvedVariant;
+    },
+  };
+}
