@@ -204,18 +204,24 @@ export function mergePartials(parts: Array<{ name: string; partial: PartialResul
       const y = b.partial.variables[k] ?? '(unset)';
       if (x !== y) throw new MergeError(`${a.name} and ${b.name} differ in ${k} ('${x}' vs '${y}'): runs of different plans or settings cannot be merged`);
     }
-    const ka = Object.keys(a.partial.metrics).sort().join(',');
-    const kb = Object.keys(b.partial.metrics).sort().join(',');
-    if (ka !== kb) throw new MergeError(`${a.name} and ${b.name} declare different metrics: not the same plan`);
+    // The plan declares its sub-metrics (present with or without samples); a whole metric shows
+    // only where it got samples (a once-per-run figure is written by one instance alone).
+    const declared = (m: Record<string, unknown>) =>
+      Object.keys(m)
+        .filter((k) => k.includes('{'))
+        .sort()
+        .join(',');
+    if (declared(a.partial.metrics) !== declared(b.partial.metrics))
+      throw new MergeError(`${a.name} and ${b.name} declare different metrics: not the same plan`);
   }
   checkSegments(parts.map((p) => ({ name: p.name, segment: p.partial.segment })));
   const durations = parts.map((p) => p.partial.testRunDurationMs ?? 0);
   const seconds = Math.max(...durations) / 1000;
   const metrics: SummaryMetrics = {};
-  for (const key of Object.keys(a.partial.metrics)) {
+  for (const key of new Set(parts.flatMap((p) => Object.keys(p.partial.metrics)))) {
     metrics[key] = mergeMetric(
       key,
-      parts.map((p) => p.partial.metrics[key]),
+      parts.map((p) => p.partial.metrics[key]).filter((m) => m !== undefined),
       seconds,
     );
   }

@@ -86,6 +86,13 @@ test('counters and rates add exactly; warnings are united; the merged threshold 
   assert.deepEqual(m.data.metrics.llm_success.thresholds, { 'rate>=0.95': { ok: true } });
   assert.deepEqual(m.data.setup_data?.warnings, ['w1', 'w2']);
   assert.equal(m.data.setup_data?.segment, null, 'the merged run is whole');
+  // A whole metric sampled by one instance alone (a once-per-run figure) is kept, from that one.
+  const once = { type: 'trend' as const, contains: 'default', values: { count: 1, avg: 2, min: 2, max: 2 } };
+  const m2 = mergePartials([
+    { name: 'a.json', partial: { ...a, metrics: { ...a.metrics, llm_gpu_hour_cost: once } } },
+    { name: 'b.json', partial: b },
+  ]);
+  assert.deepEqual(m2.data.metrics.llm_gpu_hour_cost?.values, once.values);
 });
 
 test('refuses, in one line naming the difference, partials that are not one test', () => {
@@ -101,6 +108,11 @@ test('refuses, in one line naming the difference, partials that are not one test
   assert.throws(() => mergePartials(other({ variables: { ...a.variables, SEED: '2' } })), /differ in SEED/);
   assert.throws(() => mergePartials(other({ benchmark: 'context-matrix' })), /a\.json is smoke but b\.json is context-matrix: not one test/);
   assert.throws(() => mergePartials(other({ segment: '1/4:1' })), /overlap/);
+  const sub = { type: 'counter' as const, contains: 'default', values: { count: 0, rate: 0 } };
+  assert.throws(
+    () => mergePartials(other({ metrics: { ...a.metrics, 'llm_errors{scenario:x}': sub } })),
+    /a\.json and b\.json declare different metrics: not the same plan/,
+  );
   assert.throws(() => readPartial('x.json', '{"format":"other"}'), /x\.json: not a k6-llm-bench partial result/);
   assert.throws(() => readPartial('x.json', 'nope'), /x\.json: not JSON/);
 });
