@@ -196,6 +196,16 @@ test('J per output token at each variant capacity step, with its interval; a var
   assert.match(line, /MTP: not measured \(GPU_METRICS_URL not set for this variant\)/);
   for (const out of [renderCapacityText(s, r), renderCapacityMarkdown(s, r), renderCapacityHtml(s, r)]) assert.ok(out.includes(line.slice(0, 40)), out);
   assert.equal(JSON.parse(capacityJson(r)).variants[0].energy.jPerToken, da.energy.jPerToken);
+  const pushed = capacitySeries(s, r, 0).filter((x) => x.labels.__name__.startsWith('k6_llm_capacity_joules'));
+  assert.deepEqual(
+    pushed.map((x) => [x.labels.variant, x.labels.__name__, x.value]),
+    [
+      ['dflash', 'k6_llm_capacity_joules_per_output_token', da.energy.jPerToken],
+      ['dflash', 'k6_llm_capacity_joules_per_output_token_lower', da.energy.ci!.lo],
+      ['dflash', 'k6_llm_capacity_joules_per_output_token_upper', da.energy.ci!.hi],
+    ],
+    'MTP without telemetry: no series, never 0',
+  );
   // No variant scraped its GPUs: no energy line at all; a failed probe is said, not hidden.
   const none = buildCapacityReport(s, [b], META);
   assert.equal(energyLine(s, none), null);
