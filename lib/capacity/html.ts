@@ -6,7 +6,7 @@ import { REPORT_CSS } from '../report/html';
 import { fmt } from '../report/format';
 import { PALETTE, esc } from '../report/svg/common';
 import { lineChart, type Series } from '../report/svg/line';
-import { capacityText, costLine, pathHead, pathRows, ratioText, type CapacityReport } from './report';
+import { capacityText, costLine, energyLine, pathHead, pathRows, ratioText, type CapacityReport } from './report';
 import { label } from './search';
 import type { CapacitySettings } from './settings';
 
@@ -75,6 +75,8 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
     : '';
   const cost = costLine(s, r);
   const costHtml = cost === null ? '' : `<section><h2>Cost at SLO capacity</h2><p data-capacity-cost>${esc(cost)}</p></section>`;
+  const energy = energyLine(s, r);
+  const energyHtml = energy === null ? '' : `<section><h2>Energy at SLO capacity</h2><p data-capacity-energy>${esc(energy)}</p></section>`;
   const warnings = r.warnings.length ? `<div class="box warnings"><h3>Warnings</h3><ul>${r.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>` : '';
   const settings = [...Object.entries(r.workload), ...Object.entries(r.settings).map(([k, v]) => [k, String(v)])]
     .map(([k, v]) => `<div><span>${esc(k)}</span><b>${esc(v)}</b></div>`)
@@ -83,7 +85,7 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="color-scheme" content="light dark"><title>capacity — ${esc(r.runId)}</title><style>${REPORT_CSS}</style></head>\n<body><main>` +
     `<header><h1>Capacity under SLOs</h1><p class="meta">run <b>${esc(r.runId)}</b> · ${esc(r.loop.name)} loop (${esc(r.loop.unit)}) · transport <b>${esc(r.transport)}</b> · generated <b>${esc(r.generatedAt)}</b> · ${Math.round(r.durationMs / 1000)} s</p></header>` +
-    `<div class="box callout">${esc(r.headline)}</div><ul class="verdicts">${verdicts}</ul>${ratio}${costHtml}${warnings}` +
+    `<div class="box callout">${esc(r.headline)}</div><ul class="verdicts">${verdicts}</ul>${ratio}${costHtml}${energyHtml}${warnings}` +
     `<section><h2>Search path</h2><div class="figs">${s.criteria.map((c) => `<figure><figcaption>${esc(label(c.key))} against ${esc(c.variable)}</figcaption>${chart(s, r, c.key)}</figure>`).join('')}</div>` +
     `<p class="legend-note">Each point is one load, with its 95 % interval; dashed: the SLO; red lines: each variant's capacity.</p>${table}</section>` +
     `<section><h2>Where each SLO broke</h2><ul>${broke}</ul></section>` +

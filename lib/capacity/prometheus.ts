@@ -17,6 +17,10 @@ export const CAPACITY_SERIES = {
   cost: 'k6_llm_capacity_usd_per_million_output_tokens',
   costLower: 'k6_llm_capacity_usd_per_million_output_tokens_lower',
   costUpper: 'k6_llm_capacity_usd_per_million_output_tokens_upper',
+  /** Joules per output token at the capacity step (GPU_METRICS_URL), with its interval. */
+  energy: 'k6_llm_capacity_joules_per_output_token',
+  energyLower: 'k6_llm_capacity_joules_per_output_token_lower',
+  energyUpper: 'k6_llm_capacity_joules_per_output_token_upper',
   ratio: 'k6_llm_capacity_ratio',
   ratioLower: 'k6_llm_capacity_ratio_lower',
   ratioUpper: 'k6_llm_capacity_ratio_upper',
@@ -39,6 +43,9 @@ export function capacitySeries(s: CapacitySettings, r: CapacityReport, timestamp
     put(CAPACITY_SERIES.cost, l, price?.value ?? null);
     put(CAPACITY_SERIES.costLower, l, price?.ci?.lo ?? null);
     put(CAPACITY_SERIES.costUpper, l, price?.ci?.hi ?? null);
+    put(CAPACITY_SERIES.energy, l, t.energy.jPerToken);
+    put(CAPACITY_SERIES.energyLower, l, t.energy.ci?.lo ?? null);
+    put(CAPACITY_SERIES.energyUpper, l, t.energy.ci?.hi ?? null);
   }
   if (r.ratio) {
     const l = { a: r.ratio.a, b: r.ratio.b };

@@ -8,7 +8,9 @@ import { hourly, perMillion, type Price } from '../report/cost';
 import { fmt, fmtMs, table } from '../report/format';
 import { capacityOf, capacityRatio, type Capacity, type CapacityRatio } from './estimate';
 import { label } from './search';
-import type { VariantSearch } from './runner';
+import type { PointDetail, VariantSearch } from './runner';
+import { ENERGY_NO_URL } from '../report/sections/energy';
+import type { Interval } from '../stats/bootstrap';
 import type { CapacitySettings, Criterion } from './settings';
 
 export const CAPACITY_FORMAT = 'k6-llm-bench-capacity/1';
@@ -18,6 +20,41 @@ export interface VariantCapacity extends VariantSearch {
   /** Requests per second within every per-request SLO at the highest load that met every SLO. */
   goodputAtCapacity: number | null;
   cost: CapacityCost;
+  energy: CapacityEnergy;
+}
+
+/** Joules per output token at the capacity step, from the GPU telemetry its runs scraped (GPU_METRICS_URL). */
+export interface CapacityEnergy {
+  load: number | null;
+  step: number | null;
+  jPerToken: number | null;
+  ci: Interval | null;
+  /** Why there is none; null when measured. */
+  notMeasured: string | null;
+}
+
+/** Energy per output token at a variant's capacity step; never 0: unmeasured is null with the reason. */
+export function capacityEnergy(capacity: Capacity, points: readonly PointDetail[]): CapacityEnergy {
+  const best = capacity.bestPassing === null ? null : (points.find((p) => p.load === capacity.bestPassing) ?? null);
+  const out: CapacityEnergy = { load: best?.load ?? null, step: best?.step ?? null, jPerToken: null, ci: null, notMeasured: null };
+  if (best === null) return { ...out, notMeasured: 'no load met every SLO' };
+  if ((best.jPerToken ?? null) === null) return { ...out, notMeasured: best.energyWhy ?? ENERGY_NO_URL };
+  return { ...out, jPerToken: best.jPerToken as number, ci: best.jPerTokenCi ?? null };
+}
+
+const jt = (v: number) => (v < 0.1 ? v.toPrecision(2) : fmt(v, v < 10 ? 3 : 1));
+
+/** "DFlash: 0.412 [0.401, 0.425] J/token at 51 streams; …"; null when no variant's steps scraped GPU telemetry. */
+export function energyLine(s: CapacitySettings, r: CapacityReport): string | null {
+  if (!r.variants.some((t) => t.energy.jPerToken !== null || (t.energy.notMeasured !== ENERGY_NO_URL && t.energy.notMeasured !== 'no load met every SLO')))
+    return null;
+  const each = r.variants.map((t) => {
+    const e = t.energy;
+    if (e.jPerToken === null) return `${display(t.variant)}: not measured (${e.notMeasured})`;
+    const ci = e.ci ? ` [${jt(e.ci.lo)}, ${jt(e.ci.hi)}]` : '';
+    return `${display(t.variant)}: ${jt(e.jPerToken)}${ci} J/token at ${num(s, e.load as number)} ${s.loop.short}${t.capacity.atLeast !== null ? ' (capacity at least that)' : ''}`;
+  });
+  return `Energy per output token at SLO capacity (${sloText(s.criteria)}; the GPUs' joules over the capacity step's steady slices ÷ its output tokens, 95% interval over the slices): ${each.join('; ')}.`;
 }
 
 /** Dollars per million output tokens at the capacity step (the highest load that met every SLO), from the throughput measured there. */
@@ -136,7 +173,13 @@ export function buildCapacityReport(
   const variants: VariantCapacity[] = searches.map((t) => {
     const capacity = capacityOf(s, t.points);
     const best = capacity.bestPassing === null ? null : (t.points.find((p) => p.load === capacity.bestPassing) ?? null);
-    return { ...t, capacity, goodputAtCapacity: best?.goodput ?? null, cost: capacityCost(t, capacity, meta.costs?.[t.variant]) };
+    return {
+      ...t,
+      capacity,
+      goodputAtCapacity: best?.goodput ?? null,
+      cost: capacityCost(t, capacity, meta.costs?.[t.variant]),
+      energy: capacityEnergy(capacity, t.points),
+    };
   });
   const warnings = [...(meta.warnings ?? [])];
   for (const t of variants) {
@@ -267,6 +310,8 @@ export function renderCapacityText(s: CapacitySettings, r: CapacityReport, files
   ];
   const cost = costLine(s, r);
   if (cost) lines.push(cost, '');
+  const energy = energyLine(s, r);
+  if (energy) lines.push(energy, '');
   lines.push(table(pathHead(s), pathRows(s, r), 1), '');
   lines.push(...brokeLines(s, r));
   if (r.ratio)
@@ -292,6 +337,7 @@ export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): 
     ...variantLines(s, r).map((l) => `- ${l}`),
     '',
     ...(costLine(s, r) === null ? [] : ['## Cost at SLO capacity', '', costLine(s, r) as string, '']),
+    ...(energyLine(s, r) === null ? [] : ['## Energy at SLO capacity', '', energyLine(s, r) as string, '']),
     '## Search path',
     '',
     md(pathHead(s), pathRows(s, r)),

@@ -38,6 +38,10 @@ export interface PointDetail extends StepPoint {
   throughput: number | null;
   /** Its 95% interval: a single run's own; pooled runs' ends averaged like the throughput (no narrower than the pooled mean's); null when a run has none. */
   throughputCi?: Interval | null;
+  /** J per output token over the runs' steady slices (Σ joules ÷ Σ tokens), its interval pooled as the throughput's; null: not measured, `energyWhy` says why. */
+  jPerToken?: number | null;
+  jPerTokenCi?: Interval | null;
+  energyWhy?: string | null;
   dropped: number;
   clientLimited: string[];
   errors: Record<string, number>;
@@ -66,11 +70,20 @@ function weighted(runs: StepRun[], f: (r: StepRun) => number | null): number | n
   return den > 0 ? num / den : null;
 }
 
-function pooledCi(runs: StepRun[]): Interval | null {
-  if (runs.some((r) => (r.throughputCi ?? null) === null)) return null;
-  const lo = weighted(runs, (r) => r.throughputCi?.lo ?? null);
-  const hi = weighted(runs, (r) => r.throughputCi?.hi ?? null);
+function pooledCi(runs: StepRun[], ci: (r: StepRun) => Interval | null | undefined = (r) => r.throughputCi): Interval | null {
+  if (runs.some((r) => (ci(r) ?? null) === null)) return null;
+  const lo = weighted(runs, (r) => ci(r)?.lo ?? null);
+  const hi = weighted(runs, (r) => ci(r)?.hi ?? null);
   return lo === null || hi === null ? null : { lo, hi };
+}
+
+/** A load's energy per output token over its runs; every run must have measured it. */
+function pooledEnergy(runs: StepRun[]): Pick<PointDetail, 'jPerToken' | 'jPerTokenCi' | 'energyWhy'> {
+  const missing = runs.find((r) => (r.energy ?? null) === null);
+  if (missing || runs.length === 0) return { jPerToken: null, jPerTokenCi: null, energyWhy: missing?.energyWhy ?? 'no run' };
+  const sum = (f: (r: StepRun) => number) => runs.reduce((a, r) => a + f(r), 0);
+  const tokens = sum((r) => r.energy!.tokens);
+  return { jPerToken: sum((r) => r.energy!.joules) / tokens, jPerTokenCi: pooledCi(runs, (r) => r.energy?.ci), energyWhy: null };
 }
 
 function fmtLoad(s: CapacitySettings, x: number): string {
@@ -152,6 +165,7 @@ async function measureLoad(
     goodput: weighted(runs, (r) => r.goodput),
     throughput: weighted(runs, (r) => r.throughput),
     throughputCi: pooledCi(runs),
+    ...pooledEnergy(runs),
     dropped: runs.reduce((a, r) => a + r.dropped, 0),
     clientLimited: [...new Set(runs.flatMap((r) => r.clientLimited))],
     errors: runs.reduce<Record<string, number>>((acc, r) => {

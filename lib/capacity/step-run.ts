@@ -8,6 +8,8 @@ import { planOf } from '../plan/matrix';
 import { subKey } from '../plan/summary-keys';
 import { mergePartials, readPartial } from '../report/partial';
 import { buildReport } from '../report/report';
+import { ENERGY_NO_URL, energy as energySection } from '../report/sections/energy';
+import { valueOf } from '../report/sections/section';
 import type { Interval } from '../stats/bootstrap';
 import type { TrendValues } from '../stats/quantile-merge';
 import type { RunSample } from './observe';
@@ -19,6 +21,10 @@ export interface StepRun extends RunSample {
   throughput: number | null;
   /** The throughput's 95% interval over the run's steady slices; null or absent: none. */
   throughputCi?: Interval | null;
+  /** GPU_METRICS_URL: the GPUs' joules over the steady slices, their output tokens and the J/token interval; null or absent: not measured. */
+  energy?: { joules: number; tokens: number; ci: Interval | null } | null;
+  /** Why energy is not measured (the report's energy section's reason); null when measured. */
+  energyWhy?: string | null;
   requestRate: number | null;
   dropped: number;
   targetDown: boolean;
@@ -58,6 +64,8 @@ export function readStepRun(name: string, partialText: string, now = new Date())
       goodput: null,
       throughput: null,
       throughputCi: null,
+      energy: null,
+      energyWhy: null,
       requestRate: null,
       dropped: 0,
       targetDown: false,
@@ -69,6 +77,7 @@ export function readStepRun(name: string, partialText: string, now = new Date())
   const m = partial.metrics;
   const s = run.scenario;
   const good = m[subKey('good', s)]?.values.count ?? 0;
+  const e = valueOf(report, energySection)?.rows[0] ?? null;
   return {
     // SLO_TTFT_OF=answer: the capacity search holds the answer's first token to SLO_TTFT_P99.
     ttft: trend(m, subKey(cfg.slo.ttftOf === 'answer' ? 'ttftAnswer' : 'ttft', s)),
@@ -82,6 +91,8 @@ export function readStepRun(name: string, partialText: string, now = new Date())
     goodput: run.goodput,
     throughput: run.throughput,
     throughputCi: run.throughputCi,
+    energy: e && e.jPerToken !== null ? { joules: e.joules as number, tokens: e.tokens as number, ci: e.ci } : null,
+    energyWhy: e === null ? ENERGY_NO_URL : e.why,
     requestRate: run.requestRate,
     dropped: run.dropped,
     targetDown: run.targetDown > 0,

@@ -60,6 +60,9 @@ export function stepEnv(s: CapacitySettings, env: Record<string, string | undefi
   if (dialect) out.DIALECT = dialect;
   if (model) out.MODEL = model;
   if (key) out.API_KEY = key;
+  // The step bundle is single-target: the variant's own GPU exporter is its GPU_METRICS_URL.
+  const gpu = x.slot.prefix ? env[`${x.slot.prefix}_GPU_METRICS_URL`] : undefined;
+  if (gpu !== undefined && gpu.trim() !== '') out.GPU_METRICS_URL = gpu;
   out[s.loop.variable] = s.loop.integer ? String(x.load) : String(x.load);
   out.DURATION = `${Math.round(x.durationMs)}ms`;
   out.PARTIAL = 'true';

@@ -7,7 +7,8 @@ import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootst
 import { ratioOfMeans } from '../stats/t-interval';
 import type { Ratio } from '../report/analysis';
 import { hourly } from '../report/cost';
-import { CompareInputError, type BenchSummary, type SummaryCostRun, type SummaryRecord, type SummarySlices } from './summary';
+import { CompareInputError, type BenchSummary, type SummaryCostRun, type SummaryEnergyRun, type SummaryRecord, type SummarySlices } from './summary';
+import { ENERGY_NO_URL } from '../report/sections/energy';
 import { checkWorkload, describeDifferences, type Difference } from './workload';
 
 /** Fewer steady slices than this on either side: "too few samples", not a verdict. */
@@ -20,7 +21,7 @@ export const EXIT = {
   ok: 0,
   /** Bad usage or input: a missing file, not JSON, not a summary, a bad tolerance. */
   usage: 2,
-  /** At least one cell is slower, or costlier per token, beyond the tolerance with its whole interval. */
+  /** At least one cell is slower, or costlier or more energy per token, beyond the tolerance with its whole interval. */
   regression: 3,
   /** The runs' workloads differ (without --force), or they share no cell. */
   refused: 4,
@@ -63,6 +64,7 @@ export interface CellComparison {
   /** Why there is no verdict, and what to keep in mind about one. */
   notes: string[];
   cost: CostComparison;
+  energy: EnergyComparison;
 }
 
 /** Dollars per million tokens of one side, as its summary.json's cost section gives them. */
@@ -74,18 +76,33 @@ export interface CostSide {
 }
 
 /**
- * Cost per output token, new ÷ baseline: the deployments' hourly ratio ÷ the output throughput
- * ratio, its interval from the throughput's (the price is set, not measured). A regression is
- * costlier beyond the tolerance with the whole interval, as the throughput's rule has it.
+ * A per-token figure that must not rise (cost, energy), new ÷ baseline. A regression is a rise
+ * beyond the tolerance with the whole interval, as the throughput's rule has it.
  */
-export interface CostComparison {
-  baseline: CostSide | null;
-  next: CostSide | null;
+export interface RiseComparison<S> {
+  baseline: S | null;
+  next: S | null;
   ratio: Ratio | null;
   regression: boolean;
   /** Why there is no ratio; null when there is one. */
   notCompared: string | null;
 }
+
+/**
+ * Cost per output token, new ÷ baseline: the deployments' hourly ratio ÷ the output throughput
+ * ratio, its interval from the throughput's (the price is set, not measured).
+ */
+export type CostComparison = RiseComparison<CostSide>;
+
+/** Joules per output token of one side, as its summary.json's energy section gives them. */
+export interface EnergySide {
+  jPerToken: number;
+  /** The per-slice ratios; null when the summary has none (or one slice). */
+  slices: number[] | null;
+}
+
+/** Energy per output token, new ÷ baseline, its interval Welch's t on the log ratio of the per-slice J/token. */
+export type EnergyComparison = RiseComparison<EnergySide>;
 
 export interface RunId {
   benchmark: string;
@@ -173,7 +190,7 @@ function fewSamples(sides: ReadonlyArray<readonly [string, Slice[], Side, Summar
   return few;
 }
 
-type Judged = Omit<CellComparison, 'cost'>;
+type Judged = Omit<CellComparison, 'cost' | 'energy'>;
 
 function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   const notes: string[] = [];
@@ -284,19 +301,62 @@ function costSide(s: BenchSummary, r: SummaryRecord, who: string): CostSide | st
   return { output: row.output_usd_per_million_tokens, input: row.input_usd_per_million_tokens, perHour: hourly(row.gpu_hour_cost_usd, row.gpus) };
 }
 
-export function judgeCost(baseline: CostSide | string, next: CostSide | string, throughput: Ratio | null, tolerance: number): CostComparison {
+/**
+ * The rise rule shared by cost and energy: each side's figure or why it has none (a reason naming
+ * "in the baseline" / "in the new run", said once when both sides share it), and the ratio or why not.
+ */
+function judgeRise<S>(baseline: S | string, next: S | string, ratioOf: (b: S, n: S) => Ratio | string, tolerance: number): RiseComparison<S> {
   const sides = { baseline: typeof baseline === 'string' ? null : baseline, next: typeof next === 'string' ? null : next };
   const why = [baseline, next].filter((x): x is string => typeof x === 'string');
   const both = why.length === 2 && why[0].replace(/ in the baseline$/, '') === why[1].replace(/ in the new run$/, '');
   if (why.length)
     return { ...sides, ratio: null, regression: false, notCompared: both ? why[0].replace(/ in the baseline$/, ' in either run') : why.join('; ') };
-  if (throughput === null || !(throughput.value > 0)) return { ...sides, ratio: null, regression: false, notCompared: 'output throughput not compared' };
-  const h = (next as CostSide).perHour / (baseline as CostSide).perHour;
-  const t = throughput.ci;
-  // Cost per token falls as throughput rises: the interval's ends swap.
-  const ci = t !== null && t.lo > 0 ? { lo: h / t.hi, hi: h / t.lo } : null;
-  return { ...sides, ratio: { value: h / throughput.value, ci }, regression: ci !== null && ci.lo > 1 + tolerance, notCompared: null };
+  const r = ratioOf(baseline as S, next as S);
+  if (typeof r === 'string') return { ...sides, ratio: null, regression: false, notCompared: r };
+  return { ...sides, ratio: r, regression: r.ci !== null && r.ci.lo > 1 + tolerance, notCompared: null };
 }
+
+export function judgeCost(baseline: CostSide | string, next: CostSide | string, throughput: Ratio | null, tolerance: number): CostComparison {
+  return judgeRise(
+    baseline,
+    next,
+    (b, n) => {
+      if (throughput === null || !(throughput.value > 0)) return 'output throughput not compared';
+      const h = n.perHour / b.perHour;
+      const t = throughput.ci;
+      // Cost per token falls as throughput rises: the interval's ends swap.
+      return { value: h / throughput.value, ci: t !== null && t.lo > 0 ? { lo: h / t.hi, hi: h / t.lo } : null };
+    },
+    tolerance,
+  );
+}
+
+/** One side's energy per output token of a cell and variant, or why it has none. */
+function energySide(s: BenchSummary, r: SummaryRecord, who: string): EnergySide | string {
+  if (s.energy === undefined) return `the ${who}'s summary was written before energy was recorded`;
+  const row: SummaryEnergyRun | undefined = s.energy?.runs.find((x) => x.cell === r.cell && x.variant === r.variant);
+  if (!row || row.not_measured === ENERGY_NO_URL) return `GPU_METRICS_URL not set for ${r.variant} in the ${who}`;
+  if (row.j_per_output_token === null) return `the ${who}: ${row.not_measured ?? 'energy not measured'}`;
+  const sl = row.j_per_output_token_slices;
+  return { jPerToken: row.j_per_output_token, slices: Array.isArray(sl) && sl.length > 1 ? sl : null };
+}
+
+export function judgeEnergy(baseline: EnergySide | string, next: EnergySide | string, tolerance: number): EnergyComparison {
+  return judgeRise(
+    baseline,
+    next,
+    (b, n) => {
+      const value = n.jPerToken / b.jPerToken;
+      if (!(value > 0) || !Number.isFinite(value)) return 'no energy to divide by';
+      const ci = n.slices && b.slices ? (ratioOfMeans(n.slices, b.slices, 0.95)?.ci ?? null) : null;
+      return { value, ci: holding(ci, value) };
+    },
+    tolerance,
+  );
+}
+
+/** Slower, costlier or more energy per token beyond the tolerance: a regression of the cell. */
+export const regressedAny = (c: CellComparison): boolean => c.regression || c.cost.regression || c.energy.regression;
 
 const runId = (s: BenchSummary): RunId => ({ benchmark: s.benchmark, runId: s.run_id, generatedAt: s.generated_at ?? null });
 const key = (r: SummaryRecord) => `${r.cell} ${r.variant}`;
@@ -316,7 +376,11 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
     const n = next.records.find((x) => x.cell === b.cell && x.variant === b.variant);
     if (!n) continue;
     const j = judge(b, n, tolerance);
-    cells.push({ ...j, cost: judgeCost(costSide(base, b, 'baseline'), costSide(next, n, 'new run'), j.throughput, tolerance) });
+    cells.push({
+      ...j,
+      cost: judgeCost(costSide(base, b, 'baseline'), costSide(next, n, 'new run'), j.throughput, tolerance),
+      energy: judgeEnergy(energySide(base, b, 'baseline'), energySide(next, n, 'new run'), tolerance),
+    });
   }
   const onlyBaseline = base.records.filter((b) => !next.records.some((n) => key(n) === key(b))).map(key);
   const onlyNext = next.records.filter((n) => !base.records.some((b) => key(n) === key(b))).map(key);
@@ -328,7 +392,7 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
       exitCode: EXIT.refused,
     };
   }
-  const regressions = cells.filter((c) => c.regression || c.cost.regression).length;
+  const regressions = cells.filter(regressedAny).length;
   return {
     refused: false,
     comparison: {

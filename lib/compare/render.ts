@@ -5,7 +5,7 @@ import { fmt, table } from '../report/format';
 import { REPORT_CSS } from '../report/html';
 import { esc } from '../report/svg/common';
 import type { Ratio } from '../report/analysis';
-import { MIN_SLICES, VERDICT_TEXT, type CellComparison, type Comparison, type RunId } from './compare';
+import { MIN_SLICES, VERDICT_TEXT, regressedAny, type CellComparison, type Comparison, type RunId } from './compare';
 import { describeDifferences } from './workload';
 
 export function pct(tolerance: number): string {
@@ -27,12 +27,14 @@ function ms(v: number | null): string {
 
 /** "slower", "costlier per token" or both: what regressed. */
 function regressed(c: CellComparison): string {
-  return [c.regression ? 'slower' : '', c.cost.regression ? 'costlier per token' : ''].filter(Boolean).join(' and ');
+  return [c.regression ? 'slower' : '', c.cost.regression ? 'costlier per token' : '', c.energy.regression ? 'more energy per token' : '']
+    .filter(Boolean)
+    .join(' and ');
 }
 
 /** The verdict as a reader needs it: a regression says so with the tolerance. */
 export function verdictLabel(c: CellComparison, tolerance: number): string {
-  if (c.regression || c.cost.regression) return `REGRESSION: ${regressed(c)} beyond ${pct(tolerance)}`;
+  if (regressedAny(c)) return `REGRESSION: ${regressed(c)} beyond ${pct(tolerance)}`;
   if (c.verdict === 'slower') return `slower, not wholly beyond ${pct(tolerance)}`;
   return VERDICT_TEXT[c.verdict];
 }
@@ -46,10 +48,34 @@ function costCells(x: CellComparison): string[] {
   const input = k.baseline?.input != null || k.next?.input != null ? `${usd(k.baseline?.input)} → ${usd(k.next?.input)}` : '–';
   return [`${usd(k.baseline?.output)} → ${usd(k.next?.output)}`, k.ratio ? fmtRatio(k.ratio) : `not compared (${k.notCompared})`, input];
 }
-/** One line when no cell has a cost on either side: why (each reason once). */
-function costAbsent(c: Comparison): string | null {
-  if (anyCost(c)) return null;
-  return `cost per token: not compared (${[...new Set(c.cells.map((x) => x.cost.notCompared ?? ''))].filter(Boolean).join('; ')})`;
+const jt = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${v < 0.1 ? v.toPrecision(2) : v.toFixed(v < 10 ? 3 : 1)} J`);
+const anyEnergy = (c: Comparison) => c.cells.some((x) => x.energy.baseline !== null || x.energy.next !== null);
+const ENERGY_HEAD = ['J/token base → new', 'energy ratio [95% CI]'];
+function energyCells(x: CellComparison): string[] {
+  const e = x.energy;
+  return [`${jt(e.baseline?.jPerToken)} → ${jt(e.next?.jPerToken)}`, e.ratio ? fmtRatio(e.ratio) : `not compared (${e.notCompared})`];
+}
+/** The per-token columns present: cost's and energy's, each only when some cell has it. */
+const extraHead = (c: Comparison) => [...(anyCost(c) ? COST_HEAD : []), ...(anyEnergy(c) ? ENERGY_HEAD : [])];
+const extraCells = (c: Comparison, x: CellComparison) => [...(anyCost(c) ? costCells(x) : []), ...(anyEnergy(c) ? energyCells(x) : [])];
+/** One line per figure no cell has on either side: why (each reason once). */
+function perTokenAbsent(c: Comparison): string | null {
+  const line = (what: string, notCompared: Array<string | null>) => `${what}: not compared (${[...new Set(notCompared)].filter(Boolean).join('; ')})`;
+  const lines = [
+    anyCost(c)
+      ? null
+      : line(
+          'cost per token',
+          c.cells.map((x) => x.cost.notCompared),
+        ),
+    anyEnergy(c)
+      ? null
+      : line(
+          'energy per token',
+          c.cells.map((x) => x.energy.notCompared),
+        ),
+  ].filter((x): x is string => x !== null);
+  return lines.length ? lines.join('; ') : null;
 }
 
 const run = (r: RunId) => `${r.runId}${r.generatedAt ? ` (${r.generatedAt})` : ''}`;
@@ -83,7 +109,7 @@ function headerLines(c: Comparison): string[] {
 const lim = (t: number) => String(Math.round((1 + t) * 10000) / 10000);
 
 const METHOD = (c: Comparison) =>
-  `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ratio; e2e: percentile bootstrap; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's); a regression is slower or costlier beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e or cost ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
+  `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ratio; e2e: percentile bootstrap; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's; J per output token: Welch's t on the log ratio of the per-slice J/token); a regression is slower, costlier or more energy per token beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e, cost or energy ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
 
 export function renderCompareText(c: Comparison, files: string[] = []): string {
   const out: string[] = [];
@@ -98,11 +124,11 @@ export function renderCompareText(c: Comparison, files: string[] = []): string {
     fmtRatio(x.throughput),
     `${ms(x.baseline.e2eMs)} → ${ms(x.next.e2eMs)}`,
     fmtRatio(x.latency),
-    ...(anyCost(c) ? costCells(x) : []),
+    ...extraCells(c, x),
   ]);
   const head = ['cell', 'variant', 'verdict', 'out tok/s base → new', 'ratio [95% CI]', 'mean e2e base → new', 'ratio [95% CI]'];
-  out.push(table(anyCost(c) ? [...head, ...COST_HEAD] : head, rows, 3));
-  const absent = costAbsent(c);
+  out.push(table([...head, ...extraHead(c)], rows, 3));
+  const absent = perTokenAbsent(c);
   if (absent) out.push(`  ${absent}`);
   const notes = c.cells.filter((x) => x.notes.length > 0);
   if (notes.length) {
@@ -139,7 +165,7 @@ export function renderCompareMarkdown(c: Comparison): string {
   out.push(`### ${c.next.benchmark}: run \`${c.next.runId}\` against baseline \`${c.baseline.runId}\``, '');
   out.push(
     c.regressions > 0
-      ? `**❌ ${c.regressions} regression(s): slower or costlier per token beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`
+      ? `**❌ ${c.regressions} regression(s): slower, costlier or more energy per token beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`
       : `**✅ No regression beyond ${pct(c.tolerance)}** (exit ${c.exitCode})`,
     '',
   );
@@ -156,7 +182,7 @@ export function renderCompareMarkdown(c: Comparison): string {
         'baseline mean e2e',
         'new mean e2e',
         'ratio [95% CI]',
-        ...(anyCost(c) ? COST_HEAD : []),
+        ...extraHead(c),
         'verdict',
       ],
       c.cells.map((x) => [
@@ -168,13 +194,13 @@ export function renderCompareMarkdown(c: Comparison): string {
         ms(x.baseline.e2eMs),
         ms(x.next.e2eMs),
         fmtRatio(x.latency),
-        ...(anyCost(c) ? costCells(x) : []),
-        x.regression || x.cost.regression ? `❌ **regression**: ${regressed(x)} (beyond ${pct(c.tolerance)})` : MD_MARK[x.verdict],
+        ...extraCells(c, x),
+        regressedAny(x) ? `❌ **regression**: ${regressed(x)} (beyond ${pct(c.tolerance)})` : MD_MARK[x.verdict],
       ]),
     ),
     '',
   );
-  if (costAbsent(c)) out.push(`${costAbsent(c)}.`, '');
+  if (perTokenAbsent(c)) out.push(`${perTokenAbsent(c)}.`, '');
   out.push(`${tally(c)}.`, '');
   const notes = [...headerLines(c).filter((l) => !l.startsWith('FORCED')), ...c.cells.flatMap((x) => x.notes.map((n) => `${x.cell} ${x.variant}: ${n}`))];
   if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
@@ -193,13 +219,12 @@ const COMPARE_CSS = `
 `;
 
 function badge(c: CellComparison, tolerance: number): string {
-  const cls = c.regression || c.cost.regression ? 'regression' : c.verdict;
-  const text =
-    c.regression || c.cost.regression
-      ? `regression > ${pct(tolerance)}: ${regressed(c)}`
-      : c.verdict === 'same'
-        ? 'no significant difference'
-        : VERDICT_TEXT[c.verdict].replace(/ \(.*\)$/, '');
+  const cls = regressedAny(c) ? 'regression' : c.verdict;
+  const text = regressedAny(c)
+    ? `regression > ${pct(tolerance)}: ${regressed(c)}`
+    : c.verdict === 'same'
+      ? 'no significant difference'
+      : VERDICT_TEXT[c.verdict].replace(/ \(.*\)$/, '');
   return `<span class="badge ${cls}">${esc(text)}</span>`;
 }
 
@@ -213,7 +238,7 @@ export function renderCompareHtml(c: Comparison): string {
   const title = `${c.next.benchmark}: ${c.next.runId} vs baseline ${c.baseline.runId}`;
   const callout =
     c.regressions > 0
-      ? `<div class="box callout"><b>${c.regressions} regression(s)</b>: slower or costlier per token beyond ${esc(pct(c.tolerance))} with the whole interval (exit ${c.exitCode}).</div>`
+      ? `<div class="box callout"><b>${c.regressions} regression(s)</b>: slower, costlier or more energy per token beyond ${esc(pct(c.tolerance))} with the whole interval (exit ${c.exitCode}).</div>`
       : `<div class="box callout summary-ok"><b>No regression</b> beyond ${esc(pct(c.tolerance))} (exit ${c.exitCode}).</div>`;
   const forced = c.forced.length
     ? `<div class="box preflight"><h3>Forced: the workloads differ</h3><ul>${c.forced.map((d) => `<li><b>${esc(d.what)}</b>: ${esc(d.baseline)} in the baseline, ${esc(d.next)} in the new run</li>`).join('')}</ul></div>`
@@ -228,20 +253,18 @@ export function renderCompareHtml(c: Comparison): string {
     'baseline mean e2e',
     'new mean e2e',
     'ratio [95% CI]',
-    ...(anyCost(c) ? COST_HEAD : []),
+    ...extraHead(c),
     'verdict',
     'notes',
   ];
   const rows = c.cells.map(
     (x) =>
-      `<tr${x.regression || x.cost.regression ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}" data-cost-regression="${x.cost.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
+      `<tr${regressedAny(x) ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}" data-cost-regression="${x.cost.regression}" data-energy-regression="${x.energy.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
       `<td class="n">${esc(tok(x.baseline.throughput))}</td><td class="n">${esc(tok(x.next.throughput))}</td><td class="n">${ratioCell(x.throughput)}</td>` +
       `<td class="n">${esc(ms(x.baseline.e2eMs))}</td><td class="n">${esc(ms(x.next.e2eMs))}</td><td class="n">${ratioCell(x.latency)}</td>` +
-      (anyCost(c)
-        ? costCells(x)
-            .map((v) => `<td class="n">${esc(v)}</td>`)
-            .join('')
-        : '') +
+      extraCells(c, x)
+        .map((v) => `<td class="n">${esc(v)}</td>`)
+        .join('') +
       `<td>${badge(x, c.tolerance)}</td><td class="legend-note">${x.notes.map(esc).join('<br>')}</td></tr>`,
   );
   const body = [
@@ -249,7 +272,7 @@ export function renderCompareHtml(c: Comparison): string {
     callout,
     `<section><h2>Per cell and variant</h2><div class="scroll"><table class="runs"><thead><tr>${head.map((h, i) => `<th class="${i >= 2 && i < head.length - 2 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
       `<p class="legend-note">${esc(METHOD(c).replace(/^r/, 'R'))}. ${esc(tally(c))}.</p></section>`,
-    costAbsent(c) ? `<p class="legend-note">${esc(costAbsent(c) as string)}.</p>` : '',
+    perTokenAbsent(c) ? `<p class="legend-note">${esc(perTokenAbsent(c) as string)}.</p>` : '',
     notes.length ? `<div class="box warnings"><h3>Notes</h3><ul>${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : '',
     `<footer>k6-llm-bench compare · ${esc(c.next.benchmark)} · ${esc(c.baseline.runId)} → ${esc(c.next.runId)}</footer>`,
   ];

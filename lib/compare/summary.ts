@@ -48,6 +48,17 @@ export interface SummaryCostRun {
   not_measured: string | null;
 }
 
+/** One run of summary.json's `energy` section (lib/report/sections/energy.ts). */
+export interface SummaryEnergyRun {
+  variant: string;
+  cell: string;
+  j_per_output_token: number | null;
+  j_per_output_token_ci?: [number, number] | null;
+  /** Per steady slice; absent from summaries written before they were. */
+  j_per_output_token_slices?: number[] | null;
+  not_measured: string | null;
+}
+
 export interface BenchSummary {
   benchmark: string;
   run_id: string;
@@ -60,6 +71,8 @@ export interface BenchSummary {
   dataset?: { source?: string } | null;
   /** Cost per token (GPU_HOUR_COST); null: no cost set; undefined: a summary written before costs were. */
   cost?: { runs: SummaryCostRun[] } | null;
+  /** Energy per token (GPU_METRICS_URL); undefined: a summary written before energy was. */
+  energy?: { runs: SummaryEnergyRun[] } | null;
 }
 
 /** A file that cannot be compared: bad usage or input (exit 2), said in one line. */
@@ -110,8 +123,10 @@ export function parseSummary(text: string, name: string): BenchSummary {
       if (!ok) throw new CompareInputError(`${name}: records[${i}].steady_slices is malformed (slice_ms and three number lists of one length expected)`);
     }
   });
-  const cost = v.cost;
-  if (cost !== undefined && cost !== null && (!isObj(cost) || !Array.isArray(cost.runs) || !cost.runs.every((r) => isObj(r) && typeof r.variant === 'string')))
-    throw new CompareInputError(`${name}: cost is malformed (an object with a list of runs expected)`);
+  for (const k of ['cost', 'energy'] as const) {
+    const x = v[k];
+    if (x !== undefined && x !== null && (!isObj(x) || !Array.isArray(x.runs) || !x.runs.every((r) => isObj(r) && typeof r.variant === 'string')))
+      throw new CompareInputError(`${name}: ${k} is malformed (an object with a list of runs expected)`);
+  }
   return v as unknown as BenchSummary;
 }

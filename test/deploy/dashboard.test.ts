@@ -660,6 +660,29 @@ describe('dashboard queries on k6-shaped series in a real Prometheus', { skip },
         assert.deepEqual(await run(title, 'A', { ...ALL, testid: OTHER.testid }), [], 'GPU_HOUR_COST unset: no cost series, never 0');
       },
     },
+    'Energy per output token (J/token) per variant and cell': {
+      A: async () => {
+        const title = 'Energy per output token (J/token) per variant and cell';
+        // J/token = the steady slices' joules (watts × slice length each) ÷ their output tokens (tps × slice length each).
+        for (const test of [MAIN, SPLIT]) {
+          const r = await run(title, 'A', { ...ALL, testid: test.testid });
+          assert.deepEqual(seriesSet(r, ['variant', 'cell']), variantCell(test));
+          for (const x of test.runs)
+            near(valueAt(find(r, { variant: x.variant, cell: x.cell.id }), end), x.gpu!.watts / x.tps, `${test.testid} ${runName(x)} J/token`);
+        }
+        assert.deepEqual(await run(title, 'A', { ...ALL, testid: OTHER.testid }), [], 'GPU_METRICS_URL unset: no energy series, never 0');
+      },
+    },
+    'Mean GPU power per variant': {
+      A: async () => {
+        for (const test of [MAIN, SPLIT]) {
+          const r = await run('Mean GPU power per variant', 'A', { ...ALL, testid: test.testid });
+          assert.deepEqual(seriesSet(r, ['variant']), ['variant=dflash', 'variant=mtp']);
+          for (const x of test.runs) near(valueAt(find(r, { variant: x.variant }), end), x.gpu!.watts, `${test.testid} ${x.variant} W`);
+        }
+        assert.deepEqual(await run('Mean GPU power per variant', 'A', { ...ALL, testid: OTHER.testid }), [], 'GPU_METRICS_URL unset: no power series');
+      },
+    },
     'Throughput vs interactivity per cell': {
       A: async () => {
         const r = await run('Throughput vs interactivity per cell', 'A');

@@ -60,6 +60,8 @@ export interface RunSpec {
   serverAcceptance: number | null;
   /** GPU_HOUR_COST (null: unset) and GPUS of the run's variant: one llm_gpu_hour_cost and llm_steady_gpu_hours sample per run. */
   price?: { gpuHourCost: number | null; gpus: number };
+  /** GPU_METRICS_URL: the GPUs' mean power (W, all GPUs), steady throughout: each steady slice's llm_gpu_energy is watts × its length. */
+  gpu?: { watts: number };
   /** Replies that reasoned: time to the first answer and first reasoning token, reasoning and answer tokens per second. */
   reasoning?: { answer: Stats; first: Stats; reasoningTps: number; answerTps: number };
 }
@@ -75,6 +77,8 @@ const startOf = (i: number) => i * (RUN_S + BETWEEN_S);
 
 const DFLASH_PRICE = { gpuHourCost: 2.5, gpus: 8 };
 const MTP_PRICE = { gpuHourCost: 3.2, gpus: 4 };
+const DFLASH_GPU = { watts: 5600 };
+const MTP_GPU = { watts: 2400 };
 /** TPOT p50 of an sse run (s): what the frontier's tokens/s per user inverts. */
 export const tpotP50 = (r: RunSpec) => (r.itl as Stats).p50 * 1.2;
 /** Seconds of a run's steady window: its slices after the first. */
@@ -91,6 +95,7 @@ export const MAIN: TestSpec = {
       start: startOf(0),
       dialect: 'sglang',
       price: DFLASH_PRICE,
+      gpu: DFLASH_GPU,
       tps: 600,
       ramp: 0.5,
       e2e: stats(1.62, 1.91, 2.35, 1.68, 2.9),
@@ -108,6 +113,7 @@ export const MAIN: TestSpec = {
       start: startOf(1),
       dialect: 'openai',
       price: MTP_PRICE,
+      gpu: MTP_GPU,
       tps: 300,
       ramp: 0.8,
       e2e: stats(3.3, 3.8, 4.4, 3.4, 5.1),
@@ -126,6 +132,7 @@ export const MAIN: TestSpec = {
       start: startOf(2),
       dialect: 'openai',
       price: MTP_PRICE,
+      gpu: MTP_GPU,
       tps: 1200,
       ramp: 0.8,
       e2e: stats(3.5, 4.1, 4.9, 3.6, 6.0),
@@ -143,6 +150,7 @@ export const MAIN: TestSpec = {
       start: startOf(3),
       dialect: 'sglang',
       price: DFLASH_PRICE,
+      gpu: DFLASH_GPU,
       tps: 1800,
       ramp: 0.5,
       e2e: stats(2.2, 2.7, 3.3, 2.3, 4.4),
@@ -171,6 +179,8 @@ export const OTHER: TestSpec = {
     errorClass: 'server_error',
     // GPU_HOUR_COST unset: no price series; GPUS unset: one GPU.
     price: { gpuHourCost: null, gpus: 1 },
+    // GPU_METRICS_URL unset: no GPU series.
+    gpu: undefined,
     acceptanceMean: r.acceptanceMean === null ? null : r.acceptanceMean - 1,
     acceptanceTokens: r.acceptanceTokens === null ? null : r.acceptanceTokens - 1,
     serverAcceptance: null,
@@ -409,8 +419,13 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
     }
   }
   // The probe scenario sends one sample at the end of the steady window; its VU may not carry a dialect.
+  const probe: Labels = { ...runTags, scenario: `probe_${scenario}` };
+  if (once && r.gpu) {
+    const t = t0 + r.start + RUN_S;
+    for (let s = 1; s < SLICES; s++) om.add(promName(METRICS.gpuEnergy), { ...probe, slice: String(s) }, t, r.gpu.watts * SLICE_S);
+    trend(om, METRICS.gpuPower, probe, t, stats(r.gpu.watts, r.gpu.watts, r.gpu.watts, r.gpu.watts, r.gpu.watts), 1);
+  }
   if (r.serverAcceptance !== null) {
-    const probe: Labels = { ...runTags, scenario: `probe_${scenario}` };
     trend(
       om,
       METRICS.serverAcceptance,

@@ -30,6 +30,8 @@ export interface EnergyRow {
   tokens: number | null;
   jPerToken: number | null;
   ci: Interval | null;
+  /** J/token of each steady slice with tokens: what a comparison of two runs reads. */
+  slices: number[] | null;
   /** Why there is no interval, when there is a value. */
   ciWhy: string | null;
   meanPowerW: number | null;
@@ -54,8 +56,11 @@ const single = (m: SummaryMetrics, key: string): number | null => {
   return v && v.count ? v.avg : null;
 };
 
+/** The reason of a variant without telemetry (npm run compare tells it from a failed probe). */
+export const ENERGY_NO_URL = 'GPU_METRICS_URL not set for this variant';
+
 function whyNot(m: SummaryMetrics, plan: Plan, probe: string, url: string | null): string {
-  if (url === null) return 'GPU_METRICS_URL not set for this variant';
+  if (url === null) return ENERGY_NO_URL;
   if (plan.requests !== null) return 'REQUESTS runs have no steady window to scrape the GPUs over';
   for (const reason of Object.keys(GPU_NOT_MEASURED) as Array<keyof typeof GPU_NOT_MEASURED>)
     if ((count(m, subKey('gpuNotMeasured', probe, { gpu_reason: reason })) ?? 0) > 0) return GPU_NOT_MEASURED[reason];
@@ -75,6 +80,7 @@ function rowOf(x: RunFigures, run: Run, m: SummaryMetrics, plan: Plan, url: stri
     tokens: null,
     jPerToken: null,
     ci: null,
+    slices: null,
     ciWhy: null,
     meanPowerW: null,
     utilizationPct: null,
@@ -120,6 +126,7 @@ function rowOf(x: RunFigures, run: Run, m: SummaryMetrics, plan: Plan, url: stri
     ...measured,
     jPerToken: joules / tokens,
     ci,
+    slices: ratios,
     ciWhy: ci !== null ? null : `one steady slice with tokens (SLICES=${plan.slices}): no interval`,
   };
 }
@@ -187,6 +194,7 @@ export const energy: ReportSection<Energy> = {
       cell: r.cellId,
       j_per_output_token: r.jPerToken,
       j_per_output_token_ci: r.ci ? [r.ci.lo, r.ci.hi] : null,
+      j_per_output_token_slices: r.slices,
       ci_not_measured: r.ciWhy,
       joules: r.joules,
       output_tokens: r.tokens,

@@ -5,11 +5,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { runSearch, type RunnerPorts, type StepOutcome, type StepRequest } from '../../../lib/capacity/runner';
-import { buildCapacityReport, capacityJson, costLine, renderCapacityMarkdown, renderCapacityText } from '../../../lib/capacity/report';
+import { buildCapacityReport, capacityJson, costLine, energyLine, renderCapacityMarkdown, renderCapacityText } from '../../../lib/capacity/report';
 import { renderCapacityHtml } from '../../../lib/capacity/html';
 import { capacitySeries } from '../../../lib/capacity/prometheus';
-import type { StepRun } from '../../../lib/capacity/step-run';
+import { readStepRun, type StepRun } from '../../../lib/capacity/step-run';
+import { BENCHMARKS } from '../../../lib/benchmarks';
+import { loadConfig } from '../../../lib/config/load';
+import { planOf, probeScenario } from '../../../lib/plan/matrix';
+import { subKey } from '../../../lib/plan/summary-keys';
+import { PARTIAL_FORMAT } from '../../../lib/report/partial';
 import { ConfigError } from '../../../lib/config/parse';
+import { ENERGY_NO_URL } from '../../../lib/report/sections/energy';
 import { prepare } from '../../../scripts/capacity';
 import { k6Trend, settings } from './fixtures';
 
@@ -143,4 +149,104 @@ test('npm run capacity reads GPU_HOUR_COST and GPUS per variant (<PREFIX>_ first
     () => prepare({ ...env, DFLASH_GPU_HOUR_COST: 'cheap' }, new Date()),
     (e: Error) => e instanceof ConfigError && /DFLASH_GPU_HOUR_COST/.test(e.message),
   );
+});
+
+// Energy per output token at SLO capacity: the step runs' GPU telemetry (GPU_METRICS_URL), pooled
+// over the capacity step's runs; a variant without it is null with the reason, never 0.
+function powered(perStream: number, tps: number, jPerToken: ((load: number) => number) | null, why = ENERGY_NO_URL): RunnerPorts {
+  const ports = fake(perStream, tps);
+  return {
+    ...ports,
+    runStep: async (req) => {
+      const out = await ports.runStep(req);
+      const run = (out as { run: StepRun }).run;
+      const tokens = (run.throughput as number) * (req.durationMs / 1000);
+      const j = jPerToken?.(req.load);
+      return {
+        ...out,
+        run: {
+          ...run,
+          energy: j === undefined ? null : { joules: j * tokens, tokens, ci: { lo: j * 0.97, hi: j * 1.03 } },
+          energyWhy: j === undefined ? why : null,
+        },
+      };
+    },
+  };
+}
+
+test('J per output token at each variant capacity step, with its interval; a variant without GPU telemetry says why', async () => {
+  const s = settings({ SLO_E2E_P99: '500ms', CAPACITY_STEP: '10s' });
+  // Energy per token falls with the batch: 0.1 J + 20 J shared by the streams.
+  const [a] = await runSearch(
+    s,
+    ['dflash'],
+    powered(20, 50, (load) => 0.1 + 20 / load),
+  );
+  const [b] = await runSearch(s, ['mtp'], powered(10, 30, null));
+  const r = buildCapacityReport(s, [a, b], META);
+  const [da, mb] = r.variants;
+  assert.equal(da.energy.load, da.capacity.bestPassing);
+  const want = 0.1 + 20 / (da.energy.load as number);
+  assert.ok(Math.abs((da.energy.jPerToken as number) - want) < 1e-9, `${da.energy.jPerToken} vs ${want}`);
+  assert.ok(Math.abs(da.energy.ci!.lo - want * 0.97) < 1e-9 && Math.abs(da.energy.ci!.hi - want * 1.03) < 1e-9);
+  assert.equal(mb.energy.jPerToken, null);
+  assert.equal(mb.energy.notMeasured, ENERGY_NO_URL);
+  const line = energyLine(s, r)!;
+  assert.match(line, new RegExp(`DFlash: ${want.toFixed(3)} \\[[0-9.]+, [0-9.]+\\] J/token at ${da.energy.load} streams`));
+  assert.match(line, /MTP: not measured \(GPU_METRICS_URL not set for this variant\)/);
+  for (const out of [renderCapacityText(s, r), renderCapacityMarkdown(s, r), renderCapacityHtml(s, r)]) assert.ok(out.includes(line.slice(0, 40)), out);
+  assert.equal(JSON.parse(capacityJson(r)).variants[0].energy.jPerToken, da.energy.jPerToken);
+  const pushed = capacitySeries(s, r, 0).filter((x) => x.labels.__name__.startsWith('k6_llm_capacity_joules'));
+  assert.deepEqual(
+    pushed.map((x) => [x.labels.variant, x.labels.__name__, x.value]),
+    [
+      ['dflash', 'k6_llm_capacity_joules_per_output_token', da.energy.jPerToken],
+      ['dflash', 'k6_llm_capacity_joules_per_output_token_lower', da.energy.ci!.lo],
+      ['dflash', 'k6_llm_capacity_joules_per_output_token_upper', da.energy.ci!.hi],
+    ],
+    'MTP without telemetry: no series, never 0',
+  );
+  // No variant scraped its GPUs: no energy line at all; a failed probe is said, not hidden.
+  const none = buildCapacityReport(s, [b], META);
+  assert.equal(energyLine(s, none), null);
+  assert.ok(!renderCapacityText(s, none).includes('J/token'));
+  const [c] = await runSearch(s, ['mtp'], powered(10, 30, null, 'the GPU exporter could not be reached'));
+  assert.match(energyLine(s, buildCapacityReport(s, [c], META))!, /MTP: not measured \(the GPU exporter could not be reached\)/);
+});
+
+test("a step run's energy is read from its partial: the report's J/token over the steady slices, or its reason", () => {
+  const vars = { TARGET_URL: 'http://x:1', ISL: '64', OSL: '32', CONCURRENCY: '8', DURATION: '10s', SLICES: '5', RUN_ID: 'step-1' };
+  const spec = BENCHMARKS['context-matrix'];
+  const partial = (variables: Record<string, string>, gpu: boolean) => {
+    const plan = planOf(spec.load, loadConfig(spec, variables, META.now));
+    const [run] = plan.runs;
+    const c = (count: number) => ({ type: 'counter', contains: 'default', values: { count, rate: 0 } });
+    const metrics: Record<string, unknown> = {
+      [subKey('outputTokens', run.scenario)]: c(5000),
+      [subKey('success', run.scenario)]: { type: 'rate', contains: 'default', values: { rate: 1, passes: 100, fails: 0 } },
+    };
+    for (let s = 0; s < plan.slices; s++) {
+      metrics[subKey('windowTokens', run.scenario, { slice: String(s) })] = c(1000);
+      metrics[subKey('windowRequests', run.scenario, { slice: String(s) })] = c(20);
+      if (gpu && s > 0) metrics[subKey('gpuEnergy', probeScenario(run), { slice: String(s) })] = c(400 + 10 * s);
+    }
+    if (gpu) metrics[subKey('gpuCount', probeScenario(run), { gpu_exporter: 'dcgm', gpu_energy_source: 'energy-counter' })] = c(1);
+    return JSON.stringify({
+      format: PARTIAL_FORMAT,
+      benchmark: 'context-matrix',
+      runId: 'step-1',
+      segment: null,
+      sequence: null,
+      variables,
+      setup: null,
+      metrics,
+      testRunDurationMs: 10_000,
+    });
+  };
+  const r = readStepRun('step.json', partial({ ...vars, GPU_METRICS_URL: 'http://gpu:9400/metrics' }, true), META.now);
+  assert.deepEqual([r.energy?.joules, r.energy?.tokens], [410 + 420 + 430 + 440, 4000]);
+  assert.ok(r.energy?.ci !== null && r.energy!.ci.lo < 0.425 && r.energy!.ci.hi > 0.425);
+  assert.equal(r.energyWhy, null);
+  const without = readStepRun('step.json', partial(vars, false), META.now);
+  assert.deepEqual([without.energy, without.energyWhy], [null, ENERGY_NO_URL]);
 });

@@ -52,3 +52,13 @@ test("a step's variables: its own target's as TARGET_URL & co., no other target'
   const open = settings({ SLO_E2E_P99: '1s', CAPACITY_LOOP: 'open' });
   assert.equal(stepEnv(open, ENV, { slot: a, load: 2.5, durationMs: 5000, first: true, runId: 'x', resultsDir: '/r' }).RATE, '2.5');
 });
+
+test("a step's GPU exporter: the variant's own <PREFIX>_GPU_METRICS_URL as GPU_METRICS_URL, else the shared one", () => {
+  const s = settings({ SLO_E2E_P99: '1s' });
+  const [a, b] = capacitySlots(ENV, 'context-matrix');
+  const env = { ...ENV, GPU_METRICS_URL: 'http://gpu:9400/metrics', DFLASH_GPU_METRICS_URL: 'http://gpu-a:9400/metrics' };
+  const step = (slot: typeof a) => stepEnv(s, env, { slot, load: 8, durationMs: 10_000, first: true, runId: 'x', resultsDir: '/r' });
+  assert.equal(step(a).GPU_METRICS_URL, 'http://gpu-a:9400/metrics');
+  assert.equal(step(b).GPU_METRICS_URL, 'http://gpu:9400/metrics');
+  assert.equal(stepEnv(s, ENV, { slot: a, load: 8, durationMs: 10_000, first: true, runId: 'x', resultsDir: '/r' }).GPU_METRICS_URL, undefined);
+});

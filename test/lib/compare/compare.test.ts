@@ -355,3 +355,80 @@ test('cost: a side without a price is "not compared (reason)", never a regressio
   );
   assert.throws(() => parseSummary(JSON.stringify({ ...old, cost: { runs: 3 } }), 'x.json'), /x.json: cost is malformed/);
 });
+
+// Energy per output token (GPU_METRICS_URL): per cell from each summary's energy section; a rise
+// beyond the tolerance with the whole interval is a regression, by the rule cost has.
+const powered = (noise: number, energy: Record<string, number>, slow?: number) => fakeSummary({ noise, slow, runId: `e${noise}`, energy });
+
+test('energy: the same J/token on a repeat is no regression; a rise beyond the tolerance is (exit 3), of that variant alone', () => {
+  const b = powered(1, { dflash: 2, mtp: 3 });
+  const same = compared(b, powered(2, { dflash: 2, mtp: 3 }));
+  assert.equal(same.exitCode, EXIT.ok);
+  const rows = JSON.parse(b).energy.runs;
+  for (const x of same.cells) {
+    assert.equal(x.energy.regression, false);
+    assert.equal(x.energy.notCompared, null);
+    const row = rows.find((r: { cell: string; variant: string }) => r.cell === x.cell && r.variant === x.variant);
+    assert.equal(x.energy.baseline?.jPerToken, row.j_per_output_token);
+    assert.ok(Math.abs(row.j_per_output_token - (x.variant === 'dflash' ? 2 : 3)) < 0.1, String(row.j_per_output_token));
+    assert.ok(x.energy.ratio!.ci!.lo > 0.95 && x.energy.ratio!.ci!.hi < 1.05, 'a repeat is near 1');
+  }
+  assert.match(renderCompareText(same), /J\/token base → new .*energy ratio \[95% CI\]/);
+  assert.match(renderCompareHtml(same), /data-energy-regression="false"/);
+
+  const hungrier = compared(b, powered(2, { dflash: 2.4, mtp: 3 }));
+  assert.equal(hungrier.exitCode, EXIT.regression);
+  assert.deepEqual(
+    hungrier.cells.filter((x) => x.energy.regression).map((x) => x.variant),
+    ['dflash', 'dflash'],
+  );
+  for (const x of hungrier.cells) {
+    assert.equal(x.regression || x.cost.regression, false, 'only the energy rose');
+    if (x.variant === 'dflash') {
+      assert.ok(Math.abs(x.energy.ratio!.value - 1.2) < 0.03, String(x.energy.ratio!.value));
+      assert.match(verdictLabel(x, hungrier.tolerance), /^REGRESSION: more energy per token beyond 5%/);
+    }
+  }
+  assert.equal(hungrier.regressions, 2);
+  assert.match(renderCompareMarkdown(hungrier), /regression\*\*: more energy per token/);
+  // 1% more: within 5%, no regression; less energy: never one.
+  assert.equal(compared(b, powered(2, { dflash: 2.02, mtp: 3 })).exitCode, EXIT.ok);
+  assert.equal(compared(b, powered(2, { dflash: 1, mtp: 1 })).exitCode, EXIT.ok);
+  // 10% more but noisy slices: the interval reaches below 1.05, so no regression (the whole interval must be past it).
+  const noisy = compared(fakeSummary({ noise: 1, wobble: 0.25, energy: { dflash: 2 } }), fakeSummary({ noise: 2, wobble: 0.25, energy: { dflash: 2.2 } }));
+  const d = noisy.cells.filter((x) => x.variant === 'dflash');
+  assert.ok(
+    d.every((x) => x.energy.ratio!.value > 1.05 && x.energy.ratio!.ci!.lo < 1.05 && !x.energy.regression),
+    JSON.stringify(d.map((x) => x.energy.ratio)),
+  );
+});
+
+test('energy: a side without telemetry is "not compared (reason)", never a regression or 0; a summary without slices has no interval', () => {
+  const half = compared(powered(1, { dflash: 2 }), powered(2, { dflash: 2, mtp: 9 }));
+  assert.equal(half.exitCode, EXIT.ok);
+  for (const x of half.cells.filter((c) => c.variant === 'mtp')) {
+    assert.equal(x.energy.ratio, null);
+    assert.equal(x.energy.baseline, null);
+    assert.equal(x.energy.notCompared, 'GPU_METRICS_URL not set for mtp in the baseline');
+  }
+  assert.match(renderCompareText(half), /not compared \(GPU_METRICS_URL not set for mtp in the baseline\)/);
+  // Neither side has telemetry: one line, no energy columns.
+  const none = compared(fakeSummary({ noise: 1 }), fakeSummary({ noise: 2 }));
+  assert.ok(!renderCompareText(none).includes('J/token base'));
+  assert.match(
+    renderCompareText(none),
+    /energy per token: not compared \(GPU_METRICS_URL not set for dflash in either run; GPU_METRICS_URL not set for mtp in either run\)/,
+  );
+  // Older summaries: without the energy section, said so; without its slices, a ratio but no interval, so no verdict.
+  const old = JSON.parse(powered(1, { dflash: 2, mtp: 3 }));
+  for (const r of old.energy.runs) delete r.j_per_output_token_slices;
+  const sliceless = compared(JSON.stringify(old), powered(2, { dflash: 3, mtp: 3 }));
+  assert.equal(sliceless.exitCode, EXIT.ok);
+  assert.ok(sliceless.cells.every((x) => x.energy.ratio !== null && x.energy.ratio.ci === null && !x.energy.regression));
+  delete old.energy;
+  assert.match(
+    compared(JSON.stringify(old), powered(2, { dflash: 2 })).cells[0].energy.notCompared!,
+    /baseline's summary was written before energy was recorded/,
+  );
+  assert.throws(() => parseSummary(JSON.stringify({ ...old, energy: { runs: 3 } }), 'x.json'), /x.json: energy is malformed/);
+});

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { loadConfig } from '../../../lib/config/load';
-import { planOf } from '../../../lib/plan/matrix';
+import { planOf, probeScenario } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { summaryJson } from '../../../lib/report/json';
 import type { SummaryMetrics } from '../../../lib/report/model';
@@ -27,6 +27,8 @@ export interface FakeRun {
   runId?: string;
   /** Engine reported by preflight, per variant. */
   engine?: string;
+  /** GPU telemetry: J per output token by variant (its <PREFIX>_GPU_METRICS_URL set), with the slices' noise. */
+  energy?: Record<string, number>;
 }
 
 const counter = (count: number) => ({ type: 'counter', contains: 'default', values: { count, rate: 0 } });
@@ -48,6 +50,7 @@ export function fakeSummary(o: FakeRun = {}): string {
     DURATION: '60s',
     SLICES: String(o.slices ?? 11),
     RUN_ID: o.runId ?? 'run',
+    ...Object.fromEntries(Object.keys(o.energy ?? {}).map((v) => [`${v.toUpperCase()}_GPU_METRICS_URL`, 'http://gpu:9400/metrics'])),
     ...o.env,
   };
   const cfg = loadConfig(spec, env, NOW);
@@ -72,11 +75,16 @@ export function fakeSummary(o: FakeRun = {}): string {
       m[subKey('windowTokens', run.scenario, { slice: String(s) })] = counter(perSec * 64 * sliceSec);
       m[subKey('windowRequests', run.scenario, { slice: String(s) })] = counter(q);
       m[subKey('windowE2e', run.scenario, { slice: String(s) })] = counter(e);
+      const jpt = o.energy?.[run.variant];
+      if (jpt !== undefined)
+        m[subKey('gpuEnergy', probeScenario(run), { slice: String(s) })] = counter(jpt * perSec * 64 * sliceSec * (1 + wobble * (2 * rng() - 1)));
       tokens += Math.round(perSec * 64 * sliceSec);
       reqs += q;
       e2eSum += e;
     }
     m[subKey('outputTokens', run.scenario)] = counter(tokens);
+    if (o.energy?.[run.variant] !== undefined)
+      m[subKey('gpuCount', probeScenario(run), { gpu_exporter: 'dcgm', gpu_energy_source: 'energy-counter' })] = counter(1);
     m[subKey('success', run.scenario)] = { type: 'rate', values: { rate: 1, passes: reqs, fails: 0 } };
     m[subKey('e2e', run.scenario)] = trend(e2eSum / reqs, reqs);
   }
