@@ -7,6 +7,10 @@ import type { TraceConfig } from './trace';
 
 export type Env = Record<string, string | undefined>;
 
+/** CACHE_RESET: before every run, before each variant's first run, or never. */
+export const CACHE_RESET_MODES = ['cell', 'variant', 'never'] as const;
+export type CacheResetMode = (typeof CACHE_RESET_MODES)[number];
+
 export interface VariantConfig {
   /** Tag value and report label, e.g. dflash. */
   variant: string;
@@ -72,6 +76,8 @@ export interface BenchConfig {
   /** ITL_SAMPLES: each token's ITL as a Trend sample, or counted into log buckets (lib/stats/log-buckets.ts). */
   itlSamples: 'every' | 'histogram';
   serverMetrics: 'auto' | 'on' | 'off';
+  /** CACHE_RESET: when the server's prefix cache is emptied (lib/plan/cache-reset.ts). */
+  cacheReset: CacheResetMode;
   /** Write a partial result for merging with other instances (PARTIAL). */
   partial: boolean;
   slo: Slo;

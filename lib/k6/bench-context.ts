@@ -8,6 +8,7 @@ import type { BenchmarkSpec } from '../benchmarks';
 import { configErrorOf } from './config-error';
 import type { AddSample, SloLimits } from '../metrics/samples';
 import { planOf, probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
+import { resetScenario } from '../plan/cache-reset';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { datasetThresholds } from '../plan/dataset-keys';
 import { resolveVariants, type ResolvedVariant, type SetupData } from '../variants';
@@ -33,7 +34,7 @@ export interface Bench {
   plan: Plan;
   dataset: SharedDataset | null;
   trace: SharedTrace | null;
-  /** Each run, and its server-metrics probe, by k6 scenario name. */
+  /** Each run, and its server-metrics probe, watch and cache reset, by k6 scenario name. */
   runs: Map<string, { run: Run; index: number }>;
   metrics: K6Metrics;
   add: AddSample;
@@ -98,6 +99,7 @@ function assemble(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: Shar
     runs.set(run.scenario, { run, index });
     runs.set(probeScenario(run), { run, index });
     runs.set(watchScenario(run), { run, index });
+    runs.set(resetScenario(run), { run, index });
   });
   const metrics = createMetrics();
   const transport = TRANSPORTS[cfg.transport];
