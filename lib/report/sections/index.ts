@@ -11,6 +11,7 @@ import { fallBehind } from './fall-behind';
 import { figures } from './figures';
 import { frontier } from './frontier';
 import { knee } from './knee';
+import { prefixCache } from './prefix-cache';
 import { shortReplies } from './short-replies';
 import { slos } from './slos';
 import { valueOf, store, type AnySection, type SectionInputs, type Slot } from './section';
@@ -19,7 +20,21 @@ import { versus } from './versus';
 export type { ReportSection, SectionInputs, Slot } from './section';
 
 // figures between versus and knee: report.html draws the charts after the verdicts and before the knee they mark.
-export const SECTIONS: AnySection[] = [clientSelfCheck, comparisons, versus, figures, knee, fallBehind, dataset, cost, frontier, errors, shortReplies, slos];
+export const SECTIONS: AnySection[] = [
+  clientSelfCheck,
+  comparisons,
+  versus,
+  figures,
+  knee,
+  fallBehind,
+  dataset,
+  cost,
+  frontier,
+  prefixCache,
+  errors,
+  shortReplies,
+  slos,
+];
 
 /** Adds a section at the end of the list (or in place of the one with its jsonKey), as an entry above would. */
 export function registerSection(s: AnySection): void {
