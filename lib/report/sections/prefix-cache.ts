@@ -144,10 +144,9 @@ export const prefixCache: ReportSection<PrefixCacheView> = {
     // An older record's settings have no CACHE_RESET: it never reset.
     return buildPrefixCache(plan, new Set(runs.map((r) => r.scenario)), data, cfg.cacheReset ?? 'never', cfg.serverMetrics !== 'off');
   },
+  // A reset that went wrong is warned of; an absent route is the server's setting, said in the table.
   warnings: (v) =>
-    v.rows
-      .filter((r) => r.reset.due && r.reset.outcome !== null && r.reset.outcome !== 'reset')
-      .map((r) => `${r.variant} ${r.cellId}: prefix cache ${r.reset.text}.`),
+    v.rows.filter((r) => r.reset.outcome === 'refused' || r.reset.outcome === 'failed').map((r) => `${r.variant} ${r.cellId}: prefix cache ${r.reset.text}.`),
   text(v) {
     return [
       '',
