@@ -56,6 +56,9 @@ export const llamacpp: EngineProfile = {
       slots: '/slots',
       busy: [],
       missing: 'llama-server erases a slot only when started with --slot-save-path (and lists them unless --no-slots)',
+      // Measured on b11669: after the erase, prompts sent before it were still found (restored
+      // from the host-memory prompt cache); with --cache-ram 0 none were.
+      leaves: 'prompts kept in host memory (--cache-ram, 8192 MiB by default) survive the erase: start llama-server with --cache-ram 0 for an empty cache',
     },
   },
   metricsHint: 'start llama-server with --metrics',

@@ -90,6 +90,8 @@ export interface CacheResetRoute {
   busy: readonly number[];
   /** What a 404 or 501 from the route means, said in the report. */
   missing: string;
+  /** What a reset leaves cached, said beside it in the report; absent: nothing. */
+  leaves?: string;
 }
 
 /** An engine: the server software's id (sglang, vllm, llamacpp, …), its profile's `id`; a tag value, a VariantInfo field. */

@@ -52,14 +52,19 @@ export interface ResetState {
   text: string;
 }
 
-/** What CACHE_RESET did before a run, from its recorded outcome; `missing` is the engine's own hint for an absent route. */
-export function resetStateOf(mode: CacheResetMode, due: boolean, outcome: CacheResetOutcome | null, missing: string | null): ResetState {
+/** What CACHE_RESET did before a run, from its recorded outcome; `route` is the engine's own word on an absent route and on what a reset leaves. */
+export function resetStateOf(
+  mode: CacheResetMode,
+  due: boolean,
+  outcome: CacheResetOutcome | null,
+  route: { missing?: string; leaves?: string } | null,
+): ResetState {
   if (mode === 'never') return { due, outcome: null, text: 'not reset (CACHE_RESET=never)' };
   if (!due) return { due, outcome: null, text: "not reset (CACHE_RESET=variant: after the variant's first run)" };
   const texts: Record<CacheResetOutcome, string> = {
-    reset: 'reset',
+    reset: route?.leaves ? `reset, but ${route.leaves}` : 'reset',
     refused: 'not reset: refused while requests were still running',
-    missing: `not reset: the route is absent (${missing ?? '404 or 501'})`,
+    missing: `not reset: the route is absent (${route?.missing ?? '404 or 501'})`,
     no_route: 'not reset: the server has no reset route',
     failed: 'not reset: the reset route failed (the log says how)',
   };
@@ -99,7 +104,7 @@ function rowOf(run: Run, data: SummaryDataLike, mode: CacheResetMode, due: Set<s
     cellId: run.cell.id,
     cell: `${run.cell.isl}/${run.cell.osl} ${loadLabel(run.cell.load)}`,
     ...rate,
-    reset: resetStateOf(mode, due.has(run.scenario), outcome, engine?.prefixCache?.reset?.missing ?? null),
+    reset: resetStateOf(mode, due.has(run.scenario), outcome, engine?.prefixCache?.reset ?? null),
   };
 }
 

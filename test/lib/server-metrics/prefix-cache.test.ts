@@ -192,7 +192,11 @@ test('the report says what was reset before each run, or why not', () => {
   assert.equal(resetStateOf('never', false, null, null).text, 'not reset (CACHE_RESET=never)');
   assert.match(resetStateOf('variant', false, null, null).text, /after the variant's first run/);
   assert.equal(resetStateOf('cell', true, 'reset', null).text, 'reset');
-  assert.match(resetStateOf('cell', true, 'missing', 'vLLM registers … VLLM_SERVER_DEV_MODE=1').text, /absent \(vLLM registers/);
+  assert.match(resetStateOf('cell', true, 'missing', { missing: 'vLLM registers … VLLM_SERVER_DEV_MODE=1' }).text, /absent \(vLLM registers/);
+  assert.match(
+    resetStateOf('cell', true, 'reset', engineById('llamacpp')?.prefixCache?.reset ?? null).text,
+    /^reset, but prompts kept in host memory .*--cache-ram 0/,
+  );
   assert.match(resetStateOf('cell', true, 'refused', null).text, /refused/);
   assert.match(resetStateOf('cell', true, null, null).text, /no outcome recorded/);
 });
