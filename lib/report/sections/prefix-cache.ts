@@ -68,7 +68,11 @@ export function resetStateOf(
     no_route: 'not reset: the server has no reset route',
     failed: 'not reset: the reset route failed (the log says how)',
   };
-  return { due, outcome, text: outcome === null ? 'not reset: no outcome recorded (the test stopped before it)' : texts[outcome] };
+  return {
+    due,
+    outcome,
+    text: outcome === null ? 'no outcome recorded (another instance of the test made it, or the test stopped before it)' : texts[outcome],
+  };
 }
 
 export interface CacheRow extends HitRate {
