@@ -626,7 +626,7 @@ describe('real llama.cpp servers', async () => {
             SLICES: '1',
             WARMUP_REQUESTS: '0',
             REQUEST_TIMEOUT: '20s',
-            GRACEFUL_STOP: '2s',
+            GRACEFUL_STOP: '1s',
             // As many prompts as slots: with --cache-ram 0 a slot keeps its last prompt alone.
             PROMPT_POOL: '4',
             CACHE_RESET: 'variant',
