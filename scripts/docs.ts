@@ -125,6 +125,7 @@ export function libraryMetricsTable(): string {
     inputTokens: 'successful calls the server counted',
     outputTokens: 'successful calls the server counted',
     cachedTokens: 'where the server reports prefix-cache hits',
+    cacheQueriedTokens: 'where the server counts the cached tokens (0 included)',
     acceptance: 'where the server reports verify steps (SGLang meta_info)',
     specVerifySteps: 'the same',
     specTokens: 'the same',

@@ -28,6 +28,23 @@ export interface MetricsProfile {
   windowGauges: boolean;
   /** vLLM's `spec_decode_*` counters (with speculation on). */
   specDecodeCounters: boolean;
+  /**
+   * Prefix-cache counters: `hits` (cached prompt tokens, with `hitLabels`), `queries` (tokens looked
+   * up; null: the prompt_tokens counter is the lookups, as SGLang's), and SGLang's hit-rate gauge
+   * over its recent batches (null: none).
+   */
+  prefixCache: { hits: string; hitLabels: string; queries: string | null; hitRateGauge: string | null };
+}
+
+/** The route that empties the prefix cache, and how the server refuses while requests run. */
+export interface CacheResetRouteProfile {
+  path: string;
+  methods: ReadonlyArray<'GET' | 'POST'>;
+  /** vLLM registers it only with VLLM_SERVER_DEV_MODE=1 (the simulator's --dev-mode). */
+  devModeOnly: boolean;
+  done: { status: number; text: string };
+  /** The refusal while requests run or wait, given their counts. */
+  busy(waiting: number, running: number): { status: number; body: string; json: boolean };
 }
 
 export interface EngineProfile {
@@ -74,6 +91,7 @@ export interface EngineProfile {
   /** The context-length refusal for a prompt and an output limit (undefined = none asked), or null. */
   contextLengthError(contextLen: number, promptLen: number, maxNew: number | undefined): string | null;
   metrics: MetricsProfile;
+  cacheReset: CacheResetRouteProfile;
 }
 
 const VLLM_E2E = [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680];
@@ -116,6 +134,22 @@ export const ENGINES: Record<EngineName, EngineProfile> = {
       finishedCounter: 'num_requests',
       windowGauges: true,
       specDecodeCounters: false,
+      prefixCache: { hits: 'cached_tokens', hitLabels: ',cache_source="device"', queries: null, hitRateGauge: 'cache_hit_rate' },
+    },
+    // http_server.py flush_cache: 200 with this text, 400 with the scheduler's message while busy.
+    cacheReset: {
+      path: '/flush_cache',
+      methods: ['GET', 'POST'],
+      devModeOnly: false,
+      done: {
+        status: 200,
+        text: 'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n',
+      },
+      busy: (waiting, running) => ({
+        status: 400,
+        body: `Cache not flushed because there are pending requests. #queue-req: ${waiting}, #running-req: ${running}`,
+        json: false,
+      }),
     },
   },
   vllm: {
@@ -157,6 +191,16 @@ export const ENGINES: Record<EngineName, EngineProfile> = {
       finishedCounter: 'request_success',
       windowGauges: false,
       specDecodeCounters: true,
+      prefixCache: { hits: 'prefix_cache_hits', hitLabels: '', queries: 'prefix_cache_queries', hitRateGauge: null },
+    },
+    // entrypoints/serve/cache/api_router.py, mounted with VLLM_SERVER_DEV_MODE=1: an empty 200, or
+    // 409 while running requests hold cached blocks.
+    cacheReset: {
+      path: '/reset_prefix_cache',
+      methods: ['POST'],
+      devModeOnly: true,
+      done: { status: 200, text: '' },
+      busy: () => ({ status: 409, body: JSON.stringify({ detail: 'Prefix cache reset failed.' }), json: true }),
     },
   },
 };

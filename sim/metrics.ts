@@ -43,7 +43,7 @@ export class Metrics {
   private readonly e2e: Histogram;
   private readonly queue: Histogram;
   private readonly finishedByReason = new Map<string, number>();
-  private readonly recent: { t: number; tokens: number; verifySteps: number; verifyTokens: number }[] = [];
+  private readonly recent: { t: number; tokens: number; verifySteps: number; verifyTokens: number; hits: number; queries: number }[] = [];
 
   constructor(
     private readonly n: MetricsProfile,
@@ -80,19 +80,28 @@ export class Metrics {
 
   onStep(r: StepRecord): void {
     const c = this.engine.counters;
-    this.recent.push({ t: r.actualMs, tokens: c.generationTokens, verifySteps: c.verifySteps, verifyTokens: c.verifyTokens });
+    this.recent.push({
+      t: r.actualMs,
+      tokens: c.generationTokens,
+      verifySteps: c.verifySteps,
+      verifyTokens: c.verifyTokens,
+      hits: c.prefixHits,
+      queries: c.prefixQueries,
+    });
     while (this.recent.length > 2 && (this.recent[0] as { t: number }).t < r.actualMs - WINDOW_MS) this.recent.shift();
   }
 
-  /** Generated tokens/s and mean accept length over the last few seconds. */
-  windowRates(): { throughput: number; acceptLength: number } {
+  /** Generated tokens/s, mean accept length and prefix-cache hit rate over the last few seconds. */
+  windowRates(): { throughput: number; acceptLength: number; cacheHitRate: number } {
     const first = this.recent[0];
     const last = this.recent[this.recent.length - 1];
-    if (!first || !last || last.t <= first.t) return { throughput: 0, acceptLength: 0 };
+    if (!first || !last || last.t <= first.t) return { throughput: 0, acceptLength: 0, cacheHitRate: 0 };
     const dv = last.verifySteps - first.verifySteps;
+    const dq = last.queries - first.queries;
     return {
       throughput: ((last.tokens - first.tokens) / (last.t - first.t)) * 1000,
       acceptLength: dv > 0 ? (last.verifyTokens - first.verifyTokens) / dv : 0,
+      cacheHitRate: dq > 0 ? (last.hits - first.hits) / dq : 0,
     };
   }
 
@@ -124,6 +133,10 @@ export class Metrics {
     gauge(this.n.kvUsage, 'KV-cache usage (fraction of capacity).', e.kvUsedTokens / kvCapacity);
     counter('prompt_tokens', 'Number of prefill tokens processed.', c.promptTokens);
     counter('generation_tokens', 'Number of generation tokens processed.', c.generationTokens);
+    const pc = this.n.prefixCache;
+    if (pc.queries !== null) counter(pc.queries, 'Prefix cache queries, in terms of number of queried tokens.', c.prefixQueries);
+    counter(pc.hits, 'Number of cached prompt tokens.', c.prefixHits, pc.hitLabels);
+    if (pc.hitRateGauge !== null) gauge(pc.hitRateGauge, 'The prefix cache hit rate.', rates.cacheHitRate);
     hist(this.n.ttft, 'Histogram of time to first token in seconds.', this.ttft);
     hist(this.n.itl, 'Histogram of inter-token latency in seconds.', this.itl);
     hist(this.n.e2e, 'Histogram of end-to-end request latency in seconds.', this.e2e);

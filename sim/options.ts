@@ -32,6 +32,7 @@ export interface SimOptions {
   kvCapacity: number;
   maxQueue: number;
   prefixCaching: boolean;
+  devMode: boolean;
   blockSize: number;
   // Simulated GPUs (sim/gpu.ts): how many, and one GPU's power idle and at full load.
   gpus: number;
@@ -150,6 +151,13 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     help: 'waiting requests beyond which new ones are rejected; 0 = unbounded',
   },
   { key: 'prefixCaching', flag: 'prefix-caching', kind: 'bool', def: true, help: 'reuse cached prompt blocks (cached_tokens, cheaper prefill)' },
+  {
+    key: 'devMode',
+    flag: 'dev-mode',
+    kind: 'bool',
+    def: false,
+    help: "vLLM's VLLM_SERVER_DEV_MODE=1: registers POST /reset_prefix_cache (404 without it)",
+  },
   { key: 'blockSize', flag: 'block-size', kind: 'int', min: 1, max: 4096, def: 16, help: 'prefix-cache block size, tokens' },
   {
     key: 'gpus',

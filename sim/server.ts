@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { addAdminRoutes } from './api/admin';
+import { addCacheResetRoute } from './api/cache';
 import { HttpError, type RouteContext, Router, type ErrorStyle, errorBody, sendEmpty, sendJson, sendText } from './api/common';
 import { MESSAGES_ROUTE, addMessagesRoutes } from './api/messages';
 import { addOpenAiRoutes } from './api/openai';
@@ -67,6 +68,7 @@ function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
   // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
   else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
   api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
+  addCacheResetRoute(api, ctx);
 
   /** Refusals of generation requests are requests too: they go into the ground truth. */
   const reject = (path: string, rc: RouteContext, status: number, body: unknown, errorClass: string): void => {

@@ -76,6 +76,8 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     itlSamples: 'every',
     // The library does not scrape /metrics: preflight does not look for it.
     serverMetrics: 'off',
+    // Nor does it reset a server's cache: its user runs the load.
+    cacheReset: 'never',
     partial: false,
     slo: { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null, errorRate: 1 },
     dataset: null,

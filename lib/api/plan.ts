@@ -267,6 +267,7 @@ export const RECORDED = [
   'outputTokens',
   'inputTokens',
   'cachedTokens',
+  'cacheQueriedTokens',
   'requestTps',
   'success',
   'errors',

@@ -10,7 +10,7 @@ import { traceConfig } from './trace';
 export type { Env, VariantConfig, Slo, BenchConfig } from './types';
 export type { TransportName as Transport } from '../transports';
 import { TRANSPORTS, TRANSPORT_NAMES } from '../transports';
-import type { BenchConfig, Env, GpuCost, VariantConfig } from './types';
+import { CACHE_RESET_MODES, type BenchConfig, type Env, type GpuCost, type VariantConfig } from './types';
 
 export { TOKEN_ID_FLOOR } from './types';
 import { TOKEN_ID_FLOOR } from './types';
@@ -186,6 +186,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variant
     latencyWindow: p.oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
     itlSamples: p.oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['every', 'histogram'] as const),
     serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
+    cacheReset: p.oneOf('CACHE_RESET', get(env, 'CACHE_RESET'), CACHE_RESET_MODES),
     partial: p.bool('PARTIAL', get(env, 'PARTIAL')),
     slo: {
       ttftP99Ms: optionalDuration(env, 'SLO_TTFT_P99'),

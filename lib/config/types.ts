@@ -9,6 +9,9 @@ export type Env = Record<string, string | undefined>;
 
 /** Token ids below this are avoided: vocabularies keep special and control tokens low. */
 export const TOKEN_ID_FLOOR = 1000;
+/** CACHE_RESET: before every run, before each variant's first run, or never. */
+export const CACHE_RESET_MODES = ['cell', 'variant', 'never'] as const;
+export type CacheResetMode = (typeof CACHE_RESET_MODES)[number];
 
 export interface VariantConfig {
   /** Tag value and report label, e.g. dflash. */
@@ -79,6 +82,8 @@ export interface BenchConfig {
   /** ITL_SAMPLES: each token's ITL as a Trend sample, or counted into log buckets (lib/stats/log-buckets.ts). */
   itlSamples: 'every' | 'histogram';
   serverMetrics: 'auto' | 'on' | 'off';
+  /** CACHE_RESET: when the server's prefix cache is emptied (lib/plan/cache-reset.ts). */
+  cacheReset: CacheResetMode;
   /** Write a partial result for merging with other instances (PARTIAL). */
   partial: boolean;
   slo: Slo;

@@ -220,6 +220,11 @@ export const VARIABLES: readonly VariableDef[] = [
     help: "Scrape the target's /metrics at each cell's steady window: auto (when it answers), on (warn if missing) or off.",
   },
   {
+    name: 'CACHE_RESET',
+    default: 'cell',
+    help: "Empty the server's prefix cache through its reset route (its engine profile's: SGLang POST /flush_cache, vLLM POST /reset_prefix_cache with VLLM_SERVER_DEV_MODE=1, llama.cpp each slot's erase with --slot-save-path) before every run (cell), before each variant's first run (variant), or never. cell: every run starts from the same empty cache, whatever ran before it. The report says per run what was reset, or why not.",
+  },
+  {
     name: 'SATURATION_STOP',
     default: 'true',
     help: "Watch the server's queue gauge (/metrics, about once a second) during each level; when it keeps growing, or holds at least half the level's VUs for 10 s (an open loop also completing under 90 % of its rate), end the test there with the reason instead of escalating (k6 exits 108). false: run every level.",

@@ -44,6 +44,23 @@ export const llamacpp: EngineProfile = {
     specAccepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
     generationSeconds: 'llamacpp:tokens_predicted_seconds_total',
   },
+  // A request's prompt tokens go to prompt_tokens when computed and prompt_tokens_cached when
+  // reused from its slot, at its end. Each slot keeps its own cache: GET /slots lists them and
+  // POST /slots/{id}?action=erase empties one (queued behind the slot's running task); the erase
+  // answers 501 unless the server was started with --slot-save-path, /slots 501 with --no-slots.
+  prefixCache: {
+    counters: { hits: 'llamacpp:prompt_tokens_cached_total', queries: ['llamacpp:prompt_tokens_total', 'llamacpp:prompt_tokens_cached_total'] },
+    reset: {
+      method: 'POST',
+      path: '/slots/{slot}?action=erase',
+      slots: '/slots',
+      busy: [],
+      missing: 'llama-server erases a slot only when started with --slot-save-path (and lists them unless --no-slots)',
+      // Measured on b11669: after the erase, prompts sent before it were still found (restored
+      // from the host-memory prompt cache); with --cache-ram 0 none were.
+      leaves: 'prompts kept in host memory (--cache-ram, 8192 MiB by default) survive the erase: start llama-server with --cache-ram 0 for an empty cache',
+    },
+  },
   metricsHint: 'start llama-server with --metrics',
   tokenize: { path: '/tokenize', textField: 'content', specialField: 'add_special', sendsModel: false, messages: false, countField: null },
   checked: 'real llama-server in the test loop (test/real-engine); corpus replies captured from it and quoted from 2023–2025 builds',

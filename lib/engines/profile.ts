@@ -66,6 +66,34 @@ export interface TokenizeRoute {
   countField: 'count' | null;
 }
 
+/** A server's prefix cache: its /metrics counters of prompt tokens, and the route that empties it. */
+export interface PrefixCacheProfile {
+  /**
+   * Counters of prompt tokens (summed over their label sets): `hits` served from the cache, and
+   * `queries` the counters whose sum is the prompt tokens looked up (vLLM: its queries counter;
+   * llama.cpp: tokens computed plus tokens cached). Null: the server counts none.
+   */
+  counters: { hits: string; queries: readonly string[] } | null;
+  /** A hit-rate gauge the server shows besides (SGLang's cache_hit_rate, over its recent batches): named for people, not read as a window figure. */
+  hitRateGauge?: string;
+  /** The route that empties the cache (CACHE_RESET); null: none. */
+  reset: CacheResetRoute | null;
+}
+
+export interface CacheResetRoute {
+  method: 'POST';
+  /** The path; `{slot}` stands for each slot's id when `slots` is set. */
+  path: string;
+  /** llama.cpp: GET this lists the slots (each with its `id`), and the path is called once per slot. */
+  slots?: string;
+  /** Statuses that mean "not now: requests are running" (retried until the run's gap ends). */
+  busy: readonly number[];
+  /** What a 404 or 501 from the route means, said in the report. */
+  missing: string;
+  /** What a reset leaves cached, said beside it in the report; absent: nothing. */
+  leaves?: string;
+}
+
 /** An engine: the server software's id (sglang, vllm, llamacpp, …), its profile's `id`; a tag value, a VariantInfo field. */
 export type EngineId = string;
 
@@ -87,6 +115,8 @@ export interface EngineProfile {
   /** Serves its one model whatever name a request gives (SGLang). */
   servesAnyModelName?: boolean;
   metrics: MetricNames | null;
+  /** Its prefix cache's counters and reset route; absent: not known. */
+  prefixCache?: PrefixCacheProfile;
   /** How to turn its /metrics on, said when they are missing. */
   metricsHint?: string;
   tokenize: TokenizeRoute | null;

@@ -34,6 +34,14 @@ export const sglang: EngineProfile = {
     specAccepted: null,
     generationSeconds: null,
   },
+  // Its tokenizer manager adds each finished request's prompt length to prompt_tokens and its cached
+  // part to cached_tokens{cache_source} (device, host, storage); older releases show only the
+  // cache_hit_rate gauge. /flush_cache answers 400 while requests run or wait.
+  prefixCache: {
+    counters: { hits: 'sglang:cached_tokens_total', queries: ['sglang:prompt_tokens_total'] },
+    hitRateGauge: 'sglang:cache_hit_rate',
+    reset: { method: 'POST', path: '/flush_cache', busy: [400], missing: 'this SGLang has no /flush_cache' },
+  },
   metricsHint: 'start SGLang with --enable-metrics',
   // /v1/tokenize (also /tokenize in recent versions): no messages form, so a conversation is counted
   // as its turns' text, without the chat template's few tokens per turn.

@@ -32,6 +32,18 @@ export const vllm: EngineProfile = {
     specAccepted: 'vllm:spec_decode_num_accepted_tokens_total',
     generationSeconds: null,
   },
+  // Tokens looked up in, and found in, the prefix cache, counted as each request is scheduled.
+  // /reset_prefix_cache exists only with VLLM_SERVER_DEV_MODE=1; newer releases answer 409 while
+  // running requests hold cached blocks.
+  prefixCache: {
+    counters: { hits: 'vllm:prefix_cache_hits_total', queries: ['vllm:prefix_cache_queries_total'] },
+    reset: {
+      method: 'POST',
+      path: '/reset_prefix_cache',
+      busy: [409],
+      missing: 'vLLM registers POST /reset_prefix_cache only when started with VLLM_SERVER_DEV_MODE=1',
+    },
+  },
   // The messages form renders the chat template, so its count is what /v1/chat/completions reports.
   tokenize: { path: '/tokenize', textField: 'prompt', specialField: 'add_special_tokens', sendsModel: true, messages: true, countField: 'count' },
   checked: 'simulator; corpus replies quoted from its issues and built from its source',

@@ -1,10 +1,13 @@
 // The server-metrics probe of a run: its own k6 scenario scrapes the target's /metrics at the
 // start and end of the run's steady window and records the window's figures; where the variant
 // has GPU_METRICS_URL, it scrapes the GPU exporter over the same window, at each steady slice's
-// bounds and about once a second between, and records the GPUs' energy per slice.
+// bounds and about once a second between, and records the GPUs' energy per slice. The same exec
+// function makes a run's prefix-cache reset in the gap before it (CACHE_RESET, its reset_ scenario).
 import exec from 'k6/execution';
 import { steadyWindow } from '../plan/matrix';
+import { resetScenario, resetSlot } from '../plan/cache-reset';
 import type { GpuOutcome } from '../server-metrics/gpu';
+import { resetBeforeRun } from './cache-reset';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
@@ -16,7 +19,16 @@ declare function require(id: string): unknown;
 const probeModule = () => require('../server-metrics/probe') as typeof import('../server-metrics/probe');
 const gpuModule = () => require('../server-metrics/gpu') as typeof import('../server-metrics/gpu');
 
-type ServerKey = 'serverTtft' | 'serverItl' | 'serverE2e' | 'serverQueue' | 'serverAcceptance' | 'serverThroughput' | 'serverTimePerToken';
+type ServerKey =
+  | 'serverTtft'
+  | 'serverItl'
+  | 'serverE2e'
+  | 'serverQueue'
+  | 'serverAcceptance'
+  | 'serverThroughput'
+  | 'serverTimePerToken'
+  | 'serverCacheHits'
+  | 'serverCacheQueries';
 
 export function makeProbe(b: Bench): (data: SetupData) => void {
   const port = k6Port('probe');
@@ -25,6 +37,7 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     b.source.clearTags();
     const entry = b.runs.get(exec.scenario.name);
     if (!entry) return;
+    if (exec.scenario.name === resetScenario(entry.run)) return resetBeforeRun(b, data, entry.run, port, resetSlot(entry.run).budgetMs);
     const run = entry.run;
     const t = b.target(data, run.variant);
     const gpuUrl = b.cfg.variants.find((v) => v.variant === run.variant)?.gpuMetricsUrl ?? null;
@@ -54,6 +67,10 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     add('serverAcceptance', f.acceptanceLength);
     add('serverThroughput', f.outputTokensPerSecond);
     add('serverTimePerToken', f.timePerTokenMs);
+    if (f.prefixCache !== null) {
+      add('serverCacheHits', f.prefixCache.hitTokens);
+      add('serverCacheQueries', f.prefixCache.queryTokens);
+    }
   };
 }
 

@@ -3,6 +3,8 @@
 import exec from 'k6/execution';
 import { redacted } from '../config/load';
 import { formatDuration } from '../plan/matrix';
+import { resetDue, resetInSetup } from '../plan/cache-reset';
+import { resetBeforeRun } from './cache-reset';
 import { PreflightError, preflightVariant } from '../preflight/run';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
@@ -11,6 +13,9 @@ import { k6Port } from './http-port';
 import { writeRunRecord } from './run-record';
 import { recordedVariables } from '../config/environment';
 import { traceLogLine } from '../workload/trace';
+
+/** How long setup keeps asking a busy server to reset its cache (the warm-ups' requests may still be ending). */
+const SETUP_RESET_BUDGET_MS = 10_000;
 
 export function makeSetup(b: Bench): () => SetupData {
   const { spec, cfg, plan } = b;
@@ -48,6 +53,13 @@ export function makeSetup(b: Bench): () => SetupData {
       console.log(traceLogLine(b.trace.source, b.trace.shape, cfg.trace as NonNullable<typeof cfg.trace>));
     }
     if (b.dataset !== null && data.failures.length === 0) data.dataset = setupDataset(k6Port('dataset'), cfg, b.dataset, data.variants, spec.name);
+    // CACHE_RESET: the runs that start at once begin with an empty prefix cache too (warm-ups
+    // included). Instances of one test (execution segments) start their load as their own setups
+    // end: the first segment's alone resets, trying once, so that no setup waits on another's load.
+    const segmented = data.segment !== null;
+    if (data.failures.length === 0 && (!segmented || data.segment?.startsWith('0:')))
+      for (const run of resetDue(plan, cfg.cacheReset))
+        if (resetInSetup(run)) resetBeforeRun(b, data, run, k6Port('reset'), segmented ? 0 : SETUP_RESET_BUDGET_MS);
     for (const w of data.warnings) console.warn(`warning: ${w}`);
     // The run record (a sample whose metadata holds the settings and this data): `npm run report`
     // rebuilds the reports from k6's JSON output with it, even when the test is killed.

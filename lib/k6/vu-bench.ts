@@ -5,6 +5,7 @@
 import type { BenchConfig, Env } from '../config/types';
 import type { BenchmarkSpec } from '../benchmarks';
 import { probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
+import { resetScenario } from '../plan/cache-reset';
 import { resolveVariants, type ResolvedVariant } from '../variants';
 import { TRANSPORTS } from '../transports';
 import { adder, createMetrics, type MetricDecls } from './metrics';
@@ -42,7 +43,7 @@ export interface Bench {
   plan: Plan;
   dataset: SharedDataset | null;
   trace: SharedTrace | null;
-  /** Each run, and its server-metrics probe, by k6 scenario name. */
+  /** Each run, and its server-metrics probe, watch and cache reset, by k6 scenario name. */
   runs: Map<string, { run: Run; index: number }>;
   metrics: K6Metrics;
   add: AddSample;
@@ -75,6 +76,7 @@ export function assemble({ spec, env, cfg, plan, dataset, trace, metrics: decls,
     runs.set(run.scenario, { run, index });
     runs.set(probeScenario(run), { run, index });
     runs.set(watchScenario(run), { run, index });
+    runs.set(resetScenario(run), { run, index });
   });
   const metrics = createMetrics(decls);
   const transport = TRANSPORTS[cfg.transport];

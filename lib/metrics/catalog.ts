@@ -149,6 +149,13 @@ export const METRICS = {
     unit: 'tokens',
     help: 'Input tokens the server served from its prefix cache, where it reports them.',
   },
+  cacheQueriedTokens: {
+    name: 'llm_cache_queried_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: 'Input tokens of the successful requests whose reply said how many of them were cached (0 included): llm_cached_tokens / this is the prefix-cache hit rate seen by the requests.',
+  },
   requestedTokens: {
     name: 'llm_requested_tokens',
     type: 'counter',
@@ -449,6 +456,27 @@ export const METRICS = {
     time: false,
     unit: 'runs',
     help: 'GPU_METRICS_URL: 1 for a run whose GPU figures are not measured, tagged gpu_reason (unreachable, unknown_exporter, unreadable, short_window).',
+  },
+  serverCacheHits: {
+    name: 'llm_server_prefix_cache_hit_tokens',
+    type: 'trend',
+    time: false,
+    unit: 'tokens',
+    help: "Prompt tokens the server served from its prefix cache over the steady window, from its counters' difference (vLLM prefix_cache_hits, SGLang cached_tokens, llama.cpp prompt_tokens_cached).",
+  },
+  serverCacheQueries: {
+    name: 'llm_server_prefix_cache_query_tokens',
+    type: 'trend',
+    time: false,
+    unit: 'tokens',
+    help: 'Prompt tokens the server looked up in its prefix cache over the steady window (vLLM prefix_cache_queries, SGLang prompt_tokens, llama.cpp prompt_tokens + prompt_tokens_cached): the hit rate is llm_server_prefix_cache_hit_tokens / this.',
+  },
+  cacheReset: {
+    name: 'llm_cache_reset',
+    type: 'counter',
+    time: false,
+    unit: 'resets',
+    help: "A reset of the server's prefix cache before a run (CACHE_RESET), tagged cache_run (the run) and outcome: reset, refused (requests still running), missing (the route answered 404 or 501), no_route (the engine has none), failed.",
   },
 } as const satisfies Record<string, MetricDef>;
 

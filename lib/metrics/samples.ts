@@ -143,6 +143,8 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (latency && t.tpotMs !== null) add('tpot', t.tpotMs);
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
+  // The denominator of the per-request hit rate: only requests whose reply counted its cached tokens.
+  if (r.cachedTokens !== null && r.promptTokens !== null) add('cacheQueriedTokens', r.promptTokens);
   const tokens = r.completionTokens;
   if (tokens !== null && requested !== null) {
     add('requestedTokens', requested);

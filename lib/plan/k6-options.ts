@@ -4,6 +4,7 @@ import type { BenchConfig } from '../config/types';
 import { summaryThresholds, TREND_STATS } from './summary-keys';
 import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, steadyWindow, watchScenario, type Plan, type Run } from './matrix';
+import { resetDue, resetInSetup, resetScenario, resetSlot } from './cache-reset';
 
 const PROBE_SLACK_MS = 20_000;
 
@@ -92,6 +93,21 @@ export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown>
         tags: runTags(run),
       };
     }
+  }
+  for (const run of resetDue(plan, cfg.cacheReset)) {
+    if (resetInSetup(run)) continue;
+    // In the gap before the run (lib/plan/cache-reset.ts); the probe's exec function makes it.
+    const slot = resetSlot(run);
+    scenarios[resetScenario(run)] = {
+      executor: 'per-vu-iterations',
+      vus: 1,
+      iterations: 1,
+      startTime: ms(slot.startMs),
+      maxDuration: ms(slot.budgetMs + PROBE_SLACK_MS),
+      gracefulStop: '0s',
+      exec: 'probe',
+      tags: runTags(run),
+    };
   }
   return {
     scenarios,

@@ -10,6 +10,7 @@ import { ITL_RULES } from '../metrics/timing';
 import { BUCKETS_OF, SHORT_CAUSES } from '../metrics/samples';
 import { BUCKETS, labelOf } from '../stats/log-buckets';
 import { probeScenario, watchScenario, type Plan } from './matrix';
+import { CACHE_RESET_OUTCOMES, cacheResetKey, resetDue } from './cache-reset';
 import { PREFLIGHT_REASONS } from '../preflight/reasons';
 
 export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {
@@ -45,6 +46,7 @@ const PER_RUN: MetricKey[] = [
   'outputTokens',
   'inputTokens',
   'cachedTokens',
+  'cacheQueriedTokens',
   'requestedTokens',
   'shortReplies',
   'success',
@@ -66,7 +68,17 @@ const PER_RUN: MetricKey[] = [
   'runVus',
 ];
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests'];
-const PER_PROBE: MetricKey[] = ['serverTtft', 'serverItl', 'serverE2e', 'serverQueue', 'serverAcceptance', 'serverThroughput', 'serverTimePerToken'];
+const PER_PROBE: MetricKey[] = [
+  'serverTtft',
+  'serverItl',
+  'serverE2e',
+  'serverQueue',
+  'serverAcceptance',
+  'serverThroughput',
+  'serverTimePerToken',
+  'serverCacheHits',
+  'serverCacheQueries',
+];
 const PER_GPU_PROBE: MetricKey[] = ['gpuPower', 'gpuUtilization', 'gpuMemoryUsed'];
 
 /** A run's GPU figures (GPU_METRICS_URL), kept under its probe scenario. */
@@ -84,7 +96,7 @@ export function preflightKey(target: string, reason: string): string {
 
 export function summaryThresholds(
   plan: Plan,
-  cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop' | 'itlSamples'> & Partial<Pick<BenchConfig, 'variants'>>,
+  cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop' | 'itlSamples'> & Partial<Pick<BenchConfig, 'variants' | 'cacheReset'>>,
   withProbes: boolean,
 ): Record<string, string[]> {
   const targets = [...new Set(plan.runs.map((r) => r.variant))];
@@ -110,6 +122,7 @@ export function summaryThresholds(
     if (withProbes && (cfg.variants ?? []).some((v) => v.variant === run.variant && (v.gpuMetricsUrl ?? null) !== null))
       keepGpu(keep, probeScenario(run), plan.slices);
   }
+  for (const run of resetDue(plan, cfg.cacheReset ?? 'never')) for (const o of CACHE_RESET_OUTCOMES) keep(cacheResetKey(run.scenario, o), 'cacheReset');
   for (const cls of ERROR_CLASSES) th[`${METRICS.errors.name}{error_class:${cls}}`] = ['count>=0'];
   for (const target of targets) for (const reason of Object.keys(PREFLIGHT_REASONS)) th[preflightKey(target, reason)] = ['count>=0'];
   // The SLOs: real thresholds, whose breach makes k6 exit 99.

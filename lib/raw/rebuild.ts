@@ -7,6 +7,7 @@ import type { BenchConfig } from '../config/types';
 import { METRICS } from '../metrics/catalog';
 import { k6Options } from '../plan/k6-options';
 import { planOf, probeScenario, watchScenario, type Plan } from '../plan/matrix';
+import { resetScenario } from '../plan/cache-reset';
 import { KEEP, TREND_STATS } from '../plan/summary-keys';
 import { buildReport, type Report, type SummaryDataLike } from '../report/report';
 import { GRID_STATS } from '../stats/quantile-merge';
@@ -28,7 +29,7 @@ export interface Rebuilt {
 
 /** Checks that the record's runs are the plan's: a record of other settings cannot be read with these. */
 export function checkPlan(rec: RawRecord, plan: Plan): void {
-  const known = new Set(plan.runs.flatMap((r) => [r.scenario, probeScenario(r), watchScenario(r)]));
+  const known = new Set(plan.runs.flatMap((r) => [r.scenario, probeScenario(r), watchScenario(r), resetScenario(r)]));
   const foreign = [...rec.scenarios.keys()].filter((s) => !known.has(s));
   if (foreign.length > 0) {
     throw new RawRecordError(

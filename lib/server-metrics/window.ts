@@ -1,7 +1,7 @@
 // Server-side figures over a measurement window, from two scrapes of the server's /metrics: the
 // differences of histogram sums and counts give exact window means, and of the speculative
 // decoding counters the window's acceptance length (not the server's lifetime average).
-import { metricNames, type EngineId, type MetricNames } from '../engines/index';
+import { engineById, metricNames, type EngineId, type MetricNames } from '../engines/index';
 
 export type { EngineId };
 import { parsePromText, total, type ScrapedSample } from './promtext';
@@ -26,6 +26,13 @@ export interface WindowFigures {
   outputTokensPerSecond: number | null;
   /** llama.cpp: Δ generation seconds / Δ generated tokens, in ms (see llm_server_time_per_token). */
   timePerTokenMs: number | null;
+  /** Prompt tokens served from the prefix cache and looked up in it over the window (the server's counters); null: it counts none. */
+  prefixCache: CacheCounts | null;
+}
+
+export interface CacheCounts {
+  hitTokens: number;
+  queryTokens: number;
 }
 
 function delta(a: Snapshot, b: Snapshot, name: string): number | null {
@@ -60,6 +67,20 @@ function itlPerTokenMs(a: Snapshot, b: Snapshot, n: MetricNames): number | null 
   return null;
 }
 
+/** Δhits and Δqueries of the engine's prefix-cache counters (lib/engines: `prefixCache.counters`); null when a counter is missing. */
+export function cacheCounts(a: Snapshot, b: Snapshot): CacheCounts | null {
+  const c = engineById(a.engine)?.prefixCache?.counters;
+  if (!c) return null;
+  const hitTokens = delta(a, b, c.hits);
+  let queryTokens = 0;
+  for (const name of c.queries) {
+    const d = delta(a, b, name);
+    if (d === null) return null;
+    queryTokens += d;
+  }
+  return hitTokens === null ? null : { hitTokens, queryTokens };
+}
+
 export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
   const n = metricNames(a.engine);
   if (n === null) throw new Error(`no /metrics names for engine '${a.engine}'`);
@@ -82,5 +103,6 @@ export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
     acceptanceLength,
     outputTokensPerSecond: tokens !== null && seconds > 0 ? tokens / seconds : null,
     timePerTokenMs: genSeconds !== null && tokens !== null && tokens > 0 ? (genSeconds / tokens) * 1000 : null,
+    prefixCache: cacheCounts(a, b),
   };
 }

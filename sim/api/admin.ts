@@ -54,6 +54,11 @@ export function addAdminRoutes(router: Router, ctx: SimContext, actions: AdminAc
         scrapes: ctx.gpu.scrapes,
       });
     })
+    // The prefix cache's own record: prompt tokens looked up and found, and resets (lifetime).
+    .add('GET', '/sim/prefix-cache', ({ res }) => {
+      const c = ctx.engine.counters;
+      sendJson(res, 200, { queryTokens: c.prefixQueries, hitTokens: c.prefixHits, resets: c.prefixResets });
+    })
     .add('GET', '/sim/faults', ({ res }) => sendJson(res, 200, ctx.o.faults))
     .add('POST', '/sim/faults', async ({ req, res }) => {
       let body: Json;

@@ -32,6 +32,10 @@ export class PrefixCache {
     return n;
   }
 
+  clear(): void {
+    this.blocks.clear();
+  }
+
   insert(hashes: readonly number[]): void {
     for (const h of hashes) {
       this.blocks.delete(h);

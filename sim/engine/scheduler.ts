@@ -116,7 +116,13 @@ export interface StepRecord {
 
 /** Lifetime counters, read by /metrics and /get_server_info. */
 export interface EngineCounters {
+  /** Prompt tokens of admitted requests, cached ones included (as both servers' prompt_tokens count them). */
   promptTokens: number;
+  /** Prompt tokens looked up in the prefix cache, and found there (prefix caching on). */
+  prefixQueries: number;
+  prefixHits: number;
+  /** Resets of the prefix cache (its reset route). */
+  prefixResets: number;
   generationTokens: number;
   steps: number;
   verifySteps: number;
@@ -160,6 +166,9 @@ export class BatchEngine {
     this.acceptance = o.spec === 'none' ? null : new DomainAcceptance(o.specAcceptLength, o.specDraftTokens, parseAcceptByDomain(o.specAcceptByDomain));
     this.counters = {
       promptTokens: 0,
+      prefixQueries: 0,
+      prefixHits: 0,
+      prefixResets: 0,
       generationTokens: 0,
       steps: 0,
       verifySteps: 0,
@@ -168,6 +177,16 @@ export class BatchEngine {
       acceptedTokens: 0,
       acceptedPerPos: new Array<number>(o.spec === 'none' ? 0 : o.specDraftTokens).fill(0),
     };
+  }
+
+  /**
+   * Empties the prefix cache, as SGLang's /flush_cache and vLLM's /reset_prefix_cache do; refused
+   * (false) while requests run or wait, as both servers refuse it.
+   */
+  resetPrefixCache(): boolean {
+    if (this.numRunning > 0 || this.numWaiting > 0) return false;
+    this.cache?.clear();
+    return true;
   }
 
   get numRunning(): number {
@@ -361,6 +380,9 @@ export class BatchEngine {
         s.blockHashes = this.cache.blockHashes(s.input.promptIds);
         // At least one prompt token is always computed: its logits give the first output token.
         s.cachedTokens = Math.min(this.cache.match(s.blockHashes) * o.blockSize, promptLen - 1);
+        this.counters.prefixQueries += promptLen;
+        this.counters.prefixHits += s.cachedTokens;
+        this.counters.promptTokens += s.cachedTokens;
       }
       s.prefillLeft = promptLen - s.cachedTokens;
       this.running.push(s);

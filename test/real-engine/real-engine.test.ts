@@ -438,7 +438,12 @@ describe('real llama.cpp servers', async () => {
       const hostPath = setup.mode === 'chroot' ? join(setup.root as string, 'tmp', file) : serverPath;
       rmSync(hostPath, { force: true });
       logs.push(hostPath);
-      const server = await startLlamaServer({ draft: name === 'spec', extraArgs: ['--log-file', serverPath] });
+      // --slot-save-path lets CACHE_RESET erase the slots (llama-server answers 501 without it);
+      // --cache-ram 0 keeps no prompts in host memory, which an erase would leave behind.
+      const server = await startLlamaServer({
+        draft: name === 'spec',
+        extraArgs: ['--log-file', serverPath, '--slot-save-path', '/tmp', '--cache-ram', '0'],
+      });
       return { name, server, log: new ServerLog(hostPath), proxy: await recordingProxy(server.url) };
     };
     [engines.spec, engines.plain] = await Promise.all([start('spec'), start('plain')]);
@@ -597,6 +602,77 @@ describe('real llama.cpp servers', async () => {
           },
         );
       }
+
+      // The prefix cache: both variants on the plain server, the same prompts in two cells (OSL 8
+      // then 12), CACHE_RESET=variant. The runs in order: dflash o8 (reset by setup), mtp o8 (reset:
+      // its first run, though dflash has just sent it these prompts), mtp o12 and dflash o12 (not
+      // reset: they find the o8 runs' prompts). The hit rates are the server's own counters' over
+      // each run's window.
+      test('CACHE_RESET=variant on the plain server: the hit rate from its counters, emptied by the slots erase', async () => {
+        const plain = engines.plain as Engine;
+        const b0 = await mark(plain);
+        const run = await runner.run(
+          'dflash-vs-mtp',
+          {
+            DFLASH_URL: plain.proxy.url,
+            // The same server by another name: the suite refuses one URL for two variants.
+            MTP_URL: plain.proxy.url.replace('127.0.0.1', 'localhost'),
+            DIALECT: 'openai',
+            TRANSPORT: 'http',
+            ISL: String(ISL),
+            OSL: '8,12',
+            CONCURRENCY: '1',
+            DURATION: '2s',
+            SLICES: '1',
+            WARMUP_REQUESTS: '0',
+            REQUEST_TIMEOUT: '20s',
+            GRACEFUL_STOP: '1s',
+            // As many prompts as slots: with --cache-ram 0 a slot keeps its last prompt alone.
+            PROMPT_POOL: '4',
+            CACHE_RESET: 'variant',
+          },
+          120_000,
+        );
+        const s = summaryOf(run);
+        const o = await observe(plain, b0);
+        const pc = (
+          s as unknown as {
+            prefix_cache: {
+              runs: Array<{
+                variant: string;
+                cell: string;
+                hit_rate: number | null;
+                source: string | null;
+                hit_tokens: number;
+                query_tokens: number;
+                reset: { outcome: string | null; text: string };
+              }>;
+            };
+          }
+        ).prefix_cache;
+        const row = (v: string, osl: number) => pc.runs.find((r) => r.variant === v && r.cell === `i${ISL}_o${osl}_c1`)!;
+        const notes = pc.runs.map((r) => `${r.variant} ${r.cell}: hit rate ${r.hit_rate} (${r.source}: ${r.hit_tokens} of ${r.query_tokens}); ${r.reset.text}`);
+        for (const n of notes) console.log(`# ${runner.name}: ${n}`);
+        for (const r of pc.runs) assert.equal(r.source, 'server-counters', `${r.variant} ${r.cell}: ${JSON.stringify(r)}`);
+        assert.deepEqual(
+          pc.runs.map((r) => r.reset.outcome),
+          ['reset', 'reset', null, null],
+          'reset before each variant first run, by the slots erase',
+        );
+        // Reset, each variant's o8 run starts with empty slots (mtp's though dflash has just sent
+        // it these prompts): its first four requests miss, and only its own repeats after them can
+        // hit. Not reset, the o12 runs find the prompts left in the slots (those the o8 runs
+        // reached; how many requests a 2 s run makes varies with the machine's load).
+        for (const v of ['mtp', 'dflash']) {
+          const [cold, warm] = [row(v, 8), row(v, 12)];
+          const requests = Math.round(cold.query_tokens / ISL);
+          assert.ok(cold.hit_tokens <= Math.max(0, requests - 4) * ISL, `${v} o8, reset: ${cold.hit_tokens} of ${cold.query_tokens} tokens found`);
+          assert.ok(warm.hit_rate! > 0.5 && warm.hit_rate! > cold.hit_rate!, `${v}: o12 not reset ${warm.hit_rate} vs o8 reset ${cold.hit_rate}`);
+        }
+        // The windows' counts are the server's: within what its counters moved over the whole test.
+        assert.ok(sum(pc.runs.map((r) => r.hit_tokens)) <= o.d('prompt_tokens_cached_total'));
+        assert.ok(sum(pc.runs.map((r) => r.query_tokens)) <= o.d('prompt_tokens_total') + o.d('prompt_tokens_cached_total'));
+      });
 
       test('context-matrix on the speculative server, /v1/completions over http, c=2 and one warm-up: figures match the engine', async () => {
         const spec = engines.spec as Engine;

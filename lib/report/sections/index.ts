@@ -12,6 +12,7 @@ import { fallBehind } from './fall-behind';
 import { figures } from './figures';
 import { frontier } from './frontier';
 import { knee } from './knee';
+import { prefixCache } from './prefix-cache';
 import { shortReplies } from './short-replies';
 import { slos } from './slos';
 import { valueOf, store, type AnySection, type SectionInputs, type Slot } from './section';
@@ -31,6 +32,7 @@ export const SECTIONS: AnySection[] = [
   cost,
   energy,
   frontier,
+  prefixCache,
   errors,
   shortReplies,
   slos,

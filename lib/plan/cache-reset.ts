@@ -1,0 +1,38 @@
+// CACHE_RESET: which runs start with the server's prefix cache emptied, when that happens, and the
+// keys its outcome is recorded under. The first run's reset is made by setup(); a later run's by a
+// one-iteration scenario in the gap before it (after the previous run's graceful stop, before its
+// own load), so no load of this test is in flight when the cache is emptied.
+import type { CacheResetMode } from '../config/types';
+import { METRICS } from '../metrics/catalog';
+import { CACHE_RESET_OUTCOMES, type CacheResetOutcome } from '../server-metrics/cache-reset';
+import { RUN_GAP_MS, type Plan, type Run } from './matrix';
+
+export { CACHE_RESET_OUTCOMES, type CacheResetOutcome };
+
+/** The runs that start with a reset: every run (cell), each variant's first (variant), none (never). */
+export function resetDue(plan: Pick<Plan, 'runs'>, mode: CacheResetMode): Run[] {
+  if (mode === 'never') return [];
+  if (mode === 'cell') return plan.runs;
+  const seen = new Set<string>();
+  return plan.runs.filter((r) => !seen.has(r.variant) && seen.add(r.variant));
+}
+
+/** The reset scenario of a run whose reset is not setup's. */
+export function resetScenario(run: Run): string {
+  return `reset_${run.scenario}`;
+}
+
+/** setup() resets before the runs that start at once; the others get a scenario in the gap before them. */
+export function resetInSetup(run: Run): boolean {
+  return run.startMs < RUN_GAP_MS;
+}
+
+/** When a run's reset scenario starts, and how long it may take: the gap between runs, less a margin. */
+export function resetSlot(run: Run): { startMs: number; budgetMs: number } {
+  return { startMs: run.startMs - RUN_GAP_MS, budgetMs: RUN_GAP_MS - 200 };
+}
+
+/** The summary key of a run's reset outcome (tagged by the run, since setup's samples have no scenario). */
+export function cacheResetKey(runScenario: string, outcome: CacheResetOutcome): string {
+  return `${METRICS.cacheReset.name}{cache_run:${runScenario},outcome:${outcome}}`;
+}
