@@ -3,7 +3,7 @@
 // Needs a k6 built with xk6-sse (--k6 PATH, else K6_BIN or PATH). Prints figures; asserts nothing.
 //   npx tsx bench/sse-cost.ts [--vus 64,256] [--k6 PATH] [--dialects openai,sglang] [--time-scale 10]
 //                             [--duration 20s] [--isl 128] [--osl 256] [--mem-vus 1000 | --mem-vus 0]
-//                             [--bundles dist/sse/context-matrix.js,/tmp/old/dist/sse/context-matrix.js,floor,floor+itl]
+//                             [--bundles dist/sse/context-matrix.js,/tmp/old/dist/sse/context-matrix.js,floor,floor+itl,floor+stamp]
 //                             [--repeat 3]
 // A bundle may carry its own variables: dist/sse/context-matrix.js?ITL_SAMPLES=histogram.
 //
@@ -29,7 +29,11 @@ const arg = (name: string, def: string): string => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? def) : def;
 };
-const VUS = arg('vus', '64,256').split(',').map(Number);
+// --vus 0: the memory run alone.
+const VUS = arg('vus', '64,256')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
 const DIALECTS = arg('dialects', 'openai,sglang').split(',') as Array<'openai' | 'sglang' | 'openai-chat'>;
 const TIME_SCALE = Number(arg('time-scale', '10'));
 const DURATION = arg('duration', '20s');
@@ -38,8 +42,9 @@ const OSL = Number(arg('osl', '256'));
 const MEM_VUS = Number(arg('mem-vus', '1000'));
 // `floor` (in --bundles) runs a bare k6 script instead: the same streams, an event handler that
 // only looks at e.data: what xk6-sse itself costs per event, the ceiling for any script.
-// `floor+itl` also records one Trend sample per event, as a per-token ITL does.
-const FLOORS = ['floor', 'floor+itl'];
+// `floor+itl` also records one Trend sample per event, as a per-token ITL does; `floor+stamp` also
+// reads each event's name and takes the clock per event, the least a client measuring ITL does.
+const FLOORS = ['floor', 'floor+itl', 'floor+stamp'];
 const isFloor = (b: string) => FLOORS.includes(b);
 const BUNDLES = arg('bundles', 'dist/sse/context-matrix.js')
   .split(',')
@@ -142,7 +147,9 @@ async function runOnce(vus: number, dialect: string, bundle: string, timeScale: 
   const dir = mkdtempSync(join(tmpdir(), 'sse-cost-'));
   // `bundle?VAR=value&…`: the same bundle with its own variables (e.g. ?ITL_SAMPLES=histogram).
   const [path, query] = bundle.split('?');
-  const script = isFloor(bundle) ? floorScript(dir, { dialect, vus, duration, isl: ISL, osl: OSL, itl: bundle === 'floor+itl' }) : path;
+  const script = isFloor(bundle)
+    ? floorScript(dir, { dialect, vus, duration, isl: ISL, osl: OSL, itl: bundle === 'floor+itl', stamp: bundle === 'floor+stamp' })
+    : path;
   const env = {
     ...process.env,
     ...Object.fromEntries(new URLSearchParams(query ?? '')),
@@ -265,7 +272,8 @@ async function runOnce(vus: number, dialect: string, bundle: string, timeScale: 
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : '-');
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '-');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '-');
-const label = (b: string) => (b === 'floor' ? 'fl' : b === 'floor+itl' ? 'fl+' : BUNDLES.length > 1 ? `${BUNDLES.indexOf(b)}` : '');
+const label = (b: string) =>
+  b === 'floor' ? 'fl' : b === 'floor+itl' ? 'fl+' : b === 'floor+stamp' ? 'fls' : BUNDLES.length > 1 ? `${BUNDLES.indexOf(b)}` : '';
 
 function printCost(r: RunFigures): void {
   const perSec = r.events / r.cpuSec;
@@ -350,7 +358,7 @@ async function main(): Promise<void> {
     // Real time (time-scale 1): at 1,000 streams k6 keeps up, so memory is not inflated by backlog.
     console.log(`\nMemory: ${MEM_VUS} SSE VUs, time-scale 1, ${DURATION}`);
     console.log('  VUs dialect    b  ev/CPUs  µs/ev  cores  events/s  RSS MB  MB/VU  simCPU  mach%  load exit');
-    for (const bundle of BUNDLES) if (!isFloor(bundle)) printCost(await runOnce(MEM_VUS, DIALECTS[0], bundle, 1, DURATION));
+    for (const bundle of BUNDLES) printCost(await runOnce(MEM_VUS, DIALECTS[0], bundle, 1, DURATION));
   }
   console.log(
     "\nev/CPUs: token events per CPU-second of k6 (utime+stime); cores: k6 CPU ÷ wall time; RSS MB: peak resident (VmHWM); simCPU: the simulator's cores; mach%: whole-machine busy time; exit: k6 exit code.",

@@ -7,7 +7,6 @@ import exec from 'k6/execution';
 import { steadyWindow } from '../plan/matrix';
 import { resetScenario, resetSlot } from '../plan/cache-reset';
 import type { GpuOutcome } from '../server-metrics/gpu';
-import { resetBeforeRun } from './cache-reset';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
@@ -18,6 +17,8 @@ import { abortIfPreflightFailed } from './preflight-gate';
 declare function require(id: string): unknown;
 const probeModule = () => require('../server-metrics/probe') as typeof import('../server-metrics/probe');
 const gpuModule = () => require('../server-metrics/gpu') as typeof import('../server-metrics/gpu');
+// The reset code brings the engine profiles (their reset routes): evaluated in the reset scenarios alone.
+const resetModule = () => require('./cache-reset') as typeof import('./cache-reset');
 
 type ServerKey =
   | 'serverTtft'
@@ -37,7 +38,7 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     b.source.clearTags();
     const entry = b.runs.get(exec.scenario.name);
     if (!entry) return;
-    if (exec.scenario.name === resetScenario(entry.run)) return resetBeforeRun(b, data, entry.run, port, resetSlot(entry.run).budgetMs);
+    if (exec.scenario.name === resetScenario(entry.run)) return resetModule().resetBeforeRun(b, data, entry.run, port, resetSlot(entry.run).budgetMs);
     const run = entry.run;
     const t = b.target(data, run.variant);
     const gpuUrl = b.cfg.variants.find((v) => v.variant === run.variant)?.gpuMetricsUrl ?? null;

@@ -1,10 +1,9 @@
-// CACHE_RESET: which runs start with the server's prefix cache emptied, when that happens, and the
-// keys its outcome is recorded under. The first run's reset is made by setup(); a later run's by a
+// CACHE_RESET: which runs start with the server's prefix cache emptied and when that happens (the
+// keys its outcome is recorded under: summary-keys.ts). The first run's reset is made by setup(); a later run's by a
 // one-iteration scenario in the gap before it (after the previous run's graceful stop, before its
 // own load), so no load of this test is in flight when the cache is emptied.
 import type { CacheResetMode } from '../config/types';
-import { METRICS } from '../metrics/catalog';
-import { CACHE_RESET_OUTCOMES, type CacheResetOutcome } from '../server-metrics/cache-reset';
+import { CACHE_RESET_OUTCOMES, type CacheResetOutcome } from '../server-metrics/reset-outcome';
 import { RUN_GAP_MS, type Plan, type Run } from './matrix';
 
 export { CACHE_RESET_OUTCOMES, type CacheResetOutcome };
@@ -30,9 +29,4 @@ export function resetInSetup(run: Run): boolean {
 /** When a run's reset scenario starts, and how long it may take: the gap between runs, less a margin. */
 export function resetSlot(run: Run): { startMs: number; budgetMs: number } {
   return { startMs: run.startMs - RUN_GAP_MS, budgetMs: RUN_GAP_MS - 200 };
-}
-
-/** The summary key of a run's reset outcome (tagged by the run, since setup's samples have no scenario). */
-export function cacheResetKey(runScenario: string, outcome: CacheResetOutcome): string {
-  return `${METRICS.cacheReset.name}{cache_run:${runScenario},outcome:${outcome}}`;
 }

@@ -10,7 +10,7 @@ import { ITL_RULES } from '../metrics/timing';
 import { BUCKETS_OF, SHORT_CAUSES } from '../metrics/samples';
 import { BUCKETS, labelOf } from '../stats/log-buckets';
 import { probeScenario, watchScenario, type Plan } from './matrix';
-import { CACHE_RESET_OUTCOMES, cacheResetKey, resetDue } from './cache-reset';
+import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from './cache-reset';
 import { PREFLIGHT_REASONS } from '../preflight/reasons';
 
 export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {
@@ -148,3 +148,8 @@ function round(x: number): number {
 
 /** The trend statistics the summary keeps (k6 summaryTrendStats). */
 export const TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'];
+
+/** The summary key of a run's reset outcome (tagged by the run, since setup's samples have no scenario). */
+export function cacheResetKey(runScenario: string, outcome: CacheResetOutcome): string {
+  return `${METRICS.cacheReset.name}{cache_run:${runScenario},outcome:${outcome}}`;
+}

@@ -4,10 +4,7 @@
 // ends), or another answer. Tested with a fake HttpPort; the k6 layer records the outcome.
 import type { HttpPort } from '../http-port';
 import { engineById, type EngineId } from '../engines/index';
-
-/** What came of a reset: done, refused while requests ran, the route absent (404/501), no route in the engine's profile, or another failure. */
-export const CACHE_RESET_OUTCOMES = ['reset', 'refused', 'missing', 'no_route', 'failed'] as const;
-export type CacheResetOutcome = (typeof CACHE_RESET_OUTCOMES)[number];
+import type { CacheResetOutcome } from './reset-outcome';
 
 const RETRY_PAUSE_MS = 100;
 const TIMEOUT_MS = 10_000;

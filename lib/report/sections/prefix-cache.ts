@@ -6,7 +6,8 @@
 // with one that started cold: this section says which did.
 import type { CacheResetMode } from '../../config/types';
 import { engineById } from '../../engines/index';
-import { CACHE_RESET_OUTCOMES, cacheResetKey, resetDue, type CacheResetOutcome } from '../../plan/cache-reset';
+import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from '../../plan/cache-reset';
+import { cacheResetKey } from '../../plan/summary-keys';
 import { probeScenario, type Plan, type Run } from '../../plan/matrix';
 import { subKey } from '../../plan/summary-keys';
 import { display } from '../analysis';
