@@ -1,7 +1,8 @@
-// CACHE_RESET: which runs start with the server's prefix cache emptied and when that happens (the
-// keys its outcome is recorded under: summary-keys.ts). The first run's reset is made by setup(); a later run's by a
-// one-iteration scenario in the gap before it (after the previous run's graceful stop, before its
-// own load), so no load of this test is in flight when the cache is emptied.
+// CACHE_RESET: which runs start with the server's prefix cache emptied, and when that happens (the
+// keys its outcome is recorded under are in summary-keys.ts). The first run's reset is made by
+// setup(); a later run's by a one-iteration scenario in the gap before it (after the previous
+// run's graceful stop, before its own load), so no load of this test is in flight when the cache
+// is emptied.
 import type { CacheResetMode } from '../config/types';
 import { CACHE_RESET_OUTCOMES, type CacheResetOutcome } from '../server-metrics/reset-outcome';
 import { RUN_GAP_MS, type Plan, type Run } from './matrix';

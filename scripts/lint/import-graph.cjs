@@ -15,16 +15,25 @@ function walk(dir) {
   });
 }
 
-/** file → the lib files it imports. */
-function graph() {
+/** An import whose names are all types (`import type …`, `{ type A, type B }`): no code is evaluated for it. */
+function typeOnly(clause) {
+  const c = clause.trim();
+  if (c.startsWith('type ')) return true;
+  const names = /^\{([^}]*)\}$/.exec(c);
+  return names !== null && names[1].split(',').every((n) => n.trim() === '' || n.trim().startsWith('type '));
+}
+
+/** file → the lib files it imports; with `values`, only the imports that evaluate the file (not type-only ones). */
+function graph({ values = false } = {}) {
   const files = walk(LIB);
   const known = new Set(files);
   const g = new Map();
   for (const f of files) {
     const src = fs.readFileSync(f, 'utf8');
     const deps = [];
-    for (const m of src.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm)) {
-      const t = path.resolve(path.dirname(f), m[1]);
+    for (const m of src.matchAll(/^\s*(?:import|export)\b([^'"]*?)from\s+'(\.[^']+)'/gm)) {
+      if (values && typeOnly(m[1])) continue;
+      const t = path.resolve(path.dirname(f), m[2]);
       const hit = [`${t}.ts`, path.join(t, 'index.ts')].find((c) => known.has(c));
       if (hit) deps.push(hit);
     }

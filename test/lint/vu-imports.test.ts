@@ -5,10 +5,12 @@
 // that also loads the engine profiles once did).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 
 const root = join(__dirname, '..', '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const imports = require('../../scripts/lint/import-graph.cjs') as { graph(o?: { values?: boolean }): Map<string, string[]> };
+const values = imports.graph({ values: true });
 
 /** The files a module evaluates with it: its value imports, followed; `import type` and require() are not. */
 function evaluated(entry: string): Set<string> {
@@ -16,16 +18,7 @@ function evaluated(entry: string): Set<string> {
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    const src = readFileSync(file, 'utf8');
-    for (const m of src.matchAll(/^(import|export)\b([^'"]*?)from\s+'(\.[^']+)'/gm)) {
-      const clause = m[2].trim();
-      if (clause.startsWith('type ')) continue;
-      const names = /^\{([^}]*)\}$/.exec(clause);
-      if (names && names[1].split(',').every((n) => n.trim() === '' || n.trim().startsWith('type '))) continue;
-      const t = resolve(dirname(file), m[3]);
-      const hit = [`${t}.ts`, join(t, 'index.ts')].find((c) => existsSync(c));
-      if (hit) visit(hit);
-    }
+    for (const d of values.get(file) ?? []) visit(d);
   };
   visit(join(root, entry));
   return new Set([...seen].map((f) => relative(root, f)));

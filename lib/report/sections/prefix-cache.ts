@@ -7,9 +7,8 @@
 import type { CacheResetMode } from '../../config/types';
 import { engineById } from '../../engines/index';
 import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from '../../plan/cache-reset';
-import { cacheResetKey } from '../../plan/summary-keys';
 import { probeScenario, type Plan, type Run } from '../../plan/matrix';
-import { subKey } from '../../plan/summary-keys';
+import { cacheResetKey, subKey } from '../../plan/summary-keys';
 import { display } from '../analysis';
 import { loadLabel, mdTable } from '../format';
 import { htmlSection } from '../html-parts';
