@@ -6,7 +6,8 @@ import { createDialect, type DialectName } from '../../lib/dialects/index';
 import { METRICS } from '../../lib/metrics/catalog';
 import { adder, createMetrics } from '../../lib/k6/metrics';
 import { SENDERS } from '../../lib/k6/transport';
-import { recordRequest, type SloLimits, type Window } from '../../lib/metrics/samples';
+import { recordRequest, type AddSample, type Outcome, type SloLimits, type Window } from '../../lib/metrics/samples';
+import { arrivals, restart } from '../../lib/dialects/arrivals';
 import type { ResolvedVariant } from '../../lib/variants';
 
 const events = JSON.parse(open(__ENV.EVENTS_FILE)) as string[];
@@ -60,7 +61,14 @@ const wire = dialect.build({
   stream: true,
   model: 'm',
 });
-const window: Window = { cellStartMs: Date.now(), sliceMs: 60_000, slices: 5, trackLastEnd: false, latencyFromMs: -Infinity };
+const window: Window = {
+  cellStartMs: Date.now(),
+  sliceMs: 60_000,
+  slices: 5,
+  trackLastEnd: false,
+  latencyFromMs: -Infinity,
+  itlBuckets: __ENV.ITL_SAMPLES === 'histogram',
+};
 const slo: SloLimits = { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null };
 
 /** What the stand-in itself costs: the same replay to a handler that only reads each event's data. */
@@ -69,11 +77,44 @@ function replayOnly(): void {
   replaySse.open('', null, (client) => client.on('event', (e) => (n += e.data.length)));
 }
 
+let last: Outcome | null = null;
 function request(): void {
   const o = send(target, wire, 60_000);
   if (!o.result.ok) throw new Error(`the replayed stream did not read as a success: ${o.result.error?.message}`);
   recordRequest(o, window, slo, add);
+  last = o;
 }
+
+// The parts of a request, each alone: the reader over events already kept (as the transport keeps
+// them, in batches), and the request's samples handed to k6 or to a function that drops them.
+const kept = arrivals();
+const BATCH = 64;
+function keep(): void {
+  restart(kept);
+  for (let i = 0; i < events.length; i++) {
+    kept.at[i % BATCH] = i;
+    kept.data[i % BATCH] = events[i];
+  }
+}
+function keepAndRead(): void {
+  restart(kept);
+  const reader = dialect.streamReader();
+  let m = 0;
+  for (let i = 0; i < events.length; i++) {
+    kept.at[m] = i;
+    kept.data[m++] = events[i];
+    if (m === BATCH) {
+      reader.readKept(kept, m);
+      m = 0;
+    }
+  }
+  reader.readKept(kept, m);
+  if (!reader.finish().ok) throw new Error('the kept stream did not read as a success');
+}
+const drop = ((_metric: string, _value: number) => undefined) as AddSample;
+drop.sink = () => ({ add: (_value: number) => undefined });
+// The last request's outcome again: its event columns are the transport's buffers, untouched until its next request.
+const samplesTo = (a: AddSample) => (): void => recordRequest(last as Outcome, window, slo, a);
 
 export const options = { vus: 1, iterations: 1, summaryTrendStats: ['avg'] };
 
@@ -84,7 +125,16 @@ export default function (): void {
     return ((Date.now() - t0) * 1000) / (requests * events.length);
   };
   time(request); // warm-up: the dialect's template cache, the engine's inline caches
-  const rounds: Array<{ replay: number; request: number }> = [];
-  for (let r = 0; r < 3; r++) rounds.push({ replay: time(replayOnly), request: time(request) });
+  const rounds: Array<Record<string, number>> = [];
+  for (let r = 0; r < 3; r++) {
+    rounds.push({
+      replay: time(replayOnly),
+      request: time(request),
+      keep: time(keep),
+      read: time(keepAndRead),
+      samplesJs: time(samplesTo(drop)),
+      samples: time(samplesTo(add)),
+    });
+  }
   console.log(`RESULT ${JSON.stringify({ events: events.length, rounds })}`);
 }

@@ -191,19 +191,23 @@ export function sliceColumns(
   allCounted: boolean,
 ): Array<[number, number]> {
   const acc = new Array<number>(slices).fill(0);
-  const windowEnd = cellStartMs + sliceMs * slices;
   const n = ev === null ? 0 : ev.n;
   const exact = n > 0 && allCounted;
   // Without per-event counts, a final count equal to the events means one token each.
   const oneEach = !exact && n > 0 && n === tokens;
   if (exact || oneEach) {
     // The first event's count is what was reported by then; later ones carry their own counts.
+    // Arrival times are in order (the clock read as each event came), so each slice's events are
+    // one run, found by bisection: a loop over the events costs k6's engine about half a µs each.
     const { t, tokens: counts } = ev as EventColumns;
-    for (let i = 0; i < n; i++) {
-      const x = t[i];
-      if (x < cellStartMs || x >= windowEnd) continue;
-      // Math.floor of a non-negative number below 2^31, without a call.
-      acc[((x - cellStartMs) / sliceMs) | 0] += oneEach ? 1 : counts[i];
+    let i = firstAtOrAfter(t, n, cellStartMs, 0);
+    // Math.floor of a non-negative number below 2^31, without a call.
+    for (let s = i < n ? ((t[i] - cellStartMs) / sliceMs) | 0 : slices; s < slices && i < n; s++) {
+      const j = firstAtOrAfter(t, n, cellStartMs + (s + 1) * sliceMs, i);
+      let sum = oneEach ? j - i : 0;
+      if (!oneEach) for (let k = i; k < j; k++) sum += counts[k];
+      acc[s] += sum;
+      i = j;
     }
   } else if (endMs > startMs && tokens > 0) {
     const rate = tokens / (endMs - startMs);
@@ -216,6 +220,18 @@ export function sliceColumns(
   const out: Array<[number, number]> = [];
   for (let s = 0; s < slices; s++) if (acc[s] > 0) out.push([s, acc[s]]);
   return out;
+}
+
+/** The first index from `from` whose time is at least `ms` (`n` when none): `t` is in order. */
+function firstAtOrAfter(t: readonly number[], n: number, ms: number, from: number): number {
+  let lo = from;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid] < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The slice a moment falls in, or -1 outside the window. */

@@ -24,6 +24,13 @@ export const BUCKETS = SPANS + 3;
 
 /** The bucket a value falls in. */
 export function bucketOf(ms: number): number {
+  // A whole number of ms (the ITL of one token per event: two clock readings apart) from a table:
+  // two native calls less per token on k6's engine.
+  if (ms < WHOLE_MS && WHOLE[ms] !== undefined) return WHOLE[ms];
+  return computedBucketOf(ms);
+}
+
+function computedBucketOf(ms: number): number {
   if (!(ms > 0)) return 0;
   if (ms <= FROM_MS) return 1;
   const i = Math.ceil(Math.log(ms / FROM_MS) / LOG_GROWTH - 1e-9);
@@ -92,3 +99,7 @@ export function figuresOf(counts: ArrayLike<number>): BucketFigures | null {
   const [lo, hi] = boundsOf(top);
   return { count: n, avg: sum / n, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: hi === Infinity ? lo : hi };
 }
+
+/** Whole ms below this are looked up (1 KB of numbers per VU); index = ms. */
+const WHOLE_MS = 256;
+const WHOLE: readonly number[] = Array.from({ length: WHOLE_MS }, (_, ms) => computedBucketOf(ms));

@@ -24,6 +24,14 @@ describe('log buckets', () => {
       const [lo, hi] = boundsOf(i);
       assert.ok(v > lo && v <= hi, `${v} in (${lo}, ${hi}] (bucket ${i})`);
     }
+    // Whole ms, looked up from a table below some bound: the same buckets as the formula's.
+    for (let v = 1; v <= 2_000; v++) {
+      const [lo, hi] = boundsOf(bucketOf(v));
+      assert.ok(v > lo && v <= hi, `${v} ms in (${lo}, ${hi}] (bucket ${bucketOf(v)})`);
+      assert.ok(bucketOf(v - 0.5) <= bucketOf(v) && bucketOf(v + 0.5) >= bucketOf(v), `${v} ms ordered with its neighbours`);
+    }
+    assert.equal(bucketOf(-1), 0);
+    assert.equal(bucketOf(Number.NaN), 0);
     assert.equal(bucketOf(0), 0);
     assert.equal(bucketOf(0.01), 1);
     assert.equal(bucketOf(1e9), BUCKETS - 1);
