@@ -316,7 +316,7 @@ export class ChunkTemplate {
         if (hasText) {
           const end = s.length - e.length;
           // Compared in place, no string made: on k6's engine startsWith cuts a copy first and
-          // costs twice what lastIndexOf from 0 does (bench/sse-path.ts --ops).
+          // costs twice what lastIndexOf from 0 does (docs/fidelity.md, "One VU's JavaScript").
           if (!(end > plen && s.endsWith(e) && s.lastIndexOf(prefix, 0) === 0)) break;
           text = s.slice(plen, end);
           if (checkEach && UNSAFE_TEXT.test(text)) break;
