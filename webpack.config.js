@@ -11,9 +11,10 @@
 //                        binary with xk6-sse itself. TRANSPORT=http still works there.
 //
 //   dist/once.js, dist/sse/once.js
-//                        setup() and handleSummary() (lib/k6/once.ts): what only k6's VU 0 runs.
-//                        Each bundle requires it from beside itself, in VU 0 only: k6 compiles a
-//                        script in every VU, and the report code would cost each VU its memory.
+//                        What not every VU runs (lib/k6/once.ts): setup(), handleSummary() and the
+//                        configuration's reader (VU 0), the dataset and trace readers. Built apart:
+//                        a bundle's require() of one of them is a require of once.js, so that the
+//                        bundle lays out what every VU runs in one scope (docs/fidelity.md).
 //
 // The same sources; the constant __SSE_BUNDLE__ (DefinePlugin) tells them apart, and webpack drops
 // the branch the constant rules out, so each bundle holds only its own way of loading the module.
@@ -28,26 +29,36 @@ const entry = Object.fromEntries(
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
     .map((f) => [path.basename(f, '.ts'), path.join(scenarioDir, f)]),
 );
-entry.once = path.resolve(__dirname, 'lib', 'k6', 'once.ts');
-// lib/k6/benchmark.ts's require('./once') stays a require of the file beside the bundle.
-const onceExternal = ({ request, context }, cb) =>
-  request === './once' && context === path.resolve(__dirname, 'lib', 'k6') ? cb(null, 'commonjs ./once.js') : cb();
+const lib = path.resolve(__dirname, 'lib');
+const onceTs = path.join(lib, 'k6', 'once.ts');
+// The modules once.js holds: the keys of its table, paths under lib/.
+const ONCE_KEYS = [...fs.readFileSync(onceTs, 'utf8').matchAll(/^ {2}get '([^']+)'\(\)/gm)].map((m) => m[1]);
 
-function bundles({ sse }) {
+// In a bundle, require() of a module in once.js's table is a require of that entry: were it
+// bundled, webpack would evaluate it lazily, and so make every module it imports (most of the
+// suite) an accessor each VU calls on each use and keeps (lib/k6/once.ts).
+function toOnce({ request, context, dependencyType }, cb) {
+  if (dependencyType !== 'commonjs' || !request.startsWith('.')) return cb();
+  const key = path.relative(lib, path.resolve(context, request)).split(path.sep).join('/');
+  return ONCE_KEYS.includes(key) ? cb(null, ['./once.js', 'modules', key], 'commonjs') : cb();
+}
+
+function bundles({ sse, once }) {
+  const dir = path.resolve(__dirname, 'dist', ...(sse ? ['sse'] : []));
   return {
-    name: sse ? 'sse' : 'http',
+    name: (sse ? 'sse' : 'http') + (once ? '-once' : ''),
     mode: 'production',
     context: __dirname,
-    entry,
+    entry: once ? { once: onceTs } : entry,
     target: ['web', 'es2020'],
     devtool: false,
     output: {
-      path: path.resolve(__dirname, 'dist', ...(sse ? ['sse'] : [])),
+      path: dir,
       filename: '[name].js',
       library: { type: 'module' },
       module: true,
-      // dist/sse/ belongs to the other build.
-      clean: sse ? true : { keep: /^sse[\\/]/ },
+      // once.js belongs to its own build, dist/sse/ to the sse builds.
+      clean: once ? false : { keep: sse ? /^once\.js$/ : /^(sse[\\/]|once\.js$)/ },
     },
     resolve: {
       extensions: ['.ts', '.js'],
@@ -59,15 +70,15 @@ function bundles({ sse }) {
           test: /\.ts$/,
           loader: 'ts-loader',
           exclude: /node_modules/,
-          // The http build type-checks these very sources; the sse build only transpiles them
+          // The http bundles' build type-checks these very sources; the others only transpile them
           // (isolatedModules: the same output).
-          options: { configFile: path.resolve(__dirname, 'tsconfig.json'), transpileOnly: sse },
+          options: { configFile: path.resolve(__dirname, 'tsconfig.json'), transpileOnly: sse || once },
         },
       ],
     },
     plugins: [new DefinePlugin({ __SSE_BUNDLE__: JSON.stringify(sse) })],
     experiments: { outputModule: true },
-    externals: [/^k6(\/.*)?$/, onceExternal],
+    externals: once ? [/^k6(\/.*)?$/] : [/^k6(\/.*)?$/, toOnce],
     externalsType: 'module',
     // transport.ts loads k6/x/sse with k6's own require (a plain require() in the bundle), which
     // webpack would rather see in a Node target only.
@@ -78,4 +89,4 @@ function bundles({ sse }) {
   };
 }
 
-module.exports = [bundles({ sse: false }), bundles({ sse: true })];
+module.exports = [false, true].flatMap((sse) => [bundles({ sse, once: false }), bundles({ sse, once: true })]);

@@ -1,8 +1,8 @@
 // Everything a benchmark's k6 functions share, made once at init: the configuration (a bad value
 // stops the run in setup with one line), the plan, the metrics, the sender, the prompt source, the
 // k6 options. setup.ts, measure.ts, probe.ts and summary.ts each take this and return one function
-// (setup.ts and summary.ts in VU 0 only: once.ts). Evaluated in VU 0, and in a VU that VU 0 handed
-// nothing (handoff.ts); the others make their Bench in vu-bench.ts.
+// (setup.ts and summary.ts in VU 0 only: vu0.ts). Evaluated in VU 0 (from once.js), and in a VU
+// that VU 0 handed nothing (handoff.ts); the others make their Bench in vu-bench.ts.
 import { loadConfig, type BenchConfig, type Env } from '../config/load';
 import { benchmarkEnv, checkResultsDir } from '../config/environment';
 import type { BenchmarkSpec } from '../benchmarks';
@@ -58,8 +58,8 @@ function withOptions(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: S
   // k6 reads a script's options in VU 0 alone and overwrites every other VU's with its own: the
   // thresholds (a few dozen per run) are built there only.
   const options = __VU === 0 ? optionsOf(plan, cfg, dataset) : ({} as K6Options);
-  // The dataset's and the trace's shared state is opened from files in each VU's init.
-  if (__VU === 0 && dataset === null && trace === null) handOff({ env, cfg, plan, metrics: declsOf(METRICS) });
+  // The other VUs open the dataset's and the trace's shared arrays by name (vu-bench.ts).
+  if (__VU === 0) handOff({ env, cfg, plan, metrics: declsOf(METRICS) });
   return assemble({ spec, env, cfg, plan, dataset, trace, metrics: METRICS, options });
 }
 

@@ -22,7 +22,7 @@ export function handOff(h: Handoff): void {
   new SharedArray(NAME, () => [JSON.stringify(h)]);
 }
 
-/** In another VU's init: what VU 0 handed over, or null where it handed nothing (a bad configuration, DATASET, TRACE). */
+/** In another VU's init: what VU 0 handed over, or null where it handed nothing (a bad configuration). */
 export function handedOver(): Handoff | null {
   const a = new SharedArray(NAME, () => []) as unknown as ArrayLike<string>;
   return a.length > 0 ? (JSON.parse(a[0]) as Handoff) : null;

@@ -1,29 +1,29 @@
-// What only k6's VU 0 runs: setup() (preflight, the run record) and handleSummary() (every report,
-// and the comparison with BASELINE). k6 runs a script's init code in every VU, and again in VU 0
-// for the options, setup() and handleSummary(). This module is a file of its own (dist/once.js,
-// webpack.config.js) that benchmark.ts requires in VU 0 alone, so the VUs that send requests never
-// compile report rendering, charts, statistics, the comparison or the preflight's diagnosis.
-import { readBaseline } from '../compare/baseline';
-import type { SetupData } from '../variants';
-import type { SummaryDataLike } from '../report/report';
-import type { Bench } from './bench-context';
-import { configErrorOf } from './config-error';
-import { makeSetup } from './setup';
-import { makeSummary } from './summary';
+// once.js, the file beside each bundle: the modules that not every VU runs, each evaluated on its
+// first use. k6 evaluates a bundle's modules in every VU and keeps what they make in each VU's heap,
+// so the bundle reaches these through require(), and webpack.config.js points such a require() at
+// this table. Bundled instead, a module required is evaluated lazily, and webpack makes every
+// module it imports (here: most of the suite) an accessor that every VU calls on each use and
+// keeps; from once.js, what every VU runs is laid out in one scope (docs/fidelity.md, "One scope
+// for what every VU runs"). k6's require works only at init, so only what is loaded at init is
+// here; the server-metrics probe, the watch and the cache reset, required when their scenarios
+// run, stay in the bundle (nothing that every VU runs imports them). The keys are paths under lib/.
+declare function require(id: string): unknown;
 
-export interface Vu0Functions {
-  setup: () => SetupData;
-  handleSummary: (data: SummaryDataLike) => Record<string, string>;
-}
-
-/** setup() and handleSummary(), or the one-line message of a bad BASELINE. Call in the init context. */
-export function vu0Functions(b: Bench): Vu0Functions | { error: string } {
-  let baseline;
-  try {
-    // BASELINE: a summary.json this run is compared with at the end (lib/compare/baseline.ts).
-    baseline = readBaseline(b.env, (path) => open(path));
-  } catch (e) {
-    return configErrorOf(b.spec, e);
-  }
-  return { setup: makeSetup(b), handleSummary: makeSummary(b, baseline) };
-}
+export const modules = {
+  /** setup() and handleSummary(): VU 0. */
+  get 'k6/vu0'() {
+    return require('./vu0') as typeof import('./vu0');
+  },
+  /** The configuration read from the environment, the plan, the k6 options: VU 0. */
+  get 'k6/bench-context'() {
+    return require('./bench-context') as typeof import('./bench-context');
+  },
+  /** DATASET runs: every VU. */
+  get 'k6/dataset'() {
+    return require('./dataset') as typeof import('./dataset');
+  },
+  /** TRACE runs: every VU. */
+  get 'k6/trace'() {
+    return require('./trace') as typeof import('./trace');
+  },
+};

@@ -20,10 +20,11 @@ import type { TransportSpec } from '../transports';
 import type { k6Options } from '../plan/k6-options';
 import type { K6Metrics } from './metrics';
 import type { Send } from './transport';
+import type { Handoff } from './handoff';
 
-// A CommonJS require, which webpack resolves inside the bundle. A module reached only through it
-// is evaluated on its first call: the dataset and trace code (118 KB of the bundle, 0.08 MB of each
-// VU's live heap: docs/fidelity.md) is evaluated only in runs that set DATASET or TRACE.
+// k6's require, of a module in once.js (lib/k6/once.ts), evaluated on its first call: the dataset
+// and trace code (118 KB, 0.08 MB of each VU's live heap: docs/fidelity.md) only in runs that set
+// DATASET or TRACE.
 declare function require(id: string): unknown;
 export const datasetModule = () => require('./dataset') as typeof import('./dataset');
 export const traceModule = () => require('./trace') as typeof import('./trace');
@@ -68,6 +69,17 @@ export interface BenchParts {
   trace: SharedTrace | null;
   metrics: MetricDecls;
   options: K6Options;
+}
+
+/**
+ * The Bench of a VU that VU 0 handed its configuration and plan to. A DATASET's or a TRACE's shared
+ * arrays are opened by their names: VU 0 filled them, so nothing is read or parsed again here.
+ */
+export function fromHandoff(spec: BenchmarkSpec, h: Handoff): Bench {
+  const read = (path: string) => open(path);
+  const dataset = h.cfg.dataset === null ? null : datasetModule().openDataset(h.cfg, read);
+  const trace = h.cfg.trace === null ? null : traceModule().openTrace(h.cfg, read);
+  return assemble({ spec, ...h, dataset, trace, options: {} as K6Options });
 }
 
 export function assemble({ spec, env, cfg, plan, dataset, trace, metrics: decls, options }: BenchParts): Bench {

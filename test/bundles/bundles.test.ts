@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import * as acorn from 'acorn';
 
 const root = join(__dirname, '..', '..');
@@ -13,6 +13,9 @@ const dist = join(root, 'dist');
 const scenarios = readdirSync(join(root, 'scenarios'))
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3));
+
+/** The modules once.js serves (lib/k6/once.ts's table, which webpack.config.js reads too). */
+const ONCE_KEYS = [...readFileSync(join(root, 'lib', 'k6', 'once.ts'), 'utf8').matchAll(/^ {2}get '([^']+)'\(\)/gm)].map((m) => m[1]);
 
 /** Globals a browser or Node has and k6 (v0.49 at least) does not. */
 const MISSING_IN_K6 = [
@@ -135,9 +138,10 @@ for (const { file: bundle, sse } of BUNDLES) {
     });
     assert.deepEqual([...freeGlobals], [], `uses globals k6 does not have: ${[...freeGlobals].join(', ')}`);
     assert.ok(required.length > 0);
-    // k6 modules, and once.js beside the bundle (what only VU 0 runs: lib/k6/once.ts).
+    // k6 modules, and once.js beside the bundle (what not every VU runs: lib/k6/once.ts), one
+    // require per entry of its table.
     for (const r of required) assert.match(r, /^(k6(\/.*)?|\.\/once\.js)$/, `requires ${r}, which k6 cannot load`);
-    assert.equal(required.filter((r) => r === './once.js').length, 1, 'requires once.js once');
+    assert.equal(required.filter((r) => r === './once.js').length, ONCE_KEYS.length, 'requires once.js once per entry of its table');
     assert.ok(existsSync(join(dist, bundle, '..', 'once.js')), `once.js is missing beside dist/${bundle}`);
     assert.ok(required.includes('k6/http') && required.includes('k6/metrics'));
     if (sse) {
@@ -165,24 +169,63 @@ for (const { file: bundle, sse } of BUNDLES) {
 }
 
 for (const dir of ['', 'sse/']) {
-  test(`dist/${dir}once.js, what only VU 0 runs: ES2020, k6 modules only, setup and the reports in it, and nothing else requires it`, () => {
+  test(`dist/${dir}once.js, what not every VU runs: ES2020, k6 modules only, setup and the reports in it, and nothing else requires it`, () => {
     const src = readFileSync(join(dist, dir, 'once.js'), 'utf8');
     const ast = acorn.parse(src, { ecmaVersion: 2020, sourceType: 'module' });
     const required: string[] = [];
     const exported: string[] = [];
     walk(ast, (n) => {
-      if (n.type === 'CallExpression' && (n.callee as Node).type === 'Identifier' && (n.callee as Node).name === 'require')
-        required.push(String((n.arguments as Node[])[0]?.value));
+      // (A computed name: the sse extension, in the http build's sender.)
+      if (
+        n.type === 'CallExpression' &&
+        (n.callee as Node).type === 'Identifier' &&
+        (n.callee as Node).name === 'require' &&
+        (n.arguments as Node[])[0]?.type === 'Literal'
+      )
+        required.push(String((n.arguments as Node[])[0].value));
       if (n.type === 'ImportDeclaration') required.push(String((n.source as Node).value));
       if (n.type === 'ExportNamedDeclaration') for (const sp of n.specifiers as Node[]) exported.push(String((sp.exported as Node).name));
     });
     for (const r of required) assert.match(r, /^k6(\/.*)?$/, `once.js requires ${r}`);
-    assert.deepEqual(exported, ['vu0Functions'], 'once.js exports vu0Functions alone');
+    assert.deepEqual(exported, ['modules'], 'once.js exports its table alone');
+    for (const key of ONCE_KEYS) assert.ok(src.includes(`get '${key}'() {`), `once.js serves ${key}`);
     // The report code lives here, not in the bundle every VU compiles.
     assert.match(src, /function renderHtml\(/);
     assert.doesNotMatch(readFileSync(join(dist, dir, 'dflash-vs-mtp.js'), 'utf8'), /function renderHtml\(/);
   });
 }
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const importGraph = require('../../scripts/lint/import-graph.cjs') as { graph(o?: { values?: boolean }): Map<string, string[]> };
+
+test('what every VU evaluates is laid out in one scope: webpack wraps in a lazy accessor only the modules the probe, watch and reset require', () => {
+  // A module that webpack evaluates lazily (a require() target) makes every module it imports an
+  // accessor too, called on each use; once.js keeps those out of the bundle (lib/k6/once.ts).
+  const values = importGraph.graph({ values: true });
+  const every = new Set<string>();
+  const visit = (file: string) => {
+    if (every.has(file)) return;
+    every.add(file);
+    for (const d of values.get(file) ?? []) visit(d);
+  };
+  visit(join(root, 'lib', 'k6', 'benchmark.ts'));
+  const everyVu = new Set([...every].map((f) => relative(root, f)));
+  for (const file of ['context-matrix.js', 'sse/context-matrix.js']) {
+    const src = readFileSync(join(dist, file), 'utf8');
+    const wrapped = [...src.matchAll(/^\/\/ MODULE: \.\/(lib\/\S+)$/gm)].map((m) => m[1]);
+    const hoisted = [...src.matchAll(/^;\/\/ \.\/(lib\/\S+)$/gm)].map((m) => m[1]);
+    assert.ok(wrapped.includes('lib/server-metrics/probe.ts'), `${file}: the probe stays in the bundle, evaluated on first use`);
+    assert.ok(
+      hoisted.includes('lib/dialects/template.ts') && hoisted.includes('lib/k6/measure.ts'),
+      `${file}: the reader and the measuring function in one scope`,
+    );
+    assert.deepEqual(
+      wrapped.filter((f) => everyVu.has(f)),
+      [],
+      `${file}: modules every VU evaluates behind an accessor: a require() reaches them; serve it from once.js`,
+    );
+  }
+});
 
 test('the http bundles require the sse extension only inside loadSse, by a name built at run time', () => {
   const src = readFileSync(join(dist, 'dflash-vs-mtp.js'), 'utf8');
