@@ -11,10 +11,10 @@ import { makeMeasure } from './measure';
 import { makeProbe } from './probe';
 import { makeWatch } from './watch';
 
-// k6's require. webpack.config.js points every require() of the suite's own modules at once.js
-// beside the bundle (dist/once.js, dist/sse/once.js; lib/k6/once.ts): k6 evaluates a bundle in
-// every VU, and what only VU 0 runs is kept out of what every VU evaluates (docs/fidelity.md,
-// "What a VU holds").
+// k6's require. webpack.config.js points a require() of a module in once.js's table (lib/k6/once.ts)
+// at once.js beside the bundle (dist/once.js, dist/sse/once.js): k6 evaluates a bundle in every
+// VU, and what only VU 0 runs is kept out of what every VU evaluates (docs/fidelity.md, "What a VU
+// holds").
 declare function require(id: string): unknown;
 
 /** A module that once.js holds, or the one line that says once.js is not beside the bundle. */
