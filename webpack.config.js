@@ -21,6 +21,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { DefinePlugin } = require('webpack');
+const { FunctionScopePlugin } = require('./scripts/function-scope');
 
 const scenarioDir = path.resolve(__dirname, 'scenarios');
 const entry = Object.fromEntries(
@@ -76,7 +77,7 @@ function bundles({ sse, once }) {
         },
       ],
     },
-    plugins: [new DefinePlugin({ __SSE_BUNDLE__: JSON.stringify(sse) })],
+    plugins: [new DefinePlugin({ __SSE_BUNDLE__: JSON.stringify(sse) }), new FunctionScopePlugin()],
     experiments: { outputModule: true },
     externals: once ? [/^k6(\/.*)?$/] : [/^k6(\/.*)?$/, toOnce],
     externalsType: 'module',
