@@ -246,3 +246,39 @@ test('the k6 scan this file imitates finds what it should', () => {
   assert.deepEqual(extensionsK6Finds('const a = "/* dist/sse"; require("k6/x/sse"); // */'), ['k6/x/sse'], 'a /* in a string opens no comment');
   assert.deepEqual(extensionsK6Finds('require("k6/http"); const s = "the xk6-sse extension (k6/x/sse)";'), []);
 });
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { wrapped } = require('../../scripts/function-scope.js') as { wrapped(code: string, file: string): string };
+
+test('no bundle declares a function at its top level: k6 makes each such function per VU (scripts/function-scope.js)', () => {
+  const files = readdirSync(dist)
+    .filter((f) => f.endsWith('.js'))
+    .concat(
+      readdirSync(join(dist, 'sse'))
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => `sse/${f}`),
+    );
+  assert.ok(files.length >= 2 * scenarios.length, `bundles found: ${files.length}`);
+  for (const file of files) {
+    const ast = acorn.parse(readFileSync(join(dist, file), 'utf8'), { ecmaVersion: 2020, sourceType: 'module' }) as unknown as {
+      body: Node[];
+    };
+    const kinds = ast.body.map((n) => n.type);
+    assert.deepEqual(
+      kinds.filter((k) => k !== 'ImportDeclaration'),
+      ['VariableDeclaration', 'ExportNamedDeclaration'],
+      `${file}: top level ${kinds.join(', ')}`,
+    );
+  }
+});
+
+test('wrapped() keeps the imports first and the export list last, and refuses a layout it does not know', () => {
+  const src =
+    'import http from "k6/http";\nimport exec from "k6/execution";\nfunction f() { return http; }\nconst o = { a: 1 };\nexport { f as default, o as options, f };\n';
+  const out = wrapped(src, 'x.js');
+  assert.equal(
+    out,
+    'import http from "k6/http";\nimport exec from "k6/execution";\nconst { f, o } = (() => {\nfunction f() { return http; }\nconst o = { a: 1 };\nreturn { f, o };\n})();\nexport { f as default, o as options, f };\n',
+  );
+  assert.throws(() => wrapped('function f() {}\nexport default f;\n', 'y.js'), /y\.js: no export list at its end/);
+});
