@@ -127,10 +127,16 @@ async function main(): Promise<void> {
   let summary = '';
   try {
     const s = JSON.parse(readFileSync(join(dir, 'soak.summary.json'), 'utf8')) as {
-      records: Array<{ requests_ok: number; requests_failed: number; itl_ms: { count: number } | null; output_throughput_tokens_per_s: number | null }>;
+      records: Array<{
+        requests_ok: number;
+        requests_failed: number;
+        itl_ms: { count: number; relative_error?: number } | null;
+        output_throughput_tokens_per_s: number | null;
+      }>;
     };
     const r = s.records[0];
-    summary = `${r.requests_ok} requests ok, ${r.requests_failed} failed, ${r.itl_ms?.count ?? 0} ITL samples, ${r.output_throughput_tokens_per_s?.toFixed(0) ?? '-'} output tokens/s`;
+    const counted = r.itl_ms?.relative_error === undefined ? 'ITL samples (ITL_SAMPLES=every)' : 'tokens counted in ITL buckets (ITL_SAMPLES=histogram)';
+    summary = `${r.requests_ok} requests ok, ${r.requests_failed} failed, ${r.itl_ms?.count ?? 0} ${counted}, ${r.output_throughput_tokens_per_s?.toFixed(0) ?? '-'} output tokens/s`;
   } catch {
     summary = 'no summary.json';
   }

@@ -126,13 +126,34 @@ function startSpread(env: Env, durationMs: number, slices: number, requests: boo
   return ms;
 }
 
+/** ITL_SAMPLES=auto counts ITL in buckets for a plan of at most this many runs… */
+export const AUTO_HISTOGRAM_MAX_RUNS = 2;
+/** …that streams this long or longer, all runs together. */
+export const AUTO_HISTOGRAM_MIN_MS = 10 * 60_000;
+
+/**
+ * ITL_SAMPLES: auto is histogram for a long plan of one or two runs (a soak, an A/B soak), where k6
+ * would keep every token's ITL until the end (docs/durability.md), and every otherwise: a matrix
+ * keeps exact ITL, and its runs would need 580 bucket thresholds each. A trace replay or a run of
+ * REQUESTS ends when its requests do, so auto keeps every there.
+ */
+function itlSamples(env: Env, runs: number, durationMs: number, bounded: boolean): 'every' | 'histogram' {
+  const raw = p.oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['auto', 'every', 'histogram'] as const);
+  if (raw !== 'auto') return raw;
+  return !bounded && runs <= AUTO_HISTOGRAM_MAX_RUNS && runs * durationMs >= AUTO_HISTOGRAM_MIN_MS ? 'histogram' : 'every';
+}
+
 /** A UTC stamp like 20261129-201500 for default run ids. */
 export function stamp(d: Date): string {
   const iso = d.toISOString();
   return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
 }
 
-export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variants' | 'trace' | 'escalates'>, env: Env, now: Date): BenchConfig {
+export function loadConfig(
+  spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variants' | 'trace' | 'escalates'> & Partial<Pick<BenchmarkSpec, 'load'>>,
+  env: Env,
+  now: Date,
+): BenchConfig {
   const benchmark = spec.name;
   const targets = slotsOf(spec, env).map((slot) => target(env, slot));
   const baselineRaw = spec.variants ? get(env, 'BASELINE_VARIANT').trim() : '';
@@ -184,7 +205,7 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variant
     slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
     startSpreadMs: 0,
     latencyWindow: p.oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
-    itlSamples: p.oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['every', 'histogram'] as const),
+    itlSamples: 'every',
     serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
     cacheReset: p.oneOf('CACHE_RESET', get(env, 'CACHE_RESET'), CACHE_RESET_MODES),
     partial: p.bool('PARTIAL', get(env, 'PARTIAL')),
@@ -223,6 +244,9 @@ export function loadConfig(spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variant
     throw new ConfigError(`SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=${timing}: the ${cfg.transport} transport cannot measure TTFT or ITL.`);
   }
   cfg.startSpreadMs = startSpread(env, cfg.durationMs, cfg.slices, cfg.requests !== null);
+  const loads = spec.load === 'rate' ? cfg.rates.length : cfg.concurrency.length;
+  const runs = cfg.variants.length * cfg.isl.length * cfg.osl.length * loads;
+  cfg.itlSamples = itlSamples(env, runs, cfg.durationMs, cfg.trace !== null || cfg.requests !== null);
   return cfg;
 }
 

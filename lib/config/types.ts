@@ -79,7 +79,7 @@ export interface BenchConfig {
   startSpreadMs: number;
   /** Whose latencies make the percentiles: every request of a cell, or only those sent after its first slice (ramp-up). */
   latencyWindow: 'all' | 'steady';
-  /** ITL_SAMPLES: each token's ITL as a Trend sample, or counted into log buckets (lib/stats/log-buckets.ts). */
+  /** ITL_SAMPLES, auto resolved: each token's ITL as a Trend sample, or counted into log buckets (lib/stats/log-buckets.ts). */
   itlSamples: 'every' | 'histogram';
   serverMetrics: 'auto' | 'on' | 'off';
   /** CACHE_RESET: when the server's prefix cache is emptied (lib/plan/cache-reset.ts). */

@@ -287,7 +287,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const itlPerChunk = dist(m, subKey('itlPerChunk', s)) ?? bucketDist(m, 'itlPerChunkBuckets', s);
   if ((itl ?? itlPerChunk)?.bucketed)
     notes.push(
-      `ITL counted in log buckets (ITL_SAMPLES=histogram): its percentiles are within ${(RELATIVE_ERROR * 100).toFixed(1)} % and its max is a bucket's bound.`,
+      `ITL counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one or two runs streaming 10 minutes or more: k6 would otherwise keep every token's ITL in memory): its percentiles are within ${(RELATIVE_ERROR * 100).toFixed(1)} % and its max is a bucket's bound.`,
     );
   const reasoning = reasoningOf(m, s);
   if (reasoning !== null) notes.push(reasoningNote(reasoning));

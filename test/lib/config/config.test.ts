@@ -36,6 +36,21 @@ describe('loadConfig', () => {
     assert.equal(c.runId, 'smoke-20261129-201500');
     assert.equal(c.variants[0].dialect, 'auto');
   });
+  test('ITL_SAMPLES=auto counts in buckets for a long plan of one or two runs only', () => {
+    const itl = (name: string, env: Record<string, string>) => loadConfig(BENCHMARKS[name], { ...base, ...env }, NOW).itlSamples;
+    const soak = { CONCURRENCY: '64', ISL: '128', OSL: '256', DURATION: '60m' };
+    assert.equal(itl('context-matrix', soak), 'histogram', 'one run of an hour');
+    assert.equal(itl('context-matrix', { ...soak, DURATION: '9m' }), 'every', 'one run shorter than 10 min');
+    assert.equal(itl('context-matrix', { ...soak, CONCURRENCY: '8,64', DURATION: '5m' }), 'histogram', 'two runs, 10 min in all');
+    assert.equal(itl('context-matrix', { ...soak, CONCURRENCY: '8,64,256' }), 'every', 'three runs: a matrix keeps exact ITL');
+    assert.equal(itl('context-matrix', { ...soak, REQUESTS: '1000' }), 'every', 'a run of REQUESTS ends with them');
+    assert.equal(itl('dflash-vs-mtp', { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:1', ...soak }), 'histogram', 'an A/B soak: two runs');
+    assert.equal(itl('arrival-rate', { ...soak, RATE: '1,2,4' }), 'every', 'the rate axis counts the runs of a rate benchmark');
+    assert.equal(itl('arrival-rate', { ...soak, RATE: '2' }), 'histogram');
+    assert.equal(itl('context-matrix', { ...soak, ITL_SAMPLES: 'every' }), 'every', 'given, it is kept');
+    assert.equal(itl('smoke', { ITL_SAMPLES: 'histogram' }), 'histogram');
+    assert.throws(() => itl('smoke', { ITL_SAMPLES: 'some' }), /ITL_SAMPLES='some' is not valid: expected one of auto, every, histogram/);
+  });
   test('a missing URL says how to set it', () => {
     assert.throws(() => loadConfig(BENCHMARKS['smoke'], {}, NOW), /TARGET_URL is not set: .*TARGET_URL=http/);
     assert.throws(() => loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1' }, NOW), /MTP_URL is not set/);
