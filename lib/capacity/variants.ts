@@ -72,6 +72,8 @@ export function stepEnv(s: CapacitySettings, env: Record<string, string | undefi
   out.RESULTS_DIR = x.resultsDir;
   // Each step is one level judged by its SLOs afterwards: the in-run saturation stop (exit 108) would end the step without its result.
   out.SATURATION_STOP = 'false';
+  // A step's ITL is judged from its samples (llm_itl): never counted in buckets, however long the step.
+  out.ITL_SAMPLES = 'every';
   // Warm-up belongs to the variant's first k6 test; later ones find it warm.
   if (!x.first) out.WARMUP_REQUESTS = '0';
   return out;
