@@ -173,18 +173,7 @@ export function renderCompareMarkdown(c: Comparison): string {
     out.push(`> **Forced:** the workloads differ in ${describeDifferences(c.forced)} (baseline vs new); the ratios compare different workloads.`, '');
   out.push(
     mdTable(
-      [
-        'cell',
-        'variant',
-        'baseline out tok/s',
-        'new out tok/s',
-        'ratio [95% CI]',
-        'baseline mean e2e',
-        'new mean e2e',
-        'ratio [95% CI]',
-        ...extraHead(c),
-        'verdict',
-      ],
+      columns(c),
       c.cells.map((x) => [
         x.cell,
         x.variant,
@@ -209,6 +198,22 @@ export function renderCompareMarkdown(c: Comparison): string {
     '',
   );
   return out.join('\n');
+}
+
+/** The comparison table's columns, in compare.md and compare.html alike (the page adds the notes). */
+function columns(c: Comparison): string[] {
+  return [
+    'cell',
+    'variant',
+    'baseline out tok/s',
+    'new out tok/s',
+    'ratio [95% CI]',
+    'baseline mean e2e',
+    'new mean e2e',
+    'ratio [95% CI]',
+    ...extraHead(c),
+    'verdict',
+  ];
 }
 
 const COMPARE_CSS = `
@@ -244,19 +249,7 @@ export function renderCompareHtml(c: Comparison): string {
     ? `<div class="box preflight"><h3>Forced: the workloads differ</h3><ul>${c.forced.map((d) => `<li><b>${esc(d.what)}</b>: ${esc(d.baseline)} in the baseline, ${esc(d.next)} in the new run</li>`).join('')}</ul></div>`
     : '';
   const notes = headerLines(c).filter((l) => !l.startsWith('FORCED'));
-  const head = [
-    'cell',
-    'variant',
-    'baseline out tok/s',
-    'new out tok/s',
-    'ratio [95% CI]',
-    'baseline mean e2e',
-    'new mean e2e',
-    'ratio [95% CI]',
-    ...extraHead(c),
-    'verdict',
-    'notes',
-  ];
+  const head = [...columns(c), 'notes'];
   const rows = c.cells.map(
     (x) =>
       `<tr${regressedAny(x) ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}" data-cost-regression="${x.cost.regression}" data-energy-regression="${x.energy.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
