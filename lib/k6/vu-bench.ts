@@ -37,13 +37,19 @@ function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: Sh
 
 export type K6Options = ReturnType<typeof k6Options>;
 
-export interface Bench {
+/** What a VU's Bench is built from and keeps: the same in VU 0 and in the VUs it hands over to. */
+interface BenchBase {
   spec: BenchmarkSpec;
   env: Env;
   cfg: BenchConfig;
   plan: Plan;
   dataset: SharedDataset | null;
   trace: SharedTrace | null;
+  /** The k6 options: built in VU 0 only (empty in the others, whose options k6 overwrites). */
+  options: K6Options;
+}
+
+export interface Bench extends BenchBase {
   /** Each run, and its server-metrics probe, watch and cache reset, by k6 scenario name. */
   runs: Map<string, { run: Run; index: number }>;
   metrics: K6Metrics;
@@ -54,21 +60,12 @@ export interface Bench {
   slo: SloLimits;
   /** Ask for a streamed reply (the transport needs one, or STREAM=true). */
   stream: boolean;
-  /** The k6 options: built in VU 0 only (empty in the others, whose options k6 overwrites). */
-  options: K6Options;
   /** The targets as this VU uses them, resolved from the setup data on first use. */
   target(data: SetupData, variant: string): ResolvedVariant;
 }
 
-export interface BenchParts {
-  spec: BenchmarkSpec;
-  env: Env;
-  cfg: BenchConfig;
-  plan: Plan;
-  dataset: SharedDataset | null;
-  trace: SharedTrace | null;
+export interface BenchParts extends BenchBase {
   metrics: MetricDecls;
-  options: K6Options;
 }
 
 /**
