@@ -135,12 +135,16 @@ export const AUTO_HISTOGRAM_MIN_MS = 10 * 60_000;
  * ITL_SAMPLES: auto is histogram for a long plan of one or two runs (a soak, an A/B soak), where k6
  * would keep every token's ITL until the end (docs/durability.md), and every otherwise: a matrix
  * keeps exact ITL, and its runs would need 580 bucket thresholds each. A trace replay or a run of
- * REQUESTS ends when its requests do, so auto keeps every there.
+ * REQUESTS ends when its requests do, and a transport that times no events has no ITL: auto keeps
+ * every there.
  */
-function itlSamples(env: Env, runs: number, durationMs: number, bounded: boolean): 'every' | 'histogram' {
+function itlSamples(env: Env, cfg: BenchConfig, load: BenchmarkSpec['load']): 'every' | 'histogram' {
   const raw = p.oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['auto', 'every', 'histogram'] as const);
   if (raw !== 'auto') return raw;
-  return !bounded && runs <= AUTO_HISTOGRAM_MAX_RUNS && runs * durationMs >= AUTO_HISTOGRAM_MIN_MS ? 'histogram' : 'every';
+  if (cfg.trace !== null || cfg.requests !== null || !TRANSPORTS[cfg.transport].timesEvents) return 'every';
+  // The plan's runs (lib/plan/matrix.ts, a layer above this one): each variant in each cell, each DURATION long.
+  const runs = cfg.variants.length * cfg.isl.length * cfg.osl.length * (load === 'rate' ? cfg.rates.length : cfg.concurrency.length);
+  return runs <= AUTO_HISTOGRAM_MAX_RUNS && runs * cfg.durationMs >= AUTO_HISTOGRAM_MIN_MS ? 'histogram' : 'every';
 }
 
 /** A UTC stamp like 20261129-201500 for default run ids. */
@@ -244,9 +248,7 @@ export function loadConfig(
     throw new ConfigError(`SLO_TTFT_P99 and SLO_ITL_P99 need TRANSPORT=${timing}: the ${cfg.transport} transport cannot measure TTFT or ITL.`);
   }
   cfg.startSpreadMs = startSpread(env, cfg.durationMs, cfg.slices, cfg.requests !== null);
-  const loads = spec.load === 'rate' ? cfg.rates.length : cfg.concurrency.length;
-  const runs = cfg.variants.length * cfg.isl.length * cfg.osl.length * loads;
-  cfg.itlSamples = itlSamples(env, runs, cfg.durationMs, cfg.trace !== null || cfg.requests !== null);
+  cfg.itlSamples = itlSamples(env, cfg, spec.load ?? 'vus');
   return cfg;
 }
 

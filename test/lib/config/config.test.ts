@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { loadConfig, mergeFile, redacted, stamp } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { duration, intList } from '../../../lib/config/parse';
+import { planOf } from '../../../lib/plan/matrix';
 
 const NOW = new Date('2026-11-29T20:15:00Z');
 const base = { TARGET_URL: 'http://127.0.0.1:30000' };
@@ -38,15 +39,20 @@ describe('loadConfig', () => {
   });
   test('ITL_SAMPLES=auto counts in buckets for a long plan of one or two runs only', () => {
     const itl = (name: string, env: Record<string, string>) => loadConfig(BENCHMARKS[name], { ...base, ...env }, NOW).itlSamples;
-    const soak = { CONCURRENCY: '64', ISL: '128', OSL: '256', DURATION: '60m' };
+    const soak = { TRANSPORT: 'sse', CONCURRENCY: '64', ISL: '128', OSL: '256', DURATION: '60m' };
     assert.equal(itl('context-matrix', soak), 'histogram', 'one run of an hour');
     assert.equal(itl('context-matrix', { ...soak, DURATION: '9m' }), 'every', 'one run shorter than 10 min');
     assert.equal(itl('context-matrix', { ...soak, CONCURRENCY: '8,64', DURATION: '5m' }), 'histogram', 'two runs, 10 min in all');
     assert.equal(itl('context-matrix', { ...soak, CONCURRENCY: '8,64,256' }), 'every', 'three runs: a matrix keeps exact ITL');
+    // The runs auto counts are the plan's.
+    const ab = loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:1', ...soak, ISL: '128,512' }, NOW);
+    assert.equal(planOf('vus', ab).runs.length, 4);
+    assert.equal(ab.itlSamples, 'every', 'four runs');
     assert.equal(itl('context-matrix', { ...soak, REQUESTS: '1000' }), 'every', 'a run of REQUESTS ends with them');
     assert.equal(itl('dflash-vs-mtp', { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:1', ...soak }), 'histogram', 'an A/B soak: two runs');
     assert.equal(itl('arrival-rate', { ...soak, RATE: '1,2,4' }), 'every', 'the rate axis counts the runs of a rate benchmark');
     assert.equal(itl('arrival-rate', { ...soak, RATE: '2' }), 'histogram');
+    assert.equal(itl('context-matrix', { ...soak, TRANSPORT: 'http' }), 'every', 'http times no tokens: no ITL to count');
     assert.equal(itl('context-matrix', { ...soak, ITL_SAMPLES: 'every' }), 'every', 'given, it is kept');
     assert.equal(itl('smoke', { ITL_SAMPLES: 'histogram' }), 'histogram');
     assert.throws(() => itl('smoke', { ITL_SAMPLES: 'some' }), /ITL_SAMPLES='some' is not valid: expected one of auto, every, histogram/);
