@@ -8,7 +8,9 @@ const ROOT = path.join(__dirname, '..', '..');
 const LIB = path.join(ROOT, 'lib');
 
 function walk(dir) {
+  // A hidden entry is no part of lib/: test/lint/layers.test.ts writes one under lib/dialects/ while it runs.
   return fs.readdirSync(dir).flatMap((n) => {
+    if (n.startsWith('.')) return [];
     const p = path.join(dir, n);
     if (fs.statSync(p).isDirectory()) return walk(p);
     return p.endsWith('.ts') && !p.endsWith('.d.ts') ? [p] : [];
