@@ -1,8 +1,7 @@
 // The k6 `options` for a plan: one scenario per run (plus a server-metrics probe per run), the
 // sub-metric declarations the report reads, and the SLO thresholds. Pure data, no k6 import.
 import type { BenchConfig } from '../config/types';
-import { summaryThresholds, TREND_STATS } from './summary-keys';
-import { GRID_STATS } from '../stats/quantile-merge';
+import { summaryThresholds, summaryTrendStats } from './summary-keys';
 import { probeScenario, steadyWindow, watchScenario, type Plan, type Run } from './matrix';
 import { resetDue, resetInSetup, resetScenario, resetSlot } from './cache-reset';
 
@@ -111,9 +110,9 @@ export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown>
   }
   return {
     scenarios,
-    thresholds: summaryThresholds(plan, cfg, probes),
+    thresholds: summaryThresholds(plan, cfg, probes, { shareOneRun: true }),
     // A partial result carries each trend's quantile grid, so instances' percentiles can be merged.
-    summaryTrendStats: cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS,
+    summaryTrendStats: summaryTrendStats(cfg),
     tags: { testid: cfg.runId },
     setupTimeout: ms(setupTimeoutMs(cfg)),
     teardownTimeout: '30s',

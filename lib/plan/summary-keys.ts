@@ -9,6 +9,7 @@ import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
 import { BUCKETS_OF, SHORT_CAUSES } from '../metrics/samples';
 import { BUCKETS, labelOf } from '../stats/log-buckets';
+import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, watchScenario, type Plan } from './matrix';
 import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from './cache-reset';
 import { PREFLIGHT_REASONS } from '../preflight/reasons';
@@ -67,6 +68,26 @@ const PER_RUN: MetricKey[] = [
   'scheduleLag',
   'runVus',
 ];
+/** The per-run metrics that keep every value (k6's trend sinks): a sub-metric keeps each a second time. */
+export const PER_RUN_TRENDS = PER_RUN.filter((m) => METRICS[m].type === 'trend');
+
+/**
+ * A plan of one run shares its trends with the whole metrics: only the run's VUs add to them
+ * (probes, the watch and setup record other metrics), so its run's trend sub-metrics would hold
+ * the same values twice, and k6 keeps every value of a trend until the test ends. Left
+ * undeclared, they are filled from the whole metrics where a summary is made
+ * (lib/report/run-trends.ts):
+ * over a soak, 6 of the 16 values a request left in k6 (docs/durability.md).
+ */
+export function runTrendsShared(plan: Pick<Plan, 'runs'>): boolean {
+  return plan.runs.length === 1;
+}
+
+/** The trend statistics a benchmark's summary keeps (k6's summaryTrendStats): the quantile grid too for a partial result. */
+export function summaryTrendStats(cfg: Pick<BenchConfig, 'partial'>): string[] {
+  return cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS;
+}
+
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests'];
 const PER_PROBE: MetricKey[] = [
   'serverTtft',
@@ -98,12 +119,15 @@ export function summaryThresholds(
   plan: Plan,
   cfg: Pick<BenchConfig, 'slo' | 'serverMetrics' | 'saturationStop' | 'itlSamples'> & Partial<Pick<BenchConfig, 'variants' | 'cacheReset'>>,
   withProbes: boolean,
+  /** shareOneRun: a one-run plan declares no trend sub-metric of its run (runTrendsShared); the benchmarks, not the library. */
+  opts: { shareOneRun?: boolean } = {},
 ): Record<string, string[]> {
   const targets = [...new Set(plan.runs.map((r) => r.variant))];
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
   const buckets = cfg.itlSamples === 'histogram';
-  const perRun = buckets ? PER_RUN.filter((m) => !(m in BUCKETS_OF)) : PER_RUN;
+  const shared = opts.shareOneRun === true && runTrendsShared(plan);
+  const perRun = PER_RUN.filter((m) => !(buckets && m in BUCKETS_OF) && !(shared && METRICS[m].type === 'trend'));
   for (const run of plan.runs) {
     for (const m of perRun) keep(subKey(m, run.scenario), m);
     if (buckets) for (const m of Object.values(BUCKETS_OF)) for (let i = 0; i < BUCKETS; i++) keep(bucketKey(m, run.scenario, i), m);
@@ -146,7 +170,7 @@ function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-/** The trend statistics the summary keeps (k6 summaryTrendStats). */
+/** The trend statistics the summary keeps (k6 summaryTrendStats); summaryTrendStats adds a partial's grid. */
 export const TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'];
 
 /** The summary key of a run's reset outcome (tagged by the run, since setup's samples have no scenario). */

@@ -8,9 +8,9 @@ import { METRICS } from '../metrics/catalog';
 import { k6Options } from '../plan/k6-options';
 import { planOf, probeScenario, watchScenario, type Plan } from '../plan/matrix';
 import { resetScenario } from '../plan/cache-reset';
-import { KEEP, TREND_STATS } from '../plan/summary-keys';
+import { KEEP, summaryTrendStats } from '../plan/summary-keys';
 import { buildReport, type Report, type SummaryDataLike } from '../report/report';
-import { GRID_STATS } from '../stats/quantile-merge';
+import { withRunTrends } from '../report/run-trends';
 import type { SetupData, VariantInfo } from '../variants';
 import { progressOf, type Progress } from './progress';
 import type { RawRecord } from './record';
@@ -79,7 +79,8 @@ export function rebuild(rec: RawRecord, closed: boolean | null, spec: BenchmarkS
   // Sub-metrics k6 declared beyond the plan's own (the dataset's per-domain and per-turn keys).
   for (const m of rec.metrics.values()) for (const s of m.submetrics) if (!(s.name in thresholds) && m.type !== 'gauge') thresholds[s.name] = [KEEP[m.type]];
   const testRunDurationMs = Number.isFinite(rec.lastMs) ? rec.lastMs - rec.firstMs : 0;
-  const metrics = summaryMetrics(rec, { thresholds, trendStats: cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS, testRunDurationMs });
+  const trendStats = summaryTrendStats(cfg);
+  const metrics = withRunTrends(plan, summaryMetrics(rec, { thresholds, trendStats, testRunDurationMs }), trendStats);
   const setupData = setup ?? setupFromSamples(rec, cfg);
   const data: SummaryDataLike = { metrics, setup_data: setupData, state: { testRunDurationMs } };
   const progress = progressOf(rec, plan, closed);
