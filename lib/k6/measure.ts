@@ -1,7 +1,7 @@
 // The measuring iteration: one request from the prompt source to the run's target, its samples,
 // its first error of each class logged, and the back-off and target-down rules.
 import { sleep } from 'k6';
-import type { Outcome } from '../metrics/samples';
+import { recordGap, type Outcome } from '../metrics/samples';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { llmRequest } from './request';
@@ -56,7 +56,7 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
     };
     const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
-    if (cur.lastEndMs !== null) add('clientGap', outcome.startMs - cur.lastEndMs);
+    if (cur.lastEndMs !== null) recordGap(outcome.startMs - cur.lastEndMs, cur.window, add);
     if (p.dueMs !== undefined) add('scheduleLag', outcome.startMs - p.dueMs);
     b.source.done(outcome.result, add);
     const err = outcome.result.error;

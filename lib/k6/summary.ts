@@ -8,7 +8,6 @@ import { renderMarkdown } from '../report/markdown';
 import { PARTIAL_FORMAT, reportMetrics, segmentFileName, type PartialResult } from '../report/partial';
 import { buildReport, type SummaryDataLike } from '../report/report';
 import { withRunTrends } from '../report/run-trends';
-import { summaryTrendStats } from '../plan/summary-keys';
 import { renderText } from '../report/text';
 import type { Bench } from './bench-context';
 import { stoppedProgress } from '../raw/progress';
@@ -16,7 +15,7 @@ import { stoppedProgress } from '../raw/progress';
 export function makeSummary(b: Bench, baseline: Baseline | null): (data: SummaryDataLike) => Record<string, string> {
   const { spec, cfg, plan, env } = b;
   return function handleSummary(k6Data: SummaryDataLike): Record<string, string> {
-    const data = { ...k6Data, metrics: withRunTrends(plan, k6Data.metrics, summaryTrendStats(cfg)) };
+    const data = { ...k6Data, metrics: withRunTrends(plan, k6Data.metrics, cfg) };
     // Stopped early (Ctrl-C, SIGTERM): the cell in flight is marked incomplete, as `npm run report` marks it.
     const report = buildReport(spec, cfg, plan, data, new Date(), stoppedProgress(plan, data, Date.now()));
     // Instances of one run share its id (and a results volume, under the k6-operator): each

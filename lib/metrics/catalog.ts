@@ -317,6 +317,13 @@ export const METRICS = {
     unit: 'ms',
     help: "Time a closed-loop VU spent between the end of one request and sending the next (its own parsing, metrics and k6's scheduling); when it is large against the request latency, the load generator, not the server, limits the load.",
   },
+  clientGapBuckets: {
+    name: 'llm_client_gap_buckets',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'ITL_SAMPLES=histogram: the requests whose llm_client_gap fell in each log-spaced bucket, tagged le_ms as llm_itl_buckets (a quantile read from them is within 2.5 %; not cumulative).',
+  },
   promptLength: {
     name: 'llm_request_prompt_tokens',
     type: 'trend',

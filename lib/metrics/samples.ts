@@ -71,8 +71,12 @@ export function sloSet(slo: SloLimits): boolean {
  * straight to `add` instead of building a list, and skips samples that would change nothing
  * (a counter's zero, "good" when no latency SLO is set: then every success is good).
  */
-/** The bucket counter that stands for each per-token Trend under ITL_SAMPLES=histogram. */
-export const BUCKETS_OF = { itl: 'itlBuckets', itlPerChunk: 'itlPerChunkBuckets' } as const satisfies Record<string, MetricKey>;
+/**
+ * The bucket counter that stands for a Trend under ITL_SAMPLES=histogram: each per-token one, and
+ * the VU's gap between requests (a figure of the client, read only as a distribution, with no
+ * threshold on it), whose values a soak would otherwise keep one per request.
+ */
+export const BUCKETS_OF = { itl: 'itlBuckets', itlPerChunk: 'itlPerChunkBuckets', clientGap: 'clientGapBuckets' } as const satisfies Record<string, MetricKey>;
 
 // One request's counts, reused: the buckets it touched are sent and zeroed, the rest never read.
 const counts = new Float64Array(BUCKETS);
@@ -107,6 +111,12 @@ function countItl(ev: EventColumns, rule: ItlRule, metric: MetricKey, limitMs: n
   if (limitMs === null || metric !== BUCKETS_OF.itl) return;
   for (let k = 0; k < tally.over; k++) add('itlWithinSlo', 0);
   for (let k = tally.over; k < tally.n; k++) add('itlWithinSlo', 1);
+}
+
+/** A closed-loop VU's time between the end of one request and sending the next (llm_client_gap). */
+export function recordGap(gapMs: number, w: Pick<Window, 'itlBuckets'>, add: AddSample): void {
+  if (w.itlBuckets) add(BUCKETS_OF.clientGap, 1, bucketTags(bucketOf(gapMs)));
+  else add('clientGap', gapMs);
 }
 
 /** How a short reply ended, as llm_short_replies tags it: the server's finish reason, in four values. */

@@ -79,8 +79,7 @@ export function rebuild(rec: RawRecord, closed: boolean | null, spec: BenchmarkS
   // Sub-metrics k6 declared beyond the plan's own (the dataset's per-domain and per-turn keys).
   for (const m of rec.metrics.values()) for (const s of m.submetrics) if (!(s.name in thresholds) && m.type !== 'gauge') thresholds[s.name] = [KEEP[m.type]];
   const testRunDurationMs = Number.isFinite(rec.lastMs) ? rec.lastMs - rec.firstMs : 0;
-  const trendStats = summaryTrendStats(cfg);
-  const metrics = withRunTrends(plan, summaryMetrics(rec, { thresholds, trendStats, testRunDurationMs }), trendStats);
+  const metrics = withRunTrends(plan, summaryMetrics(rec, { thresholds, trendStats: summaryTrendStats(cfg), testRunDurationMs }), cfg);
   const setupData = setup ?? setupFromSamples(rec, cfg);
   const data: SummaryDataLike = { metrics, setup_data: setupData, state: { testRunDurationMs } };
   const progress = progressOf(rec, plan, closed);

@@ -8,7 +8,7 @@ import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
-import { SHORT_CAUSES, type ShortCause } from '../metrics/samples';
+import { BUCKETS_OF, SHORT_CAUSES, type ShortCause } from '../metrics/samples';
 import { bucketKey, subKey } from '../plan/summary-keys';
 import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
@@ -107,8 +107,8 @@ function dist(m: SummaryMetrics, key: string): Dist | null {
   return { avg: v.avg, p50: v.med, p90: v['p(90)'], p99: v['p(99)'], max: v.max, count: v.count };
 }
 
-/** A run's ITL from its log-bucket counts (ITL_SAMPLES=histogram); null when none were counted. */
-function bucketDist(m: SummaryMetrics, key: 'itlBuckets' | 'itlPerChunkBuckets', s: string): Dist | null {
+/** A run's ITL or VU gap from its log-bucket counts (ITL_SAMPLES=histogram); null when none were counted. */
+function bucketDist(m: SummaryMetrics, key: (typeof BUCKETS_OF)[keyof typeof BUCKETS_OF], s: string): Dist | null {
   if (metric(m, bucketKey(key, s, 0)) === undefined) return null;
   const counts = Array.from({ length: BUCKETS }, (_, i) => count(m, bucketKey(key, s, i)));
   const f = figuresOf(counts);
@@ -285,9 +285,11 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const ttft = dist(m, subKey('ttft', s));
   const itl = dist(m, subKey('itl', s)) ?? bucketDist(m, 'itlBuckets', s);
   const itlPerChunk = dist(m, subKey('itlPerChunk', s)) ?? bucketDist(m, 'itlPerChunkBuckets', s);
-  if ((itl ?? itlPerChunk)?.bucketed)
+  const gap = dist(m, subKey('clientGap', s)) ?? bucketDist(m, BUCKETS_OF.clientGap, s);
+  const counted = [(itl ?? itlPerChunk)?.bucketed ? 'ITL' : null, gap?.bucketed ? "the VUs' gap between requests" : null].filter((x) => x !== null);
+  if (counted.length > 0)
     notes.push(
-      `ITL counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one or two runs streaming 10 minutes or more: k6 would otherwise keep every token's ITL in memory): its percentiles are within ${(RELATIVE_ERROR * 100).toFixed(1)} % and its max is a bucket's bound.`,
+      `${counted.join(' and ')} counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one or two runs streaming 10 minutes or more: k6 would otherwise keep every value in memory): percentiles within ${(RELATIVE_ERROR * 100).toFixed(1)} %, the max a bucket's bound.`,
     );
   const reasoning = reasoningOf(m, s);
   if (reasoning !== null) notes.push(reasoningNote(reasoning));
@@ -335,7 +337,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
       serverE2eMeanMs: server.e2eMeanMs,
       serverTtftMeanMs: server.ttftMeanMs,
       clientE2eMeanMs: e2e?.avg ?? null,
-      gap: dist(m, subKey('clientGap', s)),
+      gap,
       itl,
       dropped,
       openLoop: run.cell.load.kind !== 'vus',

@@ -1,21 +1,26 @@
 // A one-run plan's trend sub-metrics, which it leaves undeclared (runTrendsShared), filled from
 // the whole metrics where a summary is made: in handleSummary and when a raw record is rebuilt.
+import type { BenchConfig } from '../config/types';
 import { METRICS } from '../metrics/catalog';
+import { BUCKETS_OF } from '../metrics/samples';
 import type { Plan } from '../plan/matrix';
-import { PER_RUN_TRENDS, runTrendsShared, subKey } from '../plan/summary-keys';
+import { PER_RUN_TRENDS, runTrendsShared, subKey, summaryTrendStats } from '../plan/summary-keys';
 import type { SummaryMetric, SummaryMetrics } from './model';
 
 /**
  * The summary's metrics with the run's trend sub-metrics as k6 would have given them declared:
  * the whole metric's values (without its SLO thresholds, which the summary lists once), or every
- * statistic 0 where nothing was added. Keys present are left alone, so a summary made with them
- * declared (an older record, the library's) reads the same.
+ * statistic 0 where nothing was added; not those counted in buckets instead (ITL_SAMPLES=histogram).
+ * Keys present are left alone, so a summary made with them declared (an older record, the
+ * library's) reads the same.
  */
-export function withRunTrends(plan: Pick<Plan, 'runs'>, metrics: SummaryMetrics, trendStats: readonly string[]): SummaryMetrics {
+export function withRunTrends(plan: Pick<Plan, 'runs'>, metrics: SummaryMetrics, cfg: Pick<BenchConfig, 'partial' | 'itlSamples'>): SummaryMetrics {
   if (!runTrendsShared(plan)) return metrics;
   const out: SummaryMetrics = { ...metrics };
   const scenario = plan.runs[0].scenario;
+  const trendStats = summaryTrendStats(cfg);
   for (const m of PER_RUN_TRENDS) {
+    if (cfg.itlSamples === 'histogram' && m in BUCKETS_OF) continue;
     const key = subKey(m, scenario);
     if (key in out) continue;
     const whole = metrics[METRICS[m].name];

@@ -45,12 +45,18 @@ test('the fill: the whole metric without its thresholds, zeros where nothing was
   const s = plan.runs[0].scenario;
   const whole = { type: 'trend', contains: 'time', values: { avg: 5, 'p(99)': 9, count: 3 }, thresholds: { 'p(99)<=1': { ok: false } } };
   const mine = { type: 'trend', contains: 'time', values: { avg: 1, count: 1 } };
-  const out = withRunTrends(plan, { llm_e2e: whole, [subKey('ttft', s)]: mine }, ['avg', 'count']);
+  const every = { partial: false, itlSamples: 'every' } as const;
+  const out = withRunTrends(plan, { llm_e2e: whole, [subKey('ttft', s)]: mine }, every);
   assert.deepEqual(out[subKey('e2e', s)], { type: 'trend', contains: 'time', values: { avg: 5, 'p(99)': 9, count: 3 } });
   assert.equal(out[subKey('ttft', s)], mine);
-  assert.deepEqual(out[subKey('ttftReasoning', s)], { type: 'trend', contains: 'time', values: { avg: 0, count: 0 } });
+  const zeros = Object.fromEntries(TREND_STATS.map((k) => [k, 0]));
+  assert.deepEqual(out[subKey('ttftReasoning', s)], { type: 'trend', contains: 'time', values: zeros });
+  assert.ok(subKey('itl', s) in out && subKey('clientGap', s) in out);
+  // Counted in buckets instead: k6 would not have had them either.
+  const bucketed = withRunTrends(plan, {}, { partial: false, itlSamples: 'histogram' });
+  assert.ok(!(subKey('itl', s) in bucketed) && !(subKey('clientGap', s) in bucketed) && subKey('e2e', s) in bucketed);
   assert.deepEqual(out[subKey('requestTps', s)].contains, 'default');
   const two = rampPlan({ CONCURRENCY: '4,8' }).plan;
   const m2 = { llm_e2e: whole };
-  assert.equal(withRunTrends(two, m2, ['avg']), m2);
+  assert.equal(withRunTrends(two, m2, every), m2);
 });

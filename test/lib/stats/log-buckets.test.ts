@@ -4,13 +4,17 @@
 // report reading them back.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUCKETS, boundsOf, bucketOf, figuresOf, labelOf, RELATIVE_ERROR } from '../../../lib/stats/log-buckets';
+import { BUCKETS, boundsOf, bucketOf, figuresOf, GROWTH, labelOf, RELATIVE_ERROR } from '../../../lib/stats/log-buckets';
 import { mulberry32 } from '../../../lib/stats/rng';
-import { recordRequest, type Window } from '../../../lib/metrics/samples';
+import { recordGap, recordRequest, type Window } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
 import type { TimedEvent } from '../../../lib/metrics/timing';
 import type { GenerationResult } from '../../../lib/dialects/types';
-import { bucketKey, summaryThresholds } from '../../../lib/plan/summary-keys';
+import { bucketKey, subKey, summaryThresholds } from '../../../lib/plan/summary-keys';
+import { k6Options } from '../../../lib/plan/k6-options';
+import { buildReport } from '../../../lib/report/report';
+import { withRunTrends } from '../../../lib/report/run-trends';
+import { rampPlan, T0 } from '../raw/synthetic';
 
 /** The value of rank ⌈q·n⌉ (the rank figuresOf reads). */
 const exact = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.max(1, Math.ceil(q * xs.length)) - 1];
@@ -146,5 +150,37 @@ describe('ITL_SAMPLES=histogram: what a request records', () => {
     const every = summaryThresholds(plan, { slo, serverMetrics: 'off', saturationStop: false, itlSamples: 'every' }, false);
     assert.deepEqual(every.llm_itl, ['p(99)<=40']);
     assert.equal(every[bucketKey('itlBuckets', 'a_c1', 0)], undefined);
+  });
+});
+
+describe("the VU's gap between requests under ITL_SAMPLES=histogram", () => {
+  test('one counter sample in its bucket instead of a Trend value; a Trend value with every', () => {
+    const got: Array<[MetricKey, number, Record<string, string> | undefined]> = [];
+    const add = (m: MetricKey, v: number, t?: Record<string, string>) => got.push([m, v, t]);
+    recordGap(12, { itlBuckets: true }, add);
+    recordGap(12, { itlBuckets: false }, add);
+    assert.deepEqual(got, [
+      ['clientGapBuckets', 1, { le_ms: labelOf(bucketOf(12)) }],
+      ['clientGap', 12, undefined],
+    ]);
+  });
+
+  test("the report reads a one-run plan's gap from its buckets, within the stated error", () => {
+    const { spec, cfg, plan } = rampPlan({ CONCURRENCY: '4', ITL_SAMPLES: 'histogram' });
+    const s = plan.runs[0].scenario;
+    const gaps = [0, 0, 0, 1, 1, 1, 1, 1, 12, 12];
+    const metrics: Record<string, { type: string; values: Record<string, number> }> = {};
+    for (let i = 0; i < BUCKETS; i++) metrics[bucketKey('clientGapBuckets', s, i)] = { type: 'counter', values: { count: 0, rate: 0 } };
+    for (const g of gaps) metrics[bucketKey('clientGapBuckets', s, bucketOf(g))].values.count++;
+    const th = k6Options(plan, cfg).thresholds as Record<string, string[]>;
+    assert.ok(th[bucketKey('clientGapBuckets', s, 0)] && !th[subKey('clientGap', s)], 'buckets kept, no Trend sub-metric');
+    const run = buildReport(spec, cfg, plan, { metrics: withRunTrends(plan, metrics, cfg) }, new Date(T0)).runs[0];
+    const gap = run.client.gap;
+    assert.ok(run.notes.some((n) => /^the VUs' gap between requests counted in log buckets .*within 2\.5 %/.test(n)), run.notes.join('\n'));
+    assert.ok(gap !== null && gap.bucketed === true, 'read from the buckets');
+    assert.equal(gap.count, 10);
+    assert.ok(Math.abs(gap.p50 - 1) <= RELATIVE_ERROR, `p50 ${gap.p50}`);
+    // The max is read as its bucket's upper bound: at most one bucket's width above.
+    assert.ok(gap.max >= 12 && gap.max <= 12 * GROWTH, `max ${gap.max}`);
   });
 });
