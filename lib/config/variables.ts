@@ -212,7 +212,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'ITL_SAMPLES',
     default: 'auto',
-    help: "How the per-token ITL reaches k6: every (each token's gap as a llm_itl sample, exact; k6 keeps each one, so its memory grows with the tokens read), histogram (counted per request into 290 log-spaced buckets, llm_itl_buckets, whose quantiles are within 2.5 %; memory stays flat over hours) or auto: histogram for a plan of one or two runs that streams 10 minutes or more in all (a soak), every otherwise (and for TRACE, REQUESTS or TRANSPORT=http, which times no tokens). With histogram, llm_itl and llm_itl_per_chunk get no samples: put ITL thresholds on SLO_ITL_P99; the VU's gap between requests (llm_client_gap) is counted in buckets too (llm_client_gap_buckets).",
+    help: "How the per-token ITL reaches k6: every (each token's gap as a llm_itl sample, exact; k6 keeps each one, so its memory grows with the tokens read), histogram (counted per request into 290 log-spaced buckets, llm_itl_buckets, whose quantiles are within 2.5 %; memory stays flat over hours) or auto: histogram for a plan of one or two runs that streams 10 minutes or more in all (a soak), every otherwise (and for TRACE, REQUESTS or TRANSPORT=http, which times no tokens). With histogram, llm_itl and llm_itl_per_chunk get no samples: put ITL thresholds on SLO_ITL_P99; a request's TPOT and the VU's gap between requests are counted in buckets too (llm_tpot_buckets, llm_client_gap_buckets), so k6 keeps no per-token value and two per-request values fewer.",
   },
   {
     name: 'SERVER_METRICS',

@@ -128,6 +128,14 @@ export const METRICS = {
     help: 'Time per output token after the first: (e2e − TTFT) / (output tokens − 1), requests with at least 2 output tokens.',
     sseOnly: true,
   },
+  tpotBuckets: {
+    name: 'llm_tpot_buckets',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'ITL_SAMPLES=histogram: the requests whose llm_tpot fell in each log-spaced bucket, tagged le_ms as llm_itl_buckets (a quantile read from them is within 2.5 %; not cumulative).',
+    sseOnly: true,
+  },
   outputTokens: {
     name: 'llm_output_tokens',
     type: 'counter',

@@ -73,10 +73,15 @@ export function sloSet(slo: SloLimits): boolean {
  */
 /**
  * The bucket counter that stands for a Trend under ITL_SAMPLES=histogram: each per-token one, and
- * the VU's gap between requests (a figure of the client, read only as a distribution, with no
- * threshold on it), whose values a soak would otherwise keep one per request.
+ * two per-request ones with no threshold on them, whose values a soak would otherwise keep one per
+ * request: TPOT (a request's mean ITL) and the VU's gap between requests.
  */
-export const BUCKETS_OF = { itl: 'itlBuckets', itlPerChunk: 'itlPerChunkBuckets', clientGap: 'clientGapBuckets' } as const satisfies Record<string, MetricKey>;
+export const BUCKETS_OF = {
+  itl: 'itlBuckets',
+  itlPerChunk: 'itlPerChunkBuckets',
+  tpot: 'tpotBuckets',
+  clientGap: 'clientGapBuckets',
+} as const satisfies Record<string, MetricKey>;
 
 // One request's counts, reused: the buckets it touched are sent and zeroed, the rest never read.
 const counts = new Float64Array(BUCKETS);
@@ -113,10 +118,15 @@ function countItl(ev: EventColumns, rule: ItlRule, metric: MetricKey, limitMs: n
   for (let k = tally.over; k < tally.n; k++) add('itlWithinSlo', 1);
 }
 
+/** One per-request value: a Trend sample, or under ITL_SAMPLES=histogram a count in its bucket. */
+function addPerRequest(metric: 'tpot' | 'clientGap', value: number, w: Pick<Window, 'itlBuckets'>, add: AddSample): void {
+  if (w.itlBuckets) add(BUCKETS_OF[metric], 1, bucketTags(bucketOf(value)));
+  else add(metric, value);
+}
+
 /** A closed-loop VU's time between the end of one request and sending the next (llm_client_gap). */
 export function recordGap(gapMs: number, w: Pick<Window, 'itlBuckets'>, add: AddSample): void {
-  if (w.itlBuckets) add(BUCKETS_OF.clientGap, 1, bucketTags(bucketOf(gapMs)));
-  else add('clientGap', gapMs);
+  addPerRequest('clientGap', gapMs, w, add);
 }
 
 /** How a short reply ended, as llm_short_replies tags it: the server's finish reason, in four values. */
@@ -150,7 +160,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     else eachItl(ev as NonNullable<typeof ev>, t.itlRule, add.sink?.(metric) ?? { add: (v) => add(metric, v) });
     add('itlRule', 1, ruleTags(t.itlRule));
   }
-  if (latency && t.tpotMs !== null) add('tpot', t.tpotMs);
+  if (latency && t.tpotMs !== null) addPerRequest('tpot', t.tpotMs, w, add);
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
   // The denominator of the per-request hit rate: only requests whose reply counted its cached tokens.

@@ -107,7 +107,12 @@ function dist(m: SummaryMetrics, key: string): Dist | null {
   return { avg: v.avg, p50: v.med, p90: v['p(90)'], p99: v['p(99)'], max: v.max, count: v.count };
 }
 
-/** A run's ITL or VU gap from its log-bucket counts (ITL_SAMPLES=histogram); null when none were counted. */
+/** "a", "a and b", "a, b and c". */
+function listed(xs: string[]): string {
+  return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : xs.join('');
+}
+
+/** A run's ITL, TPOT or VU gap from its log-bucket counts (ITL_SAMPLES=histogram); null when none were counted. */
 function bucketDist(m: SummaryMetrics, key: (typeof BUCKETS_OF)[keyof typeof BUCKETS_OF], s: string): Dist | null {
   if (metric(m, bucketKey(key, s, 0)) === undefined) return null;
   const counts = Array.from({ length: BUCKETS }, (_, i) => count(m, bucketKey(key, s, i)));
@@ -285,11 +290,16 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const ttft = dist(m, subKey('ttft', s));
   const itl = dist(m, subKey('itl', s)) ?? bucketDist(m, 'itlBuckets', s);
   const itlPerChunk = dist(m, subKey('itlPerChunk', s)) ?? bucketDist(m, 'itlPerChunkBuckets', s);
+  const tpot = dist(m, subKey('tpot', s)) ?? bucketDist(m, BUCKETS_OF.tpot, s);
   const gap = dist(m, subKey('clientGap', s)) ?? bucketDist(m, BUCKETS_OF.clientGap, s);
-  const counted = [(itl ?? itlPerChunk)?.bucketed ? 'ITL' : null, gap?.bucketed ? "the VUs' gap between requests" : null].filter((x) => x !== null);
+  const counted = [
+    (itl ?? itlPerChunk)?.bucketed ? 'ITL' : null,
+    tpot?.bucketed ? 'TPOT' : null,
+    gap?.bucketed ? "the VUs' gap between requests" : null,
+  ].filter((x) => x !== null);
   if (counted.length > 0)
     notes.push(
-      `${counted.join(' and ')} counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one or two runs streaming 10 minutes or more: k6 would otherwise keep every value in memory): percentiles within ${(RELATIVE_ERROR * 100).toFixed(1)} %, the max a bucket's bound.`,
+      `${listed(counted)} counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one or two runs streaming 10 minutes or more: k6 would otherwise keep every value in memory): percentiles within ${(RELATIVE_ERROR * 100).toFixed(1)} %, the max a bucket's bound.`,
     );
   const reasoning = reasoningOf(m, s);
   if (reasoning !== null) notes.push(reasoningNote(reasoning));
@@ -321,7 +331,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     itl,
     itlPerChunk,
     itlRule: itlRuleOf(m, s),
-    tpot: dist(m, subKey('tpot', s)),
+    tpot,
     requestTps: dist(m, subKey('requestTps', s)),
     ...speculation(m, s, server),
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },

@@ -24,7 +24,7 @@ test('a one-run plan declares no trend sub-metric of its run (its counters and r
   for (const r of two.plan.runs) assert.ok(subKey('e2e', r.scenario) in th2);
 });
 
-test("a one-run record rebuilt reads every figure as with its trends declared; the SLO is listed once", () => {
+test('a one-run record rebuilt reads every figure as with its trends declared; the SLO is listed once', () => {
   const { spec, cfg, plan } = rampPlan({ CONCURRENCY: '4', SLO_E2E_P99: '40ms' });
   const rec = recordUpTo(plan, 40_000);
   const now = new Date(T0);

@@ -113,6 +113,12 @@ describe('ITL_SAMPLES=histogram: what a request records', () => {
   test('one counter sample per bucket touched, no llm_itl sample; the counts are the gaps', () => {
     const s = record(null);
     assert.equal(s.filter((x) => x.metric === 'itl').length, 0);
+    // TPOT, one per request, counted in its bucket too: (60 − 10) ms over 5 gaps after the first token.
+    assert.equal(s.filter((x) => x.metric === 'tpot').length, 0);
+    assert.deepEqual(
+      s.filter((x) => x.metric === 'tpotBuckets').map((x) => [x.tags?.le_ms, x.value]),
+      [[labelOf(bucketOf(10)), 1]],
+    );
     const b = s.filter((x) => x.metric === 'itlBuckets');
     // gaps 10, 10, 1, 29, 0: four buckets
     assert.deepEqual(
@@ -176,7 +182,10 @@ describe("the VU's gap between requests under ITL_SAMPLES=histogram", () => {
     assert.ok(th[bucketKey('clientGapBuckets', s, 0)] && !th[subKey('clientGap', s)], 'buckets kept, no Trend sub-metric');
     const run = buildReport(spec, cfg, plan, { metrics: withRunTrends(plan, metrics, cfg) }, new Date(T0)).runs[0];
     const gap = run.client.gap;
-    assert.ok(run.notes.some((n) => /^the VUs' gap between requests counted in log buckets .*within 2\.5 %/.test(n)), run.notes.join('\n'));
+    assert.ok(
+      run.notes.some((n) => /^the VUs' gap between requests counted in log buckets .*within 2\.5 %/.test(n)),
+      run.notes.join('\n'),
+    );
     assert.ok(gap !== null && gap.bucketed === true, 'read from the buckets');
     assert.equal(gap.count, 10);
     assert.ok(Math.abs(gap.p50 - 1) <= RELATIVE_ERROR, `p50 ${gap.p50}`);
