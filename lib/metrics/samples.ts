@@ -67,11 +67,6 @@ export function sloSet(slo: SloLimits): boolean {
 }
 
 /**
- * The samples one finished request produces. Called once per request, so it hands each sample
- * straight to `add` instead of building a list, and skips samples that would change nothing
- * (a counter's zero, "good" when no latency SLO is set: then every success is good).
- */
-/**
  * The bucket counter that stands for a Trend under ITL_SAMPLES=histogram: each per-token one, and
  * two per-request ones with no threshold on them, whose values a soak would otherwise keep one per
  * request: TPOT (a request's mean ITL) and the VU's gap between requests.
@@ -139,7 +134,12 @@ export function shortCause(finishReason: string | null): ShortCause {
   return finishReason === 'stop' || finishReason === 'length' ? finishReason : 'other';
 }
 
-/** `requested`: the output tokens the request asked for (max tokens); null when unknown. */
+/**
+ * The samples one finished request produces. Called once per request, so it hands each sample
+ * straight to `add` instead of building a list, and skips samples that would change nothing
+ * (a counter's zero, "good" when no latency SLO is set: then every success is good).
+ * `requested`: the output tokens the request asked for (max tokens); null when unknown.
+ */
 export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample, requested: number | null = null): void {
   const r = o.result;
   if (!r.ok) {

@@ -68,16 +68,23 @@ const PER_RUN: MetricKey[] = [
   'scheduleLag',
   'runVus',
 ];
-/** The per-run metrics that keep every value (k6's trend sinks): a sub-metric keeps each a second time. */
-export const PER_RUN_TRENDS = PER_RUN.filter((m) => METRICS[m].type === 'trend');
+/** The metrics a run's sub-metric is declared for: not those counted in buckets instead (ITL_SAMPLES=histogram). */
+function perRunMetrics(cfg: Pick<BenchConfig, 'itlSamples'>): MetricKey[] {
+  return cfg.itlSamples === 'histogram' ? PER_RUN.filter((m) => !(m in BUCKETS_OF)) : PER_RUN;
+}
+
+/** Of those, the ones that keep every value (k6's trend sinks): a sub-metric keeps each a second time. */
+export function perRunTrends(cfg: Pick<BenchConfig, 'itlSamples'>): MetricKey[] {
+  return perRunMetrics(cfg).filter((m) => METRICS[m].type === 'trend');
+}
 
 /**
  * A plan of one run shares its trends with the whole metrics: only the run's VUs add to them
  * (probes, the watch and setup record other metrics), so its run's trend sub-metrics would hold
  * the same values twice, and k6 keeps every value of a trend until the test ends. Left
  * undeclared, they are filled from the whole metrics where a summary is made
- * (lib/report/run-trends.ts):
- * over a soak, 6 of the 16 values a request left in k6 (docs/durability.md).
+ * (lib/report/run-trends.ts). Over a soak that was 6 of the 16 values a request left in k6
+ * (docs/durability.md).
  */
 export function runTrendsShared(plan: Pick<Plan, 'runs'>): boolean {
   return plan.runs.length === 1;
@@ -127,7 +134,7 @@ export function summaryThresholds(
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
   const buckets = cfg.itlSamples === 'histogram';
   const shared = opts.shareOneRun === true && runTrendsShared(plan);
-  const perRun = PER_RUN.filter((m) => !(buckets && m in BUCKETS_OF) && !(shared && METRICS[m].type === 'trend'));
+  const perRun = perRunMetrics(cfg).filter((m) => !(shared && METRICS[m].type === 'trend'));
   for (const run of plan.runs) {
     for (const m of perRun) keep(subKey(m, run.scenario), m);
     if (buckets) for (const m of Object.values(BUCKETS_OF)) for (let i = 0; i < BUCKETS; i++) keep(bucketKey(m, run.scenario, i), m);

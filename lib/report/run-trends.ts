@@ -2,9 +2,8 @@
 // the whole metrics where a summary is made: in handleSummary and when a raw record is rebuilt.
 import type { BenchConfig } from '../config/types';
 import { METRICS } from '../metrics/catalog';
-import { BUCKETS_OF } from '../metrics/samples';
 import type { Plan } from '../plan/matrix';
-import { PER_RUN_TRENDS, runTrendsShared, subKey, summaryTrendStats } from '../plan/summary-keys';
+import { perRunTrends, runTrendsShared, subKey, summaryTrendStats } from '../plan/summary-keys';
 import type { SummaryMetric, SummaryMetrics } from './model';
 
 /**
@@ -19,8 +18,7 @@ export function withRunTrends(plan: Pick<Plan, 'runs'>, metrics: SummaryMetrics,
   const out: SummaryMetrics = { ...metrics };
   const scenario = plan.runs[0].scenario;
   const trendStats = summaryTrendStats(cfg);
-  for (const m of PER_RUN_TRENDS) {
-    if (cfg.itlSamples === 'histogram' && m in BUCKETS_OF) continue;
+  for (const m of perRunTrends(cfg)) {
     const key = subKey(m, scenario);
     if (key in out) continue;
     const whole = metrics[METRICS[m].name];
