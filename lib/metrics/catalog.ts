@@ -136,6 +136,21 @@ export const METRICS = {
     help: 'ITL_SAMPLES=histogram: the requests whose llm_tpot fell in each log-spaced bucket, tagged le_ms as llm_itl_buckets (a quantile read from them is within 2.5 %; not cumulative).',
     sseOnly: true,
   },
+  requestTpsBuckets: {
+    name: 'llm_request_tokens_per_second_buckets',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: "ITL_SAMPLES=histogram: the requests whose llm_request_tokens_per_second fell in each log-spaced bucket, tagged le_tps (the bucket's upper bound in tokens/s; a quantile read from them is within 2.5 %; not cumulative).",
+  },
+  ttftAnswerBuckets: {
+    name: 'llm_ttft_answer_buckets',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'ITL_SAMPLES=histogram, unless SLO_TTFT_OF=answer: the requests whose llm_ttft_answer fell in each log-spaced bucket, tagged le_ms as llm_itl_buckets (a quantile read from them is within 2.5 %; not cumulative).',
+    sseOnly: true,
+  },
   outputTokens: {
     name: 'llm_output_tokens',
     type: 'counter',
@@ -511,7 +526,8 @@ export const TAGS = {
   },
   error_class: 'Error class of a failed request (llm_errors only).',
   slice: "Time slice of the cell's load window (llm_window_* only).",
-  le_ms: "A log bucket's upper bound, ms (llm_itl_buckets and llm_itl_per_chunk_buckets only).",
+  le_ms: "A log bucket's upper bound, ms (the llm_*_buckets of a time only).",
+  le_tps: "A log bucket's upper bound, tokens/s (llm_request_tokens_per_second_buckets only).",
   finish_reason:
     "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",
   itl_rule: "How a request's ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).",

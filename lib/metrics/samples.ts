@@ -68,15 +68,35 @@ export function sloSet(slo: SloLimits): boolean {
 
 /**
  * The bucket counter that stands for a Trend under ITL_SAMPLES=histogram: each per-token one, and
- * two per-request ones with no threshold on them, whose values a soak would otherwise keep one per
- * request: TPOT (a request's mean ITL) and the VU's gap between requests.
+ * the per-request ones no SLO threshold holds, whose values a soak would otherwise keep one per
+ * request: TPOT (a request's mean ITL), the request's own output rate, the time to its first answer
+ * token (unless SLO_TTFT_OF=answer holds it: countedInBuckets) and the VU's gap between requests.
+ * e2e and TTFT stay exact: the headline figures, and what the latency SLOs hold.
  */
 export const BUCKETS_OF = {
   itl: 'itlBuckets',
   itlPerChunk: 'itlPerChunkBuckets',
   tpot: 'tpotBuckets',
+  requestTps: 'requestTpsBuckets',
+  ttftAnswer: 'ttftAnswerBuckets',
   clientGap: 'clientGapBuckets',
 } as const satisfies Record<string, MetricKey>;
+export type BucketCounter = (typeof BUCKETS_OF)[keyof typeof BUCKETS_OF];
+
+/** Each bucket counter's tag: the bucket's upper bound, in ms for a time, in its own unit (tokens/s) for a rate. */
+export const BUCKET_TAG: Record<BucketCounter, 'le_ms' | 'le_tps'> = {
+  itlBuckets: 'le_ms',
+  itlPerChunkBuckets: 'le_ms',
+  tpotBuckets: 'le_ms',
+  requestTpsBuckets: 'le_tps',
+  ttftAnswerBuckets: 'le_ms',
+  clientGapBuckets: 'le_ms',
+};
+
+/** Whether a metric of BUCKETS_OF is counted in buckets: under histogram, unless a p99 SLO threshold may hold it. */
+export function countedInBuckets(metric: keyof typeof BUCKETS_OF, histogram: boolean, slo: Pick<SloLimits, 'ttftOf'>): boolean {
+  return histogram && !(metric === 'ttftAnswer' && slo.ttftOf === 'answer');
+}
 
 // One request's counts, reused: the buckets it touched are sent and zeroed, the rest never read.
 const counts = new Float64Array(BUCKETS);
@@ -90,21 +110,21 @@ const bucketCounter: SampleSink = {
     if (v > tally.limit) tally.over++;
   },
 };
-const BUCKET_TAGS: Array<Record<string, string>> = [];
-const bucketTags = (i: number) => (BUCKET_TAGS[i] ??= { le_ms: labelOf(i) });
+const BUCKET_TAGS: Record<'le_ms' | 'le_tps', Array<Record<string, string>>> = { le_ms: [], le_tps: [] };
+const bucketTags = (counter: BucketCounter, i: number) => (BUCKET_TAGS[BUCKET_TAG[counter]][i] ??= { [BUCKET_TAG[counter]]: labelOf(i) });
 
 /**
  * A request's ITL samples counted per bucket: one counter sample per bucket it touched, not one
  * per token. With an ITL SLO, each token also counts as within it or not (a Rate keeps two
  * numbers, not the values): its threshold is the SLO.
  */
-function countItl(ev: EventColumns, rule: ItlRule, metric: MetricKey, limitMs: number | null, add: AddSample): void {
+function countItl(ev: EventColumns, rule: ItlRule, metric: BucketCounter, limitMs: number | null, add: AddSample): void {
   tally.limit = limitMs ?? Infinity;
   tally.over = 0;
   tally.n = 0;
   eachItl(ev, rule, bucketCounter);
   for (const i of touched) {
-    add(metric, counts[i], bucketTags(i));
+    add(metric, counts[i], bucketTags(metric, i));
     counts[i] = 0;
   }
   touched.length = 0;
@@ -113,15 +133,15 @@ function countItl(ev: EventColumns, rule: ItlRule, metric: MetricKey, limitMs: n
   for (let k = tally.over; k < tally.n; k++) add('itlWithinSlo', 1);
 }
 
-/** One per-request value: a Trend sample, or under ITL_SAMPLES=histogram a count in its bucket. */
-function addPerRequest(metric: 'tpot' | 'clientGap', value: number, w: Pick<Window, 'itlBuckets'>, add: AddSample): void {
-  if (w.itlBuckets) add(BUCKETS_OF[metric], 1, bucketTags(bucketOf(value)));
+/** One per-request value: a Trend sample, or (inBuckets) a count in its bucket. */
+function addPerRequest(metric: 'tpot' | 'requestTps' | 'ttftAnswer' | 'clientGap', value: number, inBuckets: boolean | undefined, add: AddSample): void {
+  if (inBuckets) add(BUCKETS_OF[metric], 1, bucketTags(BUCKETS_OF[metric], bucketOf(value)));
   else add(metric, value);
 }
 
 /** A closed-loop VU's time between the end of one request and sending the next (llm_client_gap). */
 export function recordGap(gapMs: number, w: Pick<Window, 'itlBuckets'>, add: AddSample): void {
-  addPerRequest('clientGap', gapMs, w, add);
+  addPerRequest('clientGap', gapMs, w.itlBuckets, add);
 }
 
 /** How a short reply ended, as llm_short_replies tags it: the server's finish reason, in four values. */
@@ -160,7 +180,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     else eachItl(ev as NonNullable<typeof ev>, t.itlRule, add.sink?.(metric) ?? { add: (v) => add(metric, v) });
     add('itlRule', 1, ruleTags(t.itlRule));
   }
-  if (latency && t.tpotMs !== null) addPerRequest('tpot', t.tpotMs, w, add);
+  if (latency && t.tpotMs !== null) addPerRequest('tpot', t.tpotMs, w.itlBuckets, add);
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
   // The denominator of the per-request hit rate: only requests whose reply counted its cached tokens.
@@ -172,7 +192,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   }
   if (tokens !== null) {
     add('outputTokens', tokens);
-    if (t.e2eMs > 0) add('requestTps', tokens / (t.e2eMs / 1000));
+    if (t.e2eMs > 0) addPerRequest('requestTps', tokens / (t.e2eMs / 1000), w.itlBuckets, add);
     const slices = sliceColumns(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, ev, t.allCounted);
     for (let i = 0; i < slices.length; i++) add('windowTokens', slices[i][1], sliceTags(slices[i][0]));
   }
@@ -183,7 +203,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
   if (r.reasoning) recordReasoning(r.reasoning, tokens, o.startMs, latency ? ev : null, add);
   const answerMs = answerTtft(r, t.ttftMs, o.startMs, ev);
-  if (latency && answerMs !== null) add('ttftAnswer', answerMs);
+  if (latency && answerMs !== null) addPerRequest('ttftAnswer', answerMs, countedInBuckets('ttftAnswer', w.itlBuckets === true, slo), add);
   if (r.draft && r.draft.drafted > 0) {
     add('draftTokens', r.draft.drafted);
     add('draftAccepted', r.draft.accepted);

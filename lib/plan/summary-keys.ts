@@ -7,7 +7,7 @@ import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
-import { BUCKETS_OF, SHORT_CAUSES } from '../metrics/samples';
+import { BUCKET_TAG, BUCKETS_OF, countedInBuckets, SHORT_CAUSES, type BucketCounter } from '../metrics/samples';
 import { BUCKETS, labelOf } from '../stats/log-buckets';
 import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, watchScenario, type Plan } from './matrix';
@@ -22,8 +22,8 @@ export function subKey(metric: MetricKey | string, scenario: string, extra?: Rec
 }
 
 /** A log bucket's count of one run (ITL_SAMPLES=histogram). */
-export function bucketKey(metric: MetricKey, scenario: string, bucket: number): string {
-  return subKey(metric, scenario, { le_ms: labelOf(bucket) });
+export function bucketKey(metric: BucketCounter, scenario: string, bucket: number): string {
+  return subKey(metric, scenario, { [BUCKET_TAG[metric]]: labelOf(bucket) });
 }
 
 /** The threshold that fails a run in which a VU declared its target down. */
@@ -68,13 +68,21 @@ const PER_RUN: MetricKey[] = [
   'scheduleLag',
   'runVus',
 ];
-/** The metrics a run's sub-metric is declared for: not those counted in buckets instead (ITL_SAMPLES=histogram). */
-function perRunMetrics(cfg: Pick<BenchConfig, 'itlSamples'>): MetricKey[] {
-  return cfg.itlSamples === 'histogram' ? PER_RUN.filter((m) => !(m in BUCKETS_OF)) : PER_RUN;
+export type BucketRule = Pick<BenchConfig, 'itlSamples'> & { slo: Pick<BenchConfig['slo'], 'ttftOf'> };
+
+/** The metrics of BUCKETS_OF a run counts in buckets (ITL_SAMPLES=histogram): none otherwise. */
+export function bucketedMetrics(cfg: BucketRule): Array<keyof typeof BUCKETS_OF> {
+  return (Object.keys(BUCKETS_OF) as Array<keyof typeof BUCKETS_OF>).filter((m) => countedInBuckets(m, cfg.itlSamples === 'histogram', cfg.slo));
+}
+
+/** The metrics a run's sub-metric is declared for: not those counted in buckets instead. */
+function perRunMetrics(cfg: BucketRule): MetricKey[] {
+  const bucketed: MetricKey[] = bucketedMetrics(cfg);
+  return PER_RUN.filter((m) => !bucketed.includes(m));
 }
 
 /** Of those, the ones that keep every value (k6's trend sinks): a sub-metric keeps each a second time. */
-export function perRunTrends(cfg: Pick<BenchConfig, 'itlSamples'>): MetricKey[] {
+export function perRunTrends(cfg: BucketRule): MetricKey[] {
   return perRunMetrics(cfg).filter((m) => METRICS[m].type === 'trend');
 }
 
@@ -133,11 +141,12 @@ export function summaryThresholds(
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
   const buckets = cfg.itlSamples === 'histogram';
+  const bucketed = bucketedMetrics(cfg);
   const shared = opts.shareOneRun === true && runTrendsShared(plan);
   const perRun = perRunMetrics(cfg).filter((m) => !(shared && METRICS[m].type === 'trend'));
   for (const run of plan.runs) {
     for (const m of perRun) keep(subKey(m, run.scenario), m);
-    if (buckets) for (const m of Object.values(BUCKETS_OF)) for (let i = 0; i < BUCKETS; i++) keep(bucketKey(m, run.scenario, i), m);
+    for (const m of bucketed) for (let i = 0; i < BUCKETS; i++) keep(bucketKey(BUCKETS_OF[m], run.scenario, i), BUCKETS_OF[m]);
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
     for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');
     for (const cause of SHORT_CAUSES) keep(subKey('shortReplies', run.scenario, { finish_reason: cause }), 'shortReplies');

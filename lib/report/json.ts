@@ -13,6 +13,14 @@ function ms(d: Dist | null) {
   return d.bucketed ? { ...out, relative_error: RELATIVE_ERROR } : out;
 }
 
+/** A per-request rate's figures: as ms() gives them, without the max and count this field never had. */
+function rate(d: Dist | null) {
+  const x = ms(d);
+  if (x === null) return null;
+  const { max: _max, count: _count, ...rest } = x;
+  return rest;
+}
+
 /**
  * The steady window's slices one by one (the bootstrap's samples), so a later run can be compared
  * with this one with an interval (`npm run compare`); null in REQUESTS mode (no slices).
@@ -66,8 +74,7 @@ export function runRecord(r: RunFigures) {
     itl_rule: r.itlRule.rule,
     itl_rule_requests: r.itlRule.requests,
     tpot_ms: ms(r.tpot),
-    request_output_rate_tokens_per_s:
-      r.requestTps === null ? null : { avg: r.requestTps.avg, p50: r.requestTps.p50, p90: r.requestTps.p90, p99: r.requestTps.p99 },
+    request_output_rate_tokens_per_s: rate(r.requestTps),
     acceptance_length_tokens_per_step: r.acceptance?.value ?? null,
     acceptance_length_source: r.acceptance?.source ?? null,
     draft_acceptance_rate: r.draftAcceptance?.rate ?? null,

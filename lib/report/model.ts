@@ -112,7 +112,7 @@ function listed(xs: string[]): string {
   return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : xs.join('');
 }
 
-/** A run's ITL, TPOT or VU gap from its log-bucket counts (ITL_SAMPLES=histogram); null when none were counted. */
+/** A run's distribution from its log-bucket counts (ITL_SAMPLES=histogram, BUCKETS_OF); null when none were counted. */
 function bucketDist(m: SummaryMetrics, key: (typeof BUCKETS_OF)[keyof typeof BUCKETS_OF], s: string): Dist | null {
   if (metric(m, bucketKey(key, s, 0)) === undefined) return null;
   const counts = Array.from({ length: BUCKETS }, (_, i) => count(m, bucketKey(key, s, i)));
@@ -292,16 +292,19 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const itlPerChunk = dist(m, subKey('itlPerChunk', s)) ?? bucketDist(m, 'itlPerChunkBuckets', s);
   const tpot = dist(m, subKey('tpot', s)) ?? bucketDist(m, BUCKETS_OF.tpot, s);
   const gap = dist(m, subKey('clientGap', s)) ?? bucketDist(m, BUCKETS_OF.clientGap, s);
+  const requestTps = dist(m, subKey('requestTps', s)) ?? bucketDist(m, BUCKETS_OF.requestTps, s);
+  const reasoning = reasoningOf(m, s);
   const counted = [
     (itl ?? itlPerChunk)?.bucketed ? 'ITL' : null,
     tpot?.bucketed ? 'TPOT' : null,
+    requestTps?.bucketed ? "each request's output rate" : null,
+    reasoning?.ttftAnswer?.bucketed ? 'the time to first answer token' : null,
     gap?.bucketed ? "the VUs' gap between requests" : null,
   ].filter((x) => x !== null);
   if (counted.length > 0)
     notes.push(
       `${listed(counted)} counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one or two runs streaming 10 minutes or more: k6 would otherwise keep every value in memory): percentiles within ${(RELATIVE_ERROR * 100).toFixed(1)} %, the max a bucket's bound.`,
     );
-  const reasoning = reasoningOf(m, s);
   if (reasoning !== null) notes.push(reasoningNote(reasoning));
   if (run.cell.load.kind === 'trace') notes.push(traceNote(run.cell.load, dist(m, subKey('scheduleLag', s))));
   const saturation = saturationOf(m, run);
@@ -332,7 +335,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     itlPerChunk,
     itlRule: itlRuleOf(m, s),
     tpot,
-    requestTps: dist(m, subKey('requestTps', s)),
+    requestTps,
     ...speculation(m, s, server),
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
     short: shortReplies(m, s),
@@ -378,7 +381,7 @@ function reasoningOf(m: Parameters<typeof count>[0], s: string): Reasoning | nul
   return {
     requests,
     ttftReasoning: dist(m, subKey('ttftReasoning', s)),
-    ttftAnswer: dist(m, subKey('ttftAnswer', s)),
+    ttftAnswer: dist(m, subKey('ttftAnswer', s)) ?? bucketDist(m, BUCKETS_OF.ttftAnswer, s),
     reasoningTokens: said ? reasoningTokens : null,
     answerTokens: said && m[subKey('answerTokens', s)] !== undefined ? count(m, subKey('answerTokens', s)) : null,
   };

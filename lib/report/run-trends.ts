@@ -3,7 +3,7 @@
 import type { BenchConfig } from '../config/types';
 import { METRICS } from '../metrics/catalog';
 import type { Plan } from '../plan/matrix';
-import { perRunTrends, runTrendsShared, subKey, summaryTrendStats } from '../plan/summary-keys';
+import { perRunTrends, runTrendsShared, subKey, summaryTrendStats, type BucketRule } from '../plan/summary-keys';
 import type { SummaryMetric, SummaryMetrics } from './model';
 
 /**
@@ -13,7 +13,7 @@ import type { SummaryMetric, SummaryMetrics } from './model';
  * Keys present are left alone, so a summary made with them declared (an older record, the
  * library's) reads the same.
  */
-export function withRunTrends(plan: Pick<Plan, 'runs'>, metrics: SummaryMetrics, cfg: Pick<BenchConfig, 'partial' | 'itlSamples'>): SummaryMetrics {
+export function withRunTrends(plan: Pick<Plan, 'runs'>, metrics: SummaryMetrics, cfg: BucketRule & Pick<BenchConfig, 'partial'>): SummaryMetrics {
   if (!runTrendsShared(plan)) return metrics;
   const out: SummaryMetrics = { ...metrics };
   const scenario = plan.runs[0].scenario;

@@ -45,7 +45,7 @@ test('the fill: the whole metric without its thresholds, zeros where nothing was
   const s = plan.runs[0].scenario;
   const whole = { type: 'trend', contains: 'time', values: { avg: 5, 'p(99)': 9, count: 3 }, thresholds: { 'p(99)<=1': { ok: false } } };
   const mine = { type: 'trend', contains: 'time', values: { avg: 1, count: 1 } };
-  const every = { partial: false, itlSamples: 'every' } as const;
+  const every = { partial: false, itlSamples: 'every', slo: { ttftOf: 'first' } } as const;
   const out = withRunTrends(plan, { llm_e2e: whole, [subKey('ttft', s)]: mine }, every);
   assert.deepEqual(out[subKey('e2e', s)], { type: 'trend', contains: 'time', values: { avg: 5, 'p(99)': 9, count: 3 } });
   assert.equal(out[subKey('ttft', s)], mine);
@@ -53,8 +53,12 @@ test('the fill: the whole metric without its thresholds, zeros where nothing was
   assert.deepEqual(out[subKey('ttftReasoning', s)], { type: 'trend', contains: 'time', values: zeros });
   assert.ok(subKey('itl', s) in out && subKey('clientGap', s) in out);
   // Counted in buckets instead: k6 would not have had them either.
-  const bucketed = withRunTrends(plan, {}, { partial: false, itlSamples: 'histogram' });
-  assert.ok(!(subKey('itl', s) in bucketed) && !(subKey('clientGap', s) in bucketed) && subKey('e2e', s) in bucketed);
+  const bucketed = withRunTrends(plan, {}, { partial: false, itlSamples: 'histogram', slo: { ttftOf: 'first' } });
+  for (const m of ['itl', 'clientGap', 'requestTps', 'ttftAnswer']) assert.ok(!(subKey(m, s) in bucketed), m);
+  assert.ok(subKey('e2e', s) in bucketed && subKey('ttft', s) in bucketed);
+  // SLO_TTFT_OF=answer holds the answer's TTFT to a p99: a Trend then.
+  const held = withRunTrends(plan, {}, { partial: false, itlSamples: 'histogram', slo: { ttftOf: 'answer' } });
+  assert.ok(subKey('ttftAnswer', s) in held && !(subKey('requestTps', s) in held));
   assert.deepEqual(out[subKey('requestTps', s)].contains, 'default');
   const two = rampPlan({ CONCURRENCY: '4,8' }).plan;
   const m2 = { llm_e2e: whole };

@@ -14,6 +14,7 @@ import { bucketKey, subKey, summaryThresholds } from '../../../lib/plan/summary-
 import { k6Options } from '../../../lib/plan/k6-options';
 import { buildReport } from '../../../lib/report/report';
 import { withRunTrends } from '../../../lib/report/run-trends';
+import { runRecord } from '../../../lib/report/json';
 import { rampPlan, T0 } from '../raw/synthetic';
 
 /** The value of rank ⌈q·n⌉ (the rank figuresOf reads). */
@@ -102,13 +103,14 @@ describe('ITL_SAMPLES=histogram: what a request records', () => {
   };
   const events: TimedEvent[] = [10, 20, 30, 31, 60, 60].map((t) => ({ t, tokens: null }));
   const w: Window = { cellStartMs: 0, sliceMs: 1000, slices: 1, trackLastEnd: false, latencyFromMs: -Infinity, itlBuckets: true };
-  const record = (itlP99Ms: number | null) => {
+  const record = (itlP99Ms: number | null, ttftOf: 'first' | 'answer' = 'first') => {
     const out: Array<{ metric: MetricKey; value: number; tags?: Record<string, string> }> = [];
-    recordRequest({ result: ok, startMs: 0, endMs: 60, events }, w, { ttftP99Ms: null, ttftOf: 'first', itlP99Ms, e2eP99Ms: null }, (metric, value, tags) =>
+    recordRequest({ result: ok, startMs: 0, endMs: 60, events }, w, { ttftP99Ms: null, ttftOf, itlP99Ms, e2eP99Ms: null }, (metric, value, tags) =>
       out.push({ metric, value, tags }),
     );
     return out;
   };
+  const of = (s: ReturnType<typeof record>, metric: MetricKey) => s.filter((x) => x.metric === metric).map((x) => [x.tags, x.value]);
 
   test('one counter sample per bucket touched, no llm_itl sample; the counts are the gaps', () => {
     const s = record(null);
@@ -140,6 +142,27 @@ describe('ITL_SAMPLES=histogram: what a request records', () => {
     );
   });
 
+  test("the request's output rate and its answer's TTFT counted in buckets, unless SLO_TTFT_OF=answer holds the latter", () => {
+    const s = record(null);
+    // 6 tokens over 60 ms: 100 tokens/s, tagged in tokens/s, not ms.
+    assert.deepEqual(of(s, 'requestTpsBuckets'), [[{ le_tps: labelOf(bucketOf(100)) }, 1]]);
+    // A reply that did not reason answers with its first token, at 10 ms.
+    assert.deepEqual(of(s, 'ttftAnswerBuckets'), [[{ le_ms: labelOf(bucketOf(10)) }, 1]]);
+    assert.deepEqual([...of(s, 'requestTps'), ...of(s, 'ttftAnswer')], []);
+    // e2e and TTFT stay exact.
+    assert.deepEqual(
+      [...of(s, 'e2e'), ...of(s, 'ttft')],
+      [
+        [undefined, 60],
+        [undefined, 10],
+      ],
+    );
+    const held = record(null, 'answer');
+    assert.deepEqual(of(held, 'ttftAnswer'), [[undefined, 10]]);
+    assert.deepEqual(of(held, 'ttftAnswerBuckets'), []);
+    assert.equal(of(held, 'requestTpsBuckets').length, 1);
+  });
+
   test('with SLO_ITL_P99 each token counts as within it or not, before bucketing', () => {
     const s = record(10).filter((x) => x.metric === 'itlWithinSlo');
     assert.deepEqual(s.map((x) => x.value).sort(), [0, 1, 1, 1, 1]);
@@ -156,6 +179,13 @@ describe('ITL_SAMPLES=histogram: what a request records', () => {
     const every = summaryThresholds(plan, { slo, serverMetrics: 'off', saturationStop: false, itlSamples: 'every' }, false);
     assert.deepEqual(every.llm_itl, ['p(99)<=40']);
     assert.equal(every[bucketKey('itlBuckets', 'a_c1', 0)], undefined);
+    // The per-request rate's buckets are tagged in its own unit; the answer's TTFT is bucketed only
+    // when no SLO may hold it.
+    assert.ok(th[bucketKey('requestTpsBuckets', 'a_c1', bucketOf(100))]);
+    assert.match(bucketKey('requestTpsBuckets', 'a_c1', 5), /^llm_request_tokens_per_second_buckets\{scenario:a_c1,le_tps:[0-9.]+\}$/);
+    assert.ok(th[bucketKey('ttftAnswerBuckets', 'a_c1', 3)] && !th[subKey('ttftAnswer', 'a_c1')] && !th[subKey('requestTps', 'a_c1')]);
+    const answer = summaryThresholds(plan, { slo: { ...slo, ttftOf: 'answer' }, serverMetrics: 'off', saturationStop: false, itlSamples: 'histogram' }, false);
+    assert.ok(answer[subKey('ttftAnswer', 'a_c1')] && !answer[bucketKey('ttftAnswerBuckets', 'a_c1', 3)]);
   });
 });
 
@@ -178,12 +208,15 @@ describe("the VU's gap between requests under ITL_SAMPLES=histogram", () => {
     const metrics: Record<string, { type: string; values: Record<string, number> }> = {};
     for (let i = 0; i < BUCKETS; i++) metrics[bucketKey('clientGapBuckets', s, i)] = { type: 'counter', values: { count: 0, rate: 0 } };
     for (const g of gaps) metrics[bucketKey('clientGapBuckets', s, bucketOf(g))].values.count++;
+    const rates = [90, 100, 110];
+    for (let i = 0; i < BUCKETS; i++) metrics[bucketKey('requestTpsBuckets', s, i)] = { type: 'counter', values: { count: 0, rate: 0 } };
+    for (const r of rates) metrics[bucketKey('requestTpsBuckets', s, bucketOf(r))].values.count++;
     const th = k6Options(plan, cfg).thresholds as Record<string, string[]>;
     assert.ok(th[bucketKey('clientGapBuckets', s, 0)] && !th[subKey('clientGap', s)], 'buckets kept, no Trend sub-metric');
     const run = buildReport(spec, cfg, plan, { metrics: withRunTrends(plan, metrics, cfg) }, new Date(T0)).runs[0];
     const gap = run.client.gap;
     assert.ok(
-      run.notes.some((n) => /^the VUs' gap between requests counted in log buckets .*within 2\.5 %/.test(n)),
+      run.notes.some((n) => /^each request's output rate and the VUs' gap between requests counted in log buckets .*within 2\.5 %/.test(n)),
       run.notes.join('\n'),
     );
     assert.ok(gap !== null && gap.bucketed === true, 'read from the buckets');
@@ -191,5 +224,9 @@ describe("the VU's gap between requests under ITL_SAMPLES=histogram", () => {
     assert.ok(Math.abs(gap.p50 - 1) <= RELATIVE_ERROR, `p50 ${gap.p50}`);
     // The max is read as its bucket's upper bound: at most one bucket's width above.
     assert.ok(gap.max >= 12 && gap.max <= 12 * GROWTH, `max ${gap.max}`);
+    const tps = run.requestTps;
+    assert.ok(tps !== null && tps.bucketed === true && tps.count === 3, JSON.stringify(tps));
+    assert.ok(Math.abs(tps.p50 / 100 - 1) <= RELATIVE_ERROR, `p50 ${tps.p50}`);
+    assert.deepEqual(Object.keys(runRecord(run).request_output_rate_tokens_per_s ?? {}), ['avg', 'p50', 'p90', 'p99', 'relative_error']);
   });
 });
