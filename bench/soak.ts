@@ -126,17 +126,26 @@ async function main(): Promise<void> {
   if (code !== 0) console.log(out.slice(-3000));
   let summary = '';
   try {
+    type Figures = { p50: number; p99: number; count?: number; relative_error?: number } | null;
     const s = JSON.parse(readFileSync(join(dir, 'soak.summary.json'), 'utf8')) as {
       records: Array<{
         requests_ok: number;
         requests_failed: number;
-        itl_ms: { count: number; relative_error?: number } | null;
         output_throughput_tokens_per_s: number | null;
+        e2e_ms: Figures;
+        ttft_ms: Figures;
+        itl_ms: Figures;
+        tpot_ms: Figures;
+        request_output_rate_tokens_per_s: Figures;
       }>;
     };
     const r = s.records[0];
     const counted = r.itl_ms?.relative_error === undefined ? 'ITL samples (ITL_SAMPLES=every)' : 'tokens counted in ITL buckets (ITL_SAMPLES=histogram)';
     summary = `${r.requests_ok} requests ok, ${r.requests_failed} failed, ${r.itl_ms?.count ?? 0} ${counted}, ${r.output_throughput_tokens_per_s?.toFixed(0) ?? '-'} output tokens/s`;
+    // Every percentile the summary kept, and which were read from buckets (the soak's claim is that none is lost).
+    const p = (name: string, f: Figures) =>
+      f === null ? `${name} not measured` : `${name} p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)}${f.relative_error === undefined ? '' : ' (buckets)'}`;
+    summary += `\n${[p('e2e ms', r.e2e_ms), p('TTFT ms', r.ttft_ms), p('ITL ms', r.itl_ms), p('TPOT ms', r.tpot_ms), p('tokens/s per request', r.request_output_rate_tokens_per_s)].join('; ')}`;
   } catch {
     summary = 'no summary.json';
   }
