@@ -93,9 +93,12 @@ export const BUCKET_TAG: Record<BucketCounter, 'le_ms' | 'le_tps'> = {
   clientGapBuckets: 'le_ms',
 };
 
-/** Whether a metric of BUCKETS_OF is counted in buckets: under histogram, unless a p99 SLO threshold may hold it. */
-export function countedInBuckets(metric: keyof typeof BUCKETS_OF, histogram: boolean, slo: Pick<SloLimits, 'ttftOf'>): boolean {
-  return histogram && !(metric === 'ttftAnswer' && slo.ttftOf === 'answer');
+/**
+ * Whether a metric of BUCKETS_OF is counted in buckets: under histogram, unless a p99 SLO threshold
+ * may hold it. The samples and the summary's keys (bucketedMetrics) both ask this.
+ */
+export function countedInBuckets(metric: keyof typeof BUCKETS_OF, histogram: boolean | undefined, slo: Pick<SloLimits, 'ttftOf'> | null): boolean {
+  return histogram === true && !(metric === 'ttftAnswer' && slo?.ttftOf === 'answer');
 }
 
 // One request's counts, reused: the buckets it touched are sent and zeroed, the rest never read.
@@ -133,15 +136,21 @@ function countItl(ev: EventColumns, rule: ItlRule, metric: BucketCounter, limitM
   for (let k = tally.over; k < tally.n; k++) add('itlWithinSlo', 1);
 }
 
-/** One per-request value: a Trend sample, or (inBuckets) a count in its bucket. */
-function addPerRequest(metric: 'tpot' | 'requestTps' | 'ttftAnswer' | 'clientGap', value: number, inBuckets: boolean | undefined, add: AddSample): void {
-  if (inBuckets) add(BUCKETS_OF[metric], 1, bucketTags(BUCKETS_OF[metric], bucketOf(value)));
+/** One per-request value: a Trend sample, or (countedInBuckets) a count in its bucket. */
+function addPerRequest(
+  metric: 'tpot' | 'requestTps' | 'ttftAnswer' | 'clientGap',
+  value: number,
+  w: Pick<Window, 'itlBuckets'>,
+  slo: Pick<SloLimits, 'ttftOf'> | null,
+  add: AddSample,
+): void {
+  if (countedInBuckets(metric, w.itlBuckets, slo)) add(BUCKETS_OF[metric], 1, bucketTags(BUCKETS_OF[metric], bucketOf(value)));
   else add(metric, value);
 }
 
 /** A closed-loop VU's time between the end of one request and sending the next (llm_client_gap). */
 export function recordGap(gapMs: number, w: Pick<Window, 'itlBuckets'>, add: AddSample): void {
-  addPerRequest('clientGap', gapMs, w.itlBuckets, add);
+  addPerRequest('clientGap', gapMs, w, null, add);
 }
 
 /** How a short reply ended, as llm_short_replies tags it: the server's finish reason, in four values. */
@@ -176,11 +185,11 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (latency && t.itlRule !== null) {
     // One sample per token (per gap under per-chunk), handed over as they are computed.
     const metric: MetricKey = t.itlRule === 'per-chunk' ? 'itlPerChunk' : 'itl';
-    if (w.itlBuckets) countItl(ev as NonNullable<typeof ev>, t.itlRule, BUCKETS_OF[metric], slo.itlP99Ms, add);
+    if (countedInBuckets(metric, w.itlBuckets, slo)) countItl(ev as NonNullable<typeof ev>, t.itlRule, BUCKETS_OF[metric], slo.itlP99Ms, add);
     else eachItl(ev as NonNullable<typeof ev>, t.itlRule, add.sink?.(metric) ?? { add: (v) => add(metric, v) });
     add('itlRule', 1, ruleTags(t.itlRule));
   }
-  if (latency && t.tpotMs !== null) addPerRequest('tpot', t.tpotMs, w.itlBuckets, add);
+  if (latency && t.tpotMs !== null) addPerRequest('tpot', t.tpotMs, w, slo, add);
   if (r.promptTokens !== null) add('inputTokens', r.promptTokens);
   if (r.cachedTokens !== null && r.cachedTokens > 0) add('cachedTokens', r.cachedTokens);
   // The denominator of the per-request hit rate: only requests whose reply counted its cached tokens.
@@ -192,7 +201,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   }
   if (tokens !== null) {
     add('outputTokens', tokens);
-    if (t.e2eMs > 0) addPerRequest('requestTps', tokens / (t.e2eMs / 1000), w.itlBuckets, add);
+    if (t.e2eMs > 0) addPerRequest('requestTps', tokens / (t.e2eMs / 1000), w, slo, add);
     const slices = sliceColumns(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, ev, t.allCounted);
     for (let i = 0; i < slices.length; i++) add('windowTokens', slices[i][1], sliceTags(slices[i][0]));
   }
@@ -203,7 +212,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
   if (r.reasoning) recordReasoning(r.reasoning, tokens, o.startMs, latency ? ev : null, add);
   const answerMs = answerTtft(r, t.ttftMs, o.startMs, ev);
-  if (latency && answerMs !== null) addPerRequest('ttftAnswer', answerMs, countedInBuckets('ttftAnswer', w.itlBuckets === true, slo), add);
+  if (latency && answerMs !== null) addPerRequest('ttftAnswer', answerMs, w, slo, add);
   if (r.draft && r.draft.drafted > 0) {
     add('draftTokens', r.draft.drafted);
     add('draftAccepted', r.draft.accepted);

@@ -8,7 +8,7 @@ import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
-import { BUCKETS_OF, SHORT_CAUSES, type ShortCause } from '../metrics/samples';
+import { BUCKETS_OF, SHORT_CAUSES, type BucketCounter, type ShortCause } from '../metrics/samples';
 import { bucketKey, subKey } from '../plan/summary-keys';
 import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
@@ -113,7 +113,7 @@ function listed(xs: string[]): string {
 }
 
 /** A run's distribution from its log-bucket counts (ITL_SAMPLES=histogram, BUCKETS_OF); null when none were counted. */
-function bucketDist(m: SummaryMetrics, key: (typeof BUCKETS_OF)[keyof typeof BUCKETS_OF], s: string): Dist | null {
+function bucketDist(m: SummaryMetrics, key: BucketCounter, s: string): Dist | null {
   if (metric(m, bucketKey(key, s, 0)) === undefined) return null;
   const counts = Array.from({ length: BUCKETS }, (_, i) => count(m, bucketKey(key, s, i)));
   const f = figuresOf(counts);
