@@ -70,6 +70,7 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     temperature: 0,
     ignoreEos: true,
     slices: 1,
+    repeats: 1,
     // The user's script owns its executors and their start.
     startSpreadMs: 0,
     latencyWindow: 'all',

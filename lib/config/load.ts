@@ -6,6 +6,7 @@ import { VARIABLES } from './variables';
 import { BENCHMARKS, slotsOf, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
 import { datasetConfig } from './dataset';
 import { traceConfig } from './trace';
+import { parseAbDiffers } from './ab-differs';
 
 export type { Env, VariantConfig, Slo, BenchConfig } from './types';
 export type { TransportName as Transport } from '../transports';
@@ -185,6 +186,7 @@ export function loadConfig(
     resultsDir: get(env, 'RESULTS_DIR').replace(/\/+$/, '') || '.',
     variants: targets,
     baseline,
+    abDiffers: spec.slots.length > 1 || spec.variants ? parseAbDiffers(get(env, 'AB_DIFFERS')) : [],
     isl,
     osl: p.intList('OSL', get(env, 'OSL'), { min: 1, max: 1_000_000 }),
     concurrency: p.intList('CONCURRENCY', get(env, 'CONCURRENCY'), { min: 1, max: 100_000 }),
@@ -207,6 +209,7 @@ export function loadConfig(
     temperature: p.number('TEMPERATURE', get(env, 'TEMPERATURE'), 0, 10),
     ignoreEos: p.bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
     slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
+    repeats: p.positiveInt('REPEATS', get(env, 'REPEATS'), { min: 1, max: 20 }),
     startSpreadMs: 0,
     latencyWindow: p.oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
     itlSamples: 'every',

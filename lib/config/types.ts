@@ -53,6 +53,8 @@ export interface BenchConfig {
   variants: VariantConfig[];
   /** The variant every other is compared with: BASELINE_VARIANT (compare), else the first target. */
   baseline: string;
+  /** AB_DIFFERS: serving settings the variants are meant to differ in (lib/engines/serving.ts names); absent: none. */
+  abDiffers?: readonly string[];
   isl: number[];
   osl: number[];
   concurrency: number[];
@@ -75,6 +77,8 @@ export interface BenchConfig {
   temperature: number;
   ignoreEos: boolean;
   slices: number;
+  /** REPEATS: how many times the whole comparison runs, one repeat after another (1: once). */
+  repeats: number;
   /** START_SPREAD: a closed-loop run's VUs send their first requests spread over this span, ms (0: at once). */
   startSpreadMs: number;
   /** Whose latencies make the percentiles: every request of a cell, or only those sent after its first slice (ramp-up). */

@@ -78,6 +78,12 @@ export const VARIABLES: readonly VariableDef[] = [
     help: 'The variant every other is compared with (default: the first of VARIANTS).',
     benchmarks: where((b) => b.variants === true),
   },
+  {
+    name: 'AB_DIFFERS',
+    default: '',
+    help: "Serving settings the variants are meant to differ in besides the speculative method, comma-separated (e.g. max_running_requests,context_length; names as in docs/engines.md, 'Serving configuration'). Before any load each variant's configuration is read from its server; a verdict between variants that differ in any other setting is marked confounded, naming it. Declared settings are shown as declared, not as confounders.",
+    benchmarks: where((b) => b.variants === true || b.slots.length > 1),
+  },
   ...targetVariables(),
   {
     name: 'GPU_HOUR_COST',
@@ -199,6 +205,11 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'TEMPERATURE', default: '0', help: 'Sampling temperature.' },
   { name: 'IGNORE_EOS', default: 'true', help: 'Ask the server to generate exactly OSL tokens (ignore_eos).' },
   { name: 'SLICES', default: '6', help: 'Time slices per cell for throughput and its confidence interval; the first slice is ramp-up and left out.' },
+  {
+    name: 'REPEATS',
+    default: '1',
+    help: "Run the whole comparison this many times (1 to 20), one repeat after another in one k6 run: each repeat's variant order rotated, the caches reset as CACHE_RESET says within every repeat, its runs named <variant>_<cell>_r<k> and tagged repeat. With 2 or more, a verdict stands only where the across-run interval (t over the repeats' means, R−1 degrees of freedom) excludes 1; REPEATS=2 gives 1 degree of freedom, so a wide interval. See docs/compare.md.",
+  },
   {
     name: 'START_SPREAD',
     default: 'auto',

@@ -9,12 +9,16 @@ import { RUN_GAP_MS, type Plan, type Run } from './matrix';
 
 export { CACHE_RESET_OUTCOMES, type CacheResetOutcome };
 
-/** The runs that start with a reset: every run (cell), each variant's first (variant), none (never). */
+/**
+ * The runs that start with a reset: every run (cell), each variant's first (variant; with REPEATS,
+ * its first of every repeat, so no repeat inherits a cache the one before warmed), none (never).
+ */
 export function resetDue(plan: Pick<Plan, 'runs'>, mode: CacheResetMode): Run[] {
   if (mode === 'never') return [];
   if (mode === 'cell') return plan.runs;
   const seen = new Set<string>();
-  return plan.runs.filter((r) => !seen.has(r.variant) && seen.add(r.variant));
+  const key = (r: Run) => `${r.variant}/${r.repeat ?? 1}`;
+  return plan.runs.filter((r) => !seen.has(key(r)) && seen.add(key(r)));
 }
 
 /** The reset scenario of a run whose reset is not setup's. */

@@ -15,6 +15,7 @@ function runTags(run: Run): Record<string, string> {
   if (load.kind === 'vus') tags.concurrency = String(load.vus);
   else if (load.kind === 'rate') tags.rate = String(load.rate);
   else tags.trace_speed = String(load.speed);
+  if (run.repeat !== undefined) tags.repeat = String(run.repeat);
   return tags;
 }
 

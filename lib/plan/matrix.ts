@@ -28,19 +28,34 @@ export function buildCells(isl: number[], osl: number[], loads: Load[]): Cell[] 
 /** A short pause between runs so one run's last requests never overlap the next run's first. */
 export const RUN_GAP_MS = 1000;
 
-export function buildPlan(cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus'>, cells: Cell[], variants: string[]): Plan {
+/**
+ * REPEATS > 1 runs the whole comparison again after itself: every cell × variant once per repeat,
+ * each repeat's cell order rotated one row of the Latin square further (so a variant that ran first
+ * in a cell runs second in the next repeat), the runs named `<variant>_<cell>_r<k>` and tagged
+ * `repeat`. With one repeat the plan is the same as it was before repeats existed.
+ */
+export function buildPlan(
+  cfg: Pick<BenchConfig, 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus'> & Partial<Pick<BenchConfig, 'repeats'>>,
+  cells: Cell[],
+  variants: string[],
+): Plan {
   const runs: Run[] = [];
+  const repeats = cfg.repeats ?? 1;
+  const rows = williams(variants.length);
   let t = 0;
-  cells.forEach((cell, i) => {
-    const rows = williams(variants.length);
-    for (const k of rows[i % rows.length]) {
-      const variant = variants[k];
-      const vus = runVus(cell.load, cfg.maxVus);
-      runs.push({ scenario: `${variant}_${cell.id}`, vus, cell, variant, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs });
-      t += cfg.durationMs + cfg.gracefulStopMs + RUN_GAP_MS;
-    }
-  });
-  return { cells, runs, slices: cfg.slices, sliceMs: cfg.durationMs / cfg.slices, totalMs: t, requests: cfg.requests };
+  for (let k = 0; k < repeats; k++) {
+    cells.forEach((cell, i) => {
+      for (const v of rows[(i + k) % rows.length]) {
+        const variant = variants[v];
+        const vus = runVus(cell.load, cfg.maxVus);
+        const run: Run = { scenario: `${variant}_${cell.id}`, vus, cell, variant, startMs: t, durationMs: cfg.durationMs, gracefulStopMs: cfg.gracefulStopMs };
+        runs.push(repeats > 1 ? { ...run, scenario: `${run.scenario}_r${k + 1}`, repeat: k + 1 } : run);
+        t += cfg.durationMs + cfg.gracefulStopMs + RUN_GAP_MS;
+      }
+    });
+  }
+  const plan: Plan = { cells, runs, slices: cfg.slices, sliceMs: cfg.durationMs / cfg.slices, totalMs: t, requests: cfg.requests };
+  return repeats > 1 ? { ...plan, repeats } : plan;
 }
 
 /**
@@ -100,7 +115,8 @@ export function traceDurationMs(shape: Pick<TraceShape, 'spanMs'>, speed: number
  */
 export function planOf(
   load: 'vus' | 'rate',
-  cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'variants' | 'trace'>,
+  cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'variants' | 'trace'> &
+    Partial<Pick<BenchConfig, 'repeats'>>,
   trace: TraceShape | null = null,
 ): Plan {
   if (cfg.trace !== null) {

@@ -20,6 +20,8 @@ export interface Run {
   vus: number;
   cell: Cell;
   variant: string;
+  /** REPEATS > 1: which repeat of the comparison (1-based) this run belongs to; absent with one. */
+  repeat?: number;
   /** Offset from the start of the test (after setup). */
   startMs: number;
   durationMs: number;
@@ -35,4 +37,6 @@ export interface Plan {
   totalMs: number;
   /** REQUESTS mode: each run sends a fixed count and the window is measured, not planned. */
   requests: number | null;
+  /** REPEATS: the whole comparison is run this many times in a row (lib/plan/matrix.ts); absent means 1. */
+  repeats?: number;
 }

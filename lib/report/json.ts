@@ -40,6 +40,7 @@ export function runRecord(r: RunFigures) {
     cell: r.cellId,
     variant: r.variant,
     scenario: r.scenario,
+    ...(r.repeat === undefined ? {} : { repeat: r.repeat }),
     isl_tokens: r.isl,
     osl_tokens: r.osl,
     concurrency_vus: r.load.kind === 'vus' ? r.load.vus : null,

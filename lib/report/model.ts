@@ -38,6 +38,8 @@ export interface ServerFigures {
 export interface RunFigures {
   scenario: string;
   variant: string;
+  /** REPEATS > 1: the repeat (1-based) this run belongs to; absent with one. */
+  repeat?: number;
   cellId: string;
   isl: number;
   osl: number;
@@ -316,6 +318,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   return {
     scenario: s,
     variant: run.variant,
+    ...(run.repeat === undefined ? {} : { repeat: run.repeat }),
     cellId: run.cell.id,
     isl: run.cell.isl,
     osl: run.cell.osl,
