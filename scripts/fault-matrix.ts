@@ -35,6 +35,11 @@ export interface FaultCase {
   exit: 0 | 99 | 108;
   /** The error classes the run may report; at least one must appear when exit is 99, none when 0. */
   classes: readonly ErrorClass[];
+  /**
+   * Runs over both transports on k6 v2.2 too (TEST_SUBSET=v2), where the other cases run over sse
+   * only: what it checks is read from a stream by each transport's own code.
+   */
+  bothTransportsOnV2?: boolean;
   /** The preflight reason when exit is 108. */
   preflight?: string;
   /** What the user reads, for the docs. */
@@ -123,6 +128,19 @@ export const FAULT_CASES: readonly FaultCase[] = [
     exit: 99,
     classes: ['invalid_reply'],
     sees: 'invalid_reply counted, quoting the line',
+  },
+  {
+    id: 'truncate',
+    how: '`--truncate-rate 0.5` (the stream ends cleanly, without its closing event)',
+    faults: { truncateRate: 0.5 },
+    when: 'start',
+    streamOnly: true,
+    // Each with its own end: [DONE], message_stop, response.completed.
+    dialects: ['openai', 'anthropic', 'responses'],
+    bothTransportsOnV2: true,
+    exit: 99,
+    classes: ['truncated'],
+    sees: 'truncated counted: "the stream ended after N event(s) without a finish reason or [DONE]" (for Messages and Responses: without its closing event)',
   },
   {
     id: 'slow',

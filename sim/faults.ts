@@ -21,6 +21,8 @@ export interface Faults {
   abortRate: number;
   streamErrorRate: number;
   malformedRate: number;
+  /** Probability a stream ends cleanly (HTTP body closed properly) without its closing event or [DONE]. */
+  truncateRate: number;
   faultAfterTokens: number;
   /** Multiplies every step time (a slow or throttled GPU). */
   slowFactor: number;
@@ -69,6 +71,15 @@ export const FAULT_SPECS: OptionSpec<keyof Faults>[] = [
     help: 'fault: chance of one invalid-JSON data line after --fault-after-tokens',
   },
   {
+    key: 'truncateRate',
+    flag: 'truncate-rate',
+    kind: 'number',
+    min: 0,
+    max: 1,
+    def: 0,
+    help: 'fault: chance a stream ends cleanly after --fault-after-tokens, without its closing event or [DONE]',
+  },
+  {
     key: 'faultAfterTokens',
     flag: 'fault-after-tokens',
     kind: 'int',
@@ -82,7 +93,7 @@ export const FAULT_SPECS: OptionSpec<keyof Faults>[] = [
 ];
 
 export type PreFault = 400 | 429 | 500 | 503 | null;
-export type MidFault = 'abort' | 'stream_error' | 'malformed' | null;
+export type MidFault = 'abort' | 'stream_error' | 'malformed' | 'truncate' | null;
 
 export interface FaultPlan {
   pre: PreFault;
@@ -111,6 +122,7 @@ export function planFaults(f: Faults, rng: Rng, stream: boolean): FaultPlan {
       [f.abortRate, 'abort'],
       [f.streamErrorRate, 'stream_error'],
       [f.malformedRate, 'malformed'],
+      [f.truncateRate, 'truncate'],
     ] as const) {
       acc += rate;
       if (mid === null && v < acc) mid = kind;

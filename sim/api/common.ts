@@ -200,6 +200,11 @@ export class SseWriter {
     if (!this.closed) this.res.end(this.style.done ? 'data: [DONE]\n\n' : undefined);
   }
 
+  /** Ends the HTTP body properly but without [DONE]: a stream a server closed early and cleanly. */
+  endBare(): void {
+    if (!this.closed) this.res.end();
+  }
+
   /** Tears the connection down with a TCP reset, as a crashing server or a proxy timeout would. */
   reset(): void {
     const socket = this.res.socket;

@@ -92,6 +92,8 @@ interface Staged {
   /** After this event: the injected in-stream error ends the stream. */
   streamError: boolean;
   malformed: boolean;
+  /** The injected truncation: the stream ends properly after this event, with no closing event. */
+  truncated: boolean;
   /** When the bytes went to the socket. */
   sentAt: number;
 }
@@ -244,6 +246,7 @@ export class Session implements SessionState {
       first: false,
       streamError: false,
       malformed: false,
+      truncated: false,
       sentAt: 0,
     };
     this.staged = st;
@@ -286,6 +289,7 @@ export class Session implements SessionState {
         texts.push(sse.events([this.fmt.streamError('Simulated engine error during generation.', 500)]));
         st.streamError = true;
       }
+      if (mid === 'truncate') st.truncated = true;
     }
     st.chunks = sse.prepare(texts);
   }
@@ -318,9 +322,10 @@ export class Session implements SessionState {
     }
     st.sentAt = nowMs();
     this.sse.write(chunks);
-    if (this.finish || st.streamError) {
+    if (this.finish || st.streamError || st.truncated) {
       this.responded = true;
-      this.sse.end();
+      if (st.truncated) this.sse.endBare();
+      else this.sse.end();
     }
   }
 
@@ -349,11 +354,11 @@ export class Session implements SessionState {
     if (st.kind !== 'event') return;
     this.noteEvent(st.sentAt, scheduledT, (st.delta as Delta).ids.length);
     if (this.finish) return this.complete(st.sentAt);
-    if (st.streamError) {
+    if (st.streamError || st.truncated) {
       if (this.seq) this.ctx.engine.cancel(this.seq);
       this.record.finishMs = st.sentAt;
       this.record.finishReason = 'error';
-      this.record.errorClass = 'fault_stream_error';
+      this.record.errorClass = st.truncated ? 'fault_truncate' : 'fault_stream_error';
     }
   }
 

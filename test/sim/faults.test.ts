@@ -130,6 +130,28 @@ test('in-stream error under HTTP 200: SGLang and vLLM shapes, then [DONE]', asyn
   assert.equal(v.groundTruth().requests[0]?.errorClass, 'fault_stream_error');
 });
 
+test('truncate: the stream ends properly after --fault-after-tokens, without [DONE] or a closing event', async () => {
+  const s = await sim({ engine: 'vllm', faults: { truncateRate: 1, faultAfterTokens: 3 } });
+  const r = await request(s.url, '/v1/completions', { body: { prompt: 'x', max_tokens: 20, stream: true } });
+  assert.equal(r.status, 200);
+  assert.equal(r.error, undefined, 'the body ended cleanly (no reset, no broken chunk)');
+  assert.equal(r.events.length, 3, 'one event per token up to the truncation');
+  assert.ok(
+    r.events.every((e) => e.data !== '[DONE]' && JSON.parse(e.data).choices[0].finish_reason === null),
+    'no [DONE], no finish reason',
+  );
+  // A named-event stream (Messages) stops before message_stop.
+  const m = await request(s.url, '/v1/messages', {
+    body: { model: 'qwen3-32b-sim', messages: [{ role: 'user', content: 'x' }], max_tokens: 20, stream: true },
+  });
+  assert.equal(m.error, undefined);
+  assert.ok(!m.body.includes('message_stop') && m.body.includes('content_block_delta'), m.body.slice(-200));
+  await sleep(10);
+  const rec = s.groundTruth().requests[0];
+  assert.equal(rec?.completionTokens, 3);
+  assert.equal(rec?.errorClass, 'fault_truncate');
+});
+
 test('malformed event: one data line is not JSON, the stream still completes', async () => {
   const s = await sim({ faults: { malformedRate: 1, faultAfterTokens: 2 } });
   const r = await request(s.url, '/generate', { body: genBody(5, true) });
