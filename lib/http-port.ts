@@ -26,3 +26,21 @@ export interface HttpPort {
   sleep(ms: number): void;
   now(): number;
 }
+
+/** One request of a batch. */
+export interface BatchRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  /** The POST body; none for a GET. */
+  body?: string;
+  req: HttpRequest;
+}
+
+/**
+ * A port that also sends requests together (k6's http.batch): they go out at once, each under its
+ * own timeout, and the call returns when the last has ended, the replies in the requests' order.
+ * Preflight needs it to wait one deadline for several routes instead of one deadline each.
+ */
+export interface BatchPort extends HttpPort {
+  batch(requests: readonly BatchRequest[]): HttpReply[];
+}

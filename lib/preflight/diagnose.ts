@@ -240,14 +240,22 @@ export function transientWarning(failed: number, total: number, labels: readonly
 // ---- Stall localisation: which layer hangs ---------------------------------------------------
 
 /**
- * The other generation dialects worth trying when `primary` produced no token in time: the routes
- * the server's profile offers (lib/engines). An unidentified server: none (no guess at routes it
- * may not have).
+ * The other generation dialects probed beside the one-token check, to tell which layer hangs should
+ * it get no token: the routes the server's profile offers (lib/engines), each prompt route, and one
+ * chat route unless the check's own route takes chat turns. An unidentified server: none (no guess
+ * at routes it may not have).
  */
 export function stallProbeDialects(server: EngineProfile | null, primary: DialectName): DialectName[] {
-  // Messages and Responses pass through the same OpenAI layer as the chat route on every server that
-  // offers them: probing them too would spend the deadline to learn nothing new.
-  return (server?.offered ?? []).filter((d) => d !== primary && d !== 'anthropic' && d !== 'responses');
+  // Every route that takes chat turns passes through the same layer (the chat template) on every
+  // server that offers several: a second one would cost a request to learn nothing new.
+  let chatProbed = DIALECT_TRAITS[primary].chat;
+  return (server?.offered ?? []).filter((d) => {
+    if (d === primary) return false;
+    if (!DIALECT_TRAITS[d].chat) return true;
+    if (chatProbed) return false;
+    chatProbed = true;
+    return true;
+  });
 }
 
 /** The native route of a profile with an OpenAI layer in front of its engine, and that layer's name. */

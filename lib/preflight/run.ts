@@ -2,9 +2,10 @@
 // generation under a short deadline, warm-up. Every failure becomes one diagnosis and the run
 // stops before any load, in seconds rather than after k6's default timeouts. Transient failures
 // (429, 5xx, a dropped connection) are retried and only a persistent one fails the target. The
-// messages live in diagnose.ts; the requests go through an HttpPort, so this runs in Node tests
-// with a fake server as it runs in k6.
-import type { HttpPort } from '../http-port';
+// one-token check goes out together with a generation on each other API layer of the server, so a
+// hung server is localised after one deadline. The messages live in diagnose.ts; the requests go
+// through a BatchPort, so this runs in Node tests with a fake server as it runs in k6.
+import type { BatchPort, BatchRequest, HttpPort, HttpReply } from '../http-port';
 import type { BenchConfig, VariantConfig } from '../config/types';
 import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
@@ -99,22 +100,33 @@ function preflightPrompt(cfg: BenchConfig, d: Dialect, length: number): Prompt {
   return d.acceptsTokenIds ? { kind: 'tokens', json: tokenPromptPool(spec)[0], length } : { kind: 'text', text: textPromptPool(spec)[0] };
 }
 
-function generate(
-  io: HttpPort,
-  t: VariantConfig,
-  d: Dialect,
-  model: string,
-  prompt: Prompt,
-  maxTokens: number,
-  timeoutMs: number,
-): { result: GenerationResult; ms: number } {
+/** A generation request as the port sends it, and how to read its reply. */
+interface Generation {
+  request: BatchRequest;
+  read(res: HttpReply): GenerationResult;
+}
+
+function generation(t: VariantConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): Generation {
   const wire = d.build({ prompt, maxTokens, ignoreEos: true, temperature: 0, stream: false, model: model || undefined });
   const route = `${wire.method} ${wire.path}`;
+  return {
+    request: { method: 'POST', url: t.url + wire.path, body: wire.body, req: { headers: requestHeaders(t, undefined, d.name), timeoutMs, name: route } },
+    read: (res) =>
+      res.status === 0 ? failed(0, classifyTransport(res.errorCode, res.error, route, t.url, timeoutMs)) : d.parseBody(res.status, res.body, res.contentType),
+  };
+}
+
+/** One generation, answered or failed, and how long it took. */
+interface Generated {
+  result: GenerationResult;
+  ms: number;
+}
+
+function generate(io: HttpPort, t: VariantConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): Generated {
+  const g = generation(t, d, model, prompt, maxTokens, timeoutMs);
   const start = io.now();
-  const res = io.post(t.url + wire.path, wire.body, { headers: requestHeaders(t, undefined, d.name), timeoutMs, name: route });
-  const ms = io.now() - start;
-  if (res.status === 0) return { result: failed(0, classifyTransport(res.errorCode, res.error, route, t.url, timeoutMs)), ms };
-  return { result: d.parseBody(res.status, res.body, res.contentType), ms };
+  const res = io.post(g.request.url, g.request.body ?? '', g.request.req);
+  return { result: g.read(res), ms: io.now() - start };
 }
 
 /** Preflight generations sent and those that failed transiently (for the warning). */
@@ -132,7 +144,8 @@ interface Attempted {
 
 /**
  * One preflight generation, retried on transient failures with back-off (0.5 s, 1 s, 2 s) up to
- * PREFLIGHT_ATTEMPTS; with a deadline, no attempt or pause goes past it.
+ * PREFLIGHT_ATTEMPTS; with a deadline, no attempt or pause goes past it. `first`: the first
+ * attempt, already made (the one-token check's, in the batch that probes the other layers).
  */
 function generateRetrying(
   io: HttpPort,
@@ -144,11 +157,12 @@ function generateRetrying(
   timeoutMs: number,
   deadline: number | null,
   tally: Tally | null,
+  first: Generated | null = null,
 ): Attempted {
   let attempts = 0;
   for (;;) {
     const timeout = deadline === null ? timeoutMs : Math.min(timeoutMs, deadline - io.now());
-    const g = generate(io, t, d, model, prompt, maxTokens, Math.max(100, timeout));
+    const g = attempts === 0 && first !== null ? first : generate(io, t, d, model, prompt, maxTokens, Math.max(100, timeout));
     attempts++;
     if (tally) tally.sent++;
     if (g.result.ok || !isTransient(g.result)) return { ...g, attempts };
@@ -162,28 +176,41 @@ function generateRetrying(
   }
 }
 
-/** The one-token check timed out: try the server's other generation routes to say which layer hangs. */
-function localiseStall(
-  io: HttpPort,
-  cfg: BenchConfig,
-  t: VariantConfig,
-  primary: Dialect,
-  model: string,
-  id: ServerIdentity,
-  healthy: string[],
-): PreflightError {
-  const others = stallProbeDialects(profileOf(id), primary.name).map((name) =>
-    createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model }),
-  );
-  // Together the other routes get one more PREFLIGHT_TIMEOUT, so the whole check stays within two.
-  const share = Math.max(100, Math.floor(cfg.preflightTimeoutMs / Math.max(1, others.length)));
-  const tries: RouteTry[] = others.map((d) => {
-    const g = generateRetrying(io, t, d, model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, share, io.now() + share, null);
-    const outcome = g.result.ok ? 'token' : g.result.error?.class === 'timeout' ? 'timeout' : 'error';
-    return { dialect: d.name, route: `POST ${d.path}`, outcome, detail: g.result.error?.message ?? '', timeoutMs: share };
+/** The one-token check's first attempt (its `ms` the batch's), and the other layers' routes probed beside it. */
+interface LayerProbes {
+  first: Generated;
+  others: RouteTry[];
+}
+
+/**
+ * The one-token check's first attempt and one generation on each of the server's other layers
+ * (stallProbeDialects), sent together, each under PREFLIGHT_TIMEOUT: should the check get no token,
+ * what the other routes did is known when its deadline ends, so a stuck engine is told from a stuck
+ * API layer after one deadline rather than one per route.
+ */
+function probeLayers(io: BatchPort, cfg: BenchConfig, t: VariantConfig, primary: Dialect, model: string, id: ServerIdentity): LayerProbes {
+  const timeoutMs = cfg.preflightTimeoutMs;
+  const dialects = [
+    primary,
+    ...stallProbeDialects(profileOf(id), primary.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model })),
+  ];
+  const gens = dialects.map((d) => generation(t, d, model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, timeoutMs));
+  const start = io.now();
+  const replies = io.batch(gens.map((g) => g.request));
+  const ms = io.now() - start;
+  const results = gens.map((g, i) => g.read(replies[i]));
+  const others = dialects.slice(1).map((d, i): RouteTry => {
+    const r = results[i + 1];
+    const outcome = r.ok ? 'token' : r.error?.class === 'timeout' ? 'timeout' : 'error';
+    return { dialect: d.name, route: `POST ${d.path}`, outcome, detail: r.error?.message ?? '', timeoutMs };
   });
+  return { first: { result: results[0], ms }, others };
+}
+
+/** The one-token check timed out: which layer hangs, from what the other routes did meanwhile. */
+function stalled(cfg: BenchConfig, t: VariantConfig, primary: Dialect, id: ServerIdentity, healthy: string[], others: RouteTry[]): PreflightError {
   const first: RouteTry = { dialect: primary.name, route: `POST ${primary.path}`, outcome: 'timeout', detail: '', timeoutMs: cfg.preflightTimeoutMs };
-  const d = stallDiagnosis(first, tries, healthy, profileOf(id), t.vars.dialect);
+  const d = stallDiagnosis(first, others, healthy, profileOf(id), t.vars.dialect);
   return new PreflightError(d.reason, `${t.variant}: ${d.message}`);
 }
 
@@ -241,7 +268,7 @@ export function identifyTarget(io: HttpPort, t: VariantConfig): Identified {
   return { id, modelsOk: modelsProbe.status === 200, dialect, model: chosen.model, notes, warnings };
 }
 
-export function preflightVariant(io: HttpPort, cfg: BenchConfig, t: VariantConfig): PreflightResult {
+export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConfig): PreflightResult {
   const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
   const found = identifyTarget(io, t);
   const { id, dialect, notes, warnings } = found;
@@ -255,6 +282,9 @@ export function preflightVariant(io: HttpPort, cfg: BenchConfig, t: VariantConfi
   // The check that a health probe cannot make: does a real generation produce a token?
   const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model: chosen.model });
   const tally: Tally = { sent: 0, failed: 0, labels: [] };
+  const layers = probeLayers(io, cfg, t, d, chosen.model, id);
+  // Retries of a transient failure get their own PREFLIGHT_TIMEOUT from the batch's end: a hung
+  // route beside the check must not use up the time of its retries.
   const probe = generateRetrying(
     io,
     t,
@@ -265,10 +295,11 @@ export function preflightVariant(io: HttpPort, cfg: BenchConfig, t: VariantConfi
     cfg.preflightTimeoutMs,
     io.now() + cfg.preflightTimeoutMs,
     tally,
+    layers.first,
   );
   if (!probe.result.ok) {
     const err = probe.result.error;
-    if (err?.class === 'timeout') throw localiseStall(io, cfg, t, d, chosen.model, id, healthy);
+    if (err?.class === 'timeout') throw stalled(cfg, t, d, id, healthy, layers.others);
     if (err?.class === 'wrong_dialect') {
       throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect, d.name)}`);
     }

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, registerEngine, type EngineProfile } from '../../../lib/engines/index';
 import { answered, ownedBy, text } from '../../../lib/engines/profile';
-import type { HttpPort, HttpReply } from '../../../lib/http-port';
+import type { BatchPort, HttpReply } from '../../../lib/http-port';
 import { preflightVariant } from '../../../lib/preflight/run';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
@@ -64,7 +64,13 @@ test('a test-only profile in one file: recognised, named, /metrics read, tokeniz
       if (path === '/health') return ok('');
       return { status: 404, body: '{"detail":"Not Found"}', contentType: 'application/json', error: '', errorCode: 0 };
     };
-    const port: HttpPort = { now: () => clock, sleep: (ms) => void (clock += ms), get: (u) => call('GET', u), post: (u) => call('POST', u) };
+    const port: BatchPort = {
+      now: () => clock,
+      sleep: (ms) => void (clock += ms),
+      get: (u) => call('GET', u),
+      post: (u) => call('POST', u),
+      batch: (reqs) => reqs.map((r) => call(r.method, r.url)),
+    };
     const c = loadConfig(BENCHMARKS.smoke, { TARGET_URL: 'http://acme:1', ISL: '64', OSL: '16', WARMUP_REQUESTS: '0', SERVER_METRICS: 'on' }, new Date(0));
     const { info, warnings } = preflightVariant(port, c, c.variants[0]);
     assert.ok(log.includes('GET /acme/version'), 'its own probe was asked');

@@ -164,6 +164,9 @@ test('stall localisation: which routes to try', () => {
   assert.deepEqual(stallProbeDialects(engineById('vllm'), 'openai-chat'), ['openai']);
   assert.deepEqual(stallProbeDialects(null, 'openai'), []);
   assert.deepEqual(stallProbeDialects(engineById('llamacpp'), 'openai'), ['llamacpp', 'openai-chat'], 'llama.cpp: its native /completion and the chat route');
+  // A chat route in use: another chat route passes through the same layer, only the prompt routes tell.
+  assert.deepEqual(stallProbeDialects(engineById('vllm'), 'anthropic'), ['openai']);
+  assert.deepEqual(stallProbeDialects(engineById('sglang'), 'responses'), ['sglang']);
 });
 
 test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, inconclusive', () => {

@@ -2,7 +2,7 @@
 // network, a clock that advances only when preflight waits or a request takes time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HttpPort, HttpReply } from '../../../lib/http-port';
+import type { BatchPort, BatchRequest, HttpReply } from '../../../lib/http-port';
 import { PreflightError, preflightVariant } from '../../../lib/preflight/run';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
@@ -15,26 +15,39 @@ const status = (s: number, body = ''): HttpReply => ({ status: s, body, contentT
 const refused: HttpReply = { status: 0, body: '', contentType: '', error: 'dial tcp 127.0.0.1:9: connect: connection refused', errorCode: 1212 };
 const timedOut: HttpReply = { status: 0, body: '', contentType: '', error: 'request timeout', errorCode: 1050 };
 
-/** A fake server with a simulated clock; records every request. */
-function fakePort(handler: Handler): HttpPort & { log: string[]; clock: number } {
+/**
+ * A fake server with a simulated clock; records every request, and each batch's requests (sent
+ * together). A request alone advances the clock by its own time; a batch by the longest of its
+ * requests' times, as requests in flight together do: a preflight that sent them one after the
+ * other would be seen to take their sum.
+ */
+function fakePort(handler: Handler): BatchPort & { log: string[]; batches: string[][]; clock: number } {
   const port = {
     clock: 0,
     log: [] as string[],
+    batches: [] as string[][],
     now: () => port.clock,
     sleep: (ms: number) => void (port.clock += ms),
-    get: (url: string, r: { timeoutMs: number }) => call('GET', url, '', r.timeoutMs),
-    post: (url: string, body: string, r: { timeoutMs: number }) => call('POST', url, body, r.timeoutMs),
+    get: (url: string, r: { timeoutMs: number }) => alone(answer('GET', url, '', r.timeoutMs)),
+    post: (url: string, body: string, r: { timeoutMs: number }) => alone(answer('POST', url, body, r.timeoutMs)),
+    batch: (reqs: readonly BatchRequest[]) => {
+      const answers = reqs.map((r) => answer(r.method, r.url, r.body ?? '', r.req.timeoutMs));
+      port.batches.push(reqs.map((r) => `${r.method} ${path(r.url)}`));
+      port.clock += Math.max(0, ...answers.map((a) => a.ms));
+      return answers.map((a) => a.reply);
+    },
   };
-  function call(method: string, url: string, body: string, timeoutMs: number): HttpReply {
-    const path = url.replace(/^https?:\/\/[^/]+/, '');
-    port.log.push(`${method} ${path}`);
-    const out = handler(method, path, body, timeoutMs);
-    if ('delayMs' in out) {
-      port.clock += Math.min(out.delayMs, timeoutMs);
-      return out.delayMs > timeoutMs ? timedOut : out.reply;
-    }
-    port.clock += 5;
-    return out;
+  const path = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
+  function alone(a: { ms: number; reply: HttpReply }): HttpReply {
+    port.clock += a.ms;
+    return a.reply;
+  }
+  /** The reply and how long it takes; the clock is the caller's to advance. */
+  function answer(method: string, url: string, body: string, timeoutMs: number): { ms: number; reply: HttpReply } {
+    port.log.push(`${method} ${path(url)}`);
+    const out = handler(method, path(url), body, timeoutMs);
+    if ('delayMs' in out) return { ms: Math.min(out.delayMs, timeoutMs), reply: out.delayMs > timeoutMs ? timedOut : out.reply };
+    return { ms: 5, reply: out };
   }
   return port;
 }
@@ -76,6 +89,7 @@ test('a healthy SGLang: identified, native dialect, the served model, one genera
   assert.deepEqual(r.warnings, []);
   assert.deepEqual(port.log.slice(0, 2), ['GET /health', 'GET /v1/models'], 'health first, then what the server serves');
   assert.equal(port.log.filter((l) => l === 'POST /generate').length, 1);
+  assert.deepEqual(port.batches, [['POST /generate', 'POST /v1/chat/completions']], 'the one-token check, and the OpenAI layer probed beside it');
 });
 
 test('refused connections are waited for (a vLLM loading its model does not listen), then preflight goes on', () => {
@@ -115,14 +129,42 @@ test('the chat route hangs while /generate answers: the OpenAI layer is named, a
       e.reason === 'stalled_layer' &&
       /only POST \/v1\/chat\/completions hangs .*the OpenAI layer .* DIALECT=sglang works around it/.test(e.message),
   );
-  assert.ok(port.clock <= 2 * 2000 + 1000, `bounded by about two PREFLIGHT_TIMEOUTs (${port.clock} ms)`);
+  assert.deepEqual(port.batches, [['POST /v1/chat/completions', 'POST /generate']]);
+  assert.ok(port.clock < 1.5 * 2000, `one PREFLIGHT_TIMEOUT, the routes probed together (${port.clock} ms)`);
 });
 
-test('both routes hang: the engine itself is stuck', () => {
+test('both routes hang: the engine itself is stuck, said after one PREFLIGHT_TIMEOUT', () => {
   port = fakePort(sglang({ chat: 'hang', generate: 'hang' }));
   const c = cfg({ PREFLIGHT_TIMEOUT: '2s' });
   assert.throws(
     () => preflightVariant(port, c, c.variants[0]),
-    (e: unknown) => e instanceof PreflightError && e.reason === 'stalled' && /the engine itself is stuck, not the OpenAI layer/.test(e.message),
+    (e: unknown) =>
+      e instanceof PreflightError &&
+      e.reason === 'stalled' &&
+      /Both POST \/generate and POST \/v1\/chat\/completions produced no token in 2 s: the engine itself is stuck, not the OpenAI layer/.test(e.message),
   );
+  assert.deepEqual(port.batches, [['POST /generate', 'POST /v1/chat/completions']], 'sent together, nothing sent after');
+  assert.equal(port.log.filter((l) => l.startsWith('POST')).length, 2);
+  assert.ok(port.clock >= 2000 && port.clock < 1.5 * 2000, `one PREFLIGHT_TIMEOUT (${port.clock} ms)`);
+});
+
+test('a transient 500 beside a hung route: the retries get their own PREFLIGHT_TIMEOUT, and preflight passes', () => {
+  port = fakePort(sglang({ generate: 500, chat: 'hang' }));
+  const c = cfg({ PREFLIGHT_TIMEOUT: '2s' });
+  const r = preflightVariant(port, c, c.variants[0]);
+  assert.equal(r.info.dialect, 'sglang');
+  assert.equal(port.log.filter((l) => l === 'POST /generate').length, 2, 'retried after the batch');
+  assert.match(r.warnings.join('\n'), /1 of 2 preflight requests failed transiently \(500\)/);
+});
+
+test('an unidentified server: the one-token check alone', () => {
+  port = fakePort((_method, path) =>
+    path === '/v1/completions' ? { delayMs: 1e9, reply: ok('') } : path === '/health' ? ok('') : status(404, '{"detail":"Not Found"}'),
+  );
+  const c = cfg({ DIALECT: 'openai', MODEL: 'm', PREFLIGHT_TIMEOUT: '2s' });
+  assert.throws(
+    () => preflightVariant(port, c, c.variants[0]),
+    (e: unknown) => e instanceof PreflightError && e.reason === 'stalled' && /no token within 2 s: the engine is stalled/.test(e.message),
+  );
+  assert.deepEqual(port.batches, [['POST /v1/completions']]);
 });
