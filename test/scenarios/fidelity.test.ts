@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS, type Run, type Runner } from './harness';
 import { poolLengths } from '../../lib/workload/prompts';
-import { quantileSorted } from '../../lib/stats/bootstrap';
+import { clientRequests, JOIN_SYSTEM_TAGS, pct, slotLengths, truthItl } from './truth-join';
 import type { RequestRecord } from '../../sim/index';
 
 const OSL = 64;
@@ -57,26 +57,11 @@ const RULES = {
   itlOfItl: 0.25,
 };
 
-/** Linear-interpolated percentile, as k6's trend stats and the simulator's summary compute it. */
-const pct = (values: number[], p: number): number => quantileSorted(Array.from(Float64Array.from(values).sort()), p);
-
 const f1 = (x: number) => x.toFixed(1);
 
 /** The run's requests as the simulator recorded them: streamed, of the measured length, finished. */
 function measured(records: RequestRecord[]): RequestRecord[] {
   return records.filter((r) => r.stream && r.maxNewTokens === OSL && r.errorClass === null && r.firstTokenMs !== null && r.finishMs !== null);
-}
-
-/** Per-token ITL of a record: each event's gap divided over the tokens it carried. */
-function truthItl(r: RequestRecord): number[] {
-  const out: number[] = [];
-  for (let i = 1; i < r.events.length; i++) {
-    const e = r.events[i];
-    if (e.tokens <= 0) continue;
-    const gap = (e.timeMs - r.events[i - 1].timeMs) / e.tokens;
-    for (let k = 0; k < e.tokens; k++) out.push(gap);
-  }
-  return out;
 }
 
 const ENV = (lv: Level, url: string, dialect: string) => ({
@@ -98,31 +83,6 @@ const ENV = (lv: Level, url: string, dialect: string) => ({
 
 /** A simulated vLLM in real time (no prefix cache: every request prefills its whole prompt). */
 const startSim = () => spawnSim({ engine: 'vllm', timeScale: 1, seed: 31, maxRunning: 512, prefixCaching: false });
-
-interface ClientRequest {
-  ttft: number | null;
-  e2e: number | null;
-  itl: number[];
-}
-
-/** The client's samples per (VU, iteration), from k6's JSON output. */
-function clientRequests(file: string): Map<number, ClientRequest[]> {
-  const byVu = new Map<number, ClientRequest[]>();
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.startsWith('{"metric":"llm_') || !line.includes('"type":"Point"')) continue;
-    const p = JSON.parse(line) as { metric: string; data: { value: number; metadata?: { vu?: string; iter?: string } } };
-    if (p.metric !== 'llm_ttft' && p.metric !== 'llm_itl' && p.metric !== 'llm_e2e') continue;
-    const vu = Number(p.data.metadata?.vu);
-    const iter = Number(p.data.metadata?.iter);
-    let list = byVu.get(vu);
-    if (!list) byVu.set(vu, (list = []));
-    const req = (list[iter] ??= { ttft: null, e2e: null, itl: [] });
-    if (p.metric === 'llm_ttft') req.ttft = p.data.value;
-    else if (p.metric === 'llm_e2e') req.e2e = p.data.value;
-    else req.itl.push(p.data.value);
-  }
-  return byVu;
-}
 
 /** Time any task waited for a CPU, µs (Linux pressure stall information); null where not available. */
 function cpuStall(): number | null {
@@ -189,21 +149,6 @@ function figures(reqs: Joined[]): string {
   );
 }
 
-/**
- * The prompt length (as the simulator counts it) each VU slot sends. Token-id prompts: the pool's
- * lengths. Text prompts (the chat-style dialects) go through the chat template, so the simulator
- * counts more tokens than words; longer text gives more tokens, so the slots are matched by rank.
- */
-function slotLengths(lengths: number[], records: RequestRecord[], tokenIds: boolean): number[] {
-  if (tokenIds) return lengths;
-  const seen = [...new Set(records.map((r) => r.promptTokens))].sort((a, b) => a - b);
-  assert.equal(seen.length, lengths.length, `${seen.length} distinct prompt lengths recorded for ${lengths.length} VUs`);
-  const byRank = lengths.map((l, slot) => ({ l, slot })).sort((a, b) => a.l - b.l);
-  const out: number[] = [];
-  byRank.forEach(({ slot }, k) => (out[slot] = seen[k]));
-  return out;
-}
-
 /** Real k6: each request of each VU against its own record. */
 async function perRequest(runner: Runner, lv: Level, dialect = 'openai'): Promise<void> {
   const sim = await startSim();
@@ -213,7 +158,7 @@ async function perRequest(runner: Runner, lv: Level, dialect = 'openai'): Promis
   const out = join(dir, 'samples.json');
   // k6 reads its own configuration from the environment it is started in.
   process.env.K6_OUT = `json=${out}`;
-  process.env.K6_SYSTEM_TAGS = 'proto,subproto,status,method,url,name,group,check,error,error_code,tls_version,scenario,service,expected_response,vu,iter';
+  process.env.K6_SYSTEM_TAGS = JOIN_SYSTEM_TAGS;
   let run: Run;
   try {
     run = await runner.run('sse/context-matrix', ENV(lv, sim.url, dialect), 150_000);
