@@ -3,6 +3,7 @@
 import type { Interval } from '../stats/bootstrap';
 import { versusOne } from './versus';
 import type { RunFigures } from './model';
+import { acrossRepeats, repeatsLine, type RepeatFigures, type RepeatPair } from './repeats';
 
 export interface Ratio {
   value: number;
@@ -18,6 +19,8 @@ export interface Comparison {
   /** Mean e2e latency of b ÷ that of a: > 1 means a answers faster. */
   latency: Ratio | null;
   verdict: string;
+  /** REPEATS > 1: the repeats the ratios and the verdict were drawn from (lib/report/repeats.ts). */
+  repeats?: RepeatFigures;
 }
 
 const DISPLAY: Record<string, string> = { dflash: 'DFlash', mtp: 'MTP', ddtree: 'DDTree', eagle: 'EAGLE' };
@@ -30,13 +33,25 @@ export const display = (label: string): string => DISPLAY[label] ?? label;
 /** The A/B verdicts' interval level (one comparison per cell). */
 export const AB_LEVEL = 0.95;
 
-export function compare(a: RunFigures, b: RunFigures, where: string, sliceMs: number): Comparison {
+export function compare(a: RunFigures, b: RunFigures, where: string, sliceMs: number, repeats: RepeatPair[] = []): Comparison {
+  if (repeats.length > 1) return compareRepeated(repeats, where, sliceMs);
   const e = versusOne(a, b, sliceMs, AB_LEVEL);
   const head = { cellId: a.cellId, a: a.variant, b: b.variant, throughput: e.throughput, latency: e.latency };
   if (e.standing === 'too_few_samples' && e.throughput) {
     return { ...head, verdict: `too few samples for a verdict ${where} (${x2(e.throughput.value)} the throughput): ${e.why}${caveat(a, b)}` };
   }
   return { ...head, verdict: verdict(a.variant, b.variant, e.throughput, where) + caveat(a, b) };
+}
+
+/** REPEATS: the ratio, interval and verdict across the repeats (A the pairs' variant, B their baseline), each repeat's beside it. */
+function compareRepeated(pairs: RepeatPair[], where: string, sliceMs: number): Comparison {
+  const e = acrossRepeats(pairs, sliceMs, AB_LEVEL);
+  const { variant: a, baseline: b } = pairs[0];
+  const head = { cellId: a.cellId, a: a.variant, b: b.variant, throughput: e.throughput, latency: e.latency, repeats: e.repeats };
+  const hurt = caveat(...pairs.flatMap((p) => [p.variant, p.baseline]));
+  const said =
+    e.standing === 'too_few_samples' || e.standing === 'not_measured' ? `no verdict ${where}: ${e.why}` : verdict(a.variant, b.variant, e.throughput, where);
+  return { ...head, verdict: `${said}, across ${pairs.length} repeats (${repeatsLine(e.repeats)})${hurt}` };
 }
 
 /** A ratio over a run that lost requests compares a server with a broken one: say so beside the verdict. */

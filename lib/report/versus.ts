@@ -195,7 +195,7 @@ export function rank(baseline: string, entries: VersusEntry[]): string[][] {
 }
 
 /** Per input and output length: up to which concurrency the variant's gain holds. */
-function crossovers(variant: string, mine: VersusEntry[]): Crossover[] {
+export function crossovers(variant: string, mine: VersusEntry[]): Crossover[] {
   const groups = new Map<string, VersusEntry[]>();
   for (const e of mine) {
     if (e.load.kind !== 'vus') continue;

@@ -6,6 +6,7 @@ import { figureGrid, htmlSection } from '../html-parts';
 import { esc } from '../svg/common';
 import { speedupFigures, targetColors, verdictClass, type VerdictClass } from '../svg/figures';
 import type { ReportSection } from './section';
+import { pairsOf, repeatsJson } from '../repeats';
 
 export const comparisons: ReportSection<Comparison[]> = {
   key: 'comparisons',
@@ -18,13 +19,14 @@ export const comparisons: ReportSection<Comparison[]> = {
     for (const cell of complete.cells) {
       const ra = complete.runs.find((r) => r.cellId === cell.id && r.variant === a);
       const rb = complete.runs.find((r) => r.cellId === cell.id && r.variant === b);
-      if (ra && rb) out.push(compare(ra, rb, where({ cell }), plan.sliceMs));
+      if (ra && rb) out.push(compare(ra, rb, where({ cell }), plan.sliceMs, pairsOf(complete.runs, cell.id, a, b)));
     }
     return out;
   },
   text(cs) {
     if (cs.length === 0) return [];
-    return ['', `${display(cs[0].a)} vs ${display(cs[0].b)} (output throughput, 95% interval from the steady slices):`, ...cs.map((c) => `  ${c.verdict}`)];
+    const from = cs[0].repeats ? `across ${cs[0].repeats.within.length} repeats (t over the repeats' ratios)` : 'from the steady slices';
+    return ['', `${display(cs[0].a)} vs ${display(cs[0].b)} (output throughput, 95% interval ${from}):`, ...cs.map((c) => `  ${c.verdict}`)];
   },
   markdown(cs) {
     if (cs.length === 0) return [];
@@ -54,7 +56,7 @@ export const comparisons: ReportSection<Comparison[]> = {
     });
     return htmlSection(
       `${display(a)} vs ${display(b)}`,
-      `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% interval (batch means over the steady slices, Welch's t): faster only when the whole interval is on one side of 1×.</p>` +
+      `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% interval (${cs[0].repeats ? `across ${cs[0].repeats.within.length} repeats: t over the repeats' log ratios, each repeat's own interval beside it` : "batch means over the steady slices, Welch's t"}): faster only when the whole interval is on one side of 1×.</p>` +
         `<ul class="verdicts">${items.join('')}</ul>` +
         figureGrid(speedupFigures(r), true),
     );
@@ -76,6 +78,7 @@ export const comparisons: ReportSection<Comparison[]> = {
         e2e_speedup_ci95: e2eCi,
         ci_level: AB_LEVEL,
         verdict: c.verdict,
+        ...(c.repeats === undefined ? {} : { repeats: repeatsJson(c.repeats) }),
       };
     });
   },

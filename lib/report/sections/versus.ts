@@ -5,6 +5,7 @@ import { display } from '../analysis';
 import { mdTable, table } from '../format';
 import { htmlSection } from '../html-parts';
 import { MARK, entryVerdict, versus as versusOf, type Versus, type VersusEntry } from '../versus';
+import { isRepeated, repeatsJson, repeatsLine, versusAcrossRepeats } from '../repeats';
 import type { Report } from '../types';
 import { PALETTE, esc } from '../svg/common';
 import { lineChart, plottable, type Series } from '../svg/line';
@@ -31,6 +32,11 @@ function matrix(v: Versus, cellIds: string[]): { head: string[]; rows: string[][
 
 const LEGEND = `${MARK.faster} faster, ${MARK.slower} slower, ${MARK.same} no significant difference, ${MARK.too_few_samples} too few samples, ${MARK.not_measured} not measured`;
 
+/** REPEATS: each entry's repeats, the run-to-run spread beside the within-run intervals. */
+function repeatLines(v: Versus): string[] {
+  return v.entries.flatMap((e) => (isRepeated(e) ? [`${display(e.variant)} at ${e.cellId}: ${repeatsLine(e.repeats)}`] : []));
+}
+
 function explained(v: Versus): string[] {
   const out = [`Method: ${v.method}.`];
   const few = v.entries.filter((e) => e.standing === 'too_few_samples');
@@ -49,6 +55,7 @@ function text(v: Versus, r: Report): string[] {
   ];
   for (const rk of v.rankings) out.push(`  ranking at ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`);
   for (const c of v.crossovers) out.push(`  ${c.text}`);
+  for (const l of repeatLines(v)) out.push(`  ${l}`);
   for (const l of explained(v)) out.push(`  ${l}`);
   return out;
 }
@@ -71,6 +78,8 @@ function markdown(v: Versus, r: Report): string[] {
       '',
     );
   if (v.crossovers.length) out.push('**Crossovers:**', '', ...v.crossovers.map((c) => `- ${c.text}`), '');
+  const reps = repeatLines(v);
+  if (reps.length) out.push('**Repeats:**', '', ...reps.map((l) => `- ${l}`), '');
   out.push(...explained(v).map((l) => `_${l}_`), '');
   return out;
 }
@@ -87,6 +96,8 @@ function html(v: Versus, r: Report): string {
     ? `<ul class="verdicts">${v.rankings.map((rk) => `<li>${esc(rk.cellId)}: ${esc(rk.tiers.map((t) => t.map(display).join(' = ')).join(' > '))}</li>`).join('')}</ul>`
     : '';
   const cross = v.crossovers.length ? `<ul class="verdicts">${v.crossovers.map((c) => `<li>${esc(c.text)}</li>`).join('')}</ul>` : '';
+  const reps = repeatLines(v);
+  const repeated = reps.length ? `<ul class="verdicts">${reps.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : '';
   return htmlSection(
     `Against ${display(v.baseline)}`,
     `<p class="legend-note">${esc(`Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals. ${LEGEND}.`)}</p>` +
@@ -94,6 +105,7 @@ function html(v: Versus, r: Report): string {
       ranks +
       chart(r, v) +
       cross +
+      repeated +
       explained(v)
         .map((l) => `<p class="legend-note">${esc(l)}</p>`)
         .join(''),
@@ -155,7 +167,8 @@ function json(v: Versus): unknown {
       e2e_speedup_ci: e.latency?.ci ? [e.latency.ci.lo, e.latency.ci.hi] : null,
       standing: e.standing,
       why: e.why,
-      verdict: entryVerdict(e, display),
+      verdict: entryVerdict(e, display) + (isRepeated(e) ? ` (across ${e.repeats.within.length} repeats; ${e.repeats.agreement})` : ''),
+      ...(isRepeated(e) ? { repeats: repeatsJson(e.repeats) } : {}),
     })),
     rankings: v.rankings,
     crossovers: v.crossovers,
@@ -169,7 +182,7 @@ export const versus: ReportSection<Versus> = {
   // REQUESTS mode has no time slices, so no interval to judge by.
   build: ({ kind, plan, cfg, complete }) =>
     kind === 'compare' && plan.requests === null
-      ? versusOf(
+      ? ((plan.repeats ?? 1) > 1 ? versusAcrossRepeats : versusOf)(
           complete.runs,
           complete.cells,
           cfg.variants.map((t) => t.variant),
