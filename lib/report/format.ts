@@ -35,6 +35,11 @@ export function fmtCi(ci: { lo: number; hi: number } | null, digits = 1): string
   return ci === null ? '' : ` [${fmt(ci.lo, digits)}, ${fmt(ci.hi, digits)}]`;
 }
 
+/** A run's variant as the per-run tables show it: with REPEATS, its repeat too (dflash r2). */
+export function runLabel(r: { variant: string; repeat?: number }): string {
+  return r.repeat === undefined ? r.variant : `${r.variant} r${r.repeat}`;
+}
+
 export function loadLabel(load: Load): string {
   if (load.kind === 'trace') return `trace ×${load.speed}`;
   return load.kind === 'vus' ? `c=${load.vus}` : `${load.rate}/s`;

@@ -1,6 +1,6 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
 import { TRANSPORTS } from '../transports';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable, runLabel } from './format';
 import type { Report } from './types';
 import { sectionsMarkdown } from './sections/index';
 
@@ -40,7 +40,7 @@ export function renderMarkdown(r: Report): string {
           String(x.isl),
           String(x.osl),
           loadLabel(x.load),
-          x.variant,
+          runLabel(x),
           String(x.requests.total),
           fmtFailed(x.requests),
           x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,

@@ -1,6 +1,6 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
 import { TRANSPORTS } from '../transports';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table } from './format';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table, runLabel } from './format';
 import type { Report } from './types';
 import { sectionsText } from './sections/index';
 
@@ -27,7 +27,7 @@ export function renderText(r: Report, files: string[]): string {
   const rows = r.runs.map((x) => {
     const row = [
       `${x.isl}/${x.osl} ${loadLabel(x.load)}`,
-      x.variant,
+      runLabel(x),
       String(x.requests.total),
       fmtFailed(x.requests),
       x.throughput === null ? '–' : `${fmt(x.throughput)}${fmtCi(x.throughputCi, 0)}`,
