@@ -49,6 +49,8 @@ export interface RequestRecord {
   verifySteps: number;
   /** Tokens committed by verify steps (the prefill's first token excluded). */
   verifyTokens: number;
+  /** Verify steps that accepted exactly j draft tokens, j = 0…K (committed j + 1); null without speculation. */
+  acceptedHistogram: number[] | null;
   errorClass: string | null;
   faults: string[];
 }
@@ -78,6 +80,8 @@ export interface Summary {
   /** acceptLength per prompt domain, over the finished requests that have one. */
   acceptLengthByDomain: Record<string, number>;
   verifySteps: number;
+  /** Verify steps of the finished requests that accepted exactly j draft tokens, j = 0…K; null without speculation. */
+  acceptedHistogram: number[] | null;
   steps: number;
   stepLatenessMs: Stats;
   /** The threshold above which a request or step counts as behind (--lag-threshold-ms). */
@@ -153,6 +157,7 @@ export class Recorder {
       cachedTokens: 0,
       verifySteps: 0,
       verifyTokens: 0,
+      acceptedHistogram: null,
       errorClass,
       faults: [],
     });
@@ -187,6 +192,7 @@ export class Recorder {
     let outputTokens = 0;
     let verifySteps = 0;
     let verifyTokens = 0;
+    let histogram: number[] | null = null;
     const ttft: number[] = [];
     const itl: number[] = [];
     const tpot: number[] = [];
@@ -219,6 +225,7 @@ export class Recorder {
       finished++;
       verifySteps += r.verifySteps;
       verifyTokens += r.verifyTokens;
+      if (r.acceptedHistogram) histogram = addCounts(histogram, r.acceptedHistogram);
       if (r.domain !== null && r.verifySteps > 0) {
         const d = byDomain.get(r.domain) ?? { steps: 0, tokens: 0 };
         d.steps += r.verifySteps;
@@ -260,6 +267,7 @@ export class Recorder {
       acceptLength: verifySteps ? verifyTokens / verifySteps : null,
       acceptLengthByDomain: Object.fromEntries([...byDomain].map(([d, v]) => [d, v.tokens / v.steps])),
       verifySteps,
+      acceptedHistogram: histogram,
       steps: lateness.length,
       stepLatenessMs: stats(lateness),
       lagThresholdMs: this.lagThresholdMs,
@@ -270,4 +278,11 @@ export class Recorder {
       stepsBehind,
     };
   }
+}
+
+/** Element-wise sum of two count arrays (the longer one's length). */
+function addCounts(into: number[] | null, add: readonly number[]): number[] {
+  const out = into ?? [];
+  for (let i = 0; i < add.length; i++) out[i] = (out[i] ?? 0) + (add[i] as number);
+  return out;
 }

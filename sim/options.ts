@@ -34,6 +34,14 @@ export interface SimOptions {
   prefixCaching: boolean;
   devMode: boolean;
   blockSize: number;
+  // Serving settings a real server shows (SGLang's /get_server_info, vLLM's cache_config_info) that
+  // do not change the simulated timing: an A/B's fairness check reads them (lib/engines/serving.ts).
+  cudaGraph: boolean;
+  tpSize: number;
+  dtype: string;
+  quantization: string;
+  kvCacheDtype: string;
+  memFraction: number;
   // Simulated GPUs (sim/gpu.ts): how many, and one GPU's power idle and at full load.
   gpus: number;
   gpuIdleWatts: number;
@@ -54,6 +62,8 @@ export interface SimOptions {
   specVerifyTokenMs: number;
   /** `code=6,chat=2`: mean acceptance length per prompt domain (the `[domain: NAME]` marker); '' = none. */
   specAcceptByDomain: string;
+  /** vLLM's --per-request-spec-decode-metrics: 'summary' or 'detailed' puts `metrics.speculative_decoding` in each OpenAI reply; 'off' leaves it out. */
+  perRequestSpecDecodeMetrics: 'off' | 'summary' | 'detailed';
   // Server behaviour.
   apiKey: string;
   healthGenerateTimeoutMs: number;
@@ -159,6 +169,26 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     help: "vLLM's VLLM_SERVER_DEV_MODE=1: registers POST /reset_prefix_cache (404 without it)",
   },
   { key: 'blockSize', flag: 'block-size', kind: 'int', min: 1, max: 4096, def: 16, help: 'prefix-cache block size, tokens' },
+  { key: 'cudaGraph', flag: 'cuda-graph', kind: 'bool', def: true, help: "shown as SGLang's disable_cuda_graph (inverted); timing unchanged" },
+  { key: 'tpSize', flag: 'tp-size', kind: 'int', min: 1, max: 64, def: 1, help: "shown as SGLang's tp_size; timing unchanged" },
+  { key: 'dtype', flag: 'dtype', kind: 'string', def: 'bfloat16', help: "shown as SGLang's dtype; timing unchanged" },
+  { key: 'quantization', flag: 'quantization', kind: 'string', def: '', help: "shown as SGLang's quantization ('' = none, null); timing unchanged" },
+  {
+    key: 'kvCacheDtype',
+    flag: 'kv-cache-dtype',
+    kind: 'string',
+    def: 'auto',
+    help: "shown as SGLang's kv_cache_dtype and vLLM's cache_config_info cache_dtype; timing unchanged",
+  },
+  {
+    key: 'memFraction',
+    flag: 'mem-fraction',
+    kind: 'number',
+    min: 0.01,
+    max: 1,
+    def: 0.9,
+    help: "shown as SGLang's mem_fraction_static and vLLM's gpu_memory_utilization; timing unchanged",
+  },
   {
     key: 'gpus',
     flag: 'gpus',
@@ -271,6 +301,14 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     kind: 'string',
     def: '',
     help: "mean acceptance length per prompt domain, e.g. code=6,math=5,chat=2 (a prompt's domain is its first '[domain: NAME]' marker); other prompts use --spec-accept-length",
+  },
+  {
+    key: 'perRequestSpecDecodeMetrics',
+    flag: 'per-request-spec-decode-metrics',
+    kind: 'enum',
+    values: ['off', 'summary', 'detailed'],
+    def: 'off',
+    help: "as vLLM's flag: each OpenAI reply (streamed: its final usage chunk) carries metrics.speculative_decoding with this request's verify steps, accepted and drafted tokens and acceptance_histogram (detailed adds per_step_accepted); off by default, as in vLLM",
   },
   {
     key: 'apiKey',

@@ -6,7 +6,16 @@ import type { ChunkUpdate, Phase } from './chunk-update';
 import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
 import type { Arrivals } from './arrivals';
 export type { ChunkUpdate } from './chunk-update';
-import { EVENT_DONE, EVENT_NONE, TOKENS_UNKNOWN, type EventInfo, type FinishReason, type GenerationResult, type StreamReader } from './types';
+import {
+  EVENT_DONE,
+  EVENT_NONE,
+  TOKENS_UNKNOWN,
+  type EventInfo,
+  type FinishReason,
+  type GenerationResult,
+  type SpecStepCounts,
+  type StreamReader,
+} from './types';
 
 export interface ChunkReader {
   read(chunk: Record<string, unknown>): ChunkUpdate;
@@ -60,6 +69,7 @@ export class Accumulator implements StreamReader {
   private accept: number | null = null;
   private drafted: number | null = null;
   private draftAccepted: number | null = null;
+  private specSteps: SpecStepCounts | null = null;
   private events = 0;
   private tokenEvents = 0;
   /** Reasoning in the reply (see classify): the phase of the last chunk with text, the first reasoning and answer token events, reasoning tokens counted from the stream (NaN once one is unknown). */
@@ -365,6 +375,7 @@ export class Accumulator implements StreamReader {
     if (u.acceptanceLength !== undefined) this.accept = u.acceptanceLength;
     if (u.draftTokens !== undefined) this.drafted = u.draftTokens;
     if (u.draftAccepted !== undefined) this.draftAccepted = u.draftAccepted;
+    if (u.specSteps !== undefined) this.specSteps = u.specSteps;
     if (u.reasoningTokens !== undefined) this.serverReasoningTokens = u.reasoningTokens;
     // A token count that rises without visible text still means tokens arrived (a token that
     // decodes to nothing yet), except in a chunk that cannot hold content at all.
@@ -428,10 +439,15 @@ export class Accumulator implements StreamReader {
       finishReason: this.finish_,
       tokenEvents: this.streamed ? this.tokenEvents : 0,
       specVerifySteps: this.verify,
-      acceptanceLength: derivedAcceptance(this.completion, this.verify) ?? this.accept,
+      acceptanceLength: derivedAcceptance(this.completion, this.verify) ?? stepAcceptance(this.specSteps) ?? this.accept,
       error: null,
     };
     if (this.drafted !== null) result.draft = { drafted: this.drafted, accepted: this.draftAccepted ?? 0 };
+    const spec = this.specSteps;
+    if (spec !== null) {
+      result.specSteps = spec;
+      if (this.drafted === null && spec.drafted !== null) result.draft = { drafted: spec.drafted, accepted: spec.accepted };
+    }
     if (this.reasoningSeen || (this.serverReasoningTokens ?? 0) > 0) {
       // The server's count first; else the stream's, when every reasoning event said its tokens.
       const counted = this.streamed && Number.isFinite(this.streamReasoningTokens) && this.firstReasoning >= 0 ? this.streamReasoningTokens : null;
@@ -471,6 +487,11 @@ export class Accumulator implements StreamReader {
 function derivedAcceptance(completion: number | null, verify: number | null): number | null {
   if (completion === null || verify === null || verify <= 0) return null;
   return completion / verify;
+}
+
+/** vLLM's per-request steps: 1 + accepted drafts per step (its mean_acceptance_length). */
+function stepAcceptance(s: SpecStepCounts | null): number | null {
+  return s !== null && s.steps > 0 ? 1 + s.accepted / s.steps : null;
 }
 
 function snippet(s: string): string {

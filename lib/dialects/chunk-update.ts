@@ -1,6 +1,6 @@
 // What one chunk of a reply says, in the dialects' common terms: a leaf module, so that the chunk
 // template (template.ts) and the accumulator that drives it do not import each other.
-import type { FinishReason } from './types';
+import type { FinishReason, SpecStepCounts } from './types';
 
 /**
  * What a chunk's text is, for a reply that separates reasoning from its answer (chat
@@ -31,6 +31,8 @@ export interface ChunkUpdate {
   /** Draft tokens proposed and accepted for the request so far (llama.cpp timings). */
   draftTokens?: number;
   draftAccepted?: number;
+  /** The request's verify steps (vLLM's metrics.speculative_decoding, in its last chunk or whole reply). */
+  specSteps?: SpecStepCounts;
   /** See Phase; set only on chunks that carry text. */
   phase?: Phase;
   /** The server's own count of reasoning tokens (usage.completion_tokens_details.reasoning_tokens). */

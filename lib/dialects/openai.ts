@@ -8,7 +8,7 @@ import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
 import { parseReply } from './reply';
 import { thinkPhases } from './think';
-import type { GenerationRequest, WireRequest } from './types';
+import type { GenerationRequest, SpecStepCounts, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 
 interface Shape {
@@ -143,6 +143,11 @@ export function openaiChunkReader(
     }
     const timings = obj(chunk.timings);
     if (timings) readDraftTimings(timings, u);
+    const spec = obj(obj(chunk.metrics)?.speculative_decoding);
+    if (spec) {
+      const steps = readSpecSteps(spec);
+      if (steps) u.specSteps = steps;
+    }
     return u;
   };
   if (textKeys.length === 0) return { read };
@@ -168,6 +173,22 @@ export function readDraftTimings(timings: Record<string, unknown>, u: ChunkUpdat
   if (drafted === undefined) return;
   u.draftTokens = drafted;
   u.draftAccepted = num(timings.draft_n_accepted) ?? 0;
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/**
+ * vLLM's per-request `metrics.speculative_decoding`: steps and accepted drafts are required (else
+ * nothing is read); the histogram is kept only when it is a list of counts that adds up to the
+ * steps, as vLLM's does (index j: steps that accepted exactly j drafts).
+ */
+export function readSpecSteps(m: Record<string, unknown>): SpecStepCounts | undefined {
+  const steps = m.num_spec_steps;
+  const accepted = m.num_accepted_draft_tokens;
+  if (!isCount(steps) || !isCount(accepted)) return undefined;
+  const h = m.acceptance_histogram;
+  const histogram = Array.isArray(h) && h.every(isCount) && h.reduce((a: number, b: number) => a + b, 0) === steps ? (h as number[]) : null;
+  return { steps, accepted, drafted: isCount(m.num_draft_tokens) ? m.num_draft_tokens : null, histogram };
 }
 
 export const openai = defineDialect({

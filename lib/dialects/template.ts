@@ -101,7 +101,18 @@ const FIELDS: readonly Field[] = [
   'reasoningTokens',
 ];
 /** Fields no hole may feed: the altered copy must give them exactly as learned. */
-const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = ['textSoFar', 'carriesToken', 'noContent', 'finishReason', 'abortMessage', 'error', 'phase', 'done'];
+// specSteps is an object, new at each read: a chunk that carries one is never learned, always parsed in full.
+const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = [
+  'textSoFar',
+  'carriesToken',
+  'noContent',
+  'finishReason',
+  'abortMessage',
+  'error',
+  'phase',
+  'done',
+  'specSteps',
+];
 
 /** A string body that needs no unescaping and cannot end the string early. */
 // eslint-disable-next-line no-control-regex

@@ -86,6 +86,21 @@ export interface DraftCounts {
   accepted: number;
 }
 
+/**
+ * One request's verify steps as the server counted them (vLLM's `metrics.speculative_decoding`,
+ * --per-request-spec-decode-metrics). Its acceptance length is 1 + accepted / steps: the bonus
+ * token of each step counted, the prefill's first token not.
+ */
+export interface SpecStepCounts {
+  steps: number;
+  /** Draft tokens accepted over all steps. */
+  accepted: number;
+  /** Draft tokens proposed; null when not said. */
+  drafted: number | null;
+  /** Steps that accepted exactly j draft tokens, j = 0…K (acceptance_histogram); null when not said or malformed. */
+  histogram: number[] | null;
+}
+
 export interface GenerationResult {
   ok: boolean;
   /** HTTP status; 0 when no response arrived. */
@@ -107,6 +122,8 @@ export interface GenerationResult {
    * draft_n_accepted); absent or null when the server does not report them.
    */
   draft?: DraftCounts | null;
+  /** The request's verify steps, present only when the server counted them per request (vLLM). */
+  specSteps?: SpecStepCounts | null;
   /** Present only when the reply carried reasoning (see ReasoningSplit). */
   reasoning?: ReasoningSplit | null;
   error: ClassifiedError | null;

@@ -154,6 +154,24 @@ export function recordGap(gapMs: number, w: Pick<Window, 'itlBuckets'>, add: Add
 }
 
 /** How a short reply ended, as llm_short_replies tags it: the server's finish reason, in four values. */
+/** llm_spec_steps_by_accepted's `accepted` tag: 0 … 15 draft tokens, then one bin for 16 or more. */
+export const SPEC_ACCEPTED_BINS = 17;
+export const specAcceptedLabel = (j: number): string => (j >= SPEC_ACCEPTED_BINS - 1 ? `${SPEC_ACCEPTED_BINS - 1}+` : String(j));
+const ACCEPTED_TAGS = Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => ({ accepted: specAcceptedLabel(j) }));
+const acceptedTags = (j: number) => ACCEPTED_TAGS[Math.min(j, SPEC_ACCEPTED_BINS - 1)] as { accepted: string };
+
+/**
+ * A request's verify steps and the tokens they committed, when the server counted them per
+ * request: vLLM's steps + accepted drafts, or SGLang's output tokens (its own acceptance length
+ * counts the prefill's token too). The cell's acceptance length is committed / steps.
+ */
+function verifyCounts(r: GenerationResult, tokens: number | null): { steps: number; committed: number } | null {
+  const s = r.specSteps;
+  if (s && s.steps > 0) return { steps: s.steps, committed: s.steps + s.accepted };
+  if (r.specVerifySteps !== null && r.specVerifySteps > 0 && tokens !== null) return { steps: r.specVerifySteps, committed: tokens };
+  return null;
+}
+
 export const SHORT_CAUSES = ['stop', 'length', 'other', 'unknown'] as const;
 export type ShortCause = (typeof SHORT_CAUSES)[number];
 
@@ -205,10 +223,13 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     const slices = sliceColumns(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, ev, t.allCounted);
     for (let i = 0; i < slices.length; i++) add('windowTokens', slices[i][1], sliceTags(slices[i][0]));
   }
-  if (r.specVerifySteps !== null && r.specVerifySteps > 0 && tokens !== null) {
-    add('specVerifySteps', r.specVerifySteps);
-    add('specTokens', tokens);
+  const spec = verifyCounts(r, tokens);
+  if (spec !== null) {
+    add('specVerifySteps', spec.steps);
+    add('specTokens', spec.committed);
   }
+  const histogram = r.specSteps?.histogram;
+  if (histogram) for (let j = 0; j < histogram.length; j++) if (histogram[j] > 0) add('specStepsByAccepted', histogram[j], acceptedTags(j));
   if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
   if (r.reasoning) recordReasoning(r.reasoning, tokens, o.startMs, latency ? ev : null, add);
   const answerMs = answerTtft(r, t.ttftMs, o.startMs, ev);
@@ -231,6 +252,10 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
     const tags = sliceTags(endSlice);
     add('windowRequests', 1, tags);
     add('windowE2e', t.e2eMs, tags);
+    if (spec !== null) {
+      add('specWindowSteps', spec.steps, tags);
+      add('specWindowTokens', spec.committed, tags);
+    }
   }
   if (w.trackLastEnd) add('windowLastEnd', o.endMs - w.cellStartMs);
   if (latency && sloSet(slo) && meetsSlo(t.e2eMs, slo.ttftOf === 'answer' ? answerMs : t.ttftMs, t.tpotMs, slo)) add('good', 1);

@@ -7,7 +7,7 @@ import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
-import { BUCKET_TAG, BUCKETS_OF, countedInBuckets, SHORT_CAUSES, type BucketCounter } from '../metrics/samples';
+import { BUCKET_TAG, BUCKETS_OF, countedInBuckets, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter } from '../metrics/samples';
 import { BUCKETS, labelOf } from '../stats/log-buckets';
 import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, watchScenario, type Plan } from './matrix';
@@ -103,7 +103,7 @@ export function summaryTrendStats(cfg: Pick<BenchConfig, 'partial'>): string[] {
   return cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS;
 }
 
-const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests'];
+const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests', 'specWindowSteps', 'specWindowTokens'];
 const PER_PROBE: MetricKey[] = [
   'serverTtft',
   'serverItl',
@@ -150,6 +150,7 @@ export function summaryThresholds(
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
     for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');
     for (const cause of SHORT_CAUSES) keep(subKey('shortReplies', run.scenario, { finish_reason: cause }), 'shortReplies');
+    for (let j = 0; j < SPEC_ACCEPTED_BINS; j++) keep(subKey('specStepsByAccepted', run.scenario, { accepted: specAcceptedLabel(j) }), 'specStepsByAccepted');
     if (cfg.saturationStop) {
       const w = watchScenario(run);
       for (const rule of SATURATION_RULES) keep(subKey('saturated', w, { saturation_rule: rule }), 'saturated');

@@ -3,7 +3,7 @@
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
 import { TRANSPORTS } from '../transports';
 import { display } from './analysis';
-import { NOT_MEASURED, draftLines, fmt, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
+import { NOT_MEASURED, draftLines, fmt, fmtCi, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
 import type { Dist, RunFigures } from './model';
 import type { Report } from './types';
 import { htmlSection as section } from './html-parts';
@@ -163,7 +163,8 @@ function runsTable(r: Report): string {
     {
       head: 'accept. length (tok/step)',
       n: true,
-      cell: (x) => (x.acceptance ? `${x.acceptance.value.toFixed(2)}<span class="ci">${esc(x.acceptance.source)}</span>` : dash),
+      cell: (x) =>
+        x.acceptance ? `${x.acceptance.value.toFixed(2)}<span class="ci">${esc(fmtCi(x.acceptance.ci, 2).trim())} ${esc(x.acceptance.source)}</span>` : dash,
     },
     { head: `server TTFT mean (${ttftU.unit})`, n: true, cell: (x) => inUnit(x.server?.ttftMeanMs, ttftU) },
     { head: `server ITL mean (${itlU.unit})`, n: true, cell: (x) => inUnit(x.server?.itlMeanMs, itlU) },

@@ -78,6 +78,7 @@ export function runRecord(r: RunFigures) {
     request_output_rate_tokens_per_s: rate(r.requestTps),
     acceptance_length_tokens_per_step: r.acceptance?.value ?? null,
     acceptance_length_source: r.acceptance?.source ?? null,
+    acceptance_length_ci95: r.acceptance?.ci ? [r.acceptance.ci.lo, r.acceptance.ci.hi] : null,
     draft_acceptance_rate: r.draftAcceptance?.rate ?? null,
     draft_tokens: r.draftAcceptance?.drafted ?? null,
     draft_accepted_tokens: r.draftAcceptance?.accepted ?? null,

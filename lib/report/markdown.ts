@@ -51,7 +51,11 @@ export function renderMarkdown(r: Report): string {
           fmtMs(x.e2e?.p99),
         ];
         if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtItl(x, 'p50'), fmtItl(x, 'p99'), fmtMs(x.tpot?.p50));
-        row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)} (${x.acceptance.source})` : '–', fmtMs(x.server?.ttftMeanMs), fmtMs(x.server?.itlMeanMs));
+        row.push(
+          x.acceptance ? `${x.acceptance.value.toFixed(2)}${fmtCi(x.acceptance.ci, 2)} (${x.acceptance.source})` : '–',
+          fmtMs(x.server?.ttftMeanMs),
+          fmtMs(x.server?.itlMeanMs),
+        );
         return row;
       }),
     ),

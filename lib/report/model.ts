@@ -8,7 +8,8 @@ import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
-import { BUCKETS_OF, SHORT_CAUSES, type BucketCounter, type ShortCause } from '../metrics/samples';
+import { BUCKETS_OF, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../metrics/samples';
+import { acceptanceByPosition, acceptanceOf, type Acceptance, type AcceptanceByPosition } from './acceptance';
 import { bucketKey, subKey } from '../plan/summary-keys';
 import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
@@ -72,8 +73,11 @@ export interface RunFigures {
   itlRule: { rule: ItlRule | 'mixed' | null; requests: Partial<Record<ItlRule, number>> };
   tpot: Dist | null;
   requestTps: Dist | null;
-  acceptance: { value: number; source: 'meta_info' | 'server-metrics' } | null;
-  /** Accepted ÷ drafted tokens summed over the run's requests (llama.cpp timings); not an acceptance length. */
+  /** Tokens committed per verify step, named by where it came from (ACCEPTANCE_SOURCES). */
+  acceptance: Acceptance | null;
+  /** Verify steps by accepted drafts and the share that accepted each draft position (vLLM's per-request histograms); null when no reply had one. */
+  acceptanceByPosition: AcceptanceByPosition | null;
+  /** Accepted ÷ drafted tokens summed over the run's requests (llama.cpp timings, vLLM's per-request counts). */
   draftAcceptance: { rate: number; drafted: number; accepted: number } | null;
   tokens: { output: number; input: number; cached: number };
   /**
@@ -218,16 +222,36 @@ function serverFigures(m: SummaryMetrics, run: Run): ServerFigures {
   };
 }
 
-/** The acceptance length (the server's per-request counts first, its /metrics else) and the draft acceptance rate. */
-function speculation(m: SummaryMetrics, s: string, server: ServerFigures): Pick<RunFigures, 'acceptance' | 'draftAcceptance'> {
-  const verify = count(m, subKey('specVerifySteps', s));
-  const specTokens = count(m, subKey('specTokens', s));
-  let acceptance: RunFigures['acceptance'] = null;
-  if (verify > 0) acceptance = { value: specTokens / verify, source: 'meta_info' };
-  else if (server.acceptanceLength !== null) acceptance = { value: server.acceptanceLength, source: 'server-metrics' };
+/** The acceptance length (the server's per-request counts first, its /metrics else), by draft position, and the draft acceptance rate. */
+function speculation(
+  m: SummaryMetrics,
+  plan: Plan,
+  s: string,
+  server: ServerFigures,
+): Pick<RunFigures, 'acceptance' | 'acceptanceByPosition' | 'draftAcceptance'> {
+  const first = plan.slices > 1 ? 1 : 0;
+  const sliceSteps: number[] = [];
+  const sliceCommitted: number[] = [];
+  for (let k = first; k < plan.slices; k++) {
+    sliceSteps.push(count(m, subKey('specWindowSteps', s, { slice: String(k) })));
+    sliceCommitted.push(count(m, subKey('specWindowTokens', s, { slice: String(k) })));
+  }
+  const histogram = Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => count(m, subKey('specStepsByAccepted', s, { accepted: specAcceptedLabel(j) })));
+  const acceptance = acceptanceOf({
+    verifySteps: count(m, subKey('specVerifySteps', s)),
+    committed: count(m, subKey('specTokens', s)),
+    sliceSteps,
+    sliceCommitted,
+    histogram,
+    serverValue: server.acceptanceLength,
+  });
   const drafted = count(m, subKey('draftTokens', s));
   const accepted = count(m, subKey('draftAccepted', s));
-  return { acceptance, draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null };
+  return {
+    acceptance,
+    acceptanceByPosition: acceptanceByPosition(histogram),
+    draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
+  };
 }
 
 /** How each request's ITL was measured, by rule, and the run's rule (mixed when several). */
@@ -339,7 +363,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     itlRule: itlRuleOf(m, s),
     tpot,
     requestTps,
-    ...speculation(m, s, server),
+    ...speculation(m, plan, s, server),
     tokens: { output: outputTokens, input: count(m, subKey('inputTokens', s)), cached: count(m, subKey('cachedTokens', s)) },
     short: shortReplies(m, s),
     reasoning,

@@ -36,7 +36,7 @@ export function renderText(r: Report, files: string[]): string {
       fmtMs(x.e2e?.p99),
     ];
     if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtItl(x, 'p50'), fmtMs(x.tpot?.p50));
-    row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)}${x.acceptance.source === 'server-metrics' ? '*' : ''}` : '–');
+    row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)}${fmtCi(x.acceptance.ci, 2)}${x.acceptance.source === 'server-metrics' ? '*' : ''}` : '–');
     return row;
   });
   out.push(table(head, rows));

@@ -89,3 +89,34 @@ export function ratioOfMeans(a: ArrayLike<number>, b: ArrayLike<number>, level: 
   const h = tQuantile(1 - (1 - level) / 2, df) * se;
   return { value, ci: { lo: value * Math.exp(-h), hi: value * Math.exp(h) } };
 }
+
+/**
+ * Σnum ÷ Σden over batches (a ratio estimator, e.g. tokens committed per verify step over time
+ * slices) with its t interval: the batches' residuals num_k − R·den_k give the standard error
+ * (delta method), n − 1 degrees of freedom. Batches with den 0 are left out. Null when Σden is 0;
+ * the interval is null with fewer than 2 batches left.
+ */
+export function ratioEstimate(num: ArrayLike<number>, den: ArrayLike<number>, level: number): { value: number; ci: Interval | null } | null {
+  let sn = 0;
+  let sd = 0;
+  let n = 0;
+  for (let k = 0; k < den.length; k++) {
+    if (!(den[k] > 0)) continue;
+    sn += num[k];
+    sd += den[k];
+    n++;
+  }
+  if (sd <= 0) return null;
+  const r = sn / sd;
+  if (n < 2) return { value: r, ci: null };
+  let ss = 0;
+  for (let k = 0; k < den.length; k++) {
+    if (!(den[k] > 0)) continue;
+    const e = num[k] - r * den[k];
+    ss += e * e;
+  }
+  const meanDen = sd / n;
+  const se = Math.sqrt(ss / (n - 1) / n) / meanDen;
+  const h = tQuantile(1 - (1 - level) / 2, n - 1) * se;
+  return { value: r, ci: { lo: r - h, hi: r + h } };
+}

@@ -44,6 +44,30 @@ function usage(s: SessionState, think = false): Json {
   return u;
 }
 
+/**
+ * vLLM's `metrics.speculative_decoding` (--per-request-spec-decode-metrics): this request's verify
+ * steps and what they accepted; absent when the option is off, without speculation, or before any
+ * verify step (a one-token reply).
+ */
+function specMetrics(ctx: SimContext, s: SessionState): Json | null {
+  const mode = ctx.o.perRequestSpecDecodeMetrics;
+  const steps = s.verifySteps;
+  if (mode === 'off' || ctx.o.spec === 'none' || steps === 0) return null;
+  const k = ctx.o.specDraftTokens;
+  const drafted = steps * k;
+  const m: Json = {
+    mean_acceptance_length: 1 + s.acceptedTokens / steps,
+    draft_acceptance_rate: drafted > 0 ? s.acceptedTokens / drafted : 0,
+    acceptance_histogram: [...s.acceptedHistogram],
+    num_spec_steps: steps,
+    num_accepted_draft_tokens: s.acceptedTokens,
+    num_draft_tokens: drafted,
+    num_spec_tokens: k,
+  };
+  if (mode === 'detailed') m.per_step_accepted = [...s.perStepAccepted];
+  return { speculative_decoding: m };
+}
+
 function finishFields(f: Finish | null): { finish_reason: string | null; stop: string | number | null } {
   if (!f) return { finish_reason: null, stop: null };
   if (f.kind === 'abort') return { finish_reason: 'abort', stop: null };
@@ -99,6 +123,10 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
     return chunk(s, [c], u);
   };
 
+  const metricsField = (s: SessionState): Json => {
+    const metrics = specMetrics(ctx, s);
+    return metrics ? { metrics } : {};
+  };
   const errorStyle = ctx.profile.errors.openai;
   return {
     errorStyle,
@@ -109,19 +137,25 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
       out.push(chunk(s, [choice(s, d)], so.continuousUsage ? usage(s, think) : null));
       return out;
     },
-    tail: (s) => (so.includeUsage ? [chunk(s, [], usage(s, think))] : []),
+    tail(s) {
+      if (!so.includeUsage) return [];
+      const last = chunk(s, [], usage(s, think));
+      const metrics = specMetrics(ctx, s);
+      // vLLM puts the request's metrics in its final usage chunk (choices: []).
+      return [metrics ? `${last.slice(0, -1)},"metrics":${JSON.stringify(metrics)}}` : last];
+    },
     body(s) {
       const { finish_reason, stop } = finishFields(s.finish);
       const u = { ...usage(s, think), prompt_tokens_details: null };
       if (kind === 'completion') {
         const c = { index: 0, text: s.content, logprobs: null, finish_reason, [stopKey]: stop, ...(p.promptLogprobs ? { prompt_logprobs: null } : {}) };
-        return { id: s.req.id, object: 'text_completion', created: s.created, model, choices: [c], usage: u };
+        return { id: s.req.id, object: 'text_completion', created: s.created, model, choices: [c], usage: u, ...metricsField(s) };
       }
       const message: Json = think
         ? { role: 'assistant', content: s.reasoning ? `<think>${s.reasoning}</think>${s.content}` : s.content, tool_calls: [] }
         : { role: 'assistant', content: s.content, [rField]: s.reasoning || null, tool_calls: [] };
       const c = { index: 0, message, logprobs: null, finish_reason, [stopKey]: stop };
-      return { id: s.req.id, object: 'chat.completion', created: s.created, model, choices: [c], usage: u };
+      return { id: s.req.id, object: 'chat.completion', created: s.created, model, choices: [c], usage: u, ...metricsField(s) };
     },
     streamError: (message, status) => JSON.stringify(errorBody(errorStyle, status, message)),
     abortEvent: () => null,

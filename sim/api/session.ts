@@ -49,6 +49,10 @@ export interface SessionState {
   readonly cachedTokens: number;
   readonly verifySteps: number;
   readonly acceptedTokens: number;
+  /** Verify steps that accepted exactly j draft tokens, j = 0…K (vLLM's acceptance_histogram); empty without speculation. */
+  readonly acceptedHistogram: readonly number[];
+  /** Each verify step's accepted draft tokens, in order (vLLM's per_step_accepted, detailed mode). */
+  readonly perStepAccepted: readonly number[];
   readonly finish: Finish | null;
   readonly finishMs: number | null;
 }
@@ -107,6 +111,8 @@ export class Session implements SessionState {
   cachedTokens = 0;
   verifySteps = 0;
   acceptedTokens = 0;
+  acceptedHistogram: number[];
+  perStepAccepted: number[] = [];
   finish: Finish | null = null;
   finishMs: number | null = null;
   private readonly record: RequestRecord;
@@ -131,6 +137,7 @@ export class Session implements SessionState {
     ordinal: number,
   ) {
     this.arrivalMs = req.arrivalMs;
+    this.acceptedHistogram = new Array<number>(ctx.o.spec === 'none' ? 0 : ctx.o.specDraftTokens + 1).fill(0);
     this.maxStopLen = req.stop.reduce((m, s) => Math.max(m, s.length), 0);
     this.record = {
       id: req.id,
@@ -156,6 +163,7 @@ export class Session implements SessionState {
       cachedTokens: 0,
       verifySteps: 0,
       verifyTokens: 0,
+      acceptedHistogram: ctx.o.spec === 'none' ? null : new Array<number>(ctx.o.specDraftTokens + 1).fill(0),
       errorClass: null,
       faults: [],
     };
@@ -232,6 +240,8 @@ export class Session implements SessionState {
     if (out.verify) {
       this.verifySteps++;
       this.acceptedTokens += out.accepted;
+      (this.acceptedHistogram[out.accepted] as number)++;
+      if (this.ctx.o.perRequestSpecDecodeMetrics === 'detailed') this.perStepAccepted.push(out.accepted);
     }
     const stopped = this.append(out.ids);
     if (!this.finish && out.finish === 'length') this.finish = { kind: 'length', matched: null };
@@ -337,6 +347,8 @@ export class Session implements SessionState {
     if (st.verify) {
       this.record.verifySteps++;
       this.record.verifyTokens += st.tokens;
+      // A verify step commits its accepted drafts and one bonus token.
+      if (this.record.acceptedHistogram) (this.record.acceptedHistogram[st.tokens - 1] as number)++;
     }
     if (st.kind === 'commit') {
       this.noteEvent(t, scheduledT, st.tokens);

@@ -25,7 +25,15 @@ interface Entry {
   dialect?: DialectName;
   status?: number;
   stream?: boolean;
-  expect?: { ok: boolean; class: string | null; finish_reason: string | null; completion_tokens: number | null; prompt_tokens: number | null };
+  expect?: {
+    ok: boolean;
+    class: string | null;
+    finish_reason: string | null;
+    completion_tokens: number | null;
+    prompt_tokens: number | null;
+    /** vLLM's per-request speculative counts (metrics.speculative_decoding), where the reply has them. */
+    spec_steps?: { steps: number; accepted: number; drafted: number | null; histogram: number[] | null };
+  };
 }
 
 /** Servers of a manifest entry that are an API's documentation, not an engine. */
@@ -41,6 +49,7 @@ function check(e: Entry, r: GenerationResult, path: string): void {
   if (x.ok) assert.equal(r.finishReason, x.finish_reason, `${where}: finish reason`);
   if (x.completion_tokens !== null) assert.equal(r.completionTokens, x.completion_tokens, `${where}: completion tokens`);
   if (x.prompt_tokens !== null) assert.equal(r.promptTokens, x.prompt_tokens, `${where}: prompt tokens`);
+  assert.deepEqual(r.specSteps ?? null, x.spec_steps ?? null, `${where}: per-request speculative counts`);
 }
 
 test('the Messages and Responses dialects: at least 8 replies each, with success, reasoning and every error shape', () => {

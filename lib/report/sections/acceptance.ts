@@ -1,0 +1,104 @@
+// Where drafts die: for each run whose replies counted their verify steps by accepted drafts
+// (vLLM's metrics.speculative_decoding), the share of steps that accepted each draft position.
+// One chart per cell, one line per variant; the acceptance length beside it, named by source.
+import { ACCEPTANCE_SOURCES, type AcceptanceByPosition } from '../acceptance';
+import { fmtCi } from '../format';
+import type { RunFigures } from '../model';
+import { esc } from '../svg/common';
+import { cellLabel, targetColors } from '../svg/figures';
+import { lineChart, type Series } from '../svg/line';
+import type { ReportSection } from './section';
+
+interface Row {
+  variant: string;
+  cellId: string;
+  where: string;
+  length: RunFigures['acceptance'];
+  positions: AcceptanceByPosition;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+const lengthText = (a: RunFigures['acceptance']) =>
+  a === null ? 'acceptance length not measured' : `acceptance length ${a.value.toFixed(2)}${fmtCi(a.ci, 2)} (${a.source})`;
+
+export const acceptance: ReportSection<Row[]> = {
+  key: 'acceptanceByPosition',
+  jsonKey: 'acceptance_by_position',
+  slot: 'details',
+  build: ({ runs, where, plan }) => {
+    const rows: Row[] = [];
+    for (const x of runs) {
+      if (x.acceptanceByPosition === null) continue;
+      const run = plan.runs.find((r) => r.scenario === x.scenario);
+      rows.push({ variant: x.variant, cellId: x.cellId, where: run ? where(run) : x.cellId, length: x.acceptance, positions: x.acceptanceByPosition });
+    }
+    return rows.length > 0 ? rows : null;
+  },
+  text: (rows) => [
+    '',
+    'Acceptance by draft position (share of verify steps that accepted it; each reply’s metrics.speculative_decoding):',
+    ...rows.map(
+      (r) =>
+        `  ${r.variant} ${r.where}: ${r.positions.byPosition.map((p, i) => `${i + 1}: ${pct(p)}`).join(', ')} — ${r.positions.steps} steps, ${lengthText(r.length)}`,
+    ),
+  ],
+  markdown: (rows) => {
+    const depth = Math.max(...rows.map((r) => r.positions.byPosition.length));
+    const head = ['variant', 'cell', 'steps', 'acceptance length', ...Array.from({ length: depth }, (_, i) => `pos ${i + 1}`)];
+    const lines = [
+      '### Acceptance by draft position',
+      '',
+      'The share of verify steps that accepted each draft position, from each reply’s `metrics.speculative_decoding`.',
+      '',
+      `| ${head.join(' | ')} |`,
+      `|${head.map(() => '---').join('|')}|`,
+    ];
+    for (const r of rows) {
+      const cells = Array.from({ length: depth }, (_, i) => (i < r.positions.byPosition.length ? pct(r.positions.byPosition[i] as number) : '0 %'));
+      lines.push(
+        `| ${r.variant} | ${r.cellId} | ${r.positions.steps} | ${r.length ? `${r.length.value.toFixed(2)}${fmtCi(r.length.ci, 2)}` : '–'} | ${cells.join(' | ')} |`,
+      );
+    }
+    return [...lines, ''];
+  },
+  html: (rows, report) => {
+    const colors = targetColors(report);
+    const charts: string[] = [];
+    for (const cellId of [...new Set(rows.map((r) => r.cellId))]) {
+      const series: Series[] = rows
+        .filter((r) => r.cellId === cellId)
+        .map((r) => ({
+          name: `${r.variant}: ${lengthText(r.length)}`,
+          color: colors.get(r.variant) ?? '#7F7F7F',
+          points: r.positions.byPosition.map((y, i) => ({ x: i + 1, y })),
+        }));
+      charts.push(
+        lineChart(series, {
+          title: `Acceptance by draft position, ${cellLabel(report, cellId)}`,
+          xLabel: 'draft position',
+          yLabel: 'share of verify steps accepting it',
+          xScale: 'linear',
+          yScale: 'linear',
+          yFmt: (v) => `${Math.round(v * 100)} %`,
+        }),
+      );
+    }
+    return (
+      `<section class="acceptance"><h2>Acceptance by draft position</h2>` +
+      `<p>Where drafts die: the share of verify steps that accepted each draft position (a step accepts position i only if it accepted every one before it). Source: ${esc(ACCEPTANCE_SOURCES['vllm-metrics'])}.</p>` +
+      charts.join('') +
+      `</section>`
+    );
+  },
+  json: (rows) =>
+    rows.map((r) => ({
+      variant: r.variant,
+      cell: r.cellId,
+      verify_steps: r.positions.steps,
+      steps_by_accepted_drafts: r.positions.histogram,
+      accepted_share_by_position: r.positions.byPosition,
+      acceptance_length: r.length?.value ?? null,
+      acceptance_length_ci95: r.length?.ci ? [r.length.ci.lo, r.length.ci.hi] : null,
+      acceptance_length_source: r.length?.source ?? null,
+    })),
+};
