@@ -46,7 +46,7 @@ class Direction:
         self.link_free = 0.0  # when the sender's side has serialized everything queued so far
         self.last_due = 0.0  # the arrival of the last packet sent in order
         self.queued = 0
-        self.counts = {'packets': 0, 'bytes': 0, 'delivered': 0, 'lost': 0, 'reordered': 0, 'queue_full': 0}
+        self.counts = {'packets': 0, 'bytes': 0, 'delivered': 0, 'lost': 0, 'reordered': 0, 'queue_full': 0, 'write_failed': 0}
 
     def schedule(self, now, packet, heap, seq):
         a = self.args
@@ -77,8 +77,10 @@ class Direction:
         try:
             os.write(self.out_fd, packet)
             self.counts['delivered'] += 1
-        except (BlockingIOError, OSError):
-            self.counts['lost'] += 1
+        except OSError as e:
+            # The receiving host refused it (its device down, a protocol it does not take).
+            self.counts['write_failed'] += 1
+            self.counts.setdefault('write_errors', {})[e.strerror] = self.counts.get('write_errors', {}).get(e.strerror, 0) + 1
 
 
 def main():
