@@ -146,6 +146,17 @@ test('both routes hang: the engine itself is stuck, said after one PREFLIGHT_TIM
   assert.deepEqual(port.batches, [['POST /generate', 'POST /v1/chat/completions']], 'sent together, nothing sent after');
   assert.equal(port.log.filter((l) => l.startsWith('POST')).length, 2);
   assert.ok(port.clock >= 2000 && port.clock < 1.5 * 2000, `one PREFLIGHT_TIMEOUT (${port.clock} ms)`);
+
+  // The check on the chat route: the native route is the other layer, named second.
+  port = fakePort(sglang({ chat: 'hang', generate: 'hang' }));
+  const chat = cfg({ DIALECT: 'openai-chat', PREFLIGHT_TIMEOUT: '2s' });
+  assert.throws(
+    () => preflightVariant(port, chat, chat.variants[0]),
+    (e: unknown) =>
+      e instanceof PreflightError &&
+      /Both POST \/v1\/chat\/completions and POST \/generate produced no token in 2 s: the engine itself is stuck, not the OpenAI layer/.test(e.message),
+  );
+  assert.ok(port.clock < 1.5 * 2000, `one PREFLIGHT_TIMEOUT (${port.clock} ms)`);
 });
 
 test('a transient 500 beside a hung route: the retries get their own PREFLIGHT_TIMEOUT, and preflight passes', () => {
