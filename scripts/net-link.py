@@ -111,7 +111,7 @@ def main():
         while heap and heap[0][0] <= now:
             _, _, way, packet = heapq.heappop(heap)
             way.deliver(packet)
-        timeout = max(0.0, heap[0][0] - now) if heap else 1.0
+        timeout = max(0.0, heap[0][0] - now) if heap else 0.2
         try:
             ready, _, _ = select.select([fa, fb], [], [], timeout)
         except InterruptedError:

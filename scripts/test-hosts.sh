@@ -172,8 +172,14 @@ case "$cmd" in
     trap 'exit 130' INT
     trap 'exit 143' TERM
     up
+    # COMMAND runs in the background so that a signal reaches the traps at once (a shell runs them
+    # only when its foreground command returns); they stop it, and the EXIT trap removes the hosts.
+    "$@" &
+    child=$!
+    trap 'kill -TERM "$child" 2>/dev/null; exit 130' INT
+    trap 'kill -TERM "$child" 2>/dev/null; exit 143' TERM
     code=0
-    "$@" || code=$?
+    wait "$child" || code=$?
     exit "$code"
     ;;
   *) usage ;;

@@ -29,7 +29,8 @@ import type { RequestRecord } from '../../sim/index';
 
 const LONG = process.env.TEST_LONG === '1';
 const SCRIPT = join(ROOT, 'scripts', 'test-hosts.sh');
-const NAME = 'k6t';
+// Of this process: two checkouts running the test at once make hosts of their own.
+const NAME = `k6t${process.pid % 10000}`;
 const OSL = 16;
 const ISL = 64;
 const SEED = 5;
