@@ -148,6 +148,15 @@ export function classifyTransport(errorCode: number, errorText: string, route: s
   if ((errorCode >= 1100 && errorCode < 1200) || (errorCode >= 1210 && errorCode <= 1213) || /refused|no such host|lookup/i.test(text)) {
     return classified('unreachable', `${route}: cannot connect to ${baseUrl} (${text}). Is the server running and the URL right?`);
   }
+  // A FIN inside the body (Go's "unexpected EOF": the chunked framing never ended) and an RST
+  // ("connection reset by peer") are one class, told apart in the message: a clean close mid-reply
+  // is often a proxy's idle or size limit, a reset a crash or a proxy giving up (docs/faults.md).
+  if (/unexpected EOF/.test(text)) {
+    return classified(
+      'connection_lost',
+      `${route}: the connection was closed mid-reply (${text}): the server, or a proxy between, closed it before the reply ended.`,
+    );
+  }
   if (errorCode === 1220 || errorCode === 1201 || /reset|broken pipe|EOF|closed/i.test(text)) {
     return classified('connection_lost', `${route}: the connection was lost mid-reply (${text}). The server may have crashed or restarted.`);
   }

@@ -23,7 +23,14 @@ interface NetCase {
   classes: string[];
   /** The API spoken; default openai. */
   dialect?: string;
+  /** What the first failure's logged message must say (k6's own error text, as each VU logs it), and must not. */
+  says?: { match: RegExp; not: RegExp };
 }
+
+// What k6 surfaces for a FIN inside the body and for an RST, on both transports and on v1.3 and
+// v2.2 alike (measured here): Go's "unexpected EOF" and "read: connection reset by peer".
+const CUT_SAYS = /connection_lost: .*the connection was closed mid-reply \(unexpected EOF\)/;
+const RESET_SAYS = /connection_lost: .*the connection was lost mid-reply \(.*connection reset by peer\)/;
 
 const CASES: NetCase[] = [
   // Each reply reaches k6 in pieces of 5 bytes: events split across reads.
@@ -33,11 +40,39 @@ const CASES: NetCase[] = [
   // A buffering proxy: what the server streamed over 300 ms arrives in one burst.
   // The server's own /metrics let the client self-check tell a held stream from a slow client.
   { id: 'hold-and-flush', faults: { holdMs: 300 }, env: { SERVER_METRICS: 'on' }, when: 'start', exit: 0, classes: [] },
+  // A throttled link (4 KB/s per connection): each Responses reply (~5 KB of named events) takes
+  // about a second to arrive, though the server wrote it in a tenth of that. The client reads every
+  // event and its timings are the link's: e2e and ITL far above the server's own (its records).
+  {
+    id: 'throttle-responses',
+    faults: { bytesPerSec: 4000 },
+    env: { REQUEST_TIMEOUT: '5s', PREFLIGHT_TIMEOUT: '5s' },
+    when: 'start',
+    exit: 0,
+    classes: [],
+    dialect: 'responses',
+  },
   // The proxy closes the connection (FIN) after 300 bytes: mid-reply, inside the HTTP body, whose
-  // framing (chunked) is then broken: the connection was lost, not a whole reply cut short.
-  { id: 'cut', faults: { cutAfterBytes: 300 }, when: 'load', exit: 99, classes: ['connection_lost'] },
-  // The proxy resets the connection after 300 bytes.
-  { id: 'reset', faults: { resetAfterBytes: 300 }, when: 'load', exit: 99, classes: ['connection_lost'] },
+  // framing (chunked) is then broken: the connection was lost, not a whole reply cut short. Spoken
+  // in Messages (named events): the transport error wins over the reader's "truncated".
+  {
+    id: 'cut-anthropic',
+    faults: { cutAfterBytes: 300 },
+    when: 'load',
+    exit: 99,
+    classes: ['connection_lost'],
+    dialect: 'anthropic',
+    says: { match: CUT_SAYS, not: /reset/ },
+  },
+  // The proxy resets the connection after 300 bytes: the same class, another message.
+  {
+    id: 'reset',
+    faults: { resetAfterBytes: 300 },
+    when: 'load',
+    exit: 99,
+    classes: ['connection_lost'],
+    says: { match: RESET_SAYS, not: /unexpected EOF/ },
+  },
   // Every byte 3 s late: longer than REQUEST_TIMEOUT (2 s).
   { id: 'delay-past-timeout', faults: { delayMs: 3000 }, when: 'load', exit: 99, classes: ['timeout'] },
 ];
@@ -47,10 +82,13 @@ interface Extended extends SummaryJson {
   records: Array<
     SummaryJson['records'][number] & {
       itl_ms: { p50: number; p99: number; avg: number; count: number } | null;
+      e2e_ms: { p50: number; p99: number; avg: number; count: number } | null;
       ttft_ms: { p50: number; p99: number; avg: number; count: number } | null;
     }
   >;
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Resolves once the simulator has seen the first measured request (preflight never asks for OSL tokens). */
 async function loadStarted(sim: RemoteSim, limitMs: number): Promise<void> {
@@ -93,6 +131,13 @@ async function runCase(runner: (typeof RUNNERS)[number], c: NetCase, transport: 
       // Every reply whole: the server counted OSL tokens for each, and so did the client.
       const truth = (await sim.requests()).filter((r) => r.maxNewTokens === OSL && r.status === 200);
       assert.ok(truth.every((r) => r.completionTokens === OSL));
+      if (c.faults.bytesPerSec !== undefined) {
+        // The link, not the server: the server's own record of each reply (arrival to last token)
+        // is a fraction of what the client measured end to end.
+        const server = median(truth.map((r) => (r.finishMs ?? Infinity) - r.arrivalMs));
+        console.log(`# ${transport} ${c.id}: e2e p50 ${rec.e2e_ms?.p50} ms as the client saw it, ${server.toFixed(0)} ms by the server's record`);
+        assert.ok(rec.e2e_ms !== null && rec.e2e_ms.p50 >= 4 * server && rec.e2e_ms.p50 >= 500, `client e2e p50 ${rec.e2e_ms?.p50} ms, server ${server} ms`);
+      }
       if (transport === 'sse') {
         assert.ok(rec.ttft_ms !== null && rec.itl_ms !== null && rec.itl_ms.count > 0, 'TTFT and ITL measured');
         if (c.id === 'hold-and-flush') {
@@ -116,6 +161,12 @@ async function runCase(runner: (typeof RUNNERS)[number], c: NetCase, transport: 
       return;
     }
     assert.ok(classes.length > 0, `failures reported: ${why}`);
+    // What k6 said, as each VU logs its first error of a class (lib/k6/measure.ts).
+    const said = [...new Set([...run.result.stderr.matchAll(/: ((?:connection_lost|timeout|truncated): .*?)(?:" source=|$)/gm)].map((m) => m[1]))];
+    console.log(`# ${transport} ${c.id} on ${runner.name}: ${said.join(' | ')}`);
+    if (c.says) {
+      assert.ok(said.length > 0 && said.every((m) => c.says!.match.test(m) && !c.says!.not.test(m)), `${c.id} is told apart: ${said.join(' | ')}`);
+    }
     for (const cls of classes) assert.ok(c.classes.includes(cls), `unexpected class ${cls} (${JSON.stringify(s.errors_by_class)})`);
     const counted = Object.values(s.errors_by_class).reduce((a, b) => a + b, 0);
     assert.equal(counted, rec.requests_failed + rec.unreachable_attempts, 'every failure is in the numbers');

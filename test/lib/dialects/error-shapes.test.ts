@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect, type DialectName, type GenerationResult } from '../../../lib/dialects/index';
 import { asErrorData, splitSseEvents } from '../../../lib/dialects/sse';
+import { classifyTransport } from '../../../lib/dialects/errors';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
 const body = (dialect: DialectName, status: number, text: string) =>
@@ -112,4 +113,14 @@ test('llama.cpp 2024 replies: stopped_limit without stop_type is length; stopped
   assert.deepEqual([limit.ok, limit.finishReason, limit.completionTokens], [true, 'length', 3]);
   const eos = body('llamacpp', 200, '{"content":" a","stop":true,"stopped_eos":true,"stopped_limit":false,"tokens_predicted":1,"tokens_evaluated":5}');
   assert.equal(eos.finishReason, 'stop');
+});
+
+test('a connection closed mid-reply (FIN) and one reset (RST) are one class, told apart in the message', () => {
+  // The texts k6 gives, on both transports (measured in test/scenarios/network.test.ts's cut and reset).
+  const cut = classifyTransport(0, 'unexpected EOF', 'POST /v1/completions', 'http://h', 2000);
+  const reset = classifyTransport(0, 'read tcp 127.0.0.1:1->127.0.0.1:2: read: connection reset by peer', 'POST /v1/completions', 'http://h', 2000);
+  assert.equal(cut.class, 'connection_lost');
+  assert.equal(reset.class, 'connection_lost');
+  assert.match(cut.message, /closed mid-reply \(unexpected EOF\): the server, or a proxy between, closed it/);
+  assert.match(reset.message, /lost mid-reply \(.*connection reset by peer\)\. The server may have crashed/);
 });
