@@ -5,6 +5,7 @@
 // whole interval: a regression.
 import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
 import { ratioOfMeans } from '../stats/t-interval';
+import { unpairedRatio } from '../stats/across-runs';
 import type { Ratio } from '../report/analysis';
 import { hourly } from '../report/cost';
 import { CompareInputError, type BenchSummary, type SummaryCostRun, type SummaryEnergyRun, type SummaryRecord, type SummarySlices } from './summary';
@@ -114,6 +115,11 @@ export interface Comparison {
   baseline: RunId;
   next: RunId;
   tolerance: number;
+  /**
+   * within-run: intervals over each run's steady slices; across-run: both summaries have repeats
+   * (REPEATS), and the intervals are Welch's t over the two runs' repeat means, as the in-run verdicts of repeats are.
+   */
+  rule: 'within-run' | 'across-run';
   /** Workload differences compared anyway (--force); empty otherwise. */
   forced: Difference[];
   notes: string[];
@@ -292,6 +298,59 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   return out(vb, vn, throughput, latency, verdict, regression);
 }
 
+/** A summary's records of one cell and variant: one per repeat (REPEATS), in repeat order. */
+function recordsOf(s: BenchSummary, cell: string, variant: string): SummaryRecord[] {
+  return s.records.filter((r) => r.cell === cell && r.variant === variant).sort((a, b) => (a.repeat ?? 1) - (b.repeat ?? 1));
+}
+
+/** Whether a summary's runs were repeated (REPEATS > 1): its records carry their repeat. */
+export const hasRepeats = (s: BenchSummary): boolean => s.records.some((r) => r.repeat !== undefined);
+
+/** A repeat's means: output tokens/s and mean e2e over its steady window (its aggregate figures without slices). */
+function repeatMeans(r: SummaryRecord): { tps: number | null; e2e: number | null } {
+  const t = r.steady_slices ? tuples(r.steady_slices) : null;
+  const tp = t ? tps(t) : r.output_throughput_tokens_per_s;
+  const e = t ? meanE2e(withRequests(t)) : (r.e2e_ms?.avg ?? null);
+  return { tps: positive(tp) ? tp : null, e2e: positive(e) ? e : null };
+}
+
+/**
+ * Both runs repeated: new ÷ baseline of the repeats' means, Welch's t on the log ratio over the two
+ * sets of repeat means (lib/stats/across-runs.ts unpairedRatio), so the interval holds the drift
+ * between runs, not only the noise within one; the verdict and the regression rule as judge()'s.
+ */
+function judgeAcross(bs: SummaryRecord[], ns: SummaryRecord[], tolerance: number): Judged {
+  const none: SummaryRecord = { cell: '', variant: '', output_throughput_tokens_per_s: null, e2e_ms: null };
+  const notes = Array.from({ length: Math.max(bs.length, ns.length) }, (_, i) => lostNotes(bs[i] ?? none, ns[i] ?? none).map((n) => `repeat ${i + 1}, ${n}`)).flat();
+  const mb = bs.map(repeatMeans);
+  const mn = ns.map(repeatMeans);
+  const mean = (xs: Array<number | null>) => (xs.every(positive) ? xs.reduce((a, x) => a + x, 0) / xs.length : null);
+  const side = (m: typeof mb): Side => ({ throughput: mean(m.map((x) => x.tps)), e2eMs: mean(m.map((x) => x.e2e)), slices: null, sliceMs: null });
+  const vb = side(mb);
+  const vn = side(mn);
+  const across = (pick: (x: (typeof mb)[number]) => number | null): Ratio | null => {
+    const [b, n] = [mb.map(pick), mn.map(pick)];
+    if (!b.every(positive) || !n.every(positive)) return null;
+    const r = unpairedRatio(n, b, 0.95);
+    return r && { value: r.value, ci: r.ci };
+  };
+  const throughput = across((x) => x.tps);
+  const latency = across((x) => x.e2e);
+  const head = { cell: bs[0].cell, variant: bs[0].variant, baseline: vb, next: vn, throughput, latency, notes };
+  notes.unshift(`across runs: ${bs.length} repeat(s) in the baseline, ${ns.length} in the new run`);
+  if (throughput === null && latency === null) {
+    notes.push('not measured: a repeat of either run had no output throughput or e2e latency in its steady window');
+    return { ...head, verdict: 'not-measured', regression: false };
+  }
+  const tci = throughput?.ci ?? null;
+  const lci = latency?.ci ?? null;
+  const worse = (tci !== null && tci.hi < 1) || (lci !== null && lci.lo > 1);
+  const better = (tci !== null && tci.lo > 1) || (lci !== null && lci.hi < 1);
+  const verdict: Verdict = worse && better ? 'mixed' : worse ? 'slower' : better ? 'faster' : 'same';
+  const regression = (tci !== null && tci.hi < 1 / (1 + tolerance)) || (lci !== null && lci.lo > 1 + tolerance);
+  return { ...head, verdict, regression };
+}
+
 /** One side's cost of a cell and variant, or why it has none. */
 function costSide(s: BenchSummary, r: SummaryRecord, who: string): CostSide | string {
   if (s.cost === undefined) return `the ${who}'s summary was written before costs were recorded`;
@@ -372,18 +431,25 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
     };
   }
   const cells: CellComparison[] = [];
+  const rule = hasRepeats(base) && hasRepeats(next) ? 'across-run' : 'within-run';
+  const notes = [...check.notes, ...repeatNotes(base, next)];
   for (const b of base.records) {
-    const n = next.records.find((x) => x.cell === b.cell && x.variant === b.variant);
+    if ((b.repeat ?? 1) !== 1) continue;
+    const n = next.records.find((x) => x.cell === b.cell && x.variant === b.variant && (x.repeat ?? 1) === 1);
     if (!n) continue;
-    const j = judge(b, n, tolerance);
+    const j = rule === 'across-run' ? judgeAcross(recordsOf(base, b.cell, b.variant), recordsOf(next, b.cell, b.variant), tolerance) : judge(b, n, tolerance);
     cells.push({
       ...j,
       cost: judgeCost(costSide(base, b, 'baseline'), costSide(next, n, 'new run'), j.throughput, tolerance),
-      energy: judgeEnergy(energySide(base, b, 'baseline'), energySide(next, n, 'new run'), tolerance),
+      energy:
+        rule === 'across-run'
+          ? { baseline: null, next: null, ratio: null, regression: false, notCompared: 'energy per token is not compared across repeats' }
+          : judgeEnergy(energySide(base, b, 'baseline'), energySide(next, n, 'new run'), tolerance),
     });
   }
-  const onlyBaseline = base.records.filter((b) => !next.records.some((n) => key(n) === key(b))).map(key);
-  const onlyNext = next.records.filter((n) => !base.records.some((b) => key(n) === key(b))).map(key);
+  const unique = (xs: string[]) => [...new Set(xs)];
+  const onlyBaseline = unique(base.records.filter((b) => !next.records.some((n) => key(n) === key(b))).map(key));
+  const onlyNext = unique(next.records.filter((n) => !base.records.some((b) => key(n) === key(b))).map(key));
   if (cells.length === 0) {
     const list = (xs: string[]) => (xs.length ? xs.slice(0, 4).join(', ') + (xs.length > 4 ? ' …' : '') : 'none');
     return {
@@ -399,8 +465,9 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
       baseline: runId(base),
       next: runId(next),
       tolerance,
+      rule,
       forced: check.differences,
-      notes: check.notes,
+      notes,
       cells,
       onlyBaseline,
       onlyNext,
@@ -408,6 +475,19 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
       exitCode: regressions > 0 ? EXIT.regression : EXIT.ok,
     },
   };
+}
+
+/** Which rule the comparison used, said when either run was repeated; nothing when neither was. */
+function repeatNotes(base: BenchSummary, next: BenchSummary): string[] {
+  const [b, n] = [hasRepeats(base), hasRepeats(next)];
+  if (b && n)
+    return [
+      "rule: across runs — both runs were repeated (REPEATS), so each ratio's interval is Welch's t on the log ratio over the two runs' repeat means (the drift between runs included), not over the slices of one run",
+    ];
+  if (!b && !n) return [];
+  return [
+    `rule: within one run — only the ${b ? 'baseline' : 'new run'} was repeated (REPEATS), so no interval across runs can be drawn; its first repeat is compared with the other run's slices`,
+  ];
 }
 
 /**

@@ -15,6 +15,8 @@ export interface SummarySlices {
 export interface SummaryRecord {
   cell: string;
   variant: string;
+  /** REPEATS > 1: the repeat (1-based) of this record; absent when the run was not repeated. */
+  repeat?: number;
   isl_tokens?: number;
   osl_tokens?: number;
   requests_ok?: number;
@@ -112,6 +114,8 @@ export function parseSummary(text: string, name: string): BenchSummary {
     if (!isObj(r) || typeof r.cell !== 'string' || typeof r.variant !== 'string') {
       throw new CompareInputError(`${name}: not a k6-llm-bench summary.json (records[${i}] has no cell and variant)`);
     }
+    if (r.repeat !== undefined && !(Number.isSafeInteger(r.repeat) && (r.repeat as number) >= 1))
+      throw new CompareInputError(`${name}: records[${i}].repeat is malformed (a whole number from 1 expected)`);
     const s = r.steady_slices;
     if (s !== undefined && s !== null) {
       const ok =

@@ -17,6 +17,8 @@ const NOW = new Date('2026-12-03T10:00:00Z');
 export interface FakeRun {
   /** Every duration × this: 1.1 is a run 10% slower. */
   slow?: number;
+  /** With REPEATS: each repeat's durations × its factor too (drift between repeats). */
+  drift?: number[];
   /** SLICES (the first is ramp-up and left out). */
   slices?: number;
   /** Seed of the per-slice noise: two seeds are two runs of one workload. */
@@ -63,7 +65,7 @@ export function fakeSummary(o: FakeRun = {}): string {
   for (const run of plan.runs) {
     const vus = run.cell.load.kind === 'vus' ? run.cell.load.vus : 1;
     // Per request: 64 tokens in 0.5 s (dflash) or 1 s (mtp) at c=1, 1.5× longer at c=8.
-    const e2eMs = (run.variant === 'dflash' ? 500 : 1000) * (vus > 1 ? 1.5 : 1) * slow;
+    const e2eMs = (run.variant === 'dflash' ? 500 : 1000) * (vus > 1 ? 1.5 : 1) * slow * (o.drift?.[(run.repeat ?? 1) - 1] ?? 1);
     let reqs = 0;
     let tokens = 0;
     let e2eSum = 0;
