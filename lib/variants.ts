@@ -4,6 +4,7 @@
 import type { BenchConfig, VariantConfig } from './config/types';
 import { authHeaders, createDialect, type Dialect, type DialectName } from './dialects/index';
 import type { EngineId } from './engines/index';
+import type { ServingConfig } from './engines/serving';
 import type { PromptKind } from './workload/prompts';
 import type { DatasetPlan } from './dataset/plan';
 import type { TraceShape } from './workload/trace';
@@ -22,6 +23,8 @@ export interface VariantInfo {
   /** The profile whose /metrics names the server's page carries; null: not read. */
   metrics: EngineId | null;
   notes: string[];
+  /** Its serving configuration, read before any load (lib/preflight/serving.ts); absent in records of older releases. */
+  serving?: ServingConfig;
 }
 
 export interface SetupData {

@@ -28,6 +28,8 @@ export interface MetricsProfile {
   windowGauges: boolean;
   /** vLLM's `spec_decode_*` counters (with speculation on). */
   specDecodeCounters: boolean;
+  /** vLLM's `cache_config_info` gauge: the cache configuration in its labels. */
+  cacheConfigInfo?: boolean;
   /**
    * Prefix-cache counters: `hits` (cached prompt tokens, with `hitLabels`), `queries` (tokens looked
    * up; null: the prompt_tokens counter is the lookups, as SGLang's), and SGLang's hit-rate gauge
@@ -192,6 +194,7 @@ export const ENGINES: Record<EngineName, EngineProfile> = {
       windowGauges: false,
       specDecodeCounters: true,
       prefixCache: { hits: 'prefix_cache_hits', hitLabels: '', queries: 'prefix_cache_queries', hitRateGauge: null },
+      cacheConfigInfo: true,
     },
     // entrypoints/serve/cache/api_router.py, mounted with VLLM_SERVER_DEV_MODE=1: an empty 200, or
     // 409 while running requests hold cached blocks.

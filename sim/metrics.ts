@@ -105,7 +105,8 @@ export class Metrics {
     };
   }
 
-  render(kvCapacity: number): string {
+  /** `cacheConfig`: the labels of vLLM's cache_config_info gauge (shown when the profile has it). */
+  render(kvCapacity: number, cacheConfig: Record<string, string> = {}): string {
     const p = this.n.prefix;
     const L = this.labels;
     const out: string[] = [];
@@ -131,6 +132,14 @@ export class Metrics {
     gauge(this.n.running, 'Number of requests in the running batch.', e.numRunning);
     gauge(this.n.waiting, 'Number of requests waiting to be scheduled.', e.numWaiting);
     gauge(this.n.kvUsage, 'KV-cache usage (fraction of capacity).', e.kvUsedTokens / kvCapacity);
+    if (this.n.cacheConfigInfo) {
+      head('cache_config_info', 'gauge', 'Information of the LLMEngine CacheConfig');
+      out.push(
+        `${p}cache_config_info{${Object.entries({ ...cacheConfig, engine: '0' })
+          .map(([k, v]) => `${k}="${v}"`)
+          .join(',')}} 1.0`,
+      );
+    }
     counter('prompt_tokens', 'Number of prefill tokens processed.', c.promptTokens);
     counter('generation_tokens', 'Number of generation tokens processed.', c.generationTokens);
     const pc = this.n.prefixCache;

@@ -67,7 +67,16 @@ function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
   if (profile.routes.native) addSglangRoutes(api, ctx);
   // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
   else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
-  api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity), 'text/plain; version=0.0.4; charset=utf-8'));
+  // vLLM's cache_config_info labels, as vLLM writes a CacheConfig (Python's True/False/None).
+  const cacheConfig = {
+    block_size: String(o.blockSize),
+    cache_dtype: o.kvCacheDtype,
+    enable_prefix_caching: o.prefixCaching ? 'True' : 'False',
+    gpu_memory_utilization: String(o.memFraction),
+    num_gpu_blocks: String(Math.floor(o.kvCapacity / o.blockSize)),
+    num_gpu_blocks_override: 'None',
+  };
+  api.add('GET', '/metrics', ({ res }) => sendText(res, 200, metrics.render(o.kvCapacity, cacheConfig), 'text/plain; version=0.0.4; charset=utf-8'));
   addCacheResetRoute(api, ctx);
 
   /** Refusals of generation requests are requests too: they go into the ground truth. */

@@ -63,5 +63,18 @@ export const llamacpp: EngineProfile = {
   },
   metricsHint: 'start llama-server with --metrics',
   tokenize: { path: '/tokenize', textField: 'content', specialField: 'add_special', sendsModel: false, messages: false, countField: null },
+  // GET /props: the slots (-np), each slot's context (--ctx-size ÷ slots), the weights' file type
+  // and the speculative types. Batch sizes (-b, -ub), offload and flash attention are not shown.
+  serving: {
+    routes: ['/props'],
+    settings: {
+      model: { route: '/props', field: 'model_path', flag: '--model' },
+      quantization: { route: '/props', field: 'model_ftype', flag: 'the GGUF file type' },
+      max_running_requests: { route: '/props', field: 'total_slots', flag: '--parallel (-np)' },
+      context_length: { route: '/props', field: 'default_generation_settings.n_ctx', flag: '--ctx-size ÷ --parallel' },
+      speculative_method: { route: '/props', field: ['default_generation_settings', 'params', 'speculative.types'], flag: '--spec-type' },
+      speculative_draft_tokens: { route: '/props', field: ['default_generation_settings', 'params', 'speculative.n_max'], flag: '--spec-draft-n-max' },
+    },
+  },
   checked: 'real llama-server in the test loop (test/real-engine); corpus replies captured from it and quoted from 2023–2025 builds',
 };

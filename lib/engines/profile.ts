@@ -2,6 +2,7 @@
 // dialect `auto` picks and which generation routes it offers, its /metrics names, its tokenize route
 // and a label for reports. Every place that asks "which server is this" reads a profile (index.ts).
 import type { DialectName } from '../dialects/index';
+import type { ServingProfile } from './serving';
 
 /** A GET the preflight made and what came back (status 0: no answer). */
 export interface Seen {
@@ -120,6 +121,8 @@ export interface EngineProfile {
   /** How to turn its /metrics on, said when they are missing. */
   metricsHint?: string;
   tokenize: TokenizeRoute | null;
+  /** Where it shows its serving configuration (serving.ts); absent: it shows none, so nothing of it is compared. */
+  serving?: ServingProfile;
   /** Where its behaviour here was checked, for the docs' table. */
   checked: string;
 }

@@ -21,5 +21,18 @@ export const tgi: EngineProfile = {
   // Histograms in seconds; no counter of generated tokens, no speculative counters.
   metrics: null,
   tokenize: null,
+  // GET /info: the model, its revision and the router's limits (older releases: dtype and batch tokens too).
+  serving: {
+    routes: ['/info'],
+    settings: {
+      model: { route: '/info', field: 'model_id', flag: '--model-id' },
+      revision: { route: '/info', field: 'model_sha', flag: '--revision' },
+      dtype: { route: '/info', field: 'model_dtype', flag: '--dtype' },
+      max_running_requests: { route: '/info', field: 'max_concurrent_requests', flag: '--max-concurrent-requests' },
+      max_batch_tokens: { route: '/info', field: 'max_batch_total_tokens', flag: '--max-batch-total-tokens' },
+      context_length: { route: '/info', field: 'max_total_tokens', flag: '--max-total-tokens' },
+      speculative_draft_tokens: { route: '/info', field: 'speculate', flag: '--speculate' },
+    },
+  },
   checked: 'corpus replies from its integration-test recordings and its source',
 };

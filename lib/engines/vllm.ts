@@ -46,5 +46,19 @@ export const vllm: EngineProfile = {
   },
   // The messages form renders the chat template, so its count is what /v1/chat/completions reports.
   tokenize: { path: '/tokenize', textField: 'prompt', specialField: 'add_special_tokens', sendsModel: true, messages: true, countField: 'count' },
+  // vLLM shows little of its configuration: the model list, and the cache configuration as the
+  // labels of the info gauge vllm:cache_config_info. Its scheduler settings (max_num_seqs,
+  // max_num_batched_tokens, enforce_eager, parallel sizes, dtype) appear on no route: not compared.
+  serving: {
+    routes: ['/v1/models'],
+    settings: {
+      model: { route: '/v1/models', field: 'data.0.root', flag: '--model' },
+      context_length: { route: '/v1/models', field: 'data.0.max_model_len', flag: '--max-model-len' },
+      kv_cache_dtype: { gauge: 'vllm:cache_config_info', label: 'cache_dtype', unset: 'None', flag: '--kv-cache-dtype' },
+      prefix_caching: { gauge: 'vllm:cache_config_info', label: 'enable_prefix_caching', unset: 'None', flag: '--enable-prefix-caching' },
+      memory_fraction: { gauge: 'vllm:cache_config_info', label: 'gpu_memory_utilization', unset: 'None', flag: '--gpu-memory-utilization' },
+      block_size: { gauge: 'vllm:cache_config_info', label: 'block_size', unset: 'None', flag: '--block-size' },
+    },
+  },
   checked: 'simulator; corpus replies quoted from its issues and built from its source',
 };

@@ -6,6 +6,8 @@ import { formatDuration } from '../plan/matrix';
 import { resetDue, resetInSetup } from '../plan/cache-reset';
 import { resetBeforeRun } from './cache-reset';
 import { PreflightError, preflightVariant } from '../preflight/run';
+import { readServingConfig } from '../preflight/serving';
+import { engineById } from '../engines/index';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { setupDataset } from './dataset';
@@ -37,6 +39,8 @@ export function makeSetup(b: Bench): () => SetupData {
     for (const t of cfg.variants) {
       try {
         const r = preflightVariant(k6Port('preflight'), cfg, t);
+        // Before any load: what each variant serves with, for the report's fairness check.
+        r.info.serving = readServingConfig(k6Port('preflight'), cfg, t, engineById(r.info.engine), r.info.engineLabel);
         data.variants.push(r.info);
         data.warnings.push(...r.warnings);
         console.log(

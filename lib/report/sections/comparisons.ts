@@ -6,20 +6,26 @@ import { figureGrid, htmlSection } from '../html-parts';
 import { esc } from '../svg/common';
 import { speedupFigures, targetColors, verdictClass, type VerdictClass } from '../svg/figures';
 import type { ReportSection } from './section';
+import { confoundedNote } from '../confounding';
+import { servingOf } from './serving';
 import { pairsOf, repeatsJson } from '../repeats';
 
 export const comparisons: ReportSection<Comparison[]> = {
   key: 'comparisons',
   jsonKey: 'comparisons',
   slot: 'conclusions',
-  build({ kind, cfg, complete, where, plan }) {
+  build({ kind, cfg, complete, where, plan, data }) {
     const out: Comparison[] = [];
     if (kind !== 'ab' || cfg.variants.length !== 2) return out;
     const [a, b] = cfg.variants.map((t) => t.variant);
+    const confounded = confoundedNote(servingOf({ cfg, data }), b, a, display);
     for (const cell of complete.cells) {
       const ra = complete.runs.find((r) => r.cellId === cell.id && r.variant === a);
       const rb = complete.runs.find((r) => r.cellId === cell.id && r.variant === b);
-      if (ra && rb) out.push(compare(ra, rb, where({ cell }), plan.sliceMs, pairsOf(complete.runs, cell.id, a, b)));
+      if (ra && rb) {
+        const c = compare(ra, rb, where({ cell }), plan.sliceMs, pairsOf(complete.runs, cell.id, a, b));
+        out.push({ ...c, verdict: c.verdict + confounded });
+      }
     }
     return out;
   },

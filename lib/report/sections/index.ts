@@ -13,6 +13,7 @@ import { figures } from './figures';
 import { frontier } from './frontier';
 import { knee } from './knee';
 import { prefixCache } from './prefix-cache';
+import { serving } from './serving';
 import { shortReplies } from './short-replies';
 import { slos } from './slos';
 import { valueOf, store, type AnySection, type SectionInputs, type Slot } from './section';
@@ -21,8 +22,10 @@ import { versus } from './versus';
 export type { ReportSection, SectionInputs, Slot } from './section';
 
 // figures between versus and knee: report.html draws the charts after the verdicts and before the knee they mark.
+// serving before the verdicts: the configurations a verdict's "confounded" names.
 export const SECTIONS: AnySection[] = [
   clientSelfCheck,
+  serving,
   comparisons,
   versus,
   figures,

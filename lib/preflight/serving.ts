@@ -1,0 +1,46 @@
+// Reads a variant's serving configuration before any load: the GETs its engine profile names
+// (lib/engines/serving.ts) and, where the profile reads info gauges, one GET /metrics. What the
+// server does not answer stays unread: the report lists it as not compared.
+import type { HttpPort } from '../http-port';
+import type { BenchConfig, VariantConfig } from '../config/types';
+import { jsonObject, type EngineProfile } from '../engines/profile';
+import { gaugesOf, readServing, type ServingConfig, type ServingInputs } from '../engines/serving';
+import { parsePromText } from '../server-metrics/promtext';
+import { requestHeaders } from '../variants';
+
+const SERVING_TIMEOUT_MS = 5000;
+
+/** The serving configuration of a recognised engine; `engineLabel` ("vLLM 0.20.1") is its engine row. */
+export function readServingConfig(
+  io: HttpPort,
+  cfg: Pick<BenchConfig, 'serverMetrics'>,
+  t: VariantConfig,
+  profile: EngineProfile | null,
+  engineLabel: string,
+): ServingConfig {
+  const out: ServingConfig = { settings: { engine: { value: engineLabel, source: 'preflight' } }, read: [] };
+  const p = profile?.serving;
+  if (!p) {
+    out.read.push(`${profile?.label ?? 'this server'} shows no serving configuration this suite reads`);
+    return out;
+  }
+  const inputs: ServingInputs = { json: {}, gauges: {} };
+  const get = (route: string) => io.get(t.url + route, { headers: requestHeaders(t), timeoutMs: SERVING_TIMEOUT_MS, name: `GET ${route}` });
+  for (const route of p.routes) {
+    const res = get(route);
+    inputs.json[route] = res.status === 200 ? jsonObject(res.body) : null;
+    out.read.push(`GET ${route} → ${res.status || res.error}${res.status === 200 && inputs.json[route] === null ? ' (not a JSON object)' : ''}`);
+  }
+  const gauges = gaugesOf(p);
+  if (gauges.length > 0) {
+    if (cfg.serverMetrics === 'off') out.read.push('GET /metrics: not read (SERVER_METRICS=off)');
+    else {
+      const res = get('/metrics');
+      out.read.push(`GET /metrics → ${res.status || res.error}`);
+      if (res.status === 200)
+        for (const s of parsePromText(res.body)) if (gauges.includes(s.name) && !(s.name in inputs.gauges)) inputs.gauges[s.name] = s.labels;
+    }
+  }
+  Object.assign(out.settings, readServing(p, inputs));
+  return out;
+}
