@@ -173,12 +173,6 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
   { key: 'tpSize', flag: 'tp-size', kind: 'int', min: 1, max: 64, def: 1, help: "shown as SGLang's tp_size; timing unchanged" },
   { key: 'dtype', flag: 'dtype', kind: 'string', def: 'bfloat16', help: "shown as SGLang's dtype; timing unchanged" },
   { key: 'quantization', flag: 'quantization', kind: 'string', def: '', help: "shown as SGLang's quantization ('' = none, null); timing unchanged" },
-  { key: 'kvCacheDtype', flag: 'kv-cache-dtype', kind: 'string', def: 'auto', help: "shown as SGLang's kv_cache_dtype and vLLM's cache_config_info cache_dtype; timing unchanged" },
-  { key: 'memFraction', flag: 'mem-fraction', kind: 'number', min: 0.01, max: 1, def: 0.9, help: "shown as SGLang's mem_fraction_static and vLLM's gpu_memory_utilization; timing unchanged" },
-  { key: 'cudaGraph', flag: 'cuda-graph', kind: 'bool', def: true, help: "shown as SGLang's disable_cuda_graph (inverted); timing unchanged" },
-  { key: 'tpSize', flag: 'tp-size', kind: 'int', min: 1, max: 64, def: 1, help: "shown as SGLang's tp_size; timing unchanged" },
-  { key: 'dtype', flag: 'dtype', kind: 'string', def: 'bfloat16', help: "shown as SGLang's dtype; timing unchanged" },
-  { key: 'quantization', flag: 'quantization', kind: 'string', def: '', help: "shown as SGLang's quantization ('' = none, null); timing unchanged" },
   {
     key: 'kvCacheDtype',
     flag: 'kv-cache-dtype',
