@@ -7,6 +7,7 @@ import type { RunFigures, SummaryMetrics } from './model';
 import type { SetupData } from '../variants';
 import type { TransportName } from '../transports';
 import type { DatasetReport } from './dataset';
+import type { ServingComparison } from './confounding';
 
 /** What a benchmark concludes, besides the per-run table. */
 export type { ReportKind } from '../benchmarks';
@@ -66,6 +67,8 @@ export interface Report {
   testRunDurationMs: number | null;
   /** DATASET runs: prompt lengths, per-domain figures and verdicts, per-turn figures (lib/report/dataset.ts); null otherwise. */
   dataset?: DatasetReport | null;
+  /** The variants' serving configurations side by side (lib/report/confounding.ts); null in a record without them. */
+  serving?: ServingComparison | null;
 }
 
 export interface SummaryDataLike {

@@ -10,6 +10,7 @@ import type { Report } from '../types';
 import { PALETTE, esc } from '../svg/common';
 import { lineChart, plottable, type Series } from '../svg/line';
 import type { ReportSection } from './section';
+import { confoundedNote } from '../confounding';
 
 const x2 = (v: number) => `${v.toFixed(2)}×`;
 
@@ -37,8 +38,12 @@ function repeatLines(v: Versus): string[] {
   return v.entries.flatMap((e) => (isRepeated(e) ? [`${display(e.variant)} at ${e.cellId}: ${repeatsLine(e.repeats)}`] : []));
 }
 
-function explained(v: Versus): string[] {
+function explained(v: Versus, r: Report): string[] {
   const out = [`Method: ${v.method}.`];
+  for (const p of r.serving?.pairs ?? []) {
+    const note = confoundedNote(r.serving ?? null, p.variant, p.baseline, display);
+    if (note) out.push(`${display(p.variant)} vs ${display(p.baseline)}${note}.`);
+  }
   const few = v.entries.filter((e) => e.standing === 'too_few_samples');
   if (few.length) out.push(`No verdict in ${few.length} comparison(s): ${[...new Set(few.map((e) => e.why))].join('; ')}.`);
   return out;
@@ -56,7 +61,7 @@ function text(v: Versus, r: Report): string[] {
   for (const rk of v.rankings) out.push(`  ranking at ${rk.cellId}: ${rk.tiers.map((t) => t.map(display).join(' = ')).join(' > ')}`);
   for (const c of v.crossovers) out.push(`  ${c.text}`);
   for (const l of repeatLines(v)) out.push(`  ${l}`);
-  for (const l of explained(v)) out.push(`  ${l}`);
+  for (const l of explained(v, r)) out.push(`  ${l}`);
   return out;
 }
 
@@ -80,7 +85,7 @@ function markdown(v: Versus, r: Report): string[] {
   if (v.crossovers.length) out.push('**Crossovers:**', '', ...v.crossovers.map((c) => `- ${c.text}`), '');
   const reps = repeatLines(v);
   if (reps.length) out.push('**Repeats:**', '', ...reps.map((l) => `- ${l}`), '');
-  out.push(...explained(v).map((l) => `_${l}_`), '');
+  out.push(...explained(v, r).map((l) => `_${l}_`), '');
   return out;
 }
 
@@ -106,7 +111,7 @@ function html(v: Versus, r: Report): string {
       chart(r, v) +
       cross +
       repeated +
-      explained(v)
+      explained(v, r)
         .map((l) => `<p class="legend-note">${esc(l)}</p>`)
         .join(''),
   );
@@ -151,7 +156,7 @@ function chart(r: Report, v: Versus): string {
 }
 
 /** summary.json's `versus`: every entry with its verdict sentence. */
-function json(v: Versus): unknown {
+function json(v: Versus, r: Report): unknown {
   return {
     baseline: v.baseline,
     variants: v.variants,
@@ -167,7 +172,10 @@ function json(v: Versus): unknown {
       e2e_speedup_ci: e.latency?.ci ? [e.latency.ci.lo, e.latency.ci.hi] : null,
       standing: e.standing,
       why: e.why,
-      verdict: entryVerdict(e, display) + (isRepeated(e) ? ` (across ${e.repeats.within.length} repeats; ${e.repeats.agreement})` : ''),
+      verdict:
+        entryVerdict(e, display) +
+        (isRepeated(e) ? ` (across ${e.repeats.within.length} repeats; ${e.repeats.agreement})` : '') +
+        confoundedNote(r.serving ?? null, e.variant, e.baseline, display),
       ...(isRepeated(e) ? { repeats: repeatsJson(e.repeats) } : {}),
     })),
     rankings: v.rankings,
