@@ -2,6 +2,7 @@
 // section is a file beside these and one entry here; buildReport builds each once and the four
 // renderers (text.ts, markdown.ts, html.ts, json.ts) loop over this list.
 import type { Report } from '../types';
+import { acceptance } from './acceptance';
 import { clientSelfCheck } from './client-check';
 import { comparisons } from './comparisons';
 import { cost } from './cost';
@@ -32,6 +33,7 @@ export const SECTIONS: AnySection[] = [
   knee,
   fallBehind,
   dataset,
+  acceptance,
   cost,
   energy,
   frontier,
