@@ -134,6 +134,14 @@ describe('.github/workflows', () => {
     }
   });
 
+  test("long.yml: on a schedule, the readers' fuzz with every reply cut at each of its bytes (FUZZ_EVERY_BYTE=1)", () => {
+    const long = parseWorkflow(read('long.yml'));
+    assert.ok(Array.isArray((long.on as Record<string, unknown>).schedule), 'long.yml runs on a schedule');
+    const steps = stepsOf(long).filter((s) => s.env?.FUZZ_EVERY_BYTE === '1');
+    assert.equal(steps.length, 1, 'one step sets FUZZ_EVERY_BYTE=1');
+    assert.match(steps[0].run ?? '', /node test\/run\.mjs .*fuzz\.test/, 'and runs the fuzz test file');
+  });
+
   test('test.yml: push and pull_request; k6 v1.3 and v2.2; the suite on a k6 built with xk6-sse, the stock cases on stock k6; REQUIRE_K6', () => {
     const on = tests.on as Record<string, unknown>;
     assert.ok('push' in on && 'pull_request' in on);
