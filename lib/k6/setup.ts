@@ -23,7 +23,7 @@ export function makeSetup(b: Bench): () => SetupData {
   const { spec, cfg, plan } = b;
   return function setup(): SetupData {
     console.log(
-      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.variants.length} variant(s) = ${plan.runs.length} run(s), ` +
+      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.variants.length} variant(s)${plan.repeats ? ` × ${plan.repeats} repeats` : ''} = ${plan.runs.length} run(s), ` +
         `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${b.transport.measures}.`,
     );
     const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? redacted(cfg).runId;
