@@ -27,6 +27,11 @@ interface Entry {
   throughput_ratio_ci: [number, number] | null;
   standing: string;
   why: string | null;
+  verdict: string;
+}
+interface ServingJson {
+  settings: Array<{ setting: string; mark: string }>;
+  pairs: Array<{ variant: string; confounders: Array<{ setting: string; values: [string, string] }> }>;
 }
 interface VersusJson {
   baseline: string;
@@ -53,7 +58,10 @@ for (const runner of RUNNERS) {
   describe(`compare on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     test("four variants against none: every interval holds the simulators' true ratio; verdicts, rankings, reports", async () => {
       const names = ['none', 'mtp', 'dflash', 'ddtree'];
-      const sims = await Promise.all(names.map((spec, i) => spawnSim({ engine: 'sglang', spec, timeScale: TIME_SCALE, seed: 20 + i })));
+      // DDTree's server shows CUDA graphs off (its timing is the same): the one setting that confounds its verdict.
+      const sims = await Promise.all(
+        names.map((spec, i) => spawnSim({ engine: 'sglang', spec, timeScale: TIME_SCALE, seed: 20 + i, ...(spec === 'ddtree' ? { cudaGraph: false } : {}) })),
+      );
       try {
         const env: Record<string, string> = { ...COMMON, VARIANTS: names.join(','), CONCURRENCY: '1,8' };
         names.forEach((n, i) => (env[`${n.toUpperCase()}_URL`] = sims[i].url));
@@ -81,6 +89,24 @@ for (const runner of RUNNERS) {
         const md = run.result.files.find((f) => f.endsWith('.report.md'));
         assert.ok(md);
         assert.match(run.result.stdout + run.result.stderr, /Output throughput against none \(98\.3 % simultaneous intervals/);
+        // A fair A/B: the serving configurations read before the load; equal ones do not confound, one scheduling setting does.
+        const sc = (run.summary as unknown as { serving_configuration: ServingJson }).serving_configuration;
+        assert.deepEqual(
+          sc.pairs.map((p) => [p.variant, p.confounders.map((d) => `${d.setting}: ${d.values.join(' → ')}`)]),
+          [
+            ['mtp', []],
+            ['dflash', []],
+            ['ddtree', ['cuda_graphs: true → false']],
+          ],
+          JSON.stringify(sc.pairs),
+        );
+        assert.equal(sc.settings.find((r) => r.setting === 'speculative_method')?.mark, 'intended');
+        for (const e of v.entries) {
+          if (e.variant === 'ddtree') assert.match(e.verdict, /; confounded: cuda_graphs differs \(none: true, DDTree: false; --disable-cuda-graph\)$/);
+          else assert.doesNotMatch(e.verdict, /confounded/);
+        }
+        assert.match(run.result.stdout + run.result.stderr, /Serving configuration \(read from each server before any load\)/);
+        assert.match(run.result.stdout + run.result.stderr, /DDTree vs none: confounded: cuda_graphs differs/);
       } finally {
         await Promise.all(sims.map((s) => s.stop()));
       }
