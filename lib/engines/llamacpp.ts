@@ -42,6 +42,7 @@ export const llamacpp: EngineProfile = {
     generationTokens: 'llamacpp:tokens_predicted_total',
     specDrafts: 'llamacpp:spec_decode_num_drafts_total',
     specAccepted: 'llamacpp:spec_decode_num_accepted_tokens_total',
+    specAcceptedPerPos: 'llamacpp:spec_decode_num_accepted_tokens_per_pos_total',
     generationSeconds: 'llamacpp:tokens_predicted_seconds_total',
   },
   // A request's prompt tokens go to prompt_tokens when computed and prompt_tokens_cached when
@@ -63,8 +64,9 @@ export const llamacpp: EngineProfile = {
   },
   metricsHint: 'start llama-server with --metrics',
   tokenize: { path: '/tokenize', textField: 'content', specialField: 'add_special', sendsModel: false, messages: false, countField: null },
-  // GET /props: the slots (-np), each slot's context (--ctx-size ÷ slots), the weights' file type
-  // and the speculative types. Batch sizes (-b, -ub), offload and flash attention are not shown.
+  // GET /props: the slots (-np), each slot's context (--ctx-size ÷ slots) and the weights' file type.
+  // Batch sizes (-b, -ub), offload and flash attention are not shown; nor is speculation: b11669
+  // started with a draft model still says params["speculative.types"] "none" (corpus b11669-props-draft-np2.json).
   serving: {
     routes: ['/props'],
     settings: {
@@ -72,8 +74,6 @@ export const llamacpp: EngineProfile = {
       quantization: { route: '/props', field: 'model_ftype', flag: 'the GGUF file type' },
       max_running_requests: { route: '/props', field: 'total_slots', flag: '--parallel (-np)' },
       context_length: { route: '/props', field: 'default_generation_settings.n_ctx', flag: '--ctx-size ÷ --parallel' },
-      speculative_method: { route: '/props', field: ['default_generation_settings', 'params', 'speculative.types'], flag: '--spec-type' },
-      speculative_draft_tokens: { route: '/props', field: ['default_generation_settings', 'params', 'speculative.n_max'], flag: '--spec-draft-n-max' },
     },
   },
   checked: 'real llama-server in the test loop (test/real-engine); corpus replies captured from it and quoted from 2023–2025 builds',

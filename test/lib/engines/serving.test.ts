@@ -33,18 +33,25 @@ test('SGLang: /get_server_info (corpus, v0.4.9) gives model, parallelism, the ru
   });
 });
 
-test('llama.cpp: /props (captured from b11669) gives the slots (-np), the per-slot context, the file type and no speculation', () => {
-  const read = readServing(profile('llamacpp').serving!, { json: { '/props': jsonObject(corpus('llamacpp/b11669-props.json')) }, gauges: {} });
-  assert.deepEqual(Object.fromEntries(Object.entries(read).map(([k, v]) => [k, v.value])), {
+test('llama.cpp: /props (captured from b11669) gives the slots (-np), the per-slot context and the file type, not the speculation', () => {
+  const read = (f: string) => readServing(profile('llamacpp').serving!, { json: { '/props': jsonObject(corpus(f)) }, gauges: {} });
+  const plain = read('llamacpp/b11669-props.json');
+  assert.deepEqual(Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, v.value])), {
     model: '/models/target.gguf',
     quantization: 'F16',
     max_running_requests: 1,
     context_length: 256,
-    speculative_method: 'none',
   });
-  assert.equal(read.max_running_requests?.source, 'GET /props total_slots');
-  assert.equal(read.max_running_requests?.flag, '--parallel (-np)');
-  assert.equal(read.speculative_method?.source, 'GET /props default_generation_settings.params.speculative.types');
+  assert.equal(plain.max_running_requests?.source, 'GET /props total_slots');
+  assert.equal(plain.max_running_requests?.flag, '--parallel (-np)');
+  // -np 2 -c 2048 with a draft model: 2 slots of 1024; its params still say speculative.types "none", so nothing speculative is read.
+  const draft = read('llamacpp/b11669-props-draft-np2.json');
+  assert.deepEqual(Object.fromEntries(Object.entries(draft).map(([k, v]) => [k, v.value])), {
+    model: '/models/target.gguf',
+    quantization: 'F16',
+    max_running_requests: 2,
+    context_length: 1024,
+  });
 });
 
 test('TGI: /info (corpus, 3.3.7) gives the model, its revision, the concurrency limit and the total tokens', () => {
