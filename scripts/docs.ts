@@ -12,6 +12,7 @@ import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
+import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type SettingSource } from '../lib/engines/serving';
 import { DIALECTS, DIALECT_NAMES } from '../lib/dialects/index';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -63,6 +64,23 @@ export function enginesTable(): string {
     return `| ${e.label} | \`${e.id}\` | ${probes || '—'} | \`${e.dialect}\` (offers ${e.offered.map((d) => `\`${d}\``).join(', ')}) | ${metrics} | ${tokenize} | ${cell(e.checked)} |`;
   });
   return ['| server | id | extra probes | DIALECT=auto | /metrics | tokenize | checked against |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** Where each engine shows each serving setting, from the profiles' `serving` (lib/engines/serving.ts). */
+export function servingTable(): string {
+  const engines = ENGINES.filter((e) => e.serving);
+  const where = (src: SettingSource) =>
+    'gauge' in src ? `\`${src.gauge}{${src.label}}\`` : `\`GET ${src.route}\` \`${typeof src.field === 'string' ? src.field : src.field.join('.')}\``;
+  const rows = SERVING_SETTING_NAMES.map((name) => {
+    const cells = engines.map((e) => {
+      if (name === 'engine') return 'preflight';
+      const s = e.serving?.settings[name];
+      const list = s === undefined ? [] : Array.isArray(s) ? (s as readonly SettingSource[]) : [s as SettingSource];
+      return list.length ? list.map(where).join(', else ') : 'not shown';
+    });
+    return `| \`${name}\` | ${SERVING_SETTINGS[name].group} | ${cells.join(' | ')} |`;
+  });
+  return [`| setting | kind | ${engines.map((e) => e.label).join(' | ')} |`, `|---|---|${engines.map(() => '---|').join('')}`, ...rows].join('\n');
 }
 
 /** The dialects and what each sends and reads, from the dialect table (lib/dialects/index.ts). */
@@ -158,7 +176,7 @@ export const FILES: Record<string, Sections> = {
   'docs/metrics.md': { metrics: metricsTable },
   'docs/capacity.md': { capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
-  'docs/engines.md': { engines: enginesTable },
+  'docs/engines.md': { engines: enginesTable, serving: servingTable },
   'docs/dialects.md': { dialects: dialectsTable, offered: offeredTable },
   'docs/architecture.md': { layers: layersTable },
   'docs/library.md': { 'library-metrics': libraryMetricsTable },
