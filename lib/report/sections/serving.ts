@@ -36,7 +36,7 @@ function pairLine(p: PairCheck): string {
   const declared = p.declared.length ? `; declared by AB_DIFFERS: ${p.declared.map((d) => differenceText(d, display)).join('; ')}` : '';
   const unknown = p.notCompared.length ? `; not compared (one side does not expose it): ${p.notCompared.join(', ')}` : '';
   if (p.confounders.length) return `${who}: confounded: ${p.confounders.map((d) => differenceText(d, display)).join('; ')}${declared}${unknown}`;
-  return `${who}: no difference but the speculative method among the settings compared${declared}${unknown}`;
+  return `${who}: not confounded: the settings compared agree, the speculative ones aside${declared}${unknown}`;
 }
 
 /** The lines under the table: each pair's finding, what no server exposes, what was read. */
