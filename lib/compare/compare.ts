@@ -321,7 +321,9 @@ function repeatMeans(r: SummaryRecord): { tps: number | null; e2e: number | null
  */
 function judgeAcross(bs: SummaryRecord[], ns: SummaryRecord[], tolerance: number): Judged {
   const none: SummaryRecord = { cell: '', variant: '', output_throughput_tokens_per_s: null, e2e_ms: null };
-  const notes = Array.from({ length: Math.max(bs.length, ns.length) }, (_, i) => lostNotes(bs[i] ?? none, ns[i] ?? none).map((n) => `repeat ${i + 1}, ${n}`)).flat();
+  const notes = Array.from({ length: Math.max(bs.length, ns.length) }, (_, i) =>
+    lostNotes(bs[i] ?? none, ns[i] ?? none).map((n) => `repeat ${i + 1}, ${n}`),
+  ).flat();
   const mb = bs.map(repeatMeans);
   const mn = ns.map(repeatMeans);
   const mean = (xs: Array<number | null>) => (xs.every(positive) ? xs.reduce((a, x) => a + x, 0) / xs.length : null);

@@ -26,10 +26,15 @@ test('summary.json of a repeated run: one record per repeat, each with its repea
   );
   const c = s.comparisons[0];
   assert.equal(c.repeats.per_repeat.length, 3);
-  assert.ok(c.repeats.per_repeat.every((p: { variant_output_tokens_per_s: number; baseline_output_tokens_per_s: number }) => p.variant_output_tokens_per_s > 0 && p.baseline_output_tokens_per_s > 0));
+  assert.ok(
+    c.repeats.per_repeat.every(
+      (p: { variant_output_tokens_per_s: number; baseline_output_tokens_per_s: number }) =>
+        p.variant_output_tokens_per_s > 0 && p.baseline_output_tokens_per_s > 0,
+    ),
+  );
   assert.equal(c.repeats.across_run_df, 2);
   assert.ok(c.repeats.spread.max >= c.repeats.spread.min);
-  assert.deepEqual(c.throughput_ratio_ci, c.repeats.across_run_ci, 'the verdict\'s interval is the across-run one');
+  assert.deepEqual(c.throughput_ratio_ci, c.repeats.across_run_ci, "the verdict's interval is the across-run one");
   assert.match(c.verdict, /across 3 repeats/);
   // Unrepeated: no repeat anywhere.
   const once = JSON.parse(fakeSummary({}));
@@ -43,7 +48,10 @@ test('both runs repeated: drift between repeats is no regression across runs, th
   const next = { env: R3, drift: [1.07, 0.94, 1.0], wobble: 0.005, noise: 2, runId: 'new' };
   const c = compared(base, next);
   assert.equal(c.rule, 'across-run');
-  assert.ok(c.notes.some((n) => /^rule: across runs/.test(n)), c.notes.join('\n'));
+  assert.ok(
+    c.notes.some((n) => /^rule: across runs/.test(n)),
+    c.notes.join('\n'),
+  );
   assert.equal(c.regressions, 0, c.cells.map((x) => `${x.cell} ${x.variant} ${x.verdict} ${JSON.stringify(x.throughput)}`).join('\n'));
   for (const x of c.cells) {
     assert.ok(x.throughput?.ci && x.throughput.ci.lo < 1 && x.throughput.ci.hi > 1, `${x.cell} ${x.variant}: ${JSON.stringify(x.throughput)}`);
@@ -52,7 +60,7 @@ test('both runs repeated: drift between repeats is no regression across runs, th
   // The same first repeats compared as unrepeated runs: 7 % slower within the run, a regression.
   const within = compared({ ...base, env: {} }, { ...next, env: {} });
   assert.equal(within.rule, 'within-run');
-  assert.ok(within.regressions > 0, 'the within-run rule calls the first repeat\'s drift a regression');
+  assert.ok(within.regressions > 0, "the within-run rule calls the first repeat's drift a regression");
   assert.ok(renderCompareText(c).includes('rule: across runs'));
 });
 
@@ -68,7 +76,10 @@ test('both runs repeated, the new one 10 % slower in every repeat: a regression 
 test('only one run repeated: the within-run rule on its first repeat, and it says so', () => {
   const c = compared({ env: R3 }, { runId: 'new' });
   assert.equal(c.rule, 'within-run');
-  assert.ok(c.notes.some((n) => /^rule: within one run — only the baseline was repeated/.test(n)), c.notes.join('\n'));
+  assert.ok(
+    c.notes.some((n) => /^rule: within one run — only the baseline was repeated/.test(n)),
+    c.notes.join('\n'),
+  );
   assert.equal(compared({}, { runId: 'new' }).notes.filter((n) => n.startsWith('rule:')).length, 0, 'neither repeated: as before');
 });
 

@@ -68,7 +68,7 @@ test('pairedRatio: two repeats have 1 degree of freedom (t = 12.7), so a wide in
   assert.equal(pairedRatio([1.1, NaN], 0.95), null);
 });
 
-test('unpairedRatio: Welch on the log ratio of two tests\' repeat means, as ratioOfMeans', () => {
+test("unpairedRatio: Welch on the log ratio of two tests' repeat means, as ratioOfMeans", () => {
   const base = [100, 102, 98];
   const next = [90, 91, 89];
   const r = unpairedRatio(next, base, 0.95);
@@ -116,7 +116,10 @@ test('repeats that agree: a verdict across runs, and one repeat that did not see
   assert.equal(f.standing, 'same', 'a 10 % spread over three repeats');
   assert.match(f.repeats.agreement, /^not reproducible: faster in 2 of 3 repeats, no significant difference in 1$/);
   const ab = compare(run('a', 1, 110), run('b', 1, 100), 'at c=1', SLICE_MS, pairs([1.1, 1.11, 1.09]));
-  assert.match(ab.verdict, /^a faster by 1\.10× \[1\.0\d, 1\.1\d\] at c=1, across 3 repeats \(within-run r1 ▲ 1\.10× .*\(t, 2 df\): faster in 3 of 3 repeats\)$/);
+  assert.match(
+    ab.verdict,
+    /^a faster by 1\.10× \[1\.0\d, 1\.1\d\] at c=1, across 3 repeats \(within-run r1 ▲ 1\.10× .*\(t, 2 df\): faster in 3 of 3 repeats\)$/,
+  );
   assert.equal(ab.repeats?.within.length, 3);
 });
 
@@ -143,7 +146,14 @@ test('versusAcrossRepeats: N-way entries, rankings and crossovers from the acros
 });
 
 test('plan: REPEATS chains the comparison R times, rotating the order, naming and tagging each repeat; 1 leaves it as it was', () => {
-  const cells = buildCells([128], [64], [{ kind: 'vus', vus: 1 }, { kind: 'vus', vus: 2 }]);
+  const cells = buildCells(
+    [128],
+    [64],
+    [
+      { kind: 'vus', vus: 1 },
+      { kind: 'vus', vus: 2 },
+    ],
+  );
   const cfg = { durationMs: 10_000, gracefulStopMs: 5000, slices: 5, requests: null, maxVus: 16 };
   const once = buildPlan(cfg, cells, ['a', 'b']);
   assert.deepEqual(buildPlan({ ...cfg, repeats: 1 }, cells, ['a', 'b']), once);
