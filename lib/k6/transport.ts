@@ -24,7 +24,8 @@ export const sendHttp: Send = (target, wire, timeoutMs) => {
   }
   const contentType = (res.headers['Content-Type'] as string | undefined) ?? '';
   const body = typeof res.body === 'string' ? res.body : '';
-  return { result: target.dialect.parseBody(res.status, body, contentType), startMs, endMs, events: null };
+  const connection = { connectMs: res.timings.connecting, tlsMs: res.timings.tls_handshaking };
+  return { result: target.dialect.parseBody(res.status, body, contentType), startMs, endMs, events: null, connection };
 };
 
 interface SseEvent {

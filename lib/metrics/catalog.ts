@@ -354,6 +354,27 @@ export const METRICS = {
     unit: 'ms',
     help: 'TRACE replays: how late each request was sent against its instant in the trace (sent − due); a p99 above TRACE_MAX_LAG marks the replay not faithful (client-limited).',
   },
+  newConnection: {
+    name: 'llm_new_connection',
+    type: 'rate',
+    time: false,
+    unit: 'requests',
+    help: "Generation requests that opened a new TCP connection (k6's http_req_connecting above 0) rather than reusing one: each such request waits one round trip more (the handshake) before it is sent, two with TLS 1.2. The http transport only: xk6-sse gives no connection phases (it opens a connection per request).",
+  },
+  connect: {
+    name: 'llm_connect',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: "TCP connect time of the generation requests that opened a connection (k6's http_req_connecting): one network round trip, the network's share of those requests' TTFT and e2e. The http transport only.",
+  },
+  tlsHandshake: {
+    name: 'llm_tls_handshake',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: "TLS handshake time of the generation requests that made one (k6's http_req_tls_handshaking): one round trip (TLS 1.3) or two (1.2) on top of the connect. The http transport only.",
+  },
   clientGap: {
     name: 'llm_client_gap',
     type: 'trend',
@@ -437,6 +458,20 @@ export const METRICS = {
     time: false,
     unit: 'tokens/step',
     help: "Acceptance length over the steady window from the server's counters: 1 + Δaccepted / Δdrafts (vLLM and llama.cpp spec_decode_num_accepted_tokens and spec_decode_num_drafts, a draft being one verify step).",
+  },
+  serverSpecSteps: {
+    name: 'llm_server_spec_steps',
+    type: 'counter',
+    time: false,
+    unit: 'steps',
+    help: "Verify steps over the steady window from the server's counters (Δ spec_decode_num_drafts, vLLM and llama.cpp): the denominator of llm_server_spec_accepted_by_position.",
+  },
+  serverAcceptedByPosition: {
+    name: 'llm_server_spec_accepted_by_position',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: "Draft tokens accepted at draft position `position` (1 … 16) over the steady window, from the server's per-position counter (Δ spec_decode_num_accepted_tokens_per_pos); ÷ llm_server_spec_steps, the share of verify steps that accepted that position.",
   },
   serverThroughput: {
     name: 'llm_server_output_throughput',

@@ -11,6 +11,13 @@ export interface Outcome {
   endMs: number;
   /** Token-carrying events with arrival times; null when the transport cannot see events. */
   events: Events | null;
+  /** k6's connection phases of the request (0 on a reused connection); absent where the transport gives none (xk6-sse). */
+  connection?: Connection;
+}
+
+export interface Connection {
+  connectMs: number;
+  tlsMs: number;
 }
 
 export interface Window {
@@ -148,6 +155,13 @@ function addPerRequest(
   else add(metric, value);
 }
 
+/** The network's share of a request that reached the server: a new connection, its connect and TLS times. */
+function recordConnection(c: Connection, add: AddSample): void {
+  add('newConnection', c.connectMs > 0 ? 1 : 0);
+  if (c.connectMs > 0) add('connect', c.connectMs);
+  if (c.tlsMs > 0) add('tlsHandshake', c.tlsMs);
+}
+
 /** A closed-loop VU's time between the end of one request and sending the next (llm_client_gap). */
 export function recordGap(gapMs: number, w: Pick<Window, 'itlBuckets'>, add: AddSample): void {
   addPerRequest('clientGap', gapMs, w, null, add);
@@ -189,6 +203,7 @@ export function shortCause(finishReason: string | null): ShortCause {
  */
 export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample, requested: number | null = null): void {
   const r = o.result;
+  if (o.connection) recordConnection(o.connection, add);
   if (!r.ok) {
     add('success', 0);
     add('errors', 1, errorTags(r.error?.class ?? 'invalid_reply'));

@@ -1,6 +1,6 @@
 // summary.json: one record per cell and variant, every field named with its unit. Values that
 // were not measured are null, never zero.
-import type { Dist, RunFigures } from './model';
+import type { ConnectionFigures, Dist, RunFigures } from './model';
 import type { Report } from './types';
 import { renamedKeys, sectionsJson } from './sections/index';
 import { faithful } from './client-check';
@@ -11,6 +11,23 @@ function ms(d: Dist | null) {
   const out = { avg: d.avg, p50: d.p50, p90: d.p90, p99: d.p99, max: d.max, count: d.count };
   // Counted in log buckets (ITL_SAMPLES=histogram): say how close the quantiles are.
   return d.bucketed ? { ...out, relative_error: RELATIVE_ERROR } : out;
+}
+
+function clientCheckJson(c: RunFigures['client']) {
+  return {
+    e2e_overhead_ms: c.e2eOverheadMs,
+    ttft_overhead_ms: c.ttftOverheadMs,
+    vu_gap_ms: c.gap === null ? null : { avg: c.gap.avg, p50: c.gap.p50, p99: c.gap.p99, count: c.gap.count },
+    itl_quantised: c.itlQuantised,
+    client_limited: c.limited.length > 0,
+    reasons: c.limited,
+    held_by_network: c.held,
+  };
+}
+
+/** The network's share of the run's requests (RunFigures.connection); null: not measured. */
+function connectionJson(c: ConnectionFigures | null) {
+  return c === null ? null : { requests: c.requests, new_connections: c.opened, connect_ms: ms(c.connect), tls_handshake_ms: ms(c.tls) };
 }
 
 /** A per-request rate's figures: as ms() gives them, without the max and count this field never had. */
@@ -104,15 +121,8 @@ export function runRecord(r: RunFigures) {
     server_output_throughput_tokens_per_s: r.server?.outputTokensPerSec ?? null,
     server_time_per_token_ms: r.server?.timePerTokenMs ?? null,
     dropped_iterations: r.dropped,
-    client_check: {
-      e2e_overhead_ms: r.client.e2eOverheadMs,
-      ttft_overhead_ms: r.client.ttftOverheadMs,
-      vu_gap_ms: r.client.gap === null ? null : { avg: r.client.gap.avg, p50: r.client.gap.p50, p99: r.client.gap.p99, count: r.client.gap.count },
-      itl_quantised: r.client.itlQuantised,
-      client_limited: r.client.limited.length > 0,
-      reasons: r.client.limited,
-      held_by_network: r.client.held,
-    },
+    client_check: clientCheckJson(r.client),
+    connection: connectionJson(r.connection ?? null),
     notes: r.notes,
   };
 }

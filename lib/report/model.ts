@@ -9,8 +9,8 @@ import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
 import { BUCKETS_OF, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../metrics/samples';
-import { acceptanceByPosition, acceptanceOf, type Acceptance, type AcceptanceByPosition } from './acceptance';
-import { bucketKey, subKey } from '../plan/summary-keys';
+import { acceptanceByPosition, acceptanceOf, serverPositions, type Acceptance, type AcceptanceByPosition } from './acceptance';
+import { bucketKey, SERVER_POSITIONS, subKey } from '../plan/summary-keys';
 import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
 
@@ -31,6 +31,8 @@ export interface ServerFigures {
   e2eMeanMs: number | null;
   queueMeanMs: number | null;
   acceptanceLength: number | null;
+  /** Δ verify steps and Δ accepted drafts at positions 1 … 16 over the window; null when the server has no per-position counter or no step. */
+  acceptedByPosition: { steps: number; accepted: number[] } | null;
   outputTokensPerSec: number | null;
   /** llama.cpp: generation time per generated token over the window (llm_server_time_per_token). */
   timePerTokenMs: number | null;
@@ -96,7 +98,18 @@ export interface RunFigures {
   vusRan: number;
   /** Whether the load generator, not the server, set this run's numbers. */
   client: ClientCheck;
+  /** The network's share: connections the generation requests opened; null where not measured (xk6-sse gives no connection phases). */
+  connection?: ConnectionFigures | null;
   notes: string[];
+}
+
+export interface ConnectionFigures {
+  /** Generation requests whose connection phases k6 gave, and how many of them opened a new connection. */
+  requests: number;
+  opened: number;
+  /** TCP connect (one round trip) and TLS handshake of those that opened one; null when none did. */
+  connect: Dist | null;
+  tls: Dist | null;
 }
 
 function metric(m: SummaryMetrics, key: string): SummaryMetric | undefined {
@@ -217,8 +230,18 @@ function serverFigures(m: SummaryMetrics, run: Run): ServerFigures {
     e2eMeanMs: single(m, subKey('serverE2e', p)),
     queueMeanMs: single(m, subKey('serverQueue', p)),
     acceptanceLength: single(m, subKey('serverAcceptance', p)),
+    acceptedByPosition: serverAccepted(m, p),
     outputTokensPerSec: single(m, subKey('serverThroughput', p)),
     timePerTokenMs: single(m, subKey('serverTimePerToken', p)),
+  };
+}
+
+function serverAccepted(m: SummaryMetrics, probe: string): ServerFigures['acceptedByPosition'] {
+  const steps = count(m, subKey('serverSpecSteps', probe));
+  if (steps === 0) return null;
+  return {
+    steps,
+    accepted: Array.from({ length: SERVER_POSITIONS }, (_, i) => count(m, subKey('serverAcceptedByPosition', probe, { position: String(i + 1) }))),
   };
 }
 
@@ -249,7 +272,8 @@ function speculation(
   const accepted = count(m, subKey('draftAccepted', s));
   return {
     acceptance,
-    acceptanceByPosition: acceptanceByPosition(histogram),
+    acceptanceByPosition:
+      acceptanceByPosition(histogram) ?? (server.acceptedByPosition && serverPositions(server.acceptedByPosition.steps, server.acceptedByPosition.accepted)),
     draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
   };
 }
@@ -275,6 +299,13 @@ function shortReplies(m: SummaryMetrics, s: string): RunFigures['short'] {
     if (n > 0) byCause[cause] = n;
   }
   return { counted, replies: all?.passes ?? 0, byCause, requested: count(m, subKey('requestedTokens', s)) };
+}
+
+function connectionOf(m: SummaryMetrics, s: string): ConnectionFigures | null {
+  const v = metric(m, subKey('newConnection', s))?.values;
+  const requests = (v?.passes ?? 0) + (v?.fails ?? 0);
+  if (requests === 0) return null;
+  return { requests, opened: v?.passes ?? 0, connect: dist(m, subKey('connect', s)), tls: dist(m, subKey('tlsHandshake', s)) };
 }
 
 /** Requests by outcome and failures by class; refused attempts (unreachable) are not requests. */
@@ -383,6 +414,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
       openLoop: run.cell.load.kind !== 'vus',
       schedule: run.cell.load.kind === 'trace' ? { lag: dist(m, subKey('scheduleLag', s)), maxLagMs: run.cell.load.maxLagMs } : null,
     }),
+    connection: connectionOf(m, s),
     notes,
   };
 }

@@ -6,9 +6,16 @@ import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from '../client-check';
 import { display } from '../analysis';
 import { fmtMs, loadLabel, mdTable } from '../format';
 import { htmlSection } from '../html-parts';
-import type { RunFigures } from '../model';
+import type { ConnectionFigures, RunFigures } from '../model';
 import { esc } from '../svg/common';
 import type { ReportSection } from './section';
+
+/** The network's share: requests on a new connection and its connect (one round trip) and TLS time. */
+function connectionCell(c: ConnectionFigures | null): string {
+  if (c === null) return 'not measured';
+  const tls = c.tls === null ? '' : `, TLS ${fmtMs(c.tls.p50)}`;
+  return `${c.opened} of ${c.requests} new${c.connect === null ? '' : `: connect ${fmtMs(c.connect.p50)}${tls}`}`;
+}
 
 /** The client self-check as table rows: cell, variant, e2e and TTFT overhead, VU gap, dropped, verdict. */
 function clientRows(runs: RunFigures[]): string[][] {
@@ -20,6 +27,7 @@ function clientRows(runs: RunFigures[]): string[][] {
       x.variant,
       signed(c.e2eOverheadMs),
       signed(c.ttftOverheadMs),
+      connectionCell(x.connection ?? null),
       c.gap === null ? '–' : `${fmtMs(c.gap.avg)} / ${fmtMs(c.gap.p99)}`,
       String(c.dropped),
       [c.held === null ? '' : 'held by the network', c.limited.length > 0 ? `client-limited: ${c.limited.join('; ')}` : ''].filter(Boolean).join('; ') || 'ok',
@@ -27,7 +35,7 @@ function clientRows(runs: RunFigures[]): string[][] {
   });
 }
 
-const CLIENT_HEAD = ['cell', 'variant', 'e2e overhead', 'TTFT overhead', 'VU gap avg / p99', 'dropped', 'verdict'];
+const CLIENT_HEAD = ['cell', 'variant', 'e2e overhead', 'TTFT overhead', 'connections (p50)', 'VU gap avg / p99', 'dropped', 'verdict'];
 
 /** One line per client-limited run, the advice, one per run the network held, and the quantised-ITL note; empty when all is well. */
 function clientLines(runs: RunFigures[]): string[] {
@@ -42,7 +50,7 @@ function clientLines(runs: RunFigures[]): string[] {
   return out;
 }
 
-const numeric = (j: number) => (j >= 2 && j <= 5 ? 'n' : '');
+const numeric = (j: number) => (j >= 2 && j <= 6 ? 'n' : '');
 
 export const clientSelfCheck: ReportSection<RunFigures[]> = {
   key: 'runs',
@@ -59,7 +67,7 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
     return [
       '## Client self-check',
       '',
-      "Client mean minus the server's own over the steady window (client + network overhead), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.",
+      "Client mean minus the server's own over the steady window (client + network overhead), the network's share (requests that opened a connection, its TCP connect: one round trip, and TLS handshake; each request also waits one round trip for its reply; not measured over xk6-sse, which opens a connection per request and gives no phases), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.",
       '',
       mdTable(CLIENT_HEAD, clientRows(runs)),
       '',
@@ -75,7 +83,7 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
     const lines = clientLines(runs);
     return htmlSection(
       'Client self-check',
-      `<p class="legend-note">Client mean minus the server's own over the steady window (client + network overhead), and the time each VU spends between requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, not the server, set its numbers.</p>` +
+      `<p class="legend-note">Client mean minus the server's own over the steady window (client + network overhead), the network's share (requests that opened a connection, its TCP connect: one round trip, and TLS handshake; each request also waits one round trip for its reply; not measured over xk6-sse, which opens a connection per request and gives no phases), and the time each VU spends between requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, not the server, set its numbers.</p>` +
         `<div class="scroll"><table class="client"><thead><tr>${CLIENT_HEAD.map((h, j) => `<th class="${numeric(j)}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
         (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
     );
