@@ -4,12 +4,14 @@
 //
 // - /metrics (scraped just before and just after the run): llama.cpp's counters grow when a
 //   request finishes, by that request's own counts. Over a run that is the measured requests plus
-//   the preflight's. With WARMUP_REQUESTS=w the preflight sends, when healthy (no retry, no
-//   stall, so its stall-localisation path does not run), exactly: the one-token check (an 8-token
-//   prompt, 1 output token) and, if w ≥ 1, warm-up 1 (the longest prompt, 1 output token).
-//   Requests that generate one token never draft. Hence, per server:
-//     Δ tokens_predicted_total                            = suite output_tokens + 1 + min(w, 1)
-//     Δ (prompt_tokens_total + prompt_tokens_cached_total) = suite input_tokens + 8 + 64·min(w, 1)
+//   the preflight's. With WARMUP_REQUESTS=w the preflight sends, when healthy (no retry),
+//   exactly: the one-token check (an 8-token prompt, 1 output token), beside it one probe of each
+//   other layer llama.cpp offers (1 output token; 8 prompt tokens on a prompt route, on the chat
+//   route c, its answer's usage, through the proxy), and, if w ≥ 1, warm-up 1 (the longest prompt,
+//   1 output token). Requests that generate one token never draft. Hence, per server, with n
+//   probes of other layers:
+//     Δ tokens_predicted_total                            = suite output_tokens + 1 + n + min(w, 1)
+//     Δ (prompt_tokens_total + prompt_tokens_cached_total) = suite input_tokens + 8 + (probes' prompts) + 64·min(w, 1)
 //     Δ spec_decode_num_draft_tokens_total                = suite draft_tokens
 //     Δ spec_decode_num_accepted_tokens_total             = suite draft_accepted_tokens
 //   (w ≤ 1 here; warm-up 2 would add 16 more tokens, drafted.) A prompt found in the slot's cache
@@ -39,6 +41,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { explain, RUNNERS, type Run } from '../scenarios/harness';
 import { llamaUnavailableReason, prepareLlama, startLlamaServer, type LlamaServer } from './servers';
+import { DIALECT_TRAITS, type DialectName } from '../../lib/dialects/index';
+import { engineById } from '../../lib/engines/index';
+import { stallProbeDialects } from '../../lib/preflight/diagnose';
 
 const ISL = 64;
 const OSL = 32;
@@ -67,11 +72,16 @@ function counters(page: string): Counters {
   return out;
 }
 
-/** What the bundles see of a server: every request forwarded as it is, /metrics pages kept. */
+/** What the bundles see of a server: every request forwarded as it is, /metrics pages and chat usage kept. */
 interface Proxy {
   url: string;
   /** The 200 answers to GET /metrics since the last reset, with the proxy's clock. */
   scrapes: Array<{ atMs: number; page: string }>;
+  /**
+   * The prompt tokens of each whole (non-streamed) 200 answer to POST /v1/chat/completions since the
+   * last reset, from its usage: a chat prompt's templated length is the server's to say.
+   */
+  chatPrompts: number[];
   close(): Promise<void>;
 }
 
@@ -81,6 +91,7 @@ interface Proxy {
 function recordingProxy(upstream: string): Promise<Proxy> {
   const up = new URL(upstream);
   const scrapes: Proxy['scrapes'] = [];
+  const chatPrompts: number[] = [];
   const server = createServer({ keepAliveTimeout: 600_000 }, (req, res) => {
     const headers = { ...req.headers };
     delete headers.connection;
@@ -91,6 +102,14 @@ function recordingProxy(upstream: string): Promise<Proxy> {
         const chunks: Buffer[] = [];
         ur.on('data', (c: Buffer) => chunks.push(c));
         ur.on('end', () => scrapes.push({ atMs: Date.now(), page: Buffer.concat(chunks).toString('utf8') }));
+      }
+      if (req.method === 'POST' && req.url === '/v1/chat/completions' && ur.statusCode === 200 && /json/.test(ur.headers['content-type'] ?? '')) {
+        const chunks: Buffer[] = [];
+        ur.on('data', (c: Buffer) => chunks.push(c));
+        ur.on('end', () => {
+          const usage = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { usage?: { prompt_tokens?: number } }).usage;
+          chatPrompts.push(usage?.prompt_tokens ?? NaN);
+        });
       }
       ur.pipe(res);
     });
@@ -107,6 +126,7 @@ function recordingProxy(upstream: string): Promise<Proxy> {
       resolve({
         url: `http://127.0.0.1:${port}`,
         scrapes,
+        chatPrompts,
         close: () =>
           new Promise<void>((r) => {
             server.closeAllConnections();
@@ -195,6 +215,7 @@ interface Before {
 
 async function mark(e: Engine): Promise<Before> {
   e.proxy.scrapes.length = 0;
+  e.proxy.chatPrompts.length = 0;
   return { counters: await scrape(e.server.url), logAt: e.log.mark() };
 }
 
@@ -204,6 +225,8 @@ interface Observed {
   preflight: Timing[];
   /** The /metrics pages the bundle fetched: preflight's engine check, window start, window end. */
   scrapes: Proxy['scrapes'];
+  /** The prompt tokens of the whole chat answers (preflight's probe of the chat layer). */
+  chatPrompts: number[];
 }
 
 async function observe(e: Engine, b: Before): Promise<Observed> {
@@ -214,6 +237,7 @@ async function observe(e: Engine, b: Before): Promise<Observed> {
     measured: records.filter((r) => r.evalTokens === OSL),
     preflight: records.filter((r) => r.evalTokens !== OSL),
     scrapes: [...e.proxy.scrapes],
+    chatPrompts: [...e.proxy.chatPrompts],
   };
 }
 
@@ -281,13 +305,28 @@ function within(what: string, client: number, server: number, share: number): st
  * The checks every run gets, per server: requests, tokens and prompt tokens against the engine,
  * and the preflight's requests exactly as expected.
  */
-function accountingChecks(label: string, rec: RecordJson, o: Observed, warmup: number): void {
+function accountingChecks(label: string, rec: RecordJson, o: Observed, warmup: number, dialect: DialectName): void {
   assert.equal(rec.requests_failed, 0, `${label}: failed requests`);
   // Requests: the log's records of OSL-token requests are the measured ones; the rest are the
-  // preflight's, one-token check (8-token prompt) then warm-up 1 (the ISL prompt), 1 token each.
+  // preflight's, 1 token each: the one-token check (8-token prompt), beside it a probe of each
+  // other layer llama.cpp offers (lib/preflight: 8 tokens on a prompt route, on the chat route
+  // what its template makes of the 8-token text, which its answer's usage says), then warm-up 1
+  // (the ISL prompt).
   assert.equal(rec.requests, o.measured.length, `${label}: suite requests vs the server's log`);
+  const layers = stallProbeDialects(engineById('llamacpp'), dialect);
+  const chatLayers = layers.filter((d) => DIALECT_TRAITS[d].chat).length;
+  assert.equal(o.chatPrompts.length, chatLayers, `${label}: the chat layer's probe answered (${o.chatPrompts.join(', ')} prompt tokens)`);
+  assert.ok(
+    o.chatPrompts.every((n) => n >= PROBE_PROMPT),
+    `${label}: chat probe prompt tokens ${o.chatPrompts.join(', ')}`,
+  );
   // The log counts the prompt tokens evaluated, not those found in the cache: at most the prompt.
-  const expectPreflight = [{ p: PROBE_PROMPT, e: 1 }, ...(warmup >= 1 ? [{ p: ISL, e: 1 }] : [])];
+  const expectPreflight = [
+    { p: PROBE_PROMPT, e: 1 },
+    ...layers.filter((d) => !DIALECT_TRAITS[d].chat).map(() => ({ p: PROBE_PROMPT, e: 1 })),
+    ...o.chatPrompts.map((p) => ({ p, e: 1 })),
+    ...(warmup >= 1 ? [{ p: ISL, e: 1 }] : []),
+  ].sort((x, y) => x.p - y.p);
   const seen = o.preflight.map((r) => ({ p: r.promptTokens, e: r.evalTokens })).sort((x, y) => x.p - y.p);
   const what = `${label}: the requests besides the measured ones are exactly the preflight's: ${JSON.stringify(seen)} vs ${JSON.stringify(expectPreflight)}`;
   assert.ok(seen.length === expectPreflight.length && seen.every((x, i) => x.e === expectPreflight[i].e && x.p >= 1 && x.p <= expectPreflight[i].p), what);
@@ -497,8 +536,8 @@ describe('real llama.cpp servers', async () => {
         );
         const a = s.records.find((r) => r.variant === 'dflash') as RecordJson;
         const b = s.records.find((r) => r.variant === 'mtp') as RecordJson;
-        accountingChecks('spec', a, os, 0);
-        accountingChecks('plain', b, op, 0);
+        accountingChecks('spec', a, os, 0, 'llamacpp');
+        accountingChecks('plain', b, op, 0, 'openai');
         const notes = [acceptanceChecks('spec', a, os), windowChecks('spec', a, os, true), windowChecks('plain', b, op, false)];
         noDraftChecks('plain', b, op);
         // One request at a time: nothing waits, so 10 % (or 50 ms) covers the transport.
@@ -700,7 +739,7 @@ describe('real llama.cpp servers', async () => {
         noPreflightRetry(s);
         assert.match(s.variants[0].engineLabel, /^llama\.cpp b\d+$/);
         const rec = s.records[0];
-        accountingChecks('spec', rec, o, 1);
+        accountingChecks('spec', rec, o, 1, 'openai');
         const notes = [acceptanceChecks('spec', rec, o), windowChecks('spec', rec, o, true)];
         // Two requests share the server: a new one waits for the other's decode step in progress
         // before its prompt is evaluated, a wait the log's times do not include (about 14 % on
