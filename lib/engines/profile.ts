@@ -48,6 +48,8 @@ export interface MetricNames {
   generationTokens: string;
   specDrafts: string | null;
   specAccepted: string | null;
+  /** Counter of accepted draft tokens by draft position (label `position`, from 0); optional: null or absent when the server has none. */
+  specAcceptedPerPos?: string | null;
   /** Counter of seconds spent generating the tokens of generationTokens. */
   generationSeconds: string | null;
 }

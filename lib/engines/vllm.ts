@@ -30,6 +30,7 @@ export const vllm: EngineProfile = {
     generationTokens: 'vllm:generation_tokens_total',
     specDrafts: 'vllm:spec_decode_num_drafts_total',
     specAccepted: 'vllm:spec_decode_num_accepted_tokens_total',
+    specAcceptedPerPos: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
     generationSeconds: null,
   },
   // Tokens looked up in, and found in, the prefix cache, counted as each request is scheduled.

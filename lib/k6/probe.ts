@@ -11,6 +11,7 @@ import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
+import { SERVER_POSITIONS } from '../plan/summary-keys';
 
 // The scraping code (and the engines' metric names) is evaluated on the first call, in the VUs
 // that probe alone: k6 evaluates a script in every VU (docs/fidelity.md, "What a VU holds").
@@ -26,6 +27,7 @@ type ServerKey =
   | 'serverE2e'
   | 'serverQueue'
   | 'serverAcceptance'
+  | 'serverSpecSteps'
   | 'serverThroughput'
   | 'serverTimePerToken'
   | 'serverCacheHits'
@@ -66,6 +68,11 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     add('serverE2e', f.e2eMeanMs);
     add('serverQueue', f.queueMeanMs);
     add('serverAcceptance', f.acceptanceLength);
+    if (f.acceptedByPosition !== null) {
+      add('serverSpecSteps', f.acceptedByPosition.steps);
+      const kept = f.acceptedByPosition.accepted.slice(0, SERVER_POSITIONS);
+      kept.forEach((n, i) => b.metrics.serverAcceptedByPosition.add(n, { position: String(i + 1) }));
+    }
     add('serverThroughput', f.outputTokensPerSecond);
     add('serverTimePerToken', f.timePerTokenMs);
     if (f.prefixCache !== null) {

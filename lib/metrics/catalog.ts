@@ -459,6 +459,20 @@ export const METRICS = {
     unit: 'tokens/step',
     help: "Acceptance length over the steady window from the server's counters: 1 + Δaccepted / Δdrafts (vLLM and llama.cpp spec_decode_num_accepted_tokens and spec_decode_num_drafts, a draft being one verify step).",
   },
+  serverSpecSteps: {
+    name: 'llm_server_spec_steps',
+    type: 'counter',
+    time: false,
+    unit: 'steps',
+    help: "Verify steps over the steady window from the server's counters (Δ spec_decode_num_drafts, vLLM and llama.cpp): the denominator of llm_server_spec_accepted_by_position.",
+  },
+  serverAcceptedByPosition: {
+    name: 'llm_server_spec_accepted_by_position',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: "Draft tokens accepted at draft position `position` (1 … 16) over the steady window, from the server's per-position counter (Δ spec_decode_num_accepted_tokens_per_pos); ÷ llm_server_spec_steps, the share of verify steps that accepted that position.",
+  },
   serverThroughput: {
     name: 'llm_server_output_throughput',
     type: 'trend',

@@ -106,6 +106,9 @@ export function summaryTrendStats(cfg: Pick<BenchConfig, 'partial'>): string[] {
   return cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS;
 }
 
+/** Draft positions whose server-side acceptance a run keeps (llm_server_spec_accepted_by_position): 1 … 16, as the per-request bins. */
+export const SERVER_POSITIONS = SPEC_ACCEPTED_BINS - 1;
+
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests', 'specWindowSteps', 'specWindowTokens'];
 const PER_PROBE: MetricKey[] = [
   'serverTtft',
@@ -113,6 +116,7 @@ const PER_PROBE: MetricKey[] = [
   'serverE2e',
   'serverQueue',
   'serverAcceptance',
+  'serverSpecSteps',
   'serverThroughput',
   'serverTimePerToken',
   'serverCacheHits',
@@ -163,6 +167,9 @@ export function summaryThresholds(
     for (let s = 0; s < plan.slices; s++) for (const m of PER_SLICE) keep(subKey(m, run.scenario, { slice: String(s) }), m);
     th[subKey('dropped_iterations', run.scenario)] = ['count>=0'];
     if (withProbes) for (const m of PER_PROBE) keep(subKey(m, probeScenario(run)), m);
+    if (withProbes)
+      for (let p = 1; p <= SERVER_POSITIONS; p++)
+        keep(subKey('serverAcceptedByPosition', probeScenario(run), { position: String(p) }), 'serverAcceptedByPosition');
     if (withProbes && (cfg.variants ?? []).some((v) => v.variant === run.variant && (v.gpuMetricsUrl ?? null) !== null))
       keepGpu(keep, probeScenario(run), plan.slices);
   }

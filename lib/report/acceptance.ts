@@ -21,10 +21,12 @@ export interface Acceptance {
 }
 
 export interface AcceptanceByPosition {
-  /** Verify steps the histograms counted. */
+  /** vllm-metrics: the replies' histograms; server-metrics: the server's per-position counters over the steady window. */
+  source: Extract<AcceptanceSource, 'vllm-metrics' | 'server-metrics'>;
+  /** Verify steps counted. */
   steps: number;
-  /** Steps that accepted exactly j drafts: j = 0 … 15, the last bin 16 or more. */
-  histogram: number[];
+  /** Steps that accepted exactly j drafts: j = 0 … 15, the last bin 16 or more; null from the server's counters, which count positions, not steps. */
+  histogram: number[] | null;
   /** Position i = 1, 2, …: the share of steps that accepted it (accepted ≥ i), up to the deepest position any step accepted. */
   byPosition: number[];
 }
@@ -59,16 +61,24 @@ export function acceptanceOf(c: AcceptanceCounts): Acceptance | null {
 export function acceptanceByPosition(histogram: readonly number[]): AcceptanceByPosition | null {
   const steps = sum(histogram);
   if (steps === 0) return null;
-  let deepest = 0;
-  for (let j = 0; j < histogram.length; j++) if (histogram[j] > 0) deepest = j;
-  const byPosition: number[] = [];
   // Steps with accepted ≥ i, from the deepest bin down.
-  let atLeast = 0;
-  for (let i = deepest; i >= 1; i--) {
-    atLeast += histogram[i] as number;
-    byPosition[i - 1] = atLeast / steps;
-  }
-  return { steps, histogram: [...histogram], byPosition };
+  const atLeast: number[] = [];
+  let n = 0;
+  for (let i = histogram.length - 1; i >= 1; i--) atLeast[i - 1] = n += histogram[i] as number;
+  return { source: 'vllm-metrics', steps, histogram: [...histogram], byPosition: shares(atLeast, steps) };
+}
+
+/** The server's Δ accepted drafts at each position over Δ verify steps; null without steps. */
+export function serverPositions(steps: number, accepted: readonly number[]): AcceptanceByPosition | null {
+  if (!(steps > 0)) return null;
+  return { source: 'server-metrics', steps, histogram: null, byPosition: shares(accepted, steps) };
+}
+
+/** count ÷ steps for each position, up to the deepest one any step accepted. */
+function shares(counts: readonly number[], steps: number): number[] {
+  let deepest = 0;
+  for (let i = 0; i < counts.length; i++) if ((counts[i] as number) > 0) deepest = i + 1;
+  return counts.slice(0, deepest).map((c) => c / steps);
 }
 
 function sum(xs: readonly number[]): number {

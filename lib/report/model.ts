@@ -9,8 +9,8 @@ import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
 import { BUCKETS_OF, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../metrics/samples';
-import { acceptanceByPosition, acceptanceOf, type Acceptance, type AcceptanceByPosition } from './acceptance';
-import { bucketKey, subKey } from '../plan/summary-keys';
+import { acceptanceByPosition, acceptanceOf, serverPositions, type Acceptance, type AcceptanceByPosition } from './acceptance';
+import { bucketKey, SERVER_POSITIONS, subKey } from '../plan/summary-keys';
 import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
 
@@ -31,6 +31,8 @@ export interface ServerFigures {
   e2eMeanMs: number | null;
   queueMeanMs: number | null;
   acceptanceLength: number | null;
+  /** Δ verify steps and Δ accepted drafts at positions 1 … 16 over the window; null when the server has no per-position counter or no step. */
+  acceptedByPosition: { steps: number; accepted: number[] } | null;
   outputTokensPerSec: number | null;
   /** llama.cpp: generation time per generated token over the window (llm_server_time_per_token). */
   timePerTokenMs: number | null;
@@ -228,8 +230,18 @@ function serverFigures(m: SummaryMetrics, run: Run): ServerFigures {
     e2eMeanMs: single(m, subKey('serverE2e', p)),
     queueMeanMs: single(m, subKey('serverQueue', p)),
     acceptanceLength: single(m, subKey('serverAcceptance', p)),
+    acceptedByPosition: serverAccepted(m, p),
     outputTokensPerSec: single(m, subKey('serverThroughput', p)),
     timePerTokenMs: single(m, subKey('serverTimePerToken', p)),
+  };
+}
+
+function serverAccepted(m: SummaryMetrics, probe: string): ServerFigures['acceptedByPosition'] {
+  const steps = count(m, subKey('serverSpecSteps', probe));
+  if (steps === 0) return null;
+  return {
+    steps,
+    accepted: Array.from({ length: SERVER_POSITIONS }, (_, i) => count(m, subKey('serverAcceptedByPosition', probe, { position: String(i + 1) }))),
   };
 }
 
@@ -260,7 +272,8 @@ function speculation(
   const accepted = count(m, subKey('draftAccepted', s));
   return {
     acceptance,
-    acceptanceByPosition: acceptanceByPosition(histogram),
+    acceptanceByPosition:
+      acceptanceByPosition(histogram) ?? (server.acceptedByPosition && serverPositions(server.acceptedByPosition.steps, server.acceptedByPosition.accepted)),
     draftAcceptance: drafted > 0 ? { rate: accepted / drafted, drafted, accepted } : null,
   };
 }

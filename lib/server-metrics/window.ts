@@ -23,6 +23,8 @@ export interface WindowFigures {
   e2eMeanMs: number | null;
   queueMeanMs: number | null;
   acceptanceLength: number | null;
+  /** Δ verify steps and Δ accepted drafts at each draft position (index 0: position 1), from the server's per-position counter; null when it has none. */
+  acceptedByPosition: { steps: number; accepted: number[] } | null;
   outputTokensPerSecond: number | null;
   /** llama.cpp: Δ generation seconds / Δ generated tokens, in ms (see llm_server_time_per_token). */
   timePerTokenMs: number | null;
@@ -94,6 +96,7 @@ export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
   }
   const tokens = delta(a, b, n.generationTokens);
   const seconds = (b.atMs - a.atMs) / 1000;
+  const steps = n.specDrafts ? delta(a, b, n.specDrafts) : null;
   const genSeconds = n.generationSeconds ? delta(a, b, n.generationSeconds) : null;
   return {
     ttftMeanMs: histMeanMs(a, b, n.ttft),
@@ -101,8 +104,22 @@ export function windowFigures(a: Snapshot, b: Snapshot): WindowFigures {
     e2eMeanMs: histMeanMs(a, b, n.e2e),
     queueMeanMs: n.queue ? histMeanMs(a, b, n.queue) : null,
     acceptanceLength,
+    acceptedByPosition: n.specAcceptedPerPos && steps !== null && steps > 0 ? perPosition(a, b, n.specAcceptedPerPos, steps) : null,
     outputTokensPerSecond: tokens !== null && seconds > 0 ? tokens / seconds : null,
     timePerTokenMs: genSeconds !== null && tokens !== null && tokens > 0 ? (genSeconds / tokens) * 1000 : null,
     prefixCache: cacheCounts(a, b),
   };
+}
+
+/** Δ of a per-position counter at each `position` label the later scrape has (0, 1, …), in position order; null when it has none. */
+function perPosition(a: Snapshot, b: Snapshot, name: string, steps: number): { steps: number; accepted: number[] } | null {
+  const positions = new Set<number>();
+  for (const s of b.samples) if (s.name === name && /^\d+$/.test(s.labels.position ?? '')) positions.add(Number(s.labels.position));
+  if (positions.size === 0) return null;
+  const accepted: number[] = [];
+  for (let p = 0; p <= Math.max(...positions); p++) {
+    const at = (x: Snapshot) => total(x.samples, name, (l) => l.position === String(p)) ?? 0;
+    accepted.push(Math.max(0, at(b) - at(a)));
+  }
+  return { steps, accepted };
 }

@@ -1,6 +1,7 @@
-// Where drafts die: for each run whose replies counted their verify steps by accepted drafts
-// (vLLM's metrics.speculative_decoding), the share of steps that accepted each draft position.
-// One chart per cell, one line per variant; the acceptance length beside it, named by source.
+// Where drafts die: for each run whose server counted its verify steps by draft position (per
+// request in vLLM's metrics.speculative_decoding, else its per-position /metrics counter over the
+// steady window), the share of steps that accepted each draft position. One chart per cell, one
+// line per variant; the acceptance length beside it, each named by its source.
 import { ACCEPTANCE_SOURCES, type AcceptanceByPosition } from '../acceptance';
 import { fmtCi } from '../format';
 import type { RunFigures } from '../model';
@@ -44,11 +45,11 @@ export const acceptance: ReportSection<Row[]> = {
   ],
   markdown: (rows) => {
     const depth = Math.max(...rows.map((r) => r.positions.byPosition.length));
-    const head = ['variant', 'cell', 'steps', 'acceptance length', ...Array.from({ length: depth }, (_, i) => `pos ${i + 1}`)];
+    const head = ['variant', 'cell', 'source', 'steps', 'acceptance length', ...Array.from({ length: depth }, (_, i) => `pos ${i + 1}`)];
     const lines = [
       '### Acceptance by draft position',
       '',
-      'The share of verify steps that accepted each draft position, from each reply’s `metrics.speculative_decoding`.',
+      'The share of verify steps that accepted each draft position; source: `vllm-metrics` (each reply’s `metrics.speculative_decoding`) or `server-metrics` (the per-position counter of its /metrics over the steady window).',
       '',
       `| ${head.join(' | ')} |`,
       `|${head.map(() => '---').join('|')}|`,
@@ -85,7 +86,8 @@ export const acceptance: ReportSection<Row[]> = {
     }
     return (
       `<section class="acceptance"><h2>Acceptance by draft position</h2>` +
-      `<p>Where drafts die: the share of verify steps that accepted each draft position (a step accepts position i only if it accepted every one before it). Source: ${esc(ACCEPTANCE_SOURCES['vllm-metrics'])}.</p>` +
+      `<p>Where drafts die: the share of verify steps that accepted each draft position (a step accepts position i only if it accepted every one before it). ` +
+      `Sources: ${[...new Set(rows.map((r) => r.positions.source))].map((src) => `<b>${src}</b>, ${esc(ACCEPTANCE_SOURCES[src])}`).join('; ')}.</p>` +
       charts.join('') +
       `</section>`
     );
@@ -94,6 +96,7 @@ export const acceptance: ReportSection<Row[]> = {
     rows.map((r) => ({
       variant: r.variant,
       cell: r.cellId,
+      source: r.positions.source,
       verify_steps: r.positions.steps,
       steps_by_accepted_drafts: r.positions.histogram,
       accepted_share_by_position: r.positions.byPosition,

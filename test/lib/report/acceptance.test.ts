@@ -4,10 +4,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect } from '../../../lib/dialects/index';
+import type { Accumulator } from '../../../lib/dialects/accumulator';
 import { readSpecSteps } from '../../../lib/dialects/openai';
 import { recordRequest, SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
-import { acceptanceByPosition, acceptanceOf } from '../../../lib/report/acceptance';
+import { acceptanceByPosition, acceptanceOf, serverPositions } from '../../../lib/report/acceptance';
 import { ratioEstimate, tQuantile } from '../../../lib/stats/t-interval';
 import type { RequestRecord } from '../../../sim/ground-truth';
 import { startSim, type SimHandle } from '../../../sim/index';
@@ -30,8 +31,11 @@ test('acceptanceByPosition: position i is accepted by the steps that accepted i 
   assert.ok(p);
   assert.equal(p.steps, 43);
   assert.deepEqual(p.byPosition, [4 / 43, 3 / 43, 3 / 43]);
-  assert.deepEqual(acceptanceByPosition([5, 0, 0]), { steps: 5, histogram: [5, 0, 0], byPosition: [] }, 'no draft ever accepted');
+  assert.deepEqual(acceptanceByPosition([5, 0, 0]), { source: 'vllm-metrics', steps: 5, histogram: [5, 0, 0], byPosition: [] }, 'no draft ever accepted');
   assert.equal(acceptanceByPosition([0, 0]), null);
+  // The server's per-position counter: Δaccepted at each position ÷ Δsteps, up to the deepest accepted.
+  assert.deepEqual(serverPositions(40, [30, 20, 10, 0, 0]), { source: 'server-metrics', steps: 40, histogram: null, byPosition: [0.75, 0.5, 0.25] });
+  assert.equal(serverPositions(0, [1]), null);
 });
 
 test('ratioEstimate: Σnum ÷ Σden with the t interval of the batches’ residuals', () => {
@@ -83,7 +87,7 @@ describe("vLLM's per-request speculative counts against the simulator's truth", 
         };
         const r = await request(sim.url, '/v1/chat/completions', { body });
         assert.equal(r.status, 200);
-        const result = stream ? chat().streamReader().feedBody(r.body).finish() : chat().parseBody(r.status, r.body, 'application/json');
+        const result = stream ? (chat().streamReader() as Accumulator).feedBody(r.body).finish() : chat().parseBody(r.status, r.body, 'application/json');
         const recs = JSON.parse((await request(sim.url, '/sim/requests')).body) as RequestRecord[];
         const truth = recs[recs.length - 1] as RequestRecord;
         assert.ok(result.ok, result.error?.message);

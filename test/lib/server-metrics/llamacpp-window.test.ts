@@ -24,6 +24,8 @@ test('window figures: throughput, acceptance length per verify step, generation 
   // 16 verify steps with a draft accepted 35 draft tokens, plus one token of the target's own per step;
   // the same as the requests' own counts: Σ(tokens − 1 − accepted) = 3+3+4+3+3 = 16 steps.
   assert.equal(f.acceptanceLength, 1 + 35 / 16);
+  // By draft position: the per-position counter (absent from the idle scrape: 0), adding up to the 35 accepted.
+  assert.deepEqual(f.acceptedByPosition, { steps: 16, accepted: [13, 5, 5, 4, 4, 4] });
   // 1.38486 s spent generating 56 tokens (= Σ timings.predicted_ms of the five requests)
   assert.ok(Math.abs((f.timePerTokenMs ?? 0) - 1384.86 / 56) < 1e-9, String(f.timePerTokenMs));
   assert.equal(f.ttftMeanMs, null, 'llama.cpp has no TTFT histogram');
@@ -36,6 +38,7 @@ test('no request finished in the window: no acceptance length, no time per token
   const a = snapshot('llamacpp', end, 0);
   const f = windowFigures(a, snapshot('llamacpp', end, 1000));
   assert.equal(f.acceptanceLength, null);
+  assert.equal(f.acceptedByPosition, null, 'no verify step in the window');
   assert.equal(f.timePerTokenMs, null);
   assert.equal(f.outputTokensPerSecond, 0);
 });
