@@ -107,8 +107,13 @@ function recordingProxy(upstream: string): Promise<Proxy> {
         const chunks: Buffer[] = [];
         ur.on('data', (c: Buffer) => chunks.push(c));
         ur.on('end', () => {
-          const usage = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { usage?: { prompt_tokens?: number } }).usage;
-          chatPrompts.push(usage?.prompt_tokens ?? NaN);
+          let n = NaN; // an answer without usage: the accounting check says so
+          try {
+            n = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { usage?: { prompt_tokens?: number } }).usage?.prompt_tokens ?? NaN;
+          } catch {
+            // not JSON after all: NaN
+          }
+          chatPrompts.push(n);
         });
       }
       ur.pipe(res);
