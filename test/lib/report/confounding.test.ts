@@ -4,8 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareServing, confoundedNote } from '../../../lib/report/confounding';
+import { serving } from '../../../lib/report/sections/serving';
 import { parseAbDiffers } from '../../../lib/config/ab-differs';
 import { ConfigError } from '../../../lib/config/parse';
+import { loadConfig } from '../../../lib/config/load';
+import { BENCHMARKS } from '../../../lib/benchmarks';
 import type { ServingConfig, ServingSetting, SettingValue } from '../../../lib/engines/serving';
 
 function cfg(values: Partial<Record<ServingSetting, SettingValue>>): ServingConfig {
@@ -123,8 +126,7 @@ test('AB_DIFFERS: known names, trimmed; an unknown or a speculative name is refu
   assert.throws(() => parseAbDiffers('speculative_method'), /the difference an A\/B is about/);
 });
 
-test('the serving section: the variants side by side, the differing row marked, each pair said, what was read', async () => {
-  const { serving } = await import('../../../lib/report/sections/serving');
+test('the serving section: the variants side by side, the differing row marked, each pair said, what was read', () => {
   const c = compareServing(
     [
       { variant: 'dflash', serving: cfg(base) },
@@ -143,4 +145,12 @@ test('the serving section: the variants side by side, the differing row marked, 
   assert.equal(json.pairs[0].confounded, true);
   assert.equal(json.pairs[0].confounders[0].setting, 'max_running_requests');
   assert.deepEqual(serving.warnings!(c), ['MTP vs DFlash is confounded: max_running_requests differs (DFlash: 48, MTP: 8)']);
+});
+
+test('AB_DIFFERS in the configuration: read by the A/B and compare benchmarks, a bad name stops the run with the list', () => {
+  const spec = BENCHMARKS['dflash-vs-mtp'];
+  const env = { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2' };
+  assert.deepEqual(loadConfig(spec, { ...env, AB_DIFFERS: 'max_running_requests' }, new Date(0)).abDiffers, ['max_running_requests']);
+  assert.deepEqual(loadConfig(spec, env, new Date(0)).abDiffers, []);
+  assert.throws(() => loadConfig(spec, { ...env, AB_DIFFERS: 'parallel' }, new Date(0)), /AB_DIFFERS: unknown setting 'parallel'/);
 });
