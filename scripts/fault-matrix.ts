@@ -202,7 +202,7 @@ export const FAULT_CASES: readonly FaultCase[] = [
     dialects: ['sglang'],
     exit: 0,
     classes: [],
-    sees: 'nothing: the native route is unaffected',
+    sees: 'the run: the native route is unaffected; a warning that the OpenAI layer hangs (preflight waited PREFLIGHT_TIMEOUT for its probe)',
   },
 ];
 

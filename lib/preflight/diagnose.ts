@@ -283,6 +283,29 @@ function deadlines(tries: RouteTry[]): string {
   return all.length === 1 ? `in ${formatSeconds(all[0])}` : `in ${tries.map((x) => formatSeconds(x.timeoutMs)).join(', ')} respectively`;
 }
 
+/** Which layer is stuck when the `hung` routes got no token and the `working` ones answered. */
+function stuckLayer(hung: RouteTry[], working: RouteTry[], server: EngineProfile | null): string {
+  const native = nativeRoute(server);
+  if (native && hung.every((h) => h.dialect !== native.dialect) && working.some((w) => w.dialect === native.dialect)) {
+    return `${native.openaiLayer} is stuck, not the engine`;
+  }
+  if (hung.every((h) => DIALECT_TRAITS[h.dialect].chat)) return 'the chat layer (chat template) is stuck, not the engine';
+  return `the layer behind ${listRoutes(hung.map((h) => h.route))} is stuck, not the engine`;
+}
+
+/**
+ * A warning when the one-token check answered but a route probed beside it got no token: a layer
+ * this run does not use hangs (and preflight waited PREFLIGHT_TIMEOUT for it). Null when none hung.
+ */
+export function hungLayerWarning(check: RouteTry, others: RouteTry[], server: EngineProfile | null): string | null {
+  const hung = others.filter((o) => o.outcome === 'timeout');
+  if (hung.length === 0) return null;
+  return (
+    `${listRoutes(hung.map((h) => h.route))} produced no token ${deadlines(hung)} while ${check.route} answers: ${stuckLayer(hung, [check], server)}. ` +
+    `This run speaks ${check.route} and is not affected; preflight waited for the other route.`
+  );
+}
+
 /**
  * The diagnosis of a one-token check that timed out on `primary`, from what the other routes did:
  * all hang too → the engine is stuck; another answers → only the layer in front of it is, and the
@@ -299,13 +322,7 @@ export function stallDiagnosis(
   if (working.length > 0) {
     const hung = [primary, ...others.filter((o) => o.outcome === 'timeout')];
     const health = healthRoutes.length > 0 ? `${healthRoutes.join(' and ')} → 200, but ` : '';
-    const native = nativeRoute(server);
-    const layer =
-      native && hung.every((h) => h.dialect !== native.dialect) && working.some((w) => w.dialect === native.dialect)
-        ? `${native.openaiLayer} is stuck, not the engine`
-        : hung.every((h) => DIALECT_TRAITS[h.dialect].chat)
-          ? 'the chat layer (chat template) is stuck, not the engine'
-          : `the layer behind ${listRoutes(hung.map((h) => h.route))} is stuck, not the engine`;
+    const layer = stuckLayer(hung, working, server);
     return {
       reason: 'stalled_layer',
       message:

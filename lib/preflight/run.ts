@@ -17,6 +17,7 @@ import {
   chooseModel,
   connectFailure,
   contextError,
+  hungLayerWarning,
   identify,
   profileOf,
   isTransient,
@@ -199,18 +200,20 @@ function probeLayers(io: BatchPort, cfg: BenchConfig, t: VariantConfig, primary:
   const replies = io.batch(gens.map((g) => g.request));
   const ms = io.now() - start;
   const results = gens.map((g, i) => g.read(replies[i]));
-  const others = dialects.slice(1).map((d, i): RouteTry => {
+  const others = dialects.slice(1).map((d, i) => {
     const r = results[i + 1];
-    const outcome = r.ok ? 'token' : r.error?.class === 'timeout' ? 'timeout' : 'error';
-    return { dialect: d.name, route: `POST ${d.path}`, outcome, detail: r.error?.message ?? '', timeoutMs };
+    return routeTry(d, r.ok ? 'token' : r.error?.class === 'timeout' ? 'timeout' : 'error', timeoutMs, r.error?.message ?? '');
   });
   return { first: { result: results[0], ms }, others };
 }
 
+function routeTry(d: Dialect, outcome: RouteTry['outcome'], timeoutMs: number, detail = ''): RouteTry {
+  return { dialect: d.name, route: `POST ${d.path}`, outcome, detail, timeoutMs };
+}
+
 /** The one-token check timed out: which layer hangs, from what the other routes did meanwhile. */
 function stalled(cfg: BenchConfig, t: VariantConfig, primary: Dialect, id: ServerIdentity, healthy: string[], others: RouteTry[]): PreflightError {
-  const first: RouteTry = { dialect: primary.name, route: `POST ${primary.path}`, outcome: 'timeout', detail: '', timeoutMs: cfg.preflightTimeoutMs };
-  const d = stallDiagnosis(first, others, healthy, profileOf(id), t.vars.dialect);
+  const d = stallDiagnosis(routeTry(primary, 'timeout', cfg.preflightTimeoutMs), others, healthy, profileOf(id), t.vars.dialect);
   return new PreflightError(d.reason, `${t.variant}: ${d.message}`);
 }
 
@@ -308,6 +311,8 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
       `${t.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`,
     );
   }
+  const hungBeside = hungLayerWarning(routeTry(d, 'token', cfg.preflightTimeoutMs), layers.others, profileOf(id));
+  if (hungBeside) warnings.push(`${t.variant}: ${hungBeside}`);
   if (probe.result.completionTokens === null) {
     warnings.push(`${t.variant}: the server reports no token counts; throughput and tokens are not measured for it.`);
   }

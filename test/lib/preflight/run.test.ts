@@ -168,6 +168,17 @@ test('a transient 500 beside a hung route: the retries get their own PREFLIGHT_T
   assert.match(r.warnings.join('\n'), /1 of 2 preflight requests failed transiently \(500\)/);
 });
 
+test('the OpenAI layer hangs but the run speaks the native route: it passes, with a warning for the wait', () => {
+  port = fakePort(sglang({ chat: 'hang' }));
+  const c = cfg({ PREFLIGHT_TIMEOUT: '2s' });
+  const r = preflightVariant(port, c, c.variants[0]);
+  assert.equal(r.info.dialect, 'sglang');
+  assert.deepEqual(r.warnings, [
+    'target: POST /v1/chat/completions produced no token in 2 s while POST /generate answers: the OpenAI layer (tokenizer manager, chat template) is stuck, not the engine. This run speaks POST /generate and is not affected; preflight waited for the other route.',
+  ]);
+  assert.ok(port.clock >= 2000 && port.clock < 1.5 * 2000, `one PREFLIGHT_TIMEOUT (${port.clock} ms)`);
+});
+
 test('an unidentified server: the one-token check alone', () => {
   port = fakePort((_method, path) =>
     path === '/v1/completions' ? { delayMs: 1e9, reply: ok('') } : path === '/health' ? ok('') : status(404, '{"detail":"Not Found"}'),
