@@ -10,6 +10,7 @@ import {
   isTransient,
   longestPrompt,
   stallDiagnosis,
+  hungLayerWarning,
   stallProbeDialects,
   stalledMessage,
   timeoutWarning,
@@ -223,5 +224,22 @@ test('stall localisation: engine stuck, OpenAI layer stuck, chat layer stuck, in
   assert.match(
     llama.message,
     /POST \/completion answers: the OpenAI-compatible layer \(chat template\) is stuck, not the engine; DIALECT=llamacpp works around it/,
+  );
+});
+
+test('a layer probed beside a check that answered hangs: a warning naming it, none when nothing hung', () => {
+  const tr = (dialect: RouteTry['dialect'], route: string, outcome: RouteTry['outcome']): RouteTry => ({
+    dialect,
+    route,
+    outcome,
+    detail: '',
+    timeoutMs: 10_000,
+  });
+  const check = tr('openai', 'POST /v1/completions', 'token');
+  assert.equal(hungLayerWarning(check, [tr('openai-chat', 'POST /v1/chat/completions', 'token')], engineById('vllm')), null);
+  assert.equal(hungLayerWarning(check, [tr('openai-chat', 'POST /v1/chat/completions', 'error')], engineById('vllm')), null);
+  assert.equal(
+    hungLayerWarning(check, [tr('openai-chat', 'POST /v1/chat/completions', 'timeout')], engineById('vllm')),
+    'POST /v1/chat/completions produced no token in 10 s while POST /v1/completions answers: the chat layer (chat template) is stuck, not the engine. This run speaks POST /v1/completions and is not affected; preflight waited for the other route.',
   );
 });
