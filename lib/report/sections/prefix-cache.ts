@@ -10,7 +10,7 @@ import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from '../../pl
 import { probeScenario, type Plan, type Run } from '../../plan/matrix';
 import { cacheResetKey, subKey } from '../../plan/summary-keys';
 import { display } from '../analysis';
-import { loadLabel, mdTable } from '../format';
+import { loadLabel, mdTable, runLabel } from '../format';
 import { htmlSection } from '../html-parts';
 import type { SummaryMetrics } from '../model';
 import { esc } from '../svg/common';
@@ -77,6 +77,8 @@ export function resetStateOf(
 
 export interface CacheRow extends HitRate {
   variant: string;
+  /** REPEATS > 1: the run's repeat; absent with one. */
+  repeat?: number;
   cellId: string;
   cell: string;
   reset: ResetState;
@@ -105,6 +107,7 @@ function rowOf(run: Run, data: SummaryDataLike, mode: CacheResetMode, due: Set<s
   const engine = engineById(data.setup_data?.variants?.find((v) => v.variant === run.variant)?.engine);
   return {
     variant: run.variant,
+    ...(run.repeat === undefined ? {} : { repeat: run.repeat }),
     cellId: run.cell.id,
     cell: `${run.cell.isl}/${run.cell.osl} ${loadLabel(run.cell.load)}`,
     ...rate,
@@ -118,7 +121,7 @@ const SOURCE: Record<CacheSource, string> = { 'server-counters': "server's count
 const HEAD = ['cell', 'variant', 'hit rate', 'from', 'cached / looked up (tokens)', 'before the run'];
 const cells = (r: CacheRow) => [
   r.cell,
-  r.variant,
+  runLabel(r),
   rateText(r),
   r.source === null ? '–' : SOURCE[r.source],
   r.hitTokens === null ? '–' : `${r.hitTokens} / ${r.queryTokens}`,
@@ -155,14 +158,14 @@ export const prefixCache: ReportSection<PrefixCacheView> = {
   },
   // A reset that went wrong is warned of; an absent route is the server's setting, said in the table.
   warnings: (v) =>
-    v.rows.filter((r) => r.reset.outcome === 'refused' || r.reset.outcome === 'failed').map((r) => `${r.variant} ${r.cellId}: prefix cache ${r.reset.text}.`),
+    v.rows.filter((r) => r.reset.outcome === 'refused' || r.reset.outcome === 'failed').map((r) => `${runLabel(r)} ${r.cellId}: prefix cache ${r.reset.text}.`),
   text(v) {
     return [
       '',
       `Prefix cache (CACHE_RESET=${v.mode}):`,
       ...v.rows.map(
         (r) =>
-          `  ${r.variant} ${r.cellId}: ${rateText(r)}${r.source === null ? '' : ` (${SOURCE[r.source]}: ${r.hitTokens} of ${r.queryTokens} tokens)`}; ${r.reset.text}`,
+          `  ${runLabel(r)} ${r.cellId}: ${rateText(r)}${r.source === null ? '' : ` (${SOURCE[r.source]}: ${r.hitTokens} of ${r.queryTokens} tokens)`}; ${r.reset.text}`,
       ),
     ];
   },
@@ -189,6 +192,7 @@ export const prefixCache: ReportSection<PrefixCacheView> = {
     runs: v.rows.map((r) => ({
       variant: r.variant,
       cell: r.cellId,
+      ...(r.repeat === undefined ? {} : { repeat: r.repeat }),
       hit_rate: r.rate,
       source: r.source,
       hit_tokens: r.hitTokens,
