@@ -10,6 +10,8 @@ import { recordRequest, SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../../l
 import type { MetricKey } from '../../../lib/metrics/catalog';
 import { acceptanceByPosition, acceptanceOf, serverPositions } from '../../../lib/report/acceptance';
 import { ratioEstimate, tQuantile } from '../../../lib/stats/t-interval';
+import { acceptance } from '../../../lib/report/sections/acceptance';
+import type { Report } from '../../../lib/report/types';
 import type { RequestRecord } from '../../../sim/ground-truth';
 import { startSim, type SimHandle } from '../../../sim/index';
 import { request } from '../../sim/helpers';
@@ -118,4 +120,30 @@ describe("vLLM's per-request speculative counts against the simulator's truth", 
       assert.equal(got['specWindowTokens@0'], truthTokens);
     });
   }
+});
+
+test('the section: one line per run in the terminal, aligned markdown columns, one chart per cell, the sources named', () => {
+  const vllm = acceptanceByPosition([39, 1, 0, 3])!;
+  const server = serverPositions(40, [30, 20, 10])!;
+  const rows = [
+    { variant: 'dflash', cellId: 'c1', where: 'at c=1', length: { value: 1.23, source: 'vllm-metrics' as const, ci: { lo: 1.1, hi: 1.36 } }, positions: vllm },
+    { variant: 'mtp', cellId: 'c1', where: 'at c=1', length: { value: 2.5, source: 'server-metrics' as const, ci: null }, positions: server },
+  ];
+  const report = { variants: [], runs: [] } as unknown as Report;
+  const text = acceptance.text(rows, report);
+  assert.match(
+    text[2] as string,
+    /^ {2}dflash at c=1: 1: 9 %, 2: 7 %, 3: 7 % — 43 steps \(vllm-metrics\), acceptance length 1\.23 \[1\.10, 1\.36\] \(vllm-metrics\)$/,
+  );
+  assert.match(text[3] as string, /mtp at c=1: 1: 75 %, 2: 50 %, 3: 25 % — 40 steps \(server-metrics\)/);
+  const md = acceptance.markdown(rows, report).filter((l) => l.startsWith('|'));
+  const columns = (l: string) => l.split('|').length;
+  assert.ok(md.length === 4 && md.every((l) => columns(l) === columns(md[0] as string)), md.join('\n'));
+  const html = acceptance.html(rows, report);
+  assert.equal((html.match(/<svg/g) ?? []).length, 1, 'one chart for the one cell');
+  assert.match(html, /<b>vllm-metrics<\/b>.*<b>server-metrics<\/b>/);
+  const json = acceptance.json(rows, report) as Array<Record<string, unknown>>;
+  assert.deepEqual(json[0]?.steps_by_accepted_drafts, [39, 1, 0, 3]);
+  assert.equal(json[1]?.steps_by_accepted_drafts, null, 'the server counts positions, not steps');
+  assert.deepEqual(json[0]?.acceptance_length_ci95, [1.1, 1.36]);
 });
