@@ -85,6 +85,7 @@ for (const runner of RUNNERS) {
         assert.match(out, /DFlash vs MTP \(output throughput, 95% interval across 3 repeats/);
         assert.match(out, /dflash r3/, 'the per-run table names the repeat');
         assert.match(out, /1 cell\(s\) × 2 variant\(s\) × 3 repeats = 6 run\(s\)/);
+        assert.match(out, /dflash r2 i64_o32_c2: .*reset/, 'the prefix-cache lines name the repeat');
         const md = run.result.files.find((f) => f.endsWith('.report.md'));
         assert.ok(md && /across 3 repeats/.test(readFileSync(md, 'utf8')));
       } finally {
