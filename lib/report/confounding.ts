@@ -44,7 +44,7 @@ export interface ServingComparison {
   pairs: PairCheck[];
   /** AB_DIFFERS, as given. */
   declared: ServingSetting[];
-  /** Settings no variant exposes. */
+  /** Settings no variant exposes (the speculative ones aside). */
   exposedByNone: ServingSetting[];
   /** Per variant: the routes asked and their outcome. */
   read: Record<string, string[]>;
@@ -95,8 +95,10 @@ export function compareServing(
   const exposedByNone: ServingSetting[] = [];
   for (const setting of SERVING_SETTING_NAMES) {
     const values = variants.map((v) => v.serving?.settings[setting] ?? null);
-    if (values.every((v) => v === null)) exposedByNone.push(setting);
-    else rows.push({ setting, values, mark: markOf(setting, values, declared) });
+    // The speculative settings are never compared: one no server shows is simply left out.
+    if (values.every((v) => v === null)) {
+      if (!intended(setting)) exposedByNone.push(setting);
+    } else rows.push({ setting, values, mark: markOf(setting, values, declared) });
   }
   const b = Math.max(0, names.indexOf(baseline));
   const pairs = names.flatMap((_, i) => (i === b ? [] : [pairCheck(rows, names, i, b, declared)]));

@@ -10,14 +10,14 @@ const DURATION_MS = 9000;
 const SLICES = 6;
 
 /** The simulator's true output throughput over the run's steady window. */
-async function groundTruth(sim: RemoteSim): Promise<{ tokensPerSec: number; acceptLength: number | null }> {
+async function groundTruth(sim: RemoteSim): Promise<{ tokensPerSec: number; acceptLength: number | null; acceptedHistogram: number[] | null }> {
   // The run's requests are the ones with OSL output tokens: preflight and warm-up ask for fewer.
   const runReqs = (await sim.requests()).filter((r) => r.completionTokens === OSL);
   assert.ok(runReqs.length > 5, `only ${runReqs.length} run requests reached the simulator`);
   const start = Math.min(...runReqs.map((r) => r.arrivalMs));
   const from = start + DURATION_MS / SLICES;
   const s = await sim.summary(from, start + DURATION_MS);
-  return { tokensPerSec: s.outputTokensPerSec, acceptLength: s.acceptLength };
+  return { tokensPerSec: s.outputTokensPerSec, acceptLength: s.acceptLength, acceptedHistogram: s.acceptedHistogram };
 }
 
 for (const runner of RUNNERS) {
@@ -69,7 +69,7 @@ for (const runner of RUNNERS) {
         );
         assert.match(run.summary!.comparisons[0].verdict, /^DFlash faster by/);
         // DFlash on SGLang against MTP on vLLM: the engines differ, and the verdict says so; what both show is equal.
-        assert.match(run.summary!.comparisons[0].verdict, /; confounded: engine differs \(DFlash: SGLang [\d.]+, MTP: vLLM [\d.]+\)$/);
+        assert.match(run.summary!.comparisons[0].verdict, /; confounded: engine differs \(DFlash: SGLang[^,]*, MTP: vLLM [^)]*\)$/);
 
         // Acceptance: SGLang from meta_info per request, vLLM from /metrics over the window.
         assert.equal(a.acceptance_length_source, 'meta_info', explain(run));
@@ -77,6 +77,19 @@ for (const runner of RUNNERS) {
         assert.ok(Math.abs(a.acceptance_length_tokens_per_step! / 6 - 1) < 0.05, `dflash AL ${a.acceptance_length_tokens_per_step} vs configured 6`);
         assert.ok(Math.abs(b.acceptance_length_tokens_per_step! / 2.5 - 1) < 0.05, `mtp AL ${b.acceptance_length_tokens_per_step} vs configured 2.5`);
         assert.ok(truthB.acceptLength !== null && Math.abs(b.acceptance_length_tokens_per_step! / truthB.acceptLength - 1) < 0.05);
+        // By draft position, from vLLM's per-position counter over the window: position 1's share against the truth's.
+        const positions = (
+          run.summary as unknown as { acceptance_by_position: Array<{ variant: string; source: string; accepted_share_by_position: number[] }> }
+        ).acceptance_by_position;
+        const mtpPos = positions.find((r) => r.variant === 'mtp');
+        assert.equal(mtpPos?.source, 'server-metrics', explain(run));
+        const h = truthB.acceptedHistogram!;
+        const truthFirst = h.slice(1).reduce((x, y) => x + y, 0) / h.reduce((x, y) => x + y, 0);
+        assert.ok(
+          Math.abs(mtpPos!.accepted_share_by_position[0]! - truthFirst) < 0.05,
+          `position 1: ${mtpPos!.accepted_share_by_position[0]} vs ${truthFirst}`,
+        );
+        assert.ok(!positions.some((r) => r.variant === 'dflash'), 'SGLang counts no position per request nor in its /metrics');
       } finally {
         await Promise.all([dflash.stop(), mtp.stop()]);
       }
