@@ -108,7 +108,12 @@ function headerLines(c: Comparison): string[] {
 
 const lim = (t: number) => String(Math.round((1 + t) * 10000) / 10000);
 
-const METHOD = (c: Comparison) =>
+const METHOD = (c: Comparison) => (c.rule === 'across-run' ? ACROSS(c) : WITHIN(c));
+
+const ACROSS = (c: Comparison) =>
+  `ratios new ÷ baseline with 95% intervals across runs (each run's figure the mean of its repeats' means; Welch's t on the log ratio over the two runs' repeat means, throughput and e2e alike; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's); a regression is slower or costlier per token beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e or cost ratio above ${lim(c.tolerance)})`;
+
+const WITHIN = (c: Comparison) =>
   `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ratio; e2e: percentile bootstrap; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's; J per output token: Welch's t on the log ratio of the per-slice J/token); a regression is slower, costlier or more energy per token beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e, cost or energy ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
 
 export function renderCompareText(c: Comparison, files: string[] = []): string {

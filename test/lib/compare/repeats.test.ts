@@ -62,6 +62,8 @@ test('both runs repeated: drift between repeats is no regression across runs, th
   assert.equal(within.rule, 'within-run');
   assert.ok(within.regressions > 0, "the within-run rule calls the first repeat's drift a regression");
   assert.ok(renderCompareText(c).includes('rule: across runs'));
+  assert.match(renderCompareText(c), /ratios new ÷ baseline with 95% intervals across runs/);
+  assert.match(renderCompareText(within), /ratios new ÷ baseline with 95% intervals over the steady time slices/);
 });
 
 test('both runs repeated, the new one 10 % slower in every repeat: a regression across runs (exit 3)', () => {
