@@ -134,6 +134,9 @@ function load(loop: LoopKind, name: string, raw: string): number {
 /** Reads and checks the search's variables; throws ConfigError naming the first bad one. */
 export function readCapacitySettings(env: Env): CapacitySettings {
   const loop = LOOPS[oneOf('CAPACITY_LOOP', get(env, 'CAPACITY_LOOP', 'closed'), ['closed', 'open'] as const)];
+  // Each step is one run of its own; the search confirms a level by running it again, not by REPEATS.
+  if (!['', '1'].includes(get(env, 'REPEATS').trim()))
+    throw new ConfigError(`REPEATS=${get(env, 'REPEATS')} applies to a benchmark's run (k6 run, npm start), not to the capacity search: unset it.`);
   const start = load(loop, 'CAPACITY_START', get(env, 'CAPACITY_START', loop.defaults.start));
   const maxLoad = load(loop, 'CAPACITY_MAX_LOAD', get(env, 'CAPACITY_MAX_LOAD', loop.defaults.maxLoad));
   if (maxLoad < start) throw new ConfigError(`CAPACITY_MAX_LOAD=${maxLoad} is below CAPACITY_START=${start}: the search needs room to grow.`);

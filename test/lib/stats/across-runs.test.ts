@@ -192,3 +192,13 @@ test('REPEATS: a whole number from 1 to 20, anything else one clear message', ()
       `REPEATS=${bad}`,
     );
 });
+
+test('the capacity search refuses REPEATS above 1 in one line (it confirms a level by its own reruns)', async () => {
+  const { readCapacitySettings } = await import('../../../lib/capacity/settings');
+  const slo = { SLO_E2E_P99: '4s' };
+  assert.throws(
+    () => readCapacitySettings({ ...slo, REPEATS: '3' }),
+    /^ConfigError: REPEATS=3 applies to a benchmark's run \(k6 run, npm start\), not to the capacity search: unset it\.$/,
+  );
+  assert.doesNotThrow(() => readCapacitySettings({ ...slo, REPEATS: '1' }));
+});
