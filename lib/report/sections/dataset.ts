@@ -7,6 +7,8 @@ import { fmt, fmtMs, mdTable, table } from '../format';
 import type { Dist } from '../model';
 import { esc } from '../svg/common';
 import type { ReportSection } from './section';
+import { confoundedNote } from '../confounding';
+import { servingOf } from './serving';
 
 const n0 = (v: number | null | undefined) => fmt(v ?? null, 0);
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(0)}%`);
@@ -214,8 +216,12 @@ export const dataset: ReportSection<DatasetReport> = {
   key: 'dataset',
   jsonKey: 'dataset',
   slot: 'details',
-  build: ({ cfg, plan, data, kind, where }) =>
-    datasetReport(cfg, plan, data.metrics, data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined, kind, where),
+  build: ({ cfg, plan, data, kind, where }) => {
+    const d = datasetReport(cfg, plan, data.metrics, data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined, kind, where);
+    // A by-domain verdict between variants whose serving configurations differ says so too.
+    const serving = servingOf({ cfg, data });
+    return d && { ...d, comparisons: d.comparisons.map((c) => ({ ...c, verdict: c.verdict + confoundedNote(serving, c.b, c.a, display) })) };
+  },
   warnings: (d) => d.warnings,
   // Its level is ci_level, 95 % only with one comparison.
   renamed: { 'dataset.comparisons[].domains[].e2e_speedup_ci95': 'dataset.comparisons[].domains[].e2e_speedup_ci' },
