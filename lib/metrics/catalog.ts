@@ -35,6 +35,14 @@ export const METRICS = {
     help: 'Time to first token: from sending to the first SSE event that carries generated text (a role-only chat chunk does not count).',
     sseOnly: true,
   },
+  ttst: {
+    name: 'llm_ttst',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    help: "Time to second token: from sending to the arrival of the SSE event that brought the reply's second generated token (a role-only chunk carries none). When the first event carried two or more tokens (speculative decoding) the second came with it, and TTST equals TTFT. Not recorded for a reply of one token, nor where the first event's token count is unknown (the per-chunk ITL rule).",
+    sseOnly: true,
+  },
   ttftReasoning: {
     name: 'llm_ttft_reasoning',
     type: 'trend',
@@ -149,6 +157,14 @@ export const METRICS = {
     time: false,
     unit: 'requests',
     help: 'ITL_SAMPLES=histogram, unless SLO_TTFT_OF=answer: the requests whose llm_ttft_answer fell in each log-spaced bucket, tagged le_ms as llm_itl_buckets (a quantile read from them is within 2.5 %; not cumulative).',
+    sseOnly: true,
+  },
+  ttstBuckets: {
+    name: 'llm_ttst_buckets',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'ITL_SAMPLES=histogram: the requests whose llm_ttst fell in each log-spaced bucket, tagged le_ms as llm_itl_buckets (a quantile read from them is within 2.5 %; not cumulative). No SLO holds TTST, so it is bucketed like TPOT.',
     sseOnly: true,
   },
   outputTokens: {

@@ -77,7 +77,8 @@ export function sloSet(slo: SloLimits): boolean {
  * The bucket counter that stands for a Trend under ITL_SAMPLES=histogram: each per-token one, and
  * the per-request ones no SLO threshold holds, whose values a soak would otherwise keep one per
  * request: TPOT (a request's mean ITL), the request's own output rate, the time to its first answer
- * token (unless SLO_TTFT_OF=answer holds it: countedInBuckets) and the VU's gap between requests.
+ * token (unless SLO_TTFT_OF=answer holds it: countedInBuckets), the time to second token and the VU's
+ * gap between requests.
  * e2e and TTFT stay exact: the headline figures, and what the latency SLOs hold.
  */
 export const BUCKETS_OF = {
@@ -86,6 +87,7 @@ export const BUCKETS_OF = {
   tpot: 'tpotBuckets',
   requestTps: 'requestTpsBuckets',
   ttftAnswer: 'ttftAnswerBuckets',
+  ttst: 'ttstBuckets',
   clientGap: 'clientGapBuckets',
 } as const satisfies Record<string, MetricKey>;
 export type BucketCounter = (typeof BUCKETS_OF)[keyof typeof BUCKETS_OF];
@@ -97,6 +99,7 @@ export const BUCKET_TAG: Record<BucketCounter, 'le_ms' | 'le_tps'> = {
   tpotBuckets: 'le_ms',
   requestTpsBuckets: 'le_tps',
   ttftAnswerBuckets: 'le_ms',
+  ttstBuckets: 'le_ms',
   clientGapBuckets: 'le_ms',
 };
 
@@ -145,7 +148,7 @@ function countItl(ev: EventColumns, rule: ItlRule, metric: BucketCounter, limitM
 
 /** One per-request value: a Trend sample, or (countedInBuckets) a count in its bucket. */
 function addPerRequest(
-  metric: 'tpot' | 'requestTps' | 'ttftAnswer' | 'clientGap',
+  metric: 'tpot' | 'requestTps' | 'ttftAnswer' | 'ttst' | 'clientGap',
   value: number,
   w: Pick<Window, 'itlBuckets'>,
   slo: Pick<SloLimits, 'ttftOf'> | null,
@@ -215,6 +218,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   const latency = o.startMs >= w.latencyFromMs;
   if (latency) add('e2e', t.e2eMs);
   if (latency && t.ttftMs !== null) add('ttft', t.ttftMs);
+  if (latency && t.ttstMs !== null) addPerRequest('ttst', t.ttstMs, w, slo, add);
   if (latency && t.itlRule !== null) {
     // One sample per token (per gap under per-chunk), handed over as they are computed.
     const metric: MetricKey = t.itlRule === 'per-chunk' ? 'itlPerChunk' : 'itl';

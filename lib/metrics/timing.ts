@@ -1,5 +1,5 @@
 // Per-request latency figures from the timestamps a transport really took. The http transport
-// has only start and end, so TTFT, ITL and TPOT are null for it: not measured, never estimated.
+// has only start and end, so TTFT, TTST, ITL and TPOT are null for it: not measured, never estimated.
 
 export interface TimedEvent {
   /** Client clock (ms) when a token-carrying event arrived. */
@@ -47,6 +47,8 @@ export const ITL_RULES: readonly ItlRule[] = ['server-counts', 'one-token-per-ev
 export interface RequestTiming {
   e2eMs: number;
   ttftMs: number | null;
+  /** Time to second token (ttstOf); null when not measured. */
+  ttstMs: number | null;
   /** One sample per token after the first event (rules server-counts and one-token-per-event). */
   itlMs: number[] | null;
   /** One sample per token-carrying event after the first (rule per-chunk only). */
@@ -88,6 +90,8 @@ function ruleOf(events: number, counted: boolean, completionTokens: number | nul
 export interface RequestFigures {
   e2eMs: number;
   ttftMs: number | null;
+  /** Time to second token (ttstOf); null when not measured. */
+  ttstMs: number | null;
   itlRule: ItlRule | null;
   tpotMs: number | null;
   /** Every event, the first included, says how many tokens it carried (see sliceTokens). */
@@ -96,11 +100,54 @@ export interface RequestFigures {
 
 export function requestFigures(startMs: number, endMs: number, ev: EventColumns | null, completionTokens: number | null): RequestFigures {
   const e2eMs = endMs - startMs;
-  if (ev === null || ev.n === 0) return { e2eMs, ttftMs: null, itlRule: null, tpotMs: null, allCounted: false };
+  if (ev === null || ev.n === 0) return { e2eMs, ttftMs: null, ttstMs: null, itlRule: null, tpotMs: null, allCounted: false };
   const ttftMs = ev.t[0] - startMs;
   const tpotMs = completionTokens !== null && completionTokens >= 2 ? (e2eMs - ttftMs) / (completionTokens - 1) : null;
   const counted = countedAfterFirst(ev);
-  return { e2eMs, ttftMs, itlRule: ruleOf(ev.n, counted, completionTokens), tpotMs, allCounted: counted && ev.tokens[0] === ev.tokens[0] };
+  const second = secondTokenEvent(ev, completionTokens, counted);
+  return {
+    e2eMs,
+    ttftMs,
+    ttstMs: second === null ? null : ev.t[second] - startMs,
+    itlRule: ruleOf(ev.n, counted, completionTokens),
+    tpotMs,
+    allCounted: counted && ev.tokens[0] === ev.tokens[0],
+  };
+}
+
+/**
+ * Time to second token (TTST): from sending to the arrival of the event that brought the reply's
+ * second generated token; a role-only chunk carries none and is never an event here. An event
+ * brings all its tokens at once, so when the first event carried two or more (speculative
+ * decoding, a first chunk of several tokens) the second token came with the first: TTST = TTFT.
+ * The event's index, or null: a reply of one token, or the first event's token count
+ * is unknown (the per-chunk rule: whether it held two cannot be told), never a guess.
+ */
+function secondTokenEvent(ev: EventColumns, completionTokens: number | null, counted: boolean): number | null {
+  const first = firstEventTokens(ev, completionTokens, counted);
+  if (first === null || first < 1) return null;
+  if (first >= 2) return 0;
+  // One token in the first: the second came with the next event that carried any.
+  for (let i = 1; i < ev.n; i++) if (ev.tokens[i] !== 0) return i;
+  return null;
+}
+
+/**
+ * Tokens the first event carried: its own count; with one event, the final count; with every later
+ * event counted, the final count less theirs; one when the final count equals the events (one
+ * each); else unknown (null).
+ */
+function firstEventTokens(ev: EventColumns, completionTokens: number | null, counted: boolean): number | null {
+  const own = ev.tokens[0];
+  if (own === own) return own;
+  if (completionTokens === null) return null;
+  if (ev.n === 1) return completionTokens;
+  if (counted) {
+    let later = 0;
+    for (let i = 1; i < ev.n; i++) later += ev.tokens[i];
+    return completionTokens - later;
+  }
+  return completionTokens === ev.n ? 1 : null;
 }
 
 /** Takes samples one by one: a k6 Trend itself, or a collector. `add` is called without `this`. */
@@ -157,7 +204,7 @@ export function requestTiming(startMs: number, endMs: number, events: Events | n
     if (f.itlRule === 'per-chunk') itlPerChunkMs = out;
     else itlMs = out;
   }
-  return { e2eMs: f.e2eMs, ttftMs: f.ttftMs, itlMs, itlPerChunkMs, itlRule: f.itlRule, tpotMs: f.tpotMs };
+  return { e2eMs: f.e2eMs, ttftMs: f.ttftMs, ttstMs: f.ttstMs, itlMs, itlPerChunkMs, itlRule: f.itlRule, tpotMs: f.tpotMs };
 }
 
 /**

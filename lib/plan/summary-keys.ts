@@ -39,6 +39,7 @@ export const KEEP: Record<MetricType, string> = {
 const PER_RUN: MetricKey[] = [
   'e2e',
   'ttft',
+  'ttst',
   'itl',
   'itlPerChunk',
   'tpot',

@@ -154,6 +154,7 @@ function runsTable(r: Report): string {
     cols.push(
       { head: `TTFT p50 (${ttftU.unit})`, n: true, cell: pct((x) => x.ttft, 'p50', ttftU) },
       { head: `TTFT p99 (${ttftU.unit})`, n: true, cell: pct((x) => x.ttft, 'p99', ttftU) },
+      { head: `TTST p50 (${ttftU.unit})`, n: true, cell: pct((x) => x.ttst ?? null, 'p50', ttftU) },
       { head: `ITL p50 (${itlU.unit})`, n: true, cell: itlCell('p50', itlU) },
       { head: `ITL p99 (${itlU.unit})`, n: true, cell: itlCell('p99', itlU) },
       { head: `TPOT p50 (${itlU.unit})`, n: true, cell: pct((x) => x.tpot, 'p50', itlU) },

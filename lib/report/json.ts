@@ -87,6 +87,7 @@ export function runRecord(r: RunFigures) {
     goodput_requests_per_s: r.goodput,
     e2e_ms: ms(r.e2e),
     ttft_ms: ms(r.ttft),
+    ttst_ms: ms(r.ttst ?? null),
     itl_ms: ms(r.itl),
     itl_per_chunk_ms: ms(r.itlPerChunk),
     itl_rule: r.itlRule.rule,

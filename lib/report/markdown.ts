@@ -30,7 +30,7 @@ export function renderMarkdown(r: Report): string {
   out.push('## Per cell and variant', '');
   const sse = TRANSPORTS[r.transport].timesEvents;
   const head = ['ISL', 'OSL', 'load', 'variant', 'requests', 'failed', 'output tok/s [95% CI]', 'req/s', 'goodput req/s', 'e2e p50', 'e2e p90', 'e2e p99'];
-  if (sse) head.push('TTFT p50', 'TTFT p99', 'ITL p50', 'ITL p99', 'TPOT p50');
+  if (sse) head.push('TTFT p50', 'TTFT p99', 'TTST p50', 'ITL p50', 'ITL p99', 'TPOT p50');
   head.push('accept. length', 'server TTFT mean', 'server ITL mean');
   out.push(
     mdTable(
@@ -50,7 +50,7 @@ export function renderMarkdown(r: Report): string {
           fmtMs(x.e2e?.p90),
           fmtMs(x.e2e?.p99),
         ];
-        if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtItl(x, 'p50'), fmtItl(x, 'p99'), fmtMs(x.tpot?.p50));
+        if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtMs(x.ttst?.p50), fmtItl(x, 'p50'), fmtItl(x, 'p99'), fmtMs(x.tpot?.p50));
         row.push(
           x.acceptance ? `${x.acceptance.value.toFixed(2)}${fmtCi(x.acceptance.ci, 2)} (${x.acceptance.source})` : '–',
           fmtMs(x.server?.ttftMeanMs),

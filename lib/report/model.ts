@@ -65,6 +65,8 @@ export interface RunFigures {
   goodput: number | null;
   e2e: Dist | null;
   ttft: Dist | null;
+  /** Time to second token (llm_ttst, sse only); absent in figures read back from a run before it was measured. */
+  ttst?: Dist | null;
   itl: Dist | null;
   /** Gaps between events when tokens per event were unknown (itl rule per-chunk); never per token. */
   itlPerChunk: Dist | null;
@@ -345,6 +347,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   if (outputTokens === 0 && ok > 0) notes.push('the server reported no token counts: throughput is not measured.');
 
   const ttft = dist(m, subKey('ttft', s));
+  const ttst = dist(m, subKey('ttst', s)) ?? bucketDist(m, BUCKETS_OF.ttst, s);
   const itl = dist(m, subKey('itl', s)) ?? bucketDist(m, 'itlBuckets', s);
   const itlPerChunk = dist(m, subKey('itlPerChunk', s)) ?? bucketDist(m, 'itlPerChunkBuckets', s);
   const tpot = dist(m, subKey('tpot', s)) ?? bucketDist(m, BUCKETS_OF.tpot, s);
@@ -356,6 +359,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     tpot?.bucketed ? 'TPOT' : null,
     requestTps?.bucketed ? "each request's output rate" : null,
     reasoning?.ttftAnswer?.bucketed ? 'the time to first answer token' : null,
+    ttst?.bucketed ? 'the time to second token' : null,
     gap?.bucketed ? "the VUs' gap between requests" : null,
   ].filter((x) => x !== null);
   if (counted.length > 0)
@@ -389,6 +393,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     goodput: w.requestRate !== null && ok > 0 ? (sloSet ? (e2e && e2e.count > 0 ? w.requestRate * (good / e2e.count) : null) : w.requestRate) : null,
     e2e,
     ttft,
+    ttst,
     itl,
     itlPerChunk,
     itlRule: itlRuleOf(m, s),

@@ -22,7 +22,7 @@ export function renderText(r: Report, files: string[]): string {
   out.push('');
   const sse = TRANSPORTS[r.transport].timesEvents;
   const head = ['cell', 'variant', 'reqs', 'fail', 'out tok/s [95% CI]', 'req/s', 'e2e p50', 'e2e p99'];
-  if (sse) head.push('TTFT p50', 'TTFT p99', 'ITL p50', 'TPOT p50');
+  if (sse) head.push('TTFT p50', 'TTFT p99', 'TTST p50', 'ITL p50', 'TPOT p50');
   head.push('accept len');
   const rows = r.runs.map((x) => {
     const row = [
@@ -35,7 +35,7 @@ export function renderText(r: Report, files: string[]): string {
       fmtMs(x.e2e?.p50),
       fmtMs(x.e2e?.p99),
     ];
-    if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtItl(x, 'p50'), fmtMs(x.tpot?.p50));
+    if (sse) row.push(fmtMs(x.ttft?.p50), fmtMs(x.ttft?.p99), fmtMs(x.ttst?.p50), fmtItl(x, 'p50'), fmtMs(x.tpot?.p50));
     row.push(x.acceptance ? `${x.acceptance.value.toFixed(2)}${fmtCi(x.acceptance.ci, 2)}${x.acceptance.source === 'server-metrics' ? '*' : ''}` : '–');
     return row;
   });
