@@ -1,7 +1,10 @@
 // A bad network between k6 and the server (test/net/fault-proxy.ts), on real k6 over both
 // transports: replies split into small TCP writes are read right; a stream a proxy holds and
-// flushes is reported as the client saw it; a connection cut or reset mid-reply, or a reply slower
-// than REQUEST_TIMEOUT, ends counted and classed, in a run that stays bounded and exits non-zero.
+// flushes, or one a throttled link delivers, is reported as the client saw it; a connection cut or
+// reset mid-reply (told apart by k6's error text), or a reply slower than REQUEST_TIMEOUT, ends
+// counted and classed, in a run that stays bounded and exits non-zero. Messages and Responses go
+// through the proxy too. Each case is a 3 s load against its own simulator at timeScale 4 (timing is
+// the subject only where the proxy makes it): about 7-14 s a case, two at a time.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
