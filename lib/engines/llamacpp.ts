@@ -70,6 +70,7 @@ export const llamacpp: EngineProfile = {
   serving: {
     routes: ['/props'],
     settings: {
+      engine_version: { route: '/props', field: 'build_info' },
       model: { route: '/props', field: 'model_path', flag: '--model' },
       quantization: { route: '/props', field: 'model_ftype', flag: 'the GGUF file type' },
       max_running_requests: { route: '/props', field: 'total_slots', flag: '--parallel (-np)' },

@@ -6,7 +6,8 @@
 
 /** Setting → what it is; `speculative` ones are the intended difference of an A/B, never a confounder. */
 export const SERVING_SETTINGS = {
-  engine: { group: 'engine', help: 'the server software and its version' },
+  engine: { group: 'engine', help: 'the server software' },
+  engine_version: { group: 'engine', help: 'its release or build' },
   model: { group: 'model', help: 'the weights served (path or hub id)' },
   revision: { group: 'model', help: "the weights' revision (commit)" },
   quantization: { group: 'numerics', help: 'weight quantization (or the file type of GGUF weights)' },

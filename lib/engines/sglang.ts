@@ -50,6 +50,7 @@ export const sglang: EngineProfile = {
   serving: {
     routes: ['/get_server_info'],
     settings: {
+      engine_version: { route: '/get_server_info', field: 'version' },
       model: { route: '/get_server_info', field: 'model_path', flag: '--model-path' },
       revision: { route: '/get_server_info', field: 'revision', flag: '--revision' },
       quantization: { route: '/get_server_info', field: 'quantization', nullAs: 'none', flag: '--quantization' },

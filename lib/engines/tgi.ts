@@ -25,6 +25,7 @@ export const tgi: EngineProfile = {
   serving: {
     routes: ['/info'],
     settings: {
+      engine_version: { route: '/info', field: 'version' },
       model: { route: '/info', field: 'model_id', flag: '--model-id' },
       revision: { route: '/info', field: 'model_sha', flag: '--revision' },
       dtype: { route: '/info', field: 'model_dtype', flag: '--dtype' },

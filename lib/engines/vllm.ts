@@ -51,8 +51,9 @@ export const vllm: EngineProfile = {
   // labels of the info gauge vllm:cache_config_info. Its scheduler settings (max_num_seqs,
   // max_num_batched_tokens, enforce_eager, parallel sizes, dtype) appear on no route: not compared.
   serving: {
-    routes: ['/v1/models'],
+    routes: ['/version', '/v1/models'],
     settings: {
+      engine_version: { route: '/version', field: 'version' },
       model: { route: '/v1/models', field: 'data.0.root', flag: '--model' },
       context_length: { route: '/v1/models', field: 'data.0.max_model_len', flag: '--max-model-len' },
       kv_cache_dtype: { gauge: 'vllm:cache_config_info', label: 'cache_dtype', unset: 'None', flag: '--kv-cache-dtype' },

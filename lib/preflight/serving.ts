@@ -10,7 +10,11 @@ import { requestHeaders } from '../variants';
 
 const SERVING_TIMEOUT_MS = 5000;
 
-/** The serving configuration of a recognised engine; `engineLabel` ("vLLM 0.20.1") is its engine row. */
+/**
+ * The serving configuration of a variant. The engine row is its profile's label ("vLLM"), its
+ * version read like any setting; for a server whose profile shows no configuration, the label
+ * preflight gave ("Ollama 0.1.36", "an OpenAI-compatible server").
+ */
 export function readServingConfig(
   io: HttpPort,
   cfg: Pick<BenchConfig, 'serverMetrics'>,
@@ -18,8 +22,8 @@ export function readServingConfig(
   profile: EngineProfile | null,
   engineLabel: string,
 ): ServingConfig {
-  const out: ServingConfig = { settings: { engine: { value: engineLabel, source: 'preflight' } }, read: [] };
   const p = profile?.serving;
+  const out: ServingConfig = { settings: { engine: { value: p && profile ? profile.label : engineLabel, source: 'preflight' } }, read: [] };
   if (!p) {
     out.read.push(`${profile?.label ?? 'this server'} shows no serving configuration this suite reads`);
     return out;

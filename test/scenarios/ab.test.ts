@@ -69,7 +69,10 @@ for (const runner of RUNNERS) {
         );
         assert.match(run.summary!.comparisons[0].verdict, /^DFlash faster by/);
         // DFlash on SGLang against MTP on vLLM: the engines differ, and the verdict says so; what both show is equal.
-        assert.match(run.summary!.comparisons[0].verdict, /; confounded: engine differs \(DFlash: SGLang[^,]*, MTP: vLLM [^)]*\)$/);
+        assert.match(
+          run.summary!.comparisons[0].verdict,
+          /; confounded: engine differs \(DFlash: SGLang, MTP: vLLM\); engine_version differs \(DFlash: [\d.]+, MTP: [\d.]+\)$/,
+        );
 
         // Acceptance: SGLang from meta_info per request, vLLM from /metrics over the window.
         assert.equal(a.acceptance_length_source, 'meta_info', explain(run));

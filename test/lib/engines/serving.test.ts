@@ -21,6 +21,7 @@ const values = (p: EngineProfile, inputs: ServingInputs) => Object.fromEntries(O
 test('SGLang: /get_server_info (corpus, v0.4.9) gives model, parallelism, the running-request limit and the speculative method', () => {
   const v = values(profile('sglang'), { json: { '/get_server_info': jsonObject(corpus('sglang/get_server_info.json')) }, gauges: {} });
   assert.deepEqual(v, {
+    engine_version: '0.4.9',
     model: 'meta-llama/Llama-3.1-8B-Instruct',
     tensor_parallel: 1,
     max_running_requests: 48,
@@ -37,6 +38,7 @@ test('llama.cpp: /props (captured from b11669) gives the slots (-np), the per-sl
   const read = (f: string) => readServing(profile('llamacpp').serving!, { json: { '/props': jsonObject(corpus(f)) }, gauges: {} });
   const plain = read('llamacpp/b11669-props.json');
   assert.deepEqual(Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, v.value])), {
+    engine_version: 'b11669-Debian',
     model: '/models/target.gguf',
     quantization: 'F16',
     max_running_requests: 1,
@@ -47,6 +49,7 @@ test('llama.cpp: /props (captured from b11669) gives the slots (-np), the per-sl
   // -np 2 -c 2048 with a draft model: 2 slots of 1024; its params still say speculative.types "none", so nothing speculative is read.
   const draft = read('llamacpp/b11669-props-draft-np2.json');
   assert.deepEqual(Object.fromEntries(Object.entries(draft).map(([k, v]) => [k, v.value])), {
+    engine_version: 'b11669-Debian',
     model: '/models/target.gguf',
     quantization: 'F16',
     max_running_requests: 2,
@@ -57,6 +60,7 @@ test('llama.cpp: /props (captured from b11669) gives the slots (-np), the per-sl
 test('TGI: /info (corpus, 3.3.7) gives the model, its revision, the concurrency limit and the total tokens', () => {
   const v = values(profile('tgi'), { json: { '/info': jsonObject(corpus('tgi/info.json')) }, gauges: {} });
   assert.deepEqual(v, {
+    engine_version: '3.3.7',
     model: 'meta-llama/Llama-3.1-8B-Instruct',
     revision: '0e9e39f249a16976918f6564b8830bc894c89659',
     max_running_requests: 128,
@@ -71,7 +75,11 @@ test("vLLM: the model list's root and max_model_len, and cache_config_info's lab
   ].join('\n');
   const gauges: ServingInputs['gauges'] = {};
   for (const s of parsePromText(page)) gauges[s.name] = s.labels;
-  const v = values(profile('vllm'), { json: { '/v1/models': jsonObject(corpus('vllm/v1-models.json')) }, gauges });
+  const v = values(profile('vllm'), {
+    json: { '/version': jsonObject(corpus('vllm/version.json')), '/v1/models': jsonObject(corpus('vllm/v1-models.json')) },
+    gauges,
+  });
+  assert.equal(v.engine_version, '0.10.1.1');
   assert.equal(v.kv_cache_dtype, 'auto');
   assert.equal(v.prefix_caching, true);
   assert.equal(v.memory_fraction, 0.82);
@@ -116,18 +124,19 @@ test("the reader asks the profile's routes and /metrics only when it reads a gau
     'llama.cpp b11669',
   );
   assert.deepEqual(asked, ['/props']);
-  assert.equal(c.settings.engine?.value, 'llama.cpp b11669');
+  assert.equal(c.settings.engine?.value, 'llama.cpp');
+  assert.equal(c.settings.engine_version?.value, 'b11669-Debian');
   assert.equal(c.settings.max_running_requests?.value, 1);
   assert.deepEqual(c.read, ['GET /props → 200']);
 
   const vAsked: string[] = [];
   const v = readServingConfig(fakePort({}, vAsked), { serverMetrics: 'off' }, target, profile('vllm'), 'vLLM');
-  assert.deepEqual(vAsked, ['/v1/models'], 'SERVER_METRICS=off: no GET /metrics');
-  assert.deepEqual(v.read, ['GET /v1/models → 404', 'GET /metrics: not read (SERVER_METRICS=off)']);
+  assert.deepEqual(vAsked, ['/version', '/v1/models'], 'SERVER_METRICS=off: no GET /metrics');
+  assert.deepEqual(v.read, ['GET /version → 404', 'GET /v1/models → 404', 'GET /metrics: not read (SERVER_METRICS=off)']);
   assert.deepEqual(Object.keys(v.settings), ['engine']);
 
   const none = readServingConfig(fakePort({}, []), { serverMetrics: 'auto' }, target, null, 'an unknown server');
-  assert.deepEqual(Object.keys(none.settings), ['engine']);
+  assert.deepEqual(none.settings, { engine: { value: 'an unknown server', source: 'preflight' } });
   assert.match(none.read[0], /shows no serving configuration/);
 });
 

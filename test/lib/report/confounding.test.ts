@@ -121,7 +121,7 @@ test('AB_DIFFERS: known names, trimmed; an unknown or a speculative name is refu
   assert.deepEqual(parseAbDiffers(''), []);
   assert.throws(
     () => parseAbDiffers('np'),
-    (e: Error) => e instanceof ConfigError && /unknown setting 'np'; known settings: engine, model/.test(e.message),
+    (e: Error) => e instanceof ConfigError && /unknown setting 'np'; known settings: engine, engine_version, model/.test(e.message),
   );
   assert.throws(() => parseAbDiffers('speculative_method'), /the difference an A\/B is about/);
 });
