@@ -11,7 +11,7 @@ import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
-import { SERVER_POSITIONS } from '../plan/summary-keys';
+import { SERVER_POSITIONS } from '../metrics/samples';
 
 // The scraping code (and the engines' metric names) is evaluated on the first call, in the VUs
 // that probe alone: k6 evaluates a script in every VU (docs/fidelity.md, "What a VU holds").

@@ -174,6 +174,8 @@ export function recordGap(gapMs: number, w: Pick<Window, 'itlBuckets'>, add: Add
 /** llm_spec_steps_by_accepted's `accepted` tag: 0 … 15 draft tokens, then one bin for 16 or more. */
 export const SPEC_ACCEPTED_BINS = 17;
 export const specAcceptedLabel = (j: number): string => (j >= SPEC_ACCEPTED_BINS - 1 ? `${SPEC_ACCEPTED_BINS - 1}+` : String(j));
+/** Draft positions whose server-side acceptance a run keeps (llm_server_spec_accepted_by_position): 1 … 16, as the per-request bins. */
+export const SERVER_POSITIONS = SPEC_ACCEPTED_BINS - 1;
 const ACCEPTED_TAGS = Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => ({ accepted: specAcceptedLabel(j) }));
 const acceptedTags = (j: number) => ACCEPTED_TAGS[Math.min(j, SPEC_ACCEPTED_BINS - 1)] as { accepted: string };
 

@@ -6,6 +6,7 @@
 // of a metric against each of its sub-metrics: the count stays bounded (at most 32 domains, 8 turn
 // tags) and the token-id path declares none.
 import { METRICS, type MetricKey } from '../metrics/catalog';
+import { SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../metrics/samples';
 import { KEEP, subKey } from './summary-keys';
 import type { Plan } from './matrix';
 
@@ -30,6 +31,7 @@ export function datasetThresholds(plan: Plan, shape: DatasetShape): Record<strin
       for (const domain of shape.domains) {
         for (const m of PER_DOMAIN) keep(subKey(m, s, { domain }), m);
         for (let k = 0; k < plan.slices; k++) for (const m of PER_DOMAIN_SLICE) keep(subKey(m, s, { slice: String(k), domain }), m);
+        for (let j = 0; j < SPEC_ACCEPTED_BINS; j++) keep(subKey('specStepsByAccepted', s, { accepted: specAcceptedLabel(j), domain }), 'specStepsByAccepted');
       }
     }
     for (const turn of shape.turns) for (const m of PER_TURN) keep(subKey(m, s, { turn }), m);

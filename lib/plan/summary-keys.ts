@@ -7,7 +7,16 @@ import type { BenchConfig } from '../config/types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
-import { BUCKET_TAG, BUCKETS_OF, countedInBuckets, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter } from '../metrics/samples';
+import {
+  BUCKET_TAG,
+  BUCKETS_OF,
+  countedInBuckets,
+  SERVER_POSITIONS,
+  SHORT_CAUSES,
+  SPEC_ACCEPTED_BINS,
+  specAcceptedLabel,
+  type BucketCounter,
+} from '../metrics/samples';
 import { BUCKETS, labelOf } from '../stats/log-buckets';
 import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, watchScenario, type Plan } from './matrix';
@@ -106,9 +115,6 @@ export function runTrendsShared(plan: Pick<Plan, 'runs'>): boolean {
 export function summaryTrendStats(cfg: Pick<BenchConfig, 'partial'>): string[] {
   return cfg.partial ? [...TREND_STATS, ...GRID_STATS] : TREND_STATS;
 }
-
-/** Draft positions whose server-side acceptance a run keeps (llm_server_spec_accepted_by_position): 1 … 16, as the per-request bins. */
-export const SERVER_POSITIONS = SPEC_ACCEPTED_BINS - 1;
 
 const PER_SLICE: MetricKey[] = ['windowTokens', 'windowRequests', 'windowE2e', 'windowTtft', 'windowTtftRequests', 'specWindowSteps', 'specWindowTokens'];
 const PER_PROBE: MetricKey[] = [

@@ -7,6 +7,8 @@ import type { BenchConfig } from '../config/types';
 import type { Plan, Run } from '../plan/matrix';
 import { byDomain } from '../plan/dataset-keys';
 import { subKey } from '../plan/summary-keys';
+import { SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../metrics/samples';
+import { acceptanceByPosition } from './acceptance';
 import { bootstrapRatio, pooledMean, type Interval } from '../stats/bootstrap';
 import type { DatasetPlan } from '../dataset/plan';
 import { describeLengths } from '../dataset/lengths';
@@ -21,8 +23,10 @@ export interface DomainFigures {
   e2e: Dist | null;
   ttft: Dist | null;
   outputTokens: number;
-  /** Σ tokens ÷ Σ verify steps over this domain's requests (SGLang meta_info); null when not reported per request. */
+  /** Σ tokens ÷ Σ verify steps over this domain's requests (SGLang meta_info, vLLM metrics.speculative_decoding); null when not reported per request. */
   acceptance: number | null;
+  /** The share of this domain's verify steps that accepted each draft position (vLLM's per-request histograms); null without them. */
+  acceptedByPosition: number[] | null;
   /** Per steady slice: [e2e sum ms, completed requests] (the bootstrap's units). */
   slices: Array<[number, number]>;
 }
@@ -124,6 +128,10 @@ function runOf(m: SummaryMetrics, plan: Plan, run: Run, ds: DatasetPlan): Datase
           ttft: dist(m, subKey('ttft', s, t)),
           outputTokens: count(m, subKey('outputTokens', s, t)),
           acceptance: verify > 0 ? count(m, subKey('specTokens', s, t)) / verify : null,
+          acceptedByPosition:
+            acceptanceByPosition(
+              Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => count(m, subKey('specStepsByAccepted', s, { accepted: specAcceptedLabel(j), domain }))),
+            )?.byPosition ?? null,
           slices,
         };
       })

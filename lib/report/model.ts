@@ -8,9 +8,9 @@ import { SATURATION_RULES } from '../server-metrics/saturation';
 import type { Interval } from '../stats/bootstrap';
 import { tMeanInterval } from '../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../metrics/timing';
-import { BUCKETS_OF, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../metrics/samples';
+import { BUCKETS_OF, SERVER_POSITIONS, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../metrics/samples';
 import { acceptanceByPosition, acceptanceOf, serverPositions, type Acceptance, type AcceptanceByPosition } from './acceptance';
-import { bucketKey, SERVER_POSITIONS, subKey } from '../plan/summary-keys';
+import { bucketKey, subKey } from '../plan/summary-keys';
 import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-check';
 
@@ -479,7 +479,8 @@ function saturationNote(s: SaturationFigures): string {
 }
 
 function traceNote(load: Extract<Run['cell']['load'], { kind: 'trace' }>, lag: Dist | null): string {
-  const head = `trace replay at ${load.speed}× speed: ${lag?.count ?? 0} of ${load.requests} requests sent`;
+  const what = load.arrivals ? `replay of the drawn ${load.arrivals} arrival schedule` : `trace replay at ${load.speed}× speed`;
+  const head = `${what}: ${lag?.count ?? 0} of ${load.requests} requests sent`;
   if (lag === null) return `${head}.`;
   const verdict = faithful(lag, load.maxLagMs) ? `within TRACE_MAX_LAG ${load.maxLagMs} ms` : `above TRACE_MAX_LAG ${load.maxLagMs} ms: not faithful`;
   return `${head}; schedule lag (sent − due) p50 ${lag.p50.toFixed(1)} ms, p99 ${lag.p99.toFixed(1)} ms (${verdict}), max ${lag.max.toFixed(1)} ms.`;

@@ -1,7 +1,9 @@
 // A DATASET A/B against two simulators whose speculative acceptance differs by domain (DFlash:
 // code 7, chat 2; MTP: 2.5 for every prompt), the built-in code and chat prompts carrying the
 // domain marker: the per-domain speedups and acceptance lengths the report gives must be the
-// simulators' own, within the stated interval.
+// simulators' own, within the stated interval. The MTP server (vLLM) counts each request's steps
+// (--per-request-spec-decode-metrics): its acceptance by draft position per domain must be the
+// simulator's record of that domain's requests.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSim, type RemoteSim } from './sim-process';
@@ -27,7 +29,7 @@ interface DatasetJson {
     variant: string;
     prompt_tokens: { avg: number; count: number } | null;
     output_tokens: { p50: number } | null;
-    domains: Array<{ domain: string; requests_ok: number }>;
+    domains: Array<{ domain: string; requests_ok: number; accepted_share_by_position: number[] | null }>;
   }>;
   warnings: string[];
 }
@@ -51,7 +53,7 @@ for (const runner of RUNNERS) {
     test('per-domain speedups and acceptance lengths match the simulators within the stated interval', async () => {
       const [dflash, mtp] = await Promise.all([
         spawnSim({ engine: 'sglang', spec: 'dflash', specAcceptByDomain: 'code=7,chat=2', timeScale: 4, seed: 21 }),
-        spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4, seed: 22 }),
+        spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4, seed: 22, perRequestSpecDecodeMetrics: 'summary' }),
       ]);
       try {
         const run = await runner.run(
@@ -96,10 +98,25 @@ for (const runner of RUNNERS) {
         const chat = cmp.domains.find((x) => x.domain === 'chat') as DomainJson;
         assert.ok((code.e2e_speedup_b_over_a as number) > (chat.e2e_speedup_b_over_a as number) * 1.5, cmp.verdict);
         assert.match(code.verdict, /^DFlash \d+\.\d\d× \[\d+\.\d\d, \d+\.\d\d\] faster on code$/);
-        // Acceptance per domain: DFlash (SGLang) reports it per request; vLLM only over its /metrics window, not per domain.
+        // Acceptance per domain: per request from both, SGLang's meta_info and vLLM's metrics.speculative_decoding.
         assert.ok(Math.abs((code.acceptance_length_a as number) / 7 - 1) < 0.06, `code AL ${code.acceptance_length_a}`);
         assert.ok(Math.abs((chat.acceptance_length_a as number) / 2 - 1) < 0.06, `chat AL ${chat.acceptance_length_a}`);
-        assert.equal(code.acceptance_length_b, null);
+        for (const x of [code, chat]) assert.ok(Math.abs((x.acceptance_length_b as number) / 2.5 - 1) < 0.06, `${x.domain} MTP AL ${x.acceptance_length_b}`);
+        // By draft position per domain: the vLLM run's counts are its requests' own (those the simulator finished whole).
+        const mtpReqs = (await mtp.requests()).filter((r) => r.completionTokens === OSL && r.finishReason === 'length');
+        const mtpRec = ds.records.find((r) => r.variant === 'mtp')!;
+        for (const d of ['code', 'chat']) {
+          const h = [0, 0, 0, 0];
+          for (const r of mtpReqs.filter((q) => q.domain === d)) r.acceptedHistogram!.forEach((n, j) => (h[j] += n));
+          const steps = h.reduce((a, b) => a + b, 0);
+          const want = [1, 2, 3].map((i) => h.slice(i).reduce((a, b) => a + b, 0) / steps);
+          const got = mtpRec.domains.find((x) => x.domain === d)!.accepted_share_by_position!;
+          assert.ok(got.length === 3 && got.every((g, i) => Math.abs(g - (want[i] as number)) < 1e-9), `${d}: ${got} vs ${want}`);
+        }
+        assert.ok(
+          ds.records.find((r) => r.variant === 'dflash')!.domains.every((x) => x.accepted_share_by_position === null),
+          'SGLang counts no position',
+        );
         // Lengths: the estimate (the simulator has no tokenize route), the server's counts in the report.
         assert.match(ds.lengths, /estimated as characters ÷ 4/);
         for (const r of ds.records) {

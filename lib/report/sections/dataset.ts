@@ -52,9 +52,11 @@ function domainTable(d: DatasetReport): Table | null {
       fmtMs(x.e2e?.p50),
       fmtMs(x.ttft?.p50),
       x.acceptance === null ? '–' : x.acceptance.toFixed(2),
+      x.acceptedByPosition === null ? '–' : x.acceptedByPosition.map((p) => (p * 100).toFixed(0)).join(' / '),
     ]),
   );
-  return rows.length ? { head: ['cell', 'variant', 'domain', 'requests', 'failed', 'e2e mean', 'e2e p50', 'TTFT p50', 'accept. length'], rows } : null;
+  const head = ['cell', 'variant', 'domain', 'requests', 'failed', 'e2e mean', 'e2e p50', 'TTFT p50', 'accept. length', 'accepted % by position'];
+  return rows.length ? { head, rows } : null;
 }
 
 function turnTable(d: DatasetReport): Table | null {
@@ -181,6 +183,7 @@ function json(d: DatasetReport): unknown {
         ttft_ms: dj(y.ttft),
         output_tokens: y.outputTokens,
         acceptance_length_tokens_per_step: y.acceptance,
+        accepted_share_by_position: y.acceptedByPosition,
       })),
       turns: x.turns.map((t) => ({
         turn: t.turn,
