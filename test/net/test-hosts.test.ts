@@ -6,39 +6,22 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { hostsDown, hostsUnavailable, hostsUp, linkCounts, TEST_HOSTS_SCRIPT as SCRIPT, type HostsEnv } from './test-hosts';
 
-const ROOT = join(__dirname, '..', '..');
-const SCRIPT = join(ROOT, 'scripts', 'test-hosts.sh');
 // Of this process: another checkout running the tests at once makes hosts of its own.
 const NAME = `h${process.pid % 100000}`;
-
-function cannot(): string | null {
-  if (process.platform !== 'linux') return 'test hosts need Linux network namespaces';
-  if (process.getuid?.() !== 0) return 'test hosts need root (network namespaces)';
-  if (spawnSync('ip', ['-V']).error) return 'no ip command (apt-get install -y iproute2)';
-  return null;
-}
 
 const namespaces = () => execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
 const mine = () => namespaces().includes(`${NAME}-client`) || namespaces().includes(`${NAME}-server`);
 
-function up(args: string[]): Record<string, string> {
-  const r = spawnSync('bash', [SCRIPT, 'up', '--name', NAME, ...args], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `test-hosts.sh up: ${r.stderr}`);
-  const env: Record<string, string> = {};
-  for (const m of r.stdout.matchAll(/^export (TEST_HOSTS_\w+)=(.*)$/gm)) env[m[1]] = m[2];
-  return env;
-}
-
-const down = () => spawnSync('bash', [SCRIPT, 'down', '--name', NAME]);
+const up = (args: string[]) => hostsUp(NAME, args).env;
+const down = () => hostsDown(NAME);
 
 /**
  * On the server host a sender of `bytes`; on the client host 10 timed connects, then the download
  * timed. Python's blocking sockets: no event loop between the packets and the clock.
  */
-function transfer(env: Record<string, string>, bytes: number): { connectMs: number; mbitPerSec: number } {
+function transfer(env: HostsEnv, bytes: number): { connectMs: number; mbitPerSec: number } {
   const server = spawn(
     'ip',
     [
@@ -70,19 +53,7 @@ function transfer(env: Record<string, string>, bytes: number): { connectMs: numb
   }
 }
 
-interface Way {
-  packets: number;
-  lost: number;
-  reordered: number;
-}
-
-function stats(env: Record<string, string>): Way {
-  if (env.TEST_HOSTS_LINK !== 'user' || !existsSync(env.TEST_HOSTS_STATS)) return { packets: NaN, lost: NaN, reordered: NaN };
-  const s = JSON.parse(readFileSync(env.TEST_HOSTS_STATS, 'utf8')) as Record<string, Way>;
-  return Object.values(s).reduce((a, w) => ({ packets: a.packets + w.packets, lost: a.lost + w.lost, reordered: a.reordered + w.reordered }));
-}
-
-const why = cannot();
+const why = hostsUnavailable();
 describe('test hosts: the link and its clean-up', { skip: why ?? undefined }, () => {
   test('the round trip and the rate asked for; the hosts are gone after down', () => {
     const env = up(['--rtt', '30', '--rate', '4']);
@@ -108,8 +79,8 @@ describe('test hosts: the link and its clean-up', { skip: why ?? undefined }, ()
     } finally {
       down();
     }
-    if (env.TEST_HOSTS_LINK !== 'user') return t.skip('netem counts nothing of its own here: the shares are the kernel');
-    const s = stats(env);
+    const s = linkCounts(env);
+    if (s === null) return t.skip("over netem the kernel drops and reorders: the link's own counts are the user-space link's");
     console.log(`loss 5 %, reorder 20 %: ${s.lost} lost and ${s.reordered} reordered of ${s.packets} packets`);
     assert.ok(s.packets > 500, `${s.packets} packets`);
     assert.ok(Math.abs(s.lost / s.packets - 0.05) < 0.02, `${s.lost} of ${s.packets} lost for 5 %`);

@@ -16,19 +16,19 @@
 // test-runner: alone (its bounds are latencies: the link's round trip against the simulator's record)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { explain, ROOT, RUNNERS, type Runner } from './harness';
 import { clientRequests, JOIN_SYSTEM_TAGS, pct, truthItl } from './truth-join';
+import { hostsDown, hostsUnavailable, hostsUp, linkCounts, type HostsEnv, type LinkCounts } from '../net/test-hosts';
 import { poolLengths } from '../../lib/workload/prompts';
 import { LIMIT_ABS_MS } from '../../lib/report/client-check';
 import { runK6 } from '../../scripts/k6-runtime';
 import type { RequestRecord } from '../../sim/index';
 
 const LONG = process.env.TEST_LONG === '1';
-const SCRIPT = join(ROOT, 'scripts', 'test-hosts.sh');
 // Of this process: two checkouts running the test at once make hosts of their own.
 const NAME = `k6t${process.pid % 10000}`;
 const OSL = 16;
@@ -60,34 +60,22 @@ const CASES: Link[] = LONG
 const tolerance = (expected: number) => (expected < 10 ? LIMIT_ABS_MS : Math.max(0.1 * expected, 2));
 const f1 = (x: number) => x.toFixed(1);
 
-/** Why the hosts cannot be made here, or null. */
-function cannot(): string | null {
-  if (process.platform !== 'linux') return 'test hosts need Linux network namespaces';
-  if (process.getuid?.() !== 0) return 'test hosts need root (network namespaces)';
-  const ip = spawnSync('ip', ['-V']);
-  if (ip.error) return 'no ip command (apt-get install -y iproute2)';
-  return null;
-}
-
 interface Hosts {
-  env: Record<string, string>;
-  down(): { lost: number; packets: number } | null;
+  env: HostsEnv;
+  /** Removes them; what the user-space link counted (null over netem). */
+  down(): LinkCounts | null;
 }
 
 function up(link: Link): Hosts {
-  const args = ['up', '--name', NAME, '--rtt', String(link.rttMs), '--loss', String(link.lossPct), '--seed', '3'];
-  const r = spawnSync('bash', [SCRIPT, ...args], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `test-hosts.sh up: ${r.stderr}`);
-  console.log(r.stderr.trim());
-  const env: Record<string, string> = {};
-  for (const m of r.stdout.matchAll(/^export (TEST_HOSTS_\w+)=(.*)$/gm)) env[m[1]] = m[2];
-  const down = () => {
-    spawnSync('bash', [SCRIPT, 'down', '--name', NAME]);
-    if (env.TEST_HOSTS_LINK !== 'user' || !existsSync(env.TEST_HOSTS_STATS)) return null;
-    const s = JSON.parse(readFileSync(env.TEST_HOSTS_STATS, 'utf8')) as Record<string, { packets: number; lost: number }>;
-    return Object.values(s).reduce((a, w) => ({ lost: a.lost + w.lost, packets: a.packets + w.packets }), { lost: 0, packets: 0 });
+  const { env, said } = hostsUp(NAME, ['--rtt', String(link.rttMs), '--loss', String(link.lossPct), '--seed', '3']);
+  console.log(said);
+  return {
+    env,
+    down: () => {
+      hostsDown(NAME);
+      return linkCounts(env);
+    },
   };
-  return { env, down };
 }
 
 interface HostSim {
@@ -216,7 +204,7 @@ async function onHosts(runner: Runner, link: Link, transport: 'http' | 'sse'): P
   const hosts = up(link);
   const stopHosts = () => hosts.down();
   process.once('SIGINT', stopHosts);
-  let lost: { lost: number; packets: number } | null = null;
+  let lost: LinkCounts | null = null;
   let m: Measured;
   let rtt = { p50: NaN, min: NaN };
   try {
@@ -271,7 +259,7 @@ async function onHosts(runner: Runner, link: Link, transport: 'http' | 'sse'): P
 }
 
 /** The figures, printed for docs/faults.md, then the bounds. */
-function judge(link: Link, rtt: { p50: number; min: number }, transport: string, m: Measured, lost: { lost: number; packets: number } | null): void {
+function judge(link: Link, rtt: { p50: number; min: number }, transport: string, m: Measured, lost: LinkCounts | null): void {
   const R = rtt.p50;
   const q = (v: number[]) => (v.length ? `p50 ${f1(pct(v, 0.5))} p99 ${f1(pct(v, 0.99))} max ${f1(Math.max(...v))}` : 'not measured');
   const fresh = m.connecting.map((c) => c === null || c > 0);
@@ -325,7 +313,7 @@ function judge(link: Link, rtt: { p50: number; min: number }, transport: string,
   if (link.lossPct > 0 && lost) assert.ok(lost.lost > 0, `the link dropped nothing of ${lost.packets} packets at ${link.lossPct} % loss`);
 }
 
-const why = cannot();
+const why = hostsUnavailable();
 for (const runner of RUNNERS) {
   describe(`test hosts on ${runner.name}`, { skip: runner.skip ?? why ?? undefined }, () => {
     for (const link of CASES) {
