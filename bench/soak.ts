@@ -7,6 +7,9 @@
 //   npx tsx bench/soak.ts [--minutes 30] [--vus 256] [--time-scale 4] [--k6 PATH]
 //                         [--bundle dist/sse/context-matrix.js] [--no-raw] [--warmup 5]
 //                         [--record-limit 10000] [--nice 0] [--keep] [--k6-args '--summary-mode=disabled --no-thresholds']
+//                         [--chart]
+// --chart adds a Mermaid line chart of k6's and the simulator's memory by minute (GitHub renders it
+// in a job summary: the weekly soak's curve).
 //
 // The simulator keeps the newest --record-limit request records as its ground truth (100,000 by
 // default in `npm run sim`, each with its token events): a bounded store that fills in the first
@@ -161,11 +164,31 @@ async function main(): Promise<void> {
       `CPU over the load: k6 ${((last.k6Cpu - first.k6Cpu) / ((last.min - first.min) * 60)).toFixed(2)} cores, simulator ${((last.simCpu - first.simCpu) / ((last.min - first.min) * 60)).toFixed(2)} cores`,
     );
   }
+  if (flag('chart') && rows.length >= 2) console.log(memoryChart(rows));
   if (RAW && existsSync(raw)) {
     const mb = statSync(raw).size / 2 ** 20;
     console.log(`raw record: ${mb.toFixed(0)} MB gzip (${((mb / MINUTES) * 60).toFixed(0)} MB per hour of load)`);
   }
   if (!flag('keep')) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A Mermaid xychart of resident memory by minute, at most 60 points (every k-th reading). */
+function memoryChart(rows: Row[]): string {
+  const step = Math.ceil(rows.length / 60);
+  const kept = rows.filter((_, i) => i % step === 0 || i === rows.length - 1);
+  const list = (f: (r: Row) => number) => kept.map((r) => f(r).toFixed(0)).join(', ');
+  const top = Math.ceil(Math.max(...kept.map((r) => Math.max(r.k6Rss, r.simRss))) * 1.1);
+  return [
+    '',
+    '```mermaid',
+    'xychart-beta',
+    `  title "Resident memory, MB (k6 first line, simulator second)"`,
+    `  x-axis "minute" [${kept.map((r) => r.min.toFixed(0)).join(', ')}]`,
+    `  y-axis "MB" 0 --> ${top}`,
+    `  line [${list((r) => r.k6Rss)}]`,
+    `  line [${list((r) => r.simRss)}]`,
+    '```',
+  ].join('\n');
 }
 
 main().catch((e: unknown) => {

@@ -11,6 +11,7 @@ import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { resetDue } from '../../../lib/plan/cache-reset';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
+import { readCapacitySettings } from '../../../lib/capacity/settings';
 import type { RunFigures } from '../../../lib/report/model';
 
 const SLICE_MS = 2000;
@@ -194,7 +195,6 @@ test('REPEATS: a whole number from 1 to 20, anything else one clear message', ()
 });
 
 test('the capacity search refuses REPEATS above 1 in one line (it confirms a level by its own reruns)', async () => {
-  const { readCapacitySettings } = await import('../../../lib/capacity/settings');
   const slo = { SLO_E2E_P99: '4s' };
   assert.throws(
     () => readCapacitySettings({ ...slo, REPEATS: '3' }),
