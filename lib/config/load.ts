@@ -5,7 +5,7 @@ import { ConfigError, quote } from './parse';
 import { VARIABLES } from './variables';
 import { BENCHMARKS, slotsOf, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
 import { datasetConfig } from './dataset';
-import { traceConfig } from './trace';
+import { arrivalsConfig, traceConfig } from './trace';
 import { parseAbDiffers } from './ab-differs';
 
 export type { Env, VariantConfig, Slo, BenchConfig } from './types';
@@ -231,11 +231,7 @@ export function loadConfig(
     thinkTags: p.bool('THINK_TAGS', get(env, 'THINK_TAGS')),
     saturationStop: spec.escalates === true && p.bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
   };
-  if (spec.trace)
-    cfg.trace = traceConfig(
-      (name) => get(env, name),
-      (name) => env[name] !== undefined && env[name]?.trim() !== '',
-    );
+  if (spec.trace) cfg.trace = replayOf(env, cfg, spec.load === 'rate');
   else if (get(env, 'TRACE').trim() !== '') {
     const replaying = Object.values(BENCHMARKS)
       .filter((b) => b.trace)
@@ -253,6 +249,14 @@ export function loadConfig(
   cfg.startSpreadMs = startSpread(env, cfg.durationMs, cfg.slices, cfg.requests !== null);
   cfg.itlSamples = itlSamples(env, cfg, spec.load ?? 'vus');
   return cfg;
+}
+
+/** TRACE's replay, or (open loop) ARRIVALS's drawn schedule replayed as a trace; null: neither. */
+function replayOf(env: Env, cfg: BenchConfig, openLoop: boolean): BenchConfig['trace'] {
+  const getVar = (name: string) => get(env, name);
+  const isSet = (name: string) => env[name] !== undefined && env[name]?.trim() !== '';
+  const trace = traceConfig(getVar, isSet);
+  return (openLoop ? arrivalsConfig(getVar, isSet, cfg) : null) ?? trace;
 }
 
 function numberList(name: string, raw: string): number[] {

@@ -105,6 +105,12 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix takes one value).' },
   { name: 'RATE', default: '1,2,4', help: 'Arrival rates in requests per second, comma-separated (open model).', benchmarks: OPEN_LOOP },
   {
+    name: 'ARRIVALS',
+    default: 'constant',
+    help: "How requests arrive at RATE: constant (k6's constant-arrival-rate executor, evenly spaced), poisson (exponential gaps) or gamma:<shape> (gamma-distributed gaps, squared coefficient of variation 1/shape: below 1 bursty, 1 Poisson, above 1 smoother). poisson and gamma draw one schedule from SEED with mean gap 1/RATE over DURATION (one RATE, ISL and OSL) and replay it as a trace: each request records its schedule lag (llm_schedule_lag), and TRACE_MAX_LAG judges the replay faithful; MAX_VUS (or TRACE_VUS) hold the requests.",
+    benchmarks: OPEN_LOOP,
+  },
+  {
     name: 'MAX_VUS',
     default: '256',
     help: 'Most VUs the arrival-rate benchmark may use; when all are busy, iterations are dropped and counted.',
@@ -223,7 +229,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'ITL_SAMPLES',
     default: 'auto',
-    help: "How the per-token ITL reaches k6: every (each token's gap as a llm_itl sample, exact; k6 keeps each one, so its memory grows with the tokens read), histogram (counted per request into 290 log-spaced buckets, llm_itl_buckets, whose quantiles are within 2.5 %; memory stays flat over hours) or auto: histogram for a plan of one or two runs that streams 10 minutes or more in all (a soak), every otherwise (and for TRACE, REQUESTS or TRANSPORT=http, which times no tokens). With histogram, llm_itl and llm_itl_per_chunk get no samples: put ITL thresholds on SLO_ITL_P99; a request's TPOT, its output rate, its time to first answer token (unless SLO_TTFT_OF=answer holds it) and the VU's gap between requests are counted in buckets too (llm_tpot_buckets, llm_request_tokens_per_second_buckets, llm_ttft_answer_buckets, llm_client_gap_buckets), so k6 keeps no per-token value and of each request only its e2e and TTFT, exact.",
+    help: "How the per-token ITL reaches k6: every (each token's gap as a llm_itl sample, exact; k6 keeps each one, so its memory grows with the tokens read), histogram (counted per request into 290 log-spaced buckets, llm_itl_buckets, whose quantiles are within 2.5 %; memory stays flat over hours) or auto: histogram for a plan of one or two runs that streams 10 minutes or more in all (a soak), every otherwise (and for TRACE, REQUESTS or TRANSPORT=http, which times no tokens). With histogram, llm_itl and llm_itl_per_chunk get no samples: put ITL thresholds on SLO_ITL_P99; a request's TPOT, its output rate, its time to first answer token (unless SLO_TTFT_OF=answer holds it), its time to second token and the VU's gap between requests are counted in buckets too (llm_tpot_buckets, llm_request_tokens_per_second_buckets, llm_ttft_answer_buckets, llm_ttst_buckets, llm_client_gap_buckets), so k6 keeps no per-token value and of each request only its e2e and TTFT, exact.",
   },
   {
     name: 'SERVER_METRICS',

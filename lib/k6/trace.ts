@@ -9,6 +9,7 @@ import { ConfigError } from '../config/parse';
 import type { Prompt } from '../dialects/types';
 import { parseTrace, traceShape, traceUnits, tokenUnit, windowOf, wordUnit, dueMs, type BlockSpec, type TraceEntry, type TraceShape } from '../workload/trace';
 import type { PromptSource } from './prompt-source';
+import { arrivalTrace } from '../workload/arrivals';
 
 export interface SharedTrace {
   source: string;
@@ -26,15 +27,7 @@ export function openTrace(cfg: BenchConfig, read: (path: string) => string): Sha
   const build = () => {
     if (parsed === null) {
       try {
-        let text: string;
-        try {
-          text = read(t.spec);
-        } catch (e) {
-          throw new ConfigError(
-            `TRACE=${t.spec}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../trace.jsonl (${String(e)}).`,
-          );
-        }
-        const trace = windowOf(parseTrace(text, t.spec), t.window);
+        const trace = t.arrivals ? arrivalTrace(t.arrivals, cfg.seed) : windowOf(parseTrace(readTrace(t.spec, read), t.spec), t.window);
         parsed = { entries: trace.entries, shape: traceShape(trace) };
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;
@@ -55,6 +48,16 @@ export function openTrace(cfg: BenchConfig, read: (path: string) => string): Sha
     return 'error' in b ? [] : b.entries;
   }) as unknown as ArrayLike<TraceEntry>;
   return { source: t.spec, shape: meta, entry: (i) => entries[i] };
+}
+
+function readTrace(spec: string, read: (path: string) => string): string {
+  try {
+    return read(spec);
+  } catch (e) {
+    throw new ConfigError(
+      `TRACE=${spec}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../trace.jsonl (${String(e)}).`,
+    );
+  }
 }
 
 /** Blocks a VU keeps for reuse: enough for the prefixes that repeat close together, bounded so 64 VUs stay small. */

@@ -124,7 +124,16 @@ export function planOf(
       throw new Error(
         `TRACE=${cfg.trace.spec}: the trace's shape is not in this test's record (a test recorded before setup ended), so its plan cannot be rebuilt.`,
       );
-    const tl: Load = { kind: 'trace', speed: cfg.trace.speed, requests: trace.requests, vus: cfg.trace.vus, maxLagMs: cfg.trace.maxLagMs };
+    const a = cfg.trace.arrivals;
+    const tl: Load = {
+      kind: 'trace',
+      speed: cfg.trace.speed,
+      requests: trace.requests,
+      vus: cfg.trace.vus,
+      maxLagMs: cfg.trace.maxLagMs,
+      // A drawn ARRIVALS schedule is named by its process and rate, not as a trace file.
+      ...(a ? { arrivals: `${a.process.name} ${a.rate}/s` } : {}),
+    };
     const cell: Cell = { id: `trace_${loadId(tl)}`, isl: Math.round(trace.meanInput), osl: Math.round(trace.meanOutput), load: tl };
     return buildPlan(
       { ...cfg, durationMs: traceDurationMs(trace, cfg.trace.speed), requests: null },

@@ -41,13 +41,13 @@ export function runLabel(r: { variant: string; repeat?: number }): string {
 }
 
 export function loadLabel(load: Load): string {
-  if (load.kind === 'trace') return `trace ×${load.speed}`;
+  if (load.kind === 'trace') return load.arrivals ?? `trace ×${load.speed}`;
   return load.kind === 'vus' ? `c=${load.vus}` : `${load.rate}/s`;
 }
 
 /** The load in words, for a title: c=8, 2 req/s, trace at 4× speed. */
 export function loadWords(load: Load): string {
-  if (load.kind === 'trace') return `trace at ${load.speed}× speed`;
+  if (load.kind === 'trace') return load.arrivals ? `${load.arrivals} arrivals` : `trace at ${load.speed}× speed`;
   return load.kind === 'vus' ? `c=${load.vus}` : `${load.rate} req/s`;
 }
 

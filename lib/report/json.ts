@@ -66,6 +66,7 @@ export function runRecord(r: RunFigures) {
       r.load.kind === 'trace'
         ? {
             speed: r.load.speed,
+            arrivals: r.load.arrivals ?? null,
             requests: r.load.requests,
             vus: r.load.vus,
             schedule_lag_ms: ms(r.client.schedule?.lag ?? null),

@@ -21,7 +21,8 @@ export interface TraceEntry {
 
 export interface Trace {
   source: string;
-  format: 'jsonl' | 'csv';
+  /** generated: an ARRIVALS schedule (lib/workload/arrivals.ts), not a file. */
+  format: 'jsonl' | 'csv' | 'generated';
   /** Sorted by atMs (stable); offsets are from the first entry. */
   entries: TraceEntry[];
 }

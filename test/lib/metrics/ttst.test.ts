@@ -9,30 +9,102 @@ import type { MetricKey } from '../../../lib/metrics/catalog';
 import type { GenerationResult } from '../../../lib/dialects/types';
 
 const ttst = (events: Array<[number, number | null]>, completion: number | null) =>
-  requestTiming(1000, 2000, events.map(([t, tokens]) => ({ t: 1000 + t, tokens })), completion).ttstMs;
+  requestTiming(
+    1000,
+    2000,
+    events.map(([t, tokens]) => ({ t: 1000 + t, tokens })),
+    completion,
+  ).ttstMs;
 
 test('one token per event: the second event', () => {
-  assert.equal(ttst([[100, 1], [130, 1], [160, 1]], 3), 130);
+  assert.equal(
+    ttst(
+      [
+        [100, 1],
+        [130, 1],
+        [160, 1],
+      ],
+      3,
+    ),
+    130,
+  );
   // No per-event counts, but the final count equals the events: one each.
-  assert.equal(ttst([[100, null], [130, null], [160, null]], 3), 130);
+  assert.equal(
+    ttst(
+      [
+        [100, null],
+        [130, null],
+        [160, null],
+      ],
+      3,
+    ),
+    130,
+  );
 });
 
 test('a first event of several tokens (speculative decoding) brings the second with it: TTST = TTFT', () => {
-  assert.equal(ttst([[100, 3], [130, 4]], 7), 100);
+  assert.equal(
+    ttst(
+      [
+        [100, 3],
+        [130, 4],
+      ],
+      7,
+    ),
+    100,
+  );
   // Its own count unknown, the later ones counted: the final count less theirs.
-  assert.equal(ttst([[100, null], [130, 4]], 7), 100);
-  assert.equal(ttst([[100, null], [130, 4]], 5), 130);
+  assert.equal(
+    ttst(
+      [
+        [100, null],
+        [130, 4],
+      ],
+      7,
+    ),
+    100,
+  );
+  assert.equal(
+    ttst(
+      [
+        [100, null],
+        [130, 4],
+      ],
+      5,
+    ),
+    130,
+  );
   // A whole reply in one event.
   assert.equal(ttst([[100, null]], 5), 100);
 });
 
 test('an event counted with no token is passed over', () => {
-  assert.equal(ttst([[100, 1], [120, 0], [150, 2]], 3), 150);
+  assert.equal(
+    ttst(
+      [
+        [100, 1],
+        [120, 0],
+        [150, 2],
+      ],
+      3,
+    ),
+    150,
+  );
 });
 
 test('not measured: one token, unknown first count (per-chunk), http', () => {
   assert.equal(ttst([[100, 1]], 1), null);
-  assert.equal(ttst([[100, null], [130, null]], 9), null, 'two chunks of unknown size: the first may have held two');
+  assert.equal(
+    ttst(
+      [
+        [100, null],
+        [130, null],
+      ],
+      9,
+    ),
+    null,
+    'two chunks of unknown size: the first may have held two',
+  );
   assert.equal(ttst([[100, null]], null), null);
   assert.equal(requestTiming(1000, 2000, null, 5).ttstMs, null);
 });
