@@ -9,6 +9,7 @@ import type { PromptKind } from './workload/prompts';
 import type { DatasetPlan } from './dataset/plan';
 import type { TraceShape } from './workload/trace';
 import { TRANSPORTS } from './transports';
+import type { InstanceClock, InstanceRow } from './clock/instance';
 
 /** What setup() learned about a variant. Serialised into setup data: never holds the API key. */
 export interface VariantInfo {
@@ -42,6 +43,10 @@ export interface SetupData {
   trace?: TraceShape;
   /** When setup ended and the runs started (epoch ms), stamped by writeRunRecord (lib/k6/run-record.ts): how handleSummary tells a stopped test. */
   runsStartMs?: number;
+  /** PARTIAL runs: this instance's name and its clock against the server host's (lib/k6/clock.ts). */
+  instance?: InstanceClock;
+  /** A merged run: each instance's clock offset and how its slices were aligned (lib/report/align.ts). */
+  instances?: InstanceRow[];
 }
 
 /**

@@ -272,6 +272,11 @@ export const VARIABLES: readonly VariableDef[] = [
     help: 'Also write <run id>.partial.json for `npm run merge`, which combines the instances of one test split by k6 --execution-segment (or the k6-operator) into one report; adds a fine quantile grid to every latency figure so percentiles merge.',
   },
   {
+    name: 'INSTANCE_NAME',
+    default: '',
+    help: "With PARTIAL=true: this instance's name in the merged report's clock offsets (e.g. its host); default the host's HOSTNAME where k6 sees it, else the instance's execution segment.",
+  },
+  {
     name: 'RUN_ID',
     default: '',
     help: 'Name of this test (the whole k6 invocation): prefix of the result files and default testid tag; default <benchmark>-<UTC time>.',

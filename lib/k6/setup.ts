@@ -13,6 +13,7 @@ import type { Bench } from './bench-context';
 import { setupDataset } from './dataset';
 import { k6Port } from './http-port';
 import { writeRunRecord } from './run-record';
+import { instanceClock } from './clock';
 import { recordedVariables } from '../config/environment';
 import { traceLogLine } from '../workload/trace';
 
@@ -64,6 +65,13 @@ export function makeSetup(b: Bench): () => SetupData {
     if (data.failures.length === 0 && (!segmented || data.segment?.startsWith('0:')))
       for (const run of resetDue(plan, cfg.cacheReset))
         if (resetInSetup(run)) resetBeforeRun(b, data, run, k6Port('reset'), segmented ? 0 : SETUP_RESET_BUDGET_MS);
+    // A split run's instance: its clock against the server host's, for the merge (docs/distributed.md).
+    if (cfg.partial && cfg.variants.length > 0 && data.failures.length === 0)
+      data.instance = instanceClock(
+        b.env.INSTANCE_NAME || b.env.HOSTNAME || (data.segment ? `segment ${data.segment}` : 'instance'),
+        cfg.variants[0].url,
+        plan.sliceMs,
+      );
     for (const w of data.warnings) console.warn(`warning: ${w}`);
     // The run record (a sample whose metadata holds the settings and this data): `npm run report`
     // rebuilds the reports from k6's JSON output with it, even when the test is killed.

@@ -7,13 +7,14 @@
 // are refused with one line naming the difference.
 import type { SetupData } from '../variants';
 import { mergeTrends } from '../stats/quantile-merge';
+import { alignInstances } from './align';
 import type { SummaryMetric, SummaryMetrics } from './model';
 import type { SummaryDataLike } from './report';
 
 export const PARTIAL_FORMAT = 'k6-llm-bench-partial/1';
 
 /** Variables that may differ between the instances of one test. */
-const PER_INSTANCE = new Set(['RUN_ID', 'RESULTS_DIR', 'PARTIAL', 'CONFIG']);
+const PER_INSTANCE = new Set(['RUN_ID', 'RESULTS_DIR', 'PARTIAL', 'CONFIG', 'INSTANCE_NAME']);
 
 export interface PartialResult {
   format: typeof PARTIAL_FORMAT;
@@ -217,25 +218,41 @@ export function mergePartials(parts: Array<{ name: string; partial: PartialResul
   checkSegments(parts.map((p) => ({ name: p.name, segment: p.partial.segment })));
   const durations = parts.map((p) => p.partial.testRunDurationMs ?? 0);
   const seconds = Math.max(...durations) / 1000;
+  const leadAt = Math.max(
+    0,
+    parts.findIndex((p) => cmp(parseSegment(p.partial.segment)[0], [0, 1]) === 0),
+  );
+  // Each instance's slices on the lead instance's, by the instances' starts on the server's clock.
+  const aligned = alignInstances(
+    parts.map((p) => ({
+      segment: p.partial.segment,
+      instance: p.partial.setup?.instance ?? null,
+      runsStartMs: p.partial.setup?.runsStartMs ?? null,
+      metrics: p.partial.metrics,
+    })),
+    leadAt,
+  );
   const metrics: SummaryMetrics = {};
-  for (const key of new Set(parts.flatMap((p) => Object.keys(p.partial.metrics)))) {
+  for (const key of new Set(aligned.metrics.flatMap((m) => Object.keys(m)))) {
     metrics[key] = mergeMetric(
       key,
-      parts.map((p) => p.partial.metrics[key]).filter((m) => m !== undefined),
+      aligned.metrics.map((m) => m[key]).filter((m) => m !== undefined),
       seconds,
     );
   }
   // Setup data: the instance holding the first segment speaks for the targets (it also took the
   // server-metrics window); failures and warnings of every instance are kept.
   const setups = parts.map((p) => p.partial.setup).filter((s): s is Partial<SetupData> => s !== null);
-  const lead = parts.find((p) => cmp(parseSegment(p.partial.segment)[0], [0, 1]) === 0)?.partial.setup ?? setups[0] ?? null;
+  const lead = parts[leadAt].partial.setup ?? setups[0] ?? null;
   const setup: Partial<SetupData> | null = lead
     ? {
         ...lead,
         // The merged run is the whole run again.
         segment: null,
         sequence: null,
-        warnings: [...new Set(setups.flatMap((s) => s.warnings ?? []))],
+        warnings: [...new Set([...setups.flatMap((s) => s.warnings ?? []), ...aligned.warnings])],
+        instance: undefined,
+        instances: aligned.rows,
         failures: setups.flatMap((s) => s.failures ?? []).filter((f, i, all) => all.findIndex((g) => g.variant === f.variant && g.reason === f.reason) === i),
       }
     : null;

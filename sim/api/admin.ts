@@ -32,6 +32,8 @@ export function addAdminRoutes(router: Router, ctx: SimContext, actions: AdminAc
       sendJson(res, 200, since === undefined ? ctx.recorder.requests : ctx.recorder.since(since));
     })
     .add('GET', '/sim/summary', ({ res, url }) => sendJson(res, 200, ctx.recorder.summary(num(url, 'from'), num(url, 'to'))))
+    // Its clock (epoch ms, to the microsecond): what a load generator on another host measures its clock offset against (lib/clock/offset.ts).
+    .add('GET', '/sim/clock', ({ res }) => sendJson(res, 200, { epoch_ms: performance.timeOrigin + performance.now() }))
     .add('POST', '/sim/reset', ({ res }) => {
       ctx.recorder.reset();
       sendJson(res, 200, { ok: true });

@@ -12,6 +12,7 @@ import { errors } from './errors';
 import { fallBehind } from './fall-behind';
 import { figures } from './figures';
 import { frontier } from './frontier';
+import { instances } from './instances';
 import { knee } from './knee';
 import { prefixCache } from './prefix-cache';
 import { serving } from './serving';
@@ -26,6 +27,7 @@ export type { ReportSection, SectionInputs, Slot } from './section';
 // serving before the verdicts: the configurations a verdict's "confounded" names.
 export const SECTIONS: AnySection[] = [
   clientSelfCheck,
+  instances,
   serving,
   comparisons,
   versus,
