@@ -45,6 +45,7 @@ export interface SummaryJson {
     acceptance_length_tokens_per_step: number | null;
     acceptance_length_source: string | null;
     ttft_ms: { p50: number; avg: number; count: number } | null;
+    ttst_ms?: { p50: number; avg: number; count: number } | null;
     itl_ms: { p50: number; avg: number; count: number } | null;
     e2e_ms: { p50: number; avg: number } | null;
     window_ms: { from: number; to: number } | null;

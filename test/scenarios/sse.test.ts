@@ -1,4 +1,4 @@
-// TTFT and ITL measured per event (TRANSPORT=sse), checked against the simulator's own records;
+// TTFT, TTST and ITL measured per event (TRANSPORT=sse), checked against the simulator's own records;
 // the sse bundles (dist/sse/). What a k6 without the extension says: stock-k6.test.ts.
 // test-runner: alone (its bounds are the client's ITL of 2–3 ms per token against the server's, within 15 %: a clean CI run on 2026-12-06 read p50 3.09 against 2.32 ms beside another k6 file; 10 s per binary)
 import { describe, test } from 'node:test';
@@ -9,9 +9,16 @@ import { energyAgainstTruth, type EnergyJson } from './energy-truth';
 
 const OSL = 64;
 
+/** When the server sent a request's second output token: the event whose running count reached two. */
+function secondTokenMs(events: Array<{ timeMs: number; tokens: number }>): number {
+  let n = 0;
+  for (const e of events) if ((n += e.tokens) >= 2) return e.timeMs;
+  return NaN;
+}
+
 for (const runner of RUNNERS) {
   describe(`sse transport on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
-    test('TTFT and per-token ITL agree with the server-side truth; multi-token events are spread per token; J/token matches the GPUs’ energy record', async () => {
+    test('TTFT, TTST and per-token ITL agree with the server-side truth; multi-token events are spread per token; J/token matches the GPUs’ energy record', async () => {
       const sim = await spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 1, seed: 5, gpus: 2 });
       try {
         const run = await runner.run(
@@ -42,6 +49,17 @@ for (const runner of RUNNERS) {
         // a few ms of transport on top of the server's own view, never less.
         const ttftGap = rec.ttft_ms.p50 - trueTtftP50;
         assert.ok(ttftGap > -2 && ttftGap < 10 + 0.1 * trueTtftP50, `TTFT p50 client ${rec.ttft_ms.p50} vs server ${trueTtftP50}`);
+        // Time to second token: the event whose running count reached two (the first itself when it
+        // carried two), within the tolerance TTFT gets. Here the prefill's event carries one token
+        // and the first verify step several, so TTST is one decode step after TTFT.
+        const ttsts = reqs.map((r) => secondTokenMs(r.events) - r.arrivalMs).sort((a, b) => a - b);
+        const trueTtstP50 = ttsts[Math.floor(ttsts.length / 2)];
+        assert.ok(rec.ttst_ms && rec.ttst_ms.count === rec.requests_ok, `one TTST per successful request: ${JSON.stringify(rec.ttst_ms)}`);
+        const ttstGap = rec.ttst_ms.p50 - trueTtstP50;
+        console.log(
+          `# TTFT p50 client ${rec.ttft_ms.p50.toFixed(1)} / server ${trueTtftP50.toFixed(1)} ms; TTST p50 client ${rec.ttst_ms.p50.toFixed(1)} / server ${trueTtstP50.toFixed(1)} ms`,
+        );
+        assert.ok(ttstGap > -2 && ttstGap < 10 + 0.1 * trueTtstP50, `TTST p50 client ${rec.ttst_ms.p50} vs server ${trueTtstP50} (TTFT ${trueTtftP50})`);
 
         // Per-token ITL: each event's gap split over the tokens it carried. Server side the same.
         let gapSum = 0;
