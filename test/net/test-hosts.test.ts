@@ -88,6 +88,43 @@ describe('test hosts: the link and its clean-up', { skip: why ?? undefined }, ()
     assert.ok(Math.abs(s.reordered / (s.packets - s.lost) - 0.2) < 0.04, `${s.reordered} of ${s.packets - s.lost} reordered for 20 %`);
   });
 
+  test('--clients 2: a link each to the one server address, no way between the clients; all gone after SIGTERM', async () => {
+    const env = up(['--clients', '2', '--rtt', '12', '--rate', '8']);
+    let got;
+    try {
+      assert.equal(env.TEST_HOSTS_CLIENTS, '2');
+      assert.equal(env.TEST_HOSTS_CLIENT1, env.TEST_HOSTS_CLIENT);
+      assert.notEqual(env.TEST_HOSTS_CLIENT2, env.TEST_HOSTS_CLIENT);
+      got = [env.TEST_HOSTS_CLIENT1, env.TEST_HOSTS_CLIENT2].map((c) => transfer({ ...env, TEST_HOSTS_CLIENT: c }, 200_000));
+      // The second client host has no route to the first: nothing but its own link to the server.
+      const across = spawnSync(
+        'ip',
+        ['netns', 'exec', env.TEST_HOSTS_CLIENT2, 'python3', '-c', `import socket\nsocket.create_connection(("${env.TEST_HOSTS_CLIENT_ADDR1}", 9), timeout=1)`],
+        {
+          encoding: 'utf8',
+        },
+      );
+      assert.match(across.stderr, /Network is unreachable/, `client 2 → client 1: ${across.stderr}`);
+    } finally {
+      down();
+    }
+    console.log(
+      `--clients 2, rtt 12 ms, 8 Mbit/s: ${got.map((g, i) => `client ${i + 1} connect p50 ${g.connectMs.toFixed(1)} ms, ${g.mbitPerSec.toFixed(2)} Mbit/s`).join('; ')}`,
+    );
+    for (const g of got) assert.ok(g.connectMs >= 12 && g.connectMs <= 17, `connect ${g.connectMs.toFixed(1)} ms for a 12 ms round trip`);
+    assert.ok(!mine(), `namespaces left after down:\n${namespaces()}`);
+
+    const child = spawn('bash', [SCRIPT, 'run', '--name', NAME, '--clients', '2', '--', 'sleep', '30'], { detached: true, stdio: 'ignore' });
+    for (let i = 0; i < 100 && !namespaces().includes(`${NAME}-client2`); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(namespaces().includes(`${NAME}-client2`), 'no second client host while COMMAND runs');
+    const gone = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    process.kill(-(child.pid as number), 'SIGTERM');
+    assert.equal(await gone, 143);
+    assert.ok(!mine(), `namespaces left after SIGTERM:\n${namespaces()}`);
+    const links = spawnSync('pgrep', ['-f', `net-link.py --dev-a ${NAME}c`], { encoding: 'utf8' });
+    assert.equal(links.stdout.trim(), '', 'user-space links left running after SIGTERM');
+  });
+
   test('run: the hosts exist for COMMAND, and are gone after it and after Ctrl-C', async () => {
     const seen = spawnSync('bash', [SCRIPT, 'run', '--name', NAME, '--', 'ip', 'netns', 'list'], { encoding: 'utf8' });
     assert.equal(seen.status, 0, seen.stderr);
