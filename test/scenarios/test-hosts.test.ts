@@ -16,13 +16,14 @@
 // test-runner: alone (its bounds are latencies: the link's round trip against the simulator's record)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { explain, ROOT, RUNNERS, type Runner } from './harness';
 import { clientRequests, JOIN_SYSTEM_TAGS, pct, truthItl } from './truth-join';
 import { hostsDown, hostsUnavailable, hostsUp, linkCounts, type HostsEnv, type LinkCounts } from '../net/test-hosts';
+import { k6OnClient, simOnServer } from './hosts-sim';
 import { poolLengths } from '../../lib/workload/prompts';
 import { LIMIT_ABS_MS } from '../../lib/report/client-check';
 import { runK6 } from '../../scripts/k6-runtime';
@@ -78,54 +79,6 @@ function up(link: Link): Hosts {
   };
 }
 
-interface HostSim {
-  /** The simulator as the client host reaches it. */
-  url: string;
-  port: string;
-  requests(): RequestRecord[];
-  stop(): Promise<void>;
-}
-
-/** The simulator on the server host; its admin routes are read from inside that host. */
-async function simOnServer(ns: string, addr: string): Promise<HostSim> {
-  const opts = ['--engine=vllm', '--time-scale=1', '--seed=31', '--max-running=64', '--prefix-caching=false', '--host=0.0.0.0', '--port=0'];
-  const child: ChildProcess = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', join(ROOT, 'sim', 'cli.ts'), ...opts], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const port = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`simulator did not start in 20 s: ${err}`)), 20_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec((out += d.toString()));
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => reject(new Error(`simulator exited ${code}: ${err}`)));
-  });
-  const fetchIn = (path: string) =>
-    execFileSync(
-      'ip',
-      ['netns', 'exec', ns, process.execPath, '-e', `fetch('http://127.0.0.1:${port}${path}').then((r) => r.text()).then((t) => process.stdout.write(t))`],
-      { encoding: 'utf8', maxBuffer: 256 << 20 },
-    );
-  return {
-    url: `http://${addr}:${port}`,
-    port,
-    requests: () => JSON.parse(fetchIn('/sim/requests')) as RequestRecord[],
-    async stop() {
-      if (child.exitCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await gone;
-    },
-  };
-}
-
 /**
  * The link's round trip as TCP meets it: the median of 15 connects from the client host to the
  * simulator's port (a connect returns after the SYN and its SYN-ACK). The link adds its own
@@ -138,14 +91,6 @@ function probeRtt(ns: string, addr: string, port: string): { p50: number; min: n
     `    s.connect(('${addr}', ${port}))\n    ts.append((time.perf_counter() - t) * 1000)\n    s.close()\nprint(json.dumps(ts))`;
   const times = JSON.parse(execFileSync('ip', ['netns', 'exec', ns, 'python3', '-c', py], { encoding: 'utf8', timeout: 30_000 })) as number[];
   return { p50: pct(times, 0.5), min: Math.min(...times) };
-}
-
-/** k6 on the client host: the binary under test, started inside the client's namespace. */
-function k6OnClient(runner: Runner, ns: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'test-hosts-')), 'k6');
-  writeFileSync(file, `#!/bin/sh\nexec ip netns exec ${ns} ${JSON.stringify(runner.k6?.bin ?? 'k6')} "$@"\n`);
-  chmodSync(file, 0o755);
-  return file;
 }
 
 /** summary.json's record of the network's share (the report's connection figures). */
