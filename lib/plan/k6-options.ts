@@ -33,8 +33,7 @@ function loadScenario(run: Run, plan: Plan, cfg: BenchConfig): Record<string, un
   const load = run.cell.load;
   if (load.kind === 'trace') {
     // Iteration i is request i of the trace: a free VU takes it and sleeps until it is due (lib/k6/trace.ts).
-    // k6 refuses more VUs than iterations: a short trace or schedule needs no more VUs than requests.
-    return { executor: 'shared-iterations', vus: Math.min(load.vus, load.requests), iterations: load.requests, maxDuration: ms(run.durationMs), ...common };
+    return { executor: 'shared-iterations', vus: run.vus, iterations: load.requests, maxDuration: ms(run.durationMs), ...common };
   }
   if (load.kind === 'rate') {
     return {

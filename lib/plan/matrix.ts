@@ -14,7 +14,9 @@ export function loadId(load: Load): string {
 
 /** VUs a run starts with: its concurrency, the trace's VUs, or enough for ten seconds of arrivals in flight. */
 export function runVus(load: Load, maxVus: number): number {
-  if (load.kind === 'vus' || load.kind === 'trace') return load.vus;
+  if (load.kind === 'vus') return load.vus;
+  // A short trace or drawn schedule needs no more VUs than requests (k6 refuses more than its iterations).
+  if (load.kind === 'trace') return Math.min(load.vus, load.requests);
   return Math.min(maxVus, Math.max(1, Math.ceil(load.rate * 10)));
 }
 

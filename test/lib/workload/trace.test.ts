@@ -140,14 +140,15 @@ describe('TRACE configuration and plan', () => {
     assert.deepEqual(
       plan.runs.map((r) => [r.scenario, r.durationMs, r.vus]),
       [
-        ['dflash_trace_x0p5', 2300, 64],
-        ['mtp_trace_x0p5', 2300, 64],
+        // Three requests: three VUs, not TRACE_VUS's 64 (k6 refuses more VUs than iterations).
+        ['dflash_trace_x0p5', 2300, 3],
+        ['mtp_trace_x0p5', 2300, 3],
       ],
     );
     const sc = (k6Options(plan, cfg).scenarios as Record<string, Record<string, unknown>>).mtp_trace_x0p5;
     assert.deepEqual(
       [sc.executor, sc.vus, sc.iterations, sc.maxDuration, (sc.tags as Record<string, string>).trace_speed],
-      ['shared-iterations', 64, 3, '2300ms', '0.5'],
+      ['shared-iterations', 3, 3, '2300ms', '0.5'],
     );
     assert.throws(() => planOf('vus', cfg, null), /TRACE=t\.jsonl: the trace's shape is not in this test's record/);
   });
