@@ -3,6 +3,7 @@
 // sub-metrics a dataset run declares (bounded, none without a dataset).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SPEC_ACCEPTED_BINS } from '../../../lib/metrics/samples';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { loadConfig } from '../../../lib/config/load';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
@@ -157,8 +158,9 @@ test('sub-metrics: per run × domain (× slice for the interval) and × turn, on
   assert.deepEqual(th[subKey('windowE2e', s, { slice: '3', domain: 'chat' })], ['count>=0']);
   assert.deepEqual(th[subKey('ttft', s, { turn: '2' })], ['min>=0']);
   assert.equal(th[subKey('e2e', s, { domain: 'math' })], undefined);
-  // 2 runs × (3 length trends + 2 domains × (6 + 4 slices × 2) + 2 turns × 4)
-  assert.equal(Object.keys(th).length, 2 * (3 + 2 * (6 + 4 * 2) + 2 * 4));
+  assert.deepEqual(th[subKey('specStepsByAccepted', s, { accepted: '16+', domain: 'code' })], ['count>=0']);
+  // 2 runs × (3 length trends + 2 domains × (6 + 4 slices × 2 + 17 acceptance bins) + 2 turns × 4)
+  assert.equal(Object.keys(th).length, 2 * (3 + 2 * (6 + 4 * 2 + SPEC_ACCEPTED_BINS) + 2 * 4));
   assert.equal(Object.keys(datasetThresholds(plan, { domains: ['only'], turns: [] })).length, 2 * 3, 'one domain: no breakdown');
   const plain = loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...env, DATASET: '' }, NOW);
   assert.equal(plain.dataset, null);
