@@ -31,8 +31,8 @@ export interface ClockReading {
  * exchange with the shortest round trip (the one whose server reading is pinned closest).
  */
 /**
- * resolutionMs: the client clock's step (k6's Date.now(): 1 ms): a send read as t happened in
- * [t, t + step), which widens the bound by one step.
+ * resolutionMs: the client clock's step (k6's Date.now(): whole ms). A moment read as t happened in
+ * [t, t + step): the midpoint is taken half a step later, and the bound widens by half a step.
  */
 export function clockOffset(exchanges: ClockExchange[], resolutionMs = 0): ClockReading {
   if (exchanges.length === 0) throw new RangeError('clockOffset: no exchanges');
@@ -40,8 +40,8 @@ export function clockOffset(exchanges: ClockExchange[], resolutionMs = 0): Clock
   for (const e of exchanges) if (e.recvMs - e.sendMs < best.recvMs - best.sendMs) best = e;
   const roundTripMs = best.recvMs - best.sendMs;
   if (!(roundTripMs >= 0)) throw new RangeError(`clockOffset: an exchange received before it was sent (${roundTripMs} ms)`);
-  const offsetMs = best.serverMs - (best.sendMs + best.recvMs) / 2;
-  return { offsetMs, roundTripMs, boundMs: roundTripMs / 2 + resolutionMs, method: 'time-route', exchanges: exchanges.length };
+  const offsetMs = best.serverMs - (best.sendMs + best.recvMs) / 2 - resolutionMs / 2;
+  return { offsetMs, roundTripMs, boundMs: roundTripMs / 2 + resolutionMs / 2, method: 'time-route', exchanges: exchanges.length };
 }
 
 /**

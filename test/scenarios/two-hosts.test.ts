@@ -4,11 +4,12 @@
 // clock against the simulator's before its load; their partials merged (npm run merge). The merged
 // run counts every request the simulator recorded, and reports both instances' clock offsets. All
 // namespaces share one kernel clock, so the true offset is 0: each measured offset lies within its
-// bound (half the round trip of its best exchange, plus k6's 1 ms clock step), and that round trip
+// bound (half the round trip of its best exchange, plus half k6's 1 ms clock step), and that round trip
 // crossed the link (at least the link's own).
 //
-// CI: one run of 4 s, TRANSPORT=http, about 20 s (the hosts, the simulator, two k6 at once and the
-// merge). Needs root and iproute2; skipped with the reason where it cannot make the hosts.
+// CI: one run of 4 s over a 10 ms link, TRANSPORT=http, about 13 s (the hosts, the simulator, two
+// k6 at once and the merge). TEST_LONG=1 adds a 50 ms link with TRANSPORT=sse. Needs root and
+// iproute2; skipped with the reason where it cannot make the hosts.
 // test-runner: alone (the clock exchanges' round trips are latencies)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +25,10 @@ import type { InstanceRow } from '../../lib/clock/instance';
 
 // Of this process: two checkouts running the test at once make hosts of their own.
 const NAME = `k6m${process.pid % 10000}`;
-const RTT_MS = 10;
+const CASES: Array<{ rttMs: number; transport: 'http' | 'sse' }> = [
+  { rttMs: 10, transport: 'http' },
+  ...(process.env.TEST_LONG === '1' ? [{ rttMs: 50, transport: 'sse' as const }] : []),
+];
 const OSL = 16;
 const SEGMENTS = ['0:1/2', '1/2:1'];
 
@@ -33,8 +37,8 @@ interface Merged {
   instances: InstanceRow[] | null;
 }
 
-async function twoHosts(runner: Runner): Promise<void> {
-  const { env: hosts, said } = hostsUp(NAME, ['--clients', '2', '--rtt', String(RTT_MS), '--net', '10.253.0']);
+async function twoHosts(runner: Runner, rttMs: number, transport: 'http' | 'sse'): Promise<void> {
+  const { env: hosts, said } = hostsUp(NAME, ['--clients', '2', '--rtt', String(rttMs), '--net', '10.253.0']);
   console.log(said);
   try {
     const sim = await simOnServer(hosts.TEST_HOSTS_SERVER, hosts.TEST_HOSTS_SERVER_ADDR);
@@ -57,7 +61,7 @@ async function twoHosts(runner: Runner): Promise<void> {
         RESULTS_DIR: '.',
         RUN_ID: 'two',
       };
-      const bundle = join(ROOT, 'dist', 'context-matrix.js');
+      const bundle = join(ROOT, transport === 'sse' ? 'dist/sse' : 'dist', 'context-matrix.js');
       const results = await Promise.all(
         SEGMENTS.map((segment, i) =>
           runK6(bundle, {
@@ -78,7 +82,7 @@ async function twoHosts(runner: Runner): Promise<void> {
       const m = JSON.parse(readFileSync(join(cwd, 'two.summary.json'), 'utf8')) as Merged;
       const recorded = sim.requests().filter((r) => r.maxNewTokens === OSL && r.finishMs !== null && r.errorClass === null).length;
       console.log(
-        `two hosts, rtt ${RTT_MS} ms: ${m.records[0].requests} requests merged, ${recorded} recorded by the simulator; instances ${JSON.stringify(m.instances)}`,
+        `two hosts, rtt ${rttMs} ms, TRANSPORT=${transport}: ${m.records[0].requests} requests merged, ${recorded} recorded by the simulator; instances ${JSON.stringify(m.instances)}`,
       );
       assert.equal(m.records[0].requests_failed, 0);
       assert.equal(m.records[0].requests, recorded, "the merged run's requests are the simulator's record");
@@ -92,9 +96,9 @@ async function twoHosts(runner: Runner): Promise<void> {
         assert.ok(r.clock_offset_ms !== null && r.round_trip_ms !== null && r.bound_ms !== null, `${r.host}: not measured (${r.not_measured})`);
         // One kernel clock: the true offset is 0, so the measured one is within its own bound.
         assert.ok(Math.abs(r.clock_offset_ms) <= r.bound_ms, `${r.host}: offset ${r.clock_offset_ms} ms beyond ± ${r.bound_ms}`);
-        assert.equal(r.bound_ms, r.round_trip_ms / 2 + 1, `${r.host}: the bound is half the round trip and k6's clock step`);
+        assert.equal(r.bound_ms, r.round_trip_ms / 2 + 0.5, `${r.host}: the bound is half the round trip and half k6's clock step`);
         // The exchange crossed the client host's own link (k6's clock reads whole ms).
-        assert.ok(r.round_trip_ms >= RTT_MS - 1, `${r.host}: round trip ${r.round_trip_ms} ms over a ${RTT_MS} ms link`);
+        assert.ok(r.round_trip_ms >= rttMs - 1, `${r.host}: round trip ${r.round_trip_ms} ms over a ${rttMs} ms link`);
         // Started together, on one clock: no slice moved.
         assert.equal(r.shift_slices, 0, `${r.host}: started ${r.start_after_lead_ms} ms after the lead`);
       }
@@ -109,6 +113,11 @@ async function twoHosts(runner: Runner): Promise<void> {
 const why = hostsUnavailable();
 for (const runner of RUNNERS) {
   describe(`two client hosts, one server host, on ${runner.name}`, { skip: runner.skip ?? why ?? undefined }, () => {
-    test('two k6 instances merged: every request the simulator recorded, both clock offsets reported within their bound', () => twoHosts(runner));
+    for (const c of CASES)
+      test(
+        `rtt ${c.rttMs} ms, TRANSPORT=${c.transport}: two k6 instances merged, every request the simulator recorded, both clock offsets within their bound`,
+        { skip: c.transport === 'sse' ? (runner.sseSkip ?? undefined) : undefined },
+        () => twoHosts(runner, c.rttMs, c.transport),
+      );
   });
 }

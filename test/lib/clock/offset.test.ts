@@ -15,10 +15,18 @@ test('a known offset: the server 250 ms ahead, the exchange with the shortest ro
   assert.equal(r.boundMs, 2);
   assert.equal(r.method, 'time-route');
   assert.equal(r.exchanges, 3);
-  // A clock behind the server's by 3 s, read in whole milliseconds: the bound takes the step in.
-  const behind = clockOffset([{ sendMs: 500, serverMs: 3500.6, recvMs: 501 }], 1);
-  assert.ok(Math.abs(behind.offsetMs - 3000) <= behind.boundMs, `${behind.offsetMs} ± ${behind.boundMs}`);
-  assert.equal(behind.boundMs, 1.5);
+  // A clock behind the server's by 3 s, read in whole milliseconds: sent at 500.5 and received at
+  // 501.5 (read 500 and 501), the server's reading at 501.0 of this clock: the midpoint is taken
+  // half a step after the readings', the bound widened by half a step.
+  const behind = clockOffset([{ sendMs: 500, serverMs: 3501, recvMs: 501 }], 1);
+  assert.equal(behind.offsetMs, 3000);
+  assert.equal(behind.boundMs, 1);
+  // The same readings at the ends of what they allow (sent at 500.0, received at 501.99, the server
+  // read at either end): the true offset stays within the bound.
+  for (const at of [500, 501.99]) {
+    const r = clockOffset([{ sendMs: 500, serverMs: at + 3000, recvMs: 501 }], 1);
+    assert.ok(Math.abs(r.offsetMs - 3000) <= r.boundMs, `${r.offsetMs} ± ${r.boundMs}`);
+  }
   assert.throws(() => clockOffset([]), /no exchanges/);
   assert.throws(() => clockOffset([{ sendMs: 10, serverMs: 5, recvMs: 9 }]), /received before it was sent/);
 });
