@@ -85,6 +85,8 @@ for (const runner of RUNNERS) {
           const got = cmp.domains.find((x) => x.domain === d) as DomainJson;
           const want = tb[d].meanMs / ta[d].meanMs;
           const [lo, hi] = got.e2e_speedup_ci as [number, number];
+          const est = got.e2e_speedup_b_over_a as number;
+          assert.ok(lo <= est && est <= hi, `${d}: the estimate ${est} lies in its own interval [${lo}, ${hi}]`);
           // The interval is the report's claim; the simulators' own ratio must lie in it (a 2% margin for the client's own overhead).
           assert.ok(
             want >= lo * 0.98 && want <= hi * 1.02,
