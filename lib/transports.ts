@@ -30,7 +30,8 @@ export const TRANSPORTS: Record<TransportName, TransportSpec> = {
     accept: null,
     needs: null,
     measures: 'TTFT/ITL not measured (http transport)',
-    notMeasured: 'TTFT, ITL and TPOT: the http transport receives each reply whole, so no token has a time of its own, the second (TTST) included (TRANSPORT=sse measures them)',
+    notMeasured:
+      'TTFT, ITL and TPOT: the http transport receives each reply whole, so no token has a time of its own, the second (TTST) included (TRANSPORT=sse measures them)',
     bundleDir: 'dist',
   },
   sse: {

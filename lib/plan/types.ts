@@ -3,7 +3,9 @@
 
 /** Closed loop (VUs), open loop at a rate, or a trace replayed on its own clock (open loop, at most `vus` in flight). */
 export type Load =
-  { kind: 'vus'; vus: number } | { kind: 'rate'; rate: number } | { kind: 'trace'; speed: number; requests: number; vus: number; maxLagMs: number; arrivals?: string };
+  | { kind: 'vus'; vus: number }
+  | { kind: 'rate'; rate: number }
+  | { kind: 'trace'; speed: number; requests: number; vus: number; maxLagMs: number; arrivals?: string };
 
 export interface Cell {
   /** e.g. i1024_o256_c8, or i1024_o256_r2.5 for an arrival rate. */

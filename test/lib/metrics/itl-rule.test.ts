@@ -53,7 +53,15 @@ describe('itlRule', () => {
 
 describe('requestTiming under each rule', () => {
   test('http: nothing but e2e', () => {
-    assert.deepEqual(requestTiming(1000, 3000, null, 100), { e2eMs: 2000, ttftMs: null, ttstMs: null, itlMs: null, itlPerChunkMs: null, itlRule: null, tpotMs: null });
+    assert.deepEqual(requestTiming(1000, 3000, null, 100), {
+      e2eMs: 2000,
+      ttftMs: null,
+      ttstMs: null,
+      itlMs: null,
+      itlPerChunkMs: null,
+      itlRule: null,
+      tpotMs: null,
+    });
   });
   test('one token per event: ITL is each gap, TPOT as always', () => {
     const t = requestTiming(0, 60, [ev(20), ev(30), ev(45), ev(60)], 4);

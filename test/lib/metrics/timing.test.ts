@@ -20,7 +20,15 @@ import type { GenerationResult } from '../../../lib/dialects/types';
 
 describe('requestTiming', () => {
   test('http transport: only e2e, TTFT/ITL/TPOT are null (not measured)', () => {
-    assert.deepEqual(requestTiming(1000, 3000, null, 100), { e2eMs: 2000, ttftMs: null, ttstMs: null, itlMs: null, itlPerChunkMs: null, itlRule: null, tpotMs: null });
+    assert.deepEqual(requestTiming(1000, 3000, null, 100), {
+      e2eMs: 2000,
+      ttftMs: null,
+      ttstMs: null,
+      itlMs: null,
+      itlPerChunkMs: null,
+      itlRule: null,
+      tpotMs: null,
+    });
   });
   test('multi-token events: ITL is the gap divided by the tokens, once per token', () => {
     // first event at +100 ms with 1 token, then +40 ms with 4 tokens, then +30 ms with 1 token
