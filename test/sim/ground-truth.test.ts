@@ -17,6 +17,7 @@ test('records carry every field; /sim routes are not recorded; since filter; res
   assert.equal(recs.length, 2);
   const r = recs[0] as RequestRecord;
   assert.deepEqual(Object.keys(r).sort(), [
+    'acceptedHistogram',
     'arrivalMs',
     'behind',
     'cachedTokens',
