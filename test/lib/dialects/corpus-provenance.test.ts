@@ -19,6 +19,7 @@ interface Entry {
   source: string;
   captured: boolean;
   route?: string;
+  notes?: string;
 }
 const MANIFEST = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as Entry[];
 const BY_SCRIPT = MANIFEST.filter((e) => e.captured && e.source.includes('capture-llamacpp.sh'));
@@ -66,30 +67,17 @@ test('every reply the manifest says the script captured is one it writes', () =>
   }
 });
 
-// Built from code on a branch whose commit was not recorded; pinning one means reading the code at
-// a tag or commit and comparing it with the reply. Listed so that none is added, and each leaves
-// the list once pinned.
-const NOT_YET_PINNED = new Set([
-  'sglang/generate-400-context-total.json',
-  'sglang/generate-stream-error-context.sse',
-  'sglang/chat-stream-error-context.sse',
-  'sglang/chat-stream-error-internal.sse',
-  'sglang/v1-models.json',
-  'trtllm/v1-chat-stream.sse',
-]);
-
 test('sources cite code at a tag or commit, not a branch that moves', () => {
-  const branch = /^(main|master|develop|dev|HEAD|trunk)$/;
+  // A ref is pinned when it is a full commit or a release tag (v0.4.9, b11669); any other name may
+  // be a branch. The notes cite the other files a reply was built from, so they are held to it too.
+  const pinned = /^([0-9a-f]{40}|v\d[\w.+-]*|b\d+)$/;
   const unpinned: string[] = [];
   for (const e of MANIFEST) {
-    for (const m of e.source.matchAll(/https:\/\/github\.com\/[^/\s]+\/[^/\s]+\/(?:blob|tree|raw)\/([^/\s]+)\//g)) {
-      if (branch.test(m[1])) unpinned.push(e.file);
+    for (const m of `${e.source} ${e.notes ?? ''}`.matchAll(/https:\/\/github\.com\/[^/\s]+\/[^/\s]+\/(?:blob|tree|raw)\/([^/\s]+)\//g)) {
+      if (!pinned.test(m[1])) unpinned.push(`${e.file} (${m[1]})`);
     }
   }
-  const unexpected = unpinned.filter((f) => !NOT_YET_PINNED.has(f));
-  assert.deepEqual(unexpected, [], 'cite a tag or commit');
-  for (const f of NOT_YET_PINNED) assert.ok(unpinned.includes(f), `${f} is pinned now: take it off NOT_YET_PINNED`);
-  console.log(`# not yet pinned (a branch, its commit not recorded): ${[...NOT_YET_PINNED].join(', ')}`);
+  assert.deepEqual(unpinned, [], 'cite a tag or commit');
 });
 
 test('the README lists the llama.cpp Messages and Responses replies as the manifest has them, captured or built', () => {
