@@ -41,6 +41,8 @@ export interface AcceptanceCounts {
   sliceCommitted: number[];
   /** llm_spec_steps_by_accepted by bin. */
   histogram: number[];
+  /** Draft tokens the requests reported (llm_spec_draft_tokens): vLLM's per-request counts say them, SGLang's meta_info does not. */
+  drafted: number;
   /** The server's window acceptance length (/metrics), null when it gave none. */
   serverValue: number | null;
 }
@@ -51,7 +53,8 @@ export function acceptanceOf(c: AcceptanceCounts): Acceptance | null {
     // The whole run's ratio, with the spread its steady slices show (they hold most of its requests).
     const est = ratioEstimate(c.sliceCommitted, c.sliceSteps, 0.95);
     const h = est?.ci ? (est.ci.hi - est.ci.lo) / 2 : null;
-    const source: AcceptanceSource = sum(c.histogram) > 0 ? 'vllm-metrics' : 'meta_info';
+    // Steps with drafts or a histogram beside them are vLLM's counts (its histogram may be malformed and dropped); steps alone, SGLang's.
+    const source: AcceptanceSource = sum(c.histogram) > 0 || c.drafted > 0 ? 'vllm-metrics' : 'meta_info';
     return { value, source, ci: h === null ? null : { lo: value - h, hi: value + h } };
   }
   if (c.serverValue !== null) return { value: c.serverValue, source: 'server-metrics', ci: null };

@@ -268,6 +268,7 @@ function speculation(
     sliceSteps,
     sliceCommitted,
     histogram,
+    drafted: count(m, subKey('draftTokens', s)),
     serverValue: server.acceptanceLength,
   });
   const drafted = count(m, subKey('draftTokens', s));

@@ -52,12 +52,13 @@ test('ratioEstimate: Σnum ÷ Σden with the t interval of the batches’ residu
 });
 
 test('acceptanceOf: per-request counts first (vLLM when histograms came, else SGLang), the server window else', () => {
-  const base = { verifySteps: 100, committed: 300, sliceSteps: [50, 50], sliceCommitted: [140, 160], histogram: [0, 0], serverValue: 2.2 };
+  const base = { verifySteps: 100, committed: 300, sliceSteps: [50, 50], sliceCommitted: [140, 160], histogram: [0, 0], drafted: 0, serverValue: 2.2 };
   const sg = acceptanceOf(base);
   assert.equal(sg?.source, 'meta_info');
   assert.equal(sg?.value, 3);
   assert.ok(sg?.ci && sg.ci.lo < 3 && sg.ci.hi > 3 && Math.abs(sg.ci.hi - 3 - (3 - sg.ci.lo)) < 1e-12, 'centred on the run’s value');
   assert.equal(acceptanceOf({ ...base, histogram: [10, 90] })?.source, 'vllm-metrics');
+  assert.equal(acceptanceOf({ ...base, drafted: 300 })?.source, 'vllm-metrics', 'vLLM counts whose histogram was dropped as malformed');
   assert.deepEqual(acceptanceOf({ ...base, verifySteps: 0, committed: 0 }), { value: 2.2, source: 'server-metrics', ci: null });
   assert.equal(acceptanceOf({ ...base, verifySteps: 0, committed: 0, serverValue: null }), null);
 });
