@@ -13,7 +13,7 @@ import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
 import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type SettingSource } from '../lib/engines/serving';
-import { DIALECTS, DIALECT_NAMES } from '../lib/dialects/index';
+import { ADAPTER_NAMING_DOCS, DIALECTS, DIALECT_NAMES } from '../lib/dialects/index';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -86,11 +86,12 @@ export function servingTable(): string {
 /** The dialects and what each sends and reads, from the dialect table (lib/dialects/index.ts). */
 export function dialectsTable(): string {
   const rows = DIALECTS.map(
-    (d) => `| \`${d.name}\` | \`POST ${d.path}\` (${d.api}) | ${cell(d.docs.prompt)} | ${cell(d.docs.budget)} | ${cell(d.docs.counts)} |`,
+    (d) =>
+      `| \`${d.name}\` | \`POST ${d.path}\` (${d.api}) | ${cell(d.docs.prompt)} | ${cell(d.docs.budget)} | ${cell(d.docs.counts)} | ${cell(ADAPTER_NAMING_DOCS[d.adapter ?? 'model'])} |`,
   );
   const auto =
-    '| `auto` (default) | probes `GET /get_model_info` (SGLang → `sglang`) and `GET /v1/models` (llama.cpp → `llamacpp`; vLLM and other OpenAI-compatible servers → `openai`) in setup and prints the choice | | | |';
-  return ['| `DIALECT` | route | prompt | output budget | token counts from |', '|---|---|---|---|---|', ...rows, auto].join('\n');
+    '| `auto` (default) | probes `GET /get_model_info` (SGLang → `sglang`) and `GET /v1/models` (llama.cpp → `llamacpp`; vLLM and other OpenAI-compatible servers → `openai`) in setup and prints the choice | | | | |';
+  return ['| `DIALECT` | route | prompt | output budget | token counts from | LoRA adapter (`ADAPTERS`) |', '|---|---|---|---|---|---|', ...rows, auto].join('\n');
 }
 
 /** Which server offers which dialect, from the engine profiles' `offered` (lib/engines). */

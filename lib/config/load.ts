@@ -1,4 +1,5 @@
 // Builds the typed configuration of a benchmark from the environment (and an optional JSON file).
+import { imagesConfig } from './images';
 import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
@@ -7,6 +8,7 @@ import { BENCHMARKS, slotsOf, type BenchmarkSpec, type VariantSlot } from '../be
 import { datasetConfig } from './dataset';
 import { arrivalsConfig, traceConfig } from './trace';
 import { parseAbDiffers } from './ab-differs';
+import { parseAdapters } from './adapters';
 
 export type { Env, VariantConfig, Slo, BenchConfig } from './types';
 export type { TransportName as Transport } from '../transports';
@@ -144,7 +146,7 @@ function itlSamples(env: Env, cfg: BenchConfig, load: BenchmarkSpec['load']): 'e
   if (raw !== 'auto') return raw;
   if (cfg.trace !== null || cfg.requests !== null || !TRANSPORTS[cfg.transport].timesEvents) return 'every';
   // The plan's runs (lib/plan/matrix.ts, a layer above this one): each variant in each cell, each DURATION long.
-  const runs = cfg.variants.length * cfg.isl.length * cfg.osl.length * (load === 'rate' ? cfg.rates.length : cfg.concurrency.length);
+  const runs = cfg.variants.length * cfg.isl.length * cfg.osl.length * (cfg.images?.length ?? 1) * (load === 'rate' ? cfg.rates.length : cfg.concurrency.length);
   return runs <= AUTO_HISTOGRAM_MAX_RUNS && runs * cfg.durationMs >= AUTO_HISTOGRAM_MIN_MS ? 'histogram' : 'every';
 }
 
@@ -229,6 +231,7 @@ export function loadConfig(
     ),
     trace: null,
     thinkTags: p.bool('THINK_TAGS', get(env, 'THINK_TAGS')),
+    adapters: parseAdapters(get(env, 'ADAPTERS')),
     saturationStop: spec.escalates === true && p.bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
   };
   if (spec.trace) cfg.trace = replayOf(env, cfg, spec.load === 'rate');
@@ -240,6 +243,8 @@ export function loadConfig(
       `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
     );
   }
+  const images = imagesConfig(get(env, 'IMAGES'), cfg);
+  if (images !== null) cfg.images = images;
   if (cfg.slo.ttftOf !== 'first' && cfg.slo.ttftP99Ms === null)
     throw new ConfigError(`SLO_TTFT_OF=${cfg.slo.ttftOf} says which first token SLO_TTFT_P99 holds: set SLO_TTFT_P99 too.`);
   if (!TRANSPORTS[cfg.transport].timesEvents && (cfg.slo.ttftP99Ms !== null || cfg.slo.itlP99Ms !== null)) {

@@ -3,6 +3,7 @@
 import type { DialectSetting } from '../dialects/index';
 import type { TransportName } from '../transports';
 import type { DatasetConfig } from './dataset';
+import type { ImageSpec } from '../plan/types';
 import type { TraceConfig } from './trace';
 
 export type Env = Record<string, string | undefined>;
@@ -97,6 +98,16 @@ export interface BenchConfig {
   trace: TraceConfig | null;
   /** THINK_TAGS: <think>…</think> in a reply's content is reasoning. */
   thinkTags: boolean;
+  /** IMAGES: one matrix axis, the images each request of a cell carries (count 0: none); absent: no images. */
+  images?: ImageSpec[];
+  /** ADAPTERS: the LoRA adapters requests are spread over, with their weights; absent or null: none (the base model). */
+  adapters?: AdapterWeight[] | null;
   /** SATURATION_STOP: a benchmark whose levels escalate ends when the server's queue shows it saturated. */
   saturationStop: boolean;
+}
+
+/** One entry of ADAPTERS: an adapter's served name (`base`: the base model) and its share of requests. */
+export interface AdapterWeight {
+  name: string;
+  weight: number;
 }

@@ -102,6 +102,11 @@ export const VARIABLES: readonly VariableDef[] = [
   },
   { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
   { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },
+  {
+    name: 'IMAGES',
+    default: '0',
+    help: "Images per request, comma-separated; one matrix axis: 0 (none) or <count>x<width>x<height>, e.g. 0,1x336x336 (count 1–8, sides 1–2048 px). Each image is a PNG made from SEED (no download), sent as a data URL in the last user turn after its text; only the chat dialects carry them (openai-chat, responses, anthropic). The report gives the image tokens per request (the server's prompt_tokens with images minus those of the cell without, same ISL, OSL and load) and the TTFT they cost (the same difference): list 0 beside the sizes to measure them.",
+  },
   { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix takes one value).' },
   { name: 'RATE', default: '1,2,4', help: 'Arrival rates in requests per second, comma-separated (open model).', benchmarks: OPEN_LOOP },
   {
@@ -128,6 +133,11 @@ export const VARIABLES: readonly VariableDef[] = [
     help: 'http (stock k6: whole reply at once, TTFT/ITL not measured) or sse (needs the xk6-sse extension; measures TTFT, ITL, TPOT).',
   },
   { name: 'STREAM', default: 'false', help: 'With TRANSPORT=http, ask for a streamed reply anyway (read as one body: counts events, still no TTFT).' },
+  {
+    name: 'ADAPTERS',
+    default: '',
+    help: 'LoRA adapters to spread requests over, name:weight,… (e.g. sql:3,chat:1,base:1; a weight left out is 1; `base` is the base model; at most 16). Each request draws one from SEED, the same sequence for every variant; each dialect names it its own way (docs/dialects.md); the preflight stops the run when the server has not loaded one; metrics are tagged `adapter` and the report has rows and verdicts per adapter. Empty: no adapter.',
+  },
   { name: 'SEED', default: '1', help: 'Seed of the prompt generator: the same seed gives the same prompts to every deployment.' },
   { name: 'REQUEST_TIMEOUT', default: '30s', help: 'Deadline of every generation request; a request past it is an error of class timeout.' },
   {

@@ -8,6 +8,8 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { Phase } from './chunk-update';
 import { promptTurns } from './conversation';
+import { MESSAGES_IMAGES, withImages } from './images';
+import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
 import { parseReply } from './reply';
@@ -23,7 +25,8 @@ export const anthropic = defineDialect({
   name: 'anthropic',
   path: PATH,
   api: 'Anthropic Messages',
-  traits: { chat: true, tokenIds: false, needsModel: true },
+  traits: { chat: true, tokenIds: false, needsModel: true, images: MESSAGES_IMAGES },
+  adapter: 'model',
   docs: {
     prompt: '`messages` (text only; system turns as `system`)',
     budget: '`max_tokens`',
@@ -44,8 +47,9 @@ function anthropicDialect(rctx: RequestContext): DialectCodec {
       const system = turns.filter((t) => t.role === 'system').map((t) => t.content);
       const body: Record<string, unknown> = {};
       if (req.model) body.model = req.model;
+      adapterFields(rctx.adapterNaming ?? 'model', req, body);
       if (system.length > 0) body.system = system.join('\n\n');
-      Object.assign(body, { messages: turns.filter((t) => t.role !== 'system'), max_tokens: req.maxTokens, temperature: req.temperature, stream: req.stream });
+      Object.assign(body, { messages: withImages(turns.filter((t) => t.role !== 'system'), req, MESSAGES_IMAGES), max_tokens: req.maxTokens, temperature: req.temperature, stream: req.stream });
       // Sent only when asked: vLLM, SGLang and llama.cpp take it beside the API's fields; Anthropic's
       // own API rejects unknown fields, so IGNORE_EOS=false speaks the API exactly.
       if (req.ignoreEos) body.ignore_eos = true;

@@ -1,7 +1,10 @@
 // One dialect as the suite knows it: the descriptor its module exports, one entry of the dialect
 // table (DIALECTS in lib/dialects/index.ts). The names, DIALECT's help, the traits, the routes,
 // the key headers and the table in docs/dialects.md are derived from the table, never listed again.
+import type { AdapterNaming } from './adapter';
 import type { RequestContext } from './errors';
+import type { ImageTrait } from './images';
+import type { StructuredTrait } from './structured';
 import type { GenerationRequest, GenerationResult, StreamReader, WireRequest } from './types';
 
 /** What differs between dialects outside their request and reply shapes. */
@@ -12,6 +15,10 @@ export interface DialectTraits {
   readonly tokenIds: boolean;
   /** Requests name a model: preflight needs a served model name to send. */
   readonly needsModel: boolean;
+  /** Which of tools and response_format the route carries, in which request shape (structured.ts); absent: neither. */
+  readonly structured?: StructuredTrait;
+  /** How a user turn carries images (images.ts); absent: the route carries none, and IMAGES is refused. */
+  readonly images?: ImageTrait;
 }
 
 /** What a dialect's module builds for one target: the request and the reading of its reply. */
@@ -33,6 +40,8 @@ export interface DialectDescriptor<N extends string = string> {
   readonly traits: DialectTraits;
   /** docs/dialects.md's columns: the prompt's fields, the output budget's, where token counts come from. */
   readonly docs: { readonly prompt: string; readonly budget: string; readonly counts: string };
+  /** How the route names a LoRA adapter (adapter.ts), unless the server's profile says otherwise (llama.cpp); absent: `model`. */
+  readonly adapter?: AdapterNaming;
   /** Headers that carry the API key besides Authorization: Bearer (Anthropic's x-api-key). */
   readonly keyHeaders?: (apiKey: string) => Record<string, string>;
   /** The dialect for one target; `ctx.route` is `POST <path>`. */

@@ -1,5 +1,6 @@
 // Turns HTTP statuses, transport failures and error bodies into one ClassifiedError each, with a
 // message that says what happened and what to change.
+import type { AdapterNaming } from './adapter';
 import type { ClassifiedError, ErrorClass } from './types';
 
 export function classified(cls: ErrorClass, message: string): ClassifiedError {
@@ -69,6 +70,8 @@ export interface RequestContext {
   model?: string;
   /** THINK_TAGS: the content's <think>…</think> is reasoning (OpenAI routes; see think.ts). */
   thinkTags?: boolean;
+  /** How this target's requests name an adapter: the server's own way (its profile's adapters.naming), else the dialect's. */
+  adapterNaming?: AdapterNaming;
 }
 
 /** Whether an error body or message says the request exceeds the model's context, at any status. */

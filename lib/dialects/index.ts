@@ -13,6 +13,7 @@ import { sglang } from './sglang';
 export type { GenerationRequest, GenerationResult, ClassifiedError, ErrorClass, Prompt, EventInfo, StreamReader } from './types';
 export type { DialectCodec, DialectDescriptor, DialectTraits } from './descriptor';
 export { defineDialect } from './descriptor';
+export { ADAPTER_NAMING_DOCS, type AdapterChoice, type AdapterNaming } from './adapter';
 export { ERROR_CLASSES } from './types';
 export { classifyStatus, classifyTransport, serverMessage, type RequestContext } from './errors';
 export { splitSseEvents } from './sse';
@@ -80,6 +81,20 @@ export function isDialectName(s: string): s is DialectName {
 export function createDialect(name: DialectName, ctx: Omit<RequestContext, 'route'>): Dialect {
   const d = BY_NAME.get(name);
   if (d === undefined) throw new Error(`k6-llm-bench: no dialect '${String(name)}'; one of ${DIALECT_NAMES.join(', ')}.`);
-  const codec = d.create({ ...ctx, route: `POST ${d.path}` });
+  const codec = d.create({ ...ctx, adapterNaming: ctx.adapterNaming ?? d.adapter ?? 'model', route: `POST ${d.path}` });
   return Object.assign(codec, { name: d.name, path: d.path, acceptsTokenIds: d.traits.tokenIds });
+}
+
+/** The dialects whose requests can carry images (their traits' `images`), in the table's order. */
+export function imageDialects(): DialectName[] {
+  return DIALECTS.filter((d) => d.traits.images !== undefined).map((d) => d.name);
+}
+
+/**
+ * Why dialect `name` cannot carry a run's images, or null when it can: one message naming the
+ * dialects that can. `how`: how it came to be used, e.g. "DIALECT=" or "DIALECT=auto chose ".
+ */
+export function imagesRefusal(name: DialectName, how: string): string | null {
+  if (BY_NAME.get(name)?.traits.images !== undefined) return null;
+  return `IMAGES: ${how}${String(name)}, whose requests cannot carry images (a bare prompt or token ids); only ${imageDialects().join(', ')} can: set that dialect or IMAGES=0.`;
 }

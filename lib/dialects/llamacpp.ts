@@ -3,6 +3,7 @@
 // last event (stop: true) has the totals and `timings`, with the speculative draft counts
 // `draft_n` / `draft_n_accepted` when the server drafts. The stream ends without [DONE].
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
+import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
@@ -18,6 +19,7 @@ export const llamacpp = defineDialect({
   path: PATH,
   api: "llama.cpp's native API",
   traits: { chat: false, tokenIds: true, needsModel: true },
+  adapter: 'lora-list',
   docs: {
     prompt: '`prompt` as token ids or text',
     budget: '`n_predict`',
@@ -34,6 +36,7 @@ function llamacppDialect(rctx: RequestContext): DialectCodec {
     build(req: GenerationRequest): WireRequest {
       const fields: Record<string, unknown> = {};
       if (req.model) fields.model = req.model;
+      adapterFields(rctx.adapterNaming ?? 'lora-list', req, fields);
       Object.assign(fields, { n_predict: req.maxTokens, temperature: req.temperature, ignore_eos: req.ignoreEos, stream: req.stream });
       if (req.prompt.kind === 'text') return { method: 'POST', path: PATH, body: JSON.stringify({ prompt: req.prompt.text, ...fields }) };
       return { method: 'POST', path: PATH, body: jsonWithRaw(fields, 'prompt', req.prompt.json) };

@@ -3,6 +3,8 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { Phase } from './chunk-update';
 import { promptTurns } from './conversation';
+import { CHAT_IMAGES, withImages } from './images';
+import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { TemplateCache } from './template';
@@ -40,7 +42,7 @@ const chat: Shape = {
     // max_tokens too, for servers that predate max_completion_tokens; both name the same budget.
     return {
       fields: {
-        messages: promptTurns(req, 'openai-chat'),
+        messages: withImages(promptTurns(req, 'openai-chat'), req, CHAT_IMAGES),
         max_completion_tokens: req.maxTokens,
         max_tokens: req.maxTokens,
       },
@@ -91,6 +93,7 @@ function makeDialect(shape: Shape, rctx: RequestContext): DialectCodec {
       const { fields, rawKey } = shape.fields(req);
       const all: Record<string, unknown> = {};
       if (req.model) all.model = req.model;
+      adapterFields(rctx.adapterNaming ?? 'model', req, all);
       Object.assign(all, fields, { temperature: req.temperature, ignore_eos: req.ignoreEos, stream: req.stream });
       // include_usage gives the final token counts; continuous_usage_stats gives them per chunk,
       // which is what makes per-token ITL exact when one chunk carries several tokens.
@@ -196,6 +199,7 @@ export const openai = defineDialect({
   path: completions.path,
   api: 'OpenAI Completions',
   traits: { chat: false, tokenIds: true, needsModel: true },
+  adapter: 'model',
   docs: {
     prompt: '`prompt` as token ids or text',
     budget: '`max_tokens`',
@@ -208,7 +212,8 @@ export const openaiChat = defineDialect({
   name: 'openai-chat',
   path: chat.path,
   api: 'OpenAI Chat Completions',
-  traits: { chat: true, tokenIds: false, needsModel: true },
+  traits: { chat: true, tokenIds: false, needsModel: true, images: CHAT_IMAGES },
+  adapter: 'model',
   docs: {
     prompt: '`messages` (text only)',
     budget: '`max_completion_tokens` (and `max_tokens`)',

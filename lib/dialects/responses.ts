@@ -8,6 +8,8 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { Phase } from './chunk-update';
 import { promptTurns } from './conversation';
+import { RESPONSES_IMAGES, withImages } from './images';
+import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
 import { parseReply } from './reply';
@@ -21,7 +23,8 @@ export const responses = defineDialect({
   name: 'responses',
   path: PATH,
   api: 'OpenAI Responses',
-  traits: { chat: true, tokenIds: false, needsModel: true },
+  traits: { chat: true, tokenIds: false, needsModel: true, images: RESPONSES_IMAGES },
+  adapter: 'model',
   docs: {
     prompt: "`input` (text, or a conversation's messages)",
     budget: '`max_output_tokens`',
@@ -39,9 +42,11 @@ function responsesDialect(rctx: RequestContext): DialectCodec {
       const turns = promptTurns(req, 'responses');
       const body: Record<string, unknown> = {};
       if (req.model) body.model = req.model;
-      // A plain prompt as the input string; a conversation as its messages. store: false, so that
-      // a benchmark leaves nothing behind on a server that keeps responses.
-      const input = req.prompt.kind === 'text' && req.prompt.messages === undefined ? req.prompt.text : turns;
+      adapterFields(rctx.adapterNaming ?? 'model', req, body);
+      // A plain prompt as the input string; a conversation (or a turn with images) as its messages.
+      // store: false, so that a benchmark leaves nothing behind on a server that keeps responses.
+      const plain = req.prompt.kind === 'text' && req.prompt.messages === undefined && (req.images ?? []).length === 0;
+      const input = plain && req.prompt.kind === 'text' ? req.prompt.text : withImages(turns, req, RESPONSES_IMAGES);
       Object.assign(body, { input, max_output_tokens: req.maxTokens, temperature: req.temperature, stream: req.stream, store: false });
       // vLLM, SGLang and llama.cpp take ignore_eos beside the API's fields; OpenAI's own API does not.
       if (req.ignoreEos) body.ignore_eos = true;

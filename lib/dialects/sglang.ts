@@ -2,6 +2,7 @@
 // {text, output_ids, meta_info}. Streams are cumulative by default (each event repeats the whole
 // text), deltas with --incremental-streaming-output; token counts come from meta_info either way.
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
+import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { TemplateCache, TemplateSuffix } from './template';
@@ -16,6 +17,7 @@ export const sglang = defineDialect({
   path: PATH,
   api: "SGLang's native API",
   traits: { chat: false, tokenIds: true, needsModel: false },
+  adapter: 'lora_path',
   docs: {
     prompt: '`input_ids` (exact token ids) or `text`',
     budget: '`sampling_params.max_new_tokens`',
@@ -37,6 +39,7 @@ function sglangDialect(rctx: RequestContext): DialectCodec {
         },
         stream: req.stream,
       };
+      adapterFields(rctx.adapterNaming ?? 'lora_path', req, fields);
       if (req.prompt.kind === 'text') {
         return { method: 'POST', path: PATH, body: JSON.stringify({ text: req.prompt.text, ...fields }) };
       }

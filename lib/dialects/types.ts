@@ -1,5 +1,7 @@
 // The one normalised shape every dialect reads a reply into, and the request it is built from.
+import type { AdapterChoice } from './adapter';
 import type { Arrivals } from './arrivals';
+import type { Structured, ToolCalls } from './structured';
 
 /** Low-cardinality error classes, used as the `error_class` tag. */
 export type ErrorClass =
@@ -60,6 +62,21 @@ export interface GenerationRequest {
   stream: boolean;
   /** Model name for the OpenAI dialects; SGLang's /generate has none. */
   model?: string;
+  /** IMAGES: images sent after the prompt's text in its last user turn; only dialects whose traits say `images` carry them. */
+  images?: ReadonlyArray<ImageInput>;
+  /** Tools, tool_choice and response_format (TOOLS, RESPONSE_FORMAT or a dataset row); absent: none. */
+  structured?: Structured;
+  /** ADAPTERS: the LoRA adapter this request runs with (name null: the base model); absent: none asked for. */
+  adapter?: AdapterChoice;
+}
+
+/** One image of a request: base64 bytes, their media type and the pixel size they were made at. */
+export interface ImageInput {
+  mediaType: string;
+  /** Base64 (standard, padded) of the file's bytes. */
+  data: string;
+  width: number;
+  height: number;
 }
 
 /** What goes on the wire. `path` is appended to the target's base URL. */
@@ -126,6 +143,8 @@ export interface GenerationResult {
   specSteps?: SpecStepCounts | null;
   /** Present only when the reply carried reasoning (see ReasoningSplit). */
   reasoning?: ReasoningSplit | null;
+  /** Present only when the reply called tools (structured.ts). */
+  toolCalls?: ToolCalls | null;
   error: ClassifiedError | null;
 }
 

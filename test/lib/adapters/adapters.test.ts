@@ -1,0 +1,105 @@
+// ADAPTERS: the variable's parsing, the seeded draw (deterministic, shared by every variant, in
+// proportion to the weights) and each dialect's way of naming the adapter in its body.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseAdapters } from '../../../lib/config/adapters';
+import { loadConfig } from '../../../lib/config/load';
+import { BENCHMARKS } from '../../../lib/benchmarks';
+import { AdapterPicker } from '../../../lib/workload/adapters';
+import { createDialect, type DialectName } from '../../../lib/dialects/index';
+import type { GenerationRequest } from '../../../lib/dialects/types';
+
+describe('ADAPTERS', () => {
+  test('name:weight lists, a weight left out is 1, empty is none', () => {
+    assert.deepEqual(parseAdapters('sql:3, chat:1,base'), [
+      { name: 'sql', weight: 3 },
+      { name: 'chat', weight: 1 },
+      { name: 'base', weight: 1 },
+    ]);
+    assert.deepEqual(parseAdapters('org/lora-v1.2:0.5'), [{ name: 'org/lora-v1.2', weight: 0.5 }]);
+    assert.equal(parseAdapters(''), null);
+  });
+  test('bad names and weights stop the run with one message naming them', () => {
+    assert.throws(() => parseAdapters('sql:0'), /ADAPTERS='sql:0' is not valid: the weight of sql, '0', is not a positive number/);
+    assert.throws(() => parseAdapters('sql:x'), /weight of sql, 'x'/);
+    assert.throws(() => parseAdapters('sql:'), /weight of sql, ''/);
+    assert.throws(() => parseAdapters('a b:1'), /'a b' is not an adapter name/);
+    assert.throws(() => parseAdapters('sql,,chat'), /an empty entry/);
+    assert.throws(() => parseAdapters('sql,sql'), /sql is named twice/);
+    assert.throws(() => parseAdapters(Array.from({ length: 17 }, (_, i) => `a${i}`).join(',')), /17 adapters, at most 16/);
+  });
+  test('loadConfig reads ADAPTERS', () => {
+    const cfg = loadConfig(BENCHMARKS.smoke, { TARGET_URL: 'http://127.0.0.1:1', ADAPTERS: 'a:1,base:1' }, new Date());
+    assert.deepEqual(cfg.adapters, [
+      { name: 'a', weight: 1 },
+      { name: 'base', weight: 1 },
+    ]);
+    assert.throws(() => loadConfig(BENCHMARKS.smoke, { TARGET_URL: 'http://127.0.0.1:1', ADAPTERS: 'a:-1' }, new Date()), /ADAPTERS='a:-1'/);
+  });
+});
+
+describe('the seeded draw', () => {
+  const mix = [
+    { name: 'a', weight: 3 },
+    { name: 'b', weight: 1 },
+    { name: 'base', weight: 1 },
+  ];
+  const draw = (seed: number, slot: number, n: number) => {
+    const p = new AdapterPicker(mix, seed, slot);
+    return Array.from({ length: n }, () => p.next());
+  };
+  test('the same SEED and slot give the same sequence (every variant sees the same mix); another seed or slot another', () => {
+    assert.deepEqual(draw(7, 2, 50), draw(7, 2, 50));
+    assert.notDeepEqual(draw(7, 2, 50), draw(8, 2, 50));
+    assert.notDeepEqual(draw(7, 2, 50), draw(7, 3, 50));
+  });
+  test('shares follow the weights', () => {
+    const xs = draw(1, 0, 20_000);
+    const share = (n: string) => xs.filter((x) => x === n).length / xs.length;
+    assert.ok(Math.abs(share('a') - 0.6) < 0.02, `a: ${share('a')}`);
+    assert.ok(Math.abs(share('b') - 0.2) < 0.02, `b: ${share('b')}`);
+    assert.ok(Math.abs(share('base') - 0.2) < 0.02, `base: ${share('base')}`);
+  });
+});
+
+describe('each dialect names the adapter its own way', () => {
+  const req = (adapter: GenerationRequest['adapter']): GenerationRequest => ({
+    prompt: { kind: 'text', text: 'hi' },
+    maxTokens: 4,
+    ignoreEos: true,
+    temperature: 0,
+    stream: false,
+    model: 'base-model',
+    adapter,
+  });
+  const body = (d: DialectName, a: GenerationRequest['adapter'], naming?: 'lora-list') =>
+    JSON.parse(createDialect(d, { dialectVar: 'DIALECT', modelVar: 'MODEL', adapterNaming: naming }).build(req(a)).body) as Record<string, unknown>;
+  test('OpenAI-style routes put it in model; the base keeps the base model', () => {
+    for (const d of ['openai', 'openai-chat', 'anthropic', 'responses'] as const) {
+      assert.equal(body(d, { name: 'sql', id: null }).model, 'sql', d);
+      assert.equal(body(d, { name: null, id: null }).model, 'base-model', d);
+      assert.equal(body(d, { name: 'sql', id: null }).lora_path, undefined, d);
+    }
+  });
+  test("SGLang's /generate sends lora_path, none for the base", () => {
+    assert.equal(body('sglang', { name: 'sql', id: null }).lora_path, 'sql');
+    assert.equal('lora_path' in body('sglang', { name: null, id: null }), false);
+  });
+  test('llama.cpp sends lora: [{id, scale}], [] for the base (every adapter at scale 0)', () => {
+    assert.deepEqual(body('llamacpp', { name: 'sql', id: 2 }).lora, [{ id: 2, scale: 1 }]);
+    assert.deepEqual(body('llamacpp', { name: null, id: null }).lora, []);
+    assert.equal(body('llamacpp', { name: 'sql', id: 2 }).model, 'base-model');
+    assert.throws(() => body('llamacpp', { name: 'sql', id: null }), /adapter 'sql' has no id from GET \/lora-adapters/);
+  });
+  test("a server's own naming wins over the route's (llama.cpp's OpenAI routes take the lora list)", () => {
+    const b = body('openai-chat', { name: 'sql', id: 0 }, 'lora-list');
+    assert.deepEqual(b.lora, [{ id: 0, scale: 1 }]);
+    assert.equal(b.model, 'base-model');
+  });
+  test('no adapter asked for: no adapter field at all', () => {
+    for (const d of ['sglang', 'llamacpp', 'openai'] as const) {
+      const b = body(d, undefined);
+      assert.equal('lora' in b || 'lora_path' in b, false, d);
+    }
+  });
+});
