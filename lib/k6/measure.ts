@@ -53,11 +53,14 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       temperature: cfg.temperature,
       stream: b.stream,
       model: t.model || undefined,
+      images: b.images?.images(run.cell.images),
     };
     const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
     if (cur.lastEndMs !== null) recordGap(outcome.startMs - cur.lastEndMs, cur.window, add);
     if (p.dueMs !== undefined) add('scheduleLag', outcome.startMs - p.dueMs);
+    // IMAGES: each request's prompt count, in cells with images and without, for the report's difference.
+    if (b.images !== null && outcome.result.ok && outcome.result.promptTokens !== null) add('promptLength', outcome.result.promptTokens);
     b.source.done(outcome.result, add);
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {

@@ -410,7 +410,7 @@ export const METRICS = {
     type: 'trend',
     time: false,
     unit: 'tokens',
-    help: 'DATASET runs: prompt tokens of each successful request as the server counted them (prompt_tokens): the distribution of prompt lengths actually sent.',
+    help: 'DATASET and IMAGES runs: prompt tokens of each successful request as the server counted them (prompt_tokens, images included): the distribution of prompt lengths actually sent; with IMAGES, a cell\'s image tokens per request are its mean minus that of the cell without images.',
   },
   outputLength: {
     name: 'llm_request_output_tokens',

@@ -5,7 +5,7 @@ import type { BenchConfig } from '../config/types';
 import type { TraceShape } from '../workload/trace';
 
 export type { Cell, Load, Plan, Run } from './types';
-import type { Cell, Load, Plan, Run } from './types';
+import type { Cell, ImageSpec, Load, Plan, Run } from './types';
 
 export function loadId(load: Load): string {
   if (load.kind === 'trace') return `x${String(load.speed).replace('.', 'p')}`;
@@ -20,12 +20,23 @@ export function runVus(load: Load, maxVus: number): number {
   return Math.min(maxVus, Math.max(1, Math.ceil(load.rate * 10)));
 }
 
-/** ISL × OSL × load, in that nesting order (loads vary fastest). */
-export function buildCells(isl: number[], osl: number[], loads: Load[]): Cell[] {
+/**
+ * ISL × OSL × IMAGES × load, in that nesting order (loads vary fastest). A cell with images has
+ * `_img<count>x<width>x<height>` before its load in its id; one without keeps the id it always had.
+ */
+export function buildCells(isl: number[], osl: number[], loads: Load[], images: readonly ImageSpec[] = [NO_IMAGES]): Cell[] {
   const cells: Cell[] = [];
-  for (const i of isl) for (const o of osl) for (const load of loads) cells.push({ id: `i${i}_o${o}_${loadId(load)}`, isl: i, osl: o, load });
+  for (const i of isl)
+    for (const o of osl)
+      for (const img of images)
+        for (const load of loads) {
+          const imgId = img.count > 0 ? `img${img.count}x${img.width}x${img.height}_` : '';
+          cells.push({ id: `i${i}_o${o}_${imgId}${loadId(load)}`, isl: i, osl: o, ...(img.count > 0 ? { images: img } : {}), load });
+        }
   return cells;
 }
+
+const NO_IMAGES: ImageSpec = { count: 0, width: 0, height: 0 };
 
 /** A short pause between runs so one run's last requests never overlap the next run's first. */
 export const RUN_GAP_MS = 1000;
@@ -118,7 +129,7 @@ export function traceDurationMs(shape: Pick<TraceShape, 'spanMs'>, speed: number
 export function planOf(
   load: 'vus' | 'rate',
   cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'variants' | 'trace'> &
-    Partial<Pick<BenchConfig, 'repeats'>>,
+    Partial<Pick<BenchConfig, 'repeats' | 'images'>>,
   trace: TraceShape | null = null,
 ): Plan {
   if (cfg.trace !== null) {
@@ -146,7 +157,7 @@ export function planOf(
   const loads: Load[] = load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
   return buildPlan(
     cfg,
-    buildCells(cfg.isl, cfg.osl, loads),
+    buildCells(cfg.isl, cfg.osl, loads, cfg.images),
     cfg.variants.map((t) => t.variant),
   );
 }

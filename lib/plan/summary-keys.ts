@@ -158,8 +158,11 @@ export function summaryThresholds(
   const bucketed = bucketedMetrics(cfg);
   const shared = opts.shareOneRun === true && runTrendsShared(plan);
   const perRun = perRunMetrics(cfg).filter((m) => !(shared && METRICS[m].type === 'trend'));
+  // IMAGES: every run's prompt counts, the report's image tokens being a difference between cells.
+  const imaged = plan.cells.some((c) => c.images !== undefined);
   for (const run of plan.runs) {
     for (const m of perRun) keep(subKey(m, run.scenario), m);
+    if (imaged) keep(subKey('promptLength', run.scenario), 'promptLength');
     for (const m of bucketed) for (let i = 0; i < BUCKETS; i++) keep(bucketKey(BUCKETS_OF[m], run.scenario, i), BUCKETS_OF[m]);
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
     for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');

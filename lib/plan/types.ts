@@ -12,7 +12,16 @@ export interface Cell {
   id: string;
   isl: number;
   osl: number;
+  /** IMAGES: the images each request of the cell carries; absent for a cell without images. */
+  images?: ImageSpec;
   load: Load;
+}
+
+/** IMAGES: `count` images of `width` × `height` pixels per request. */
+export interface ImageSpec {
+  count: number;
+  width: number;
+  height: number;
 }
 
 export interface Run {

@@ -7,7 +7,7 @@
 // through a BatchPort, so this runs in Node tests with a fake server as it runs in k6.
 import type { BatchPort, BatchRequest, HttpPort, HttpReply } from '../http-port';
 import type { BenchConfig, VariantConfig } from '../config/types';
-import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
+import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, imagesRefusal, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { failed } from '../dialects/reply';
 import {
@@ -275,6 +275,9 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
   const found = identifyTarget(io, t);
   const { id, dialect, notes, warnings } = found;
+  // IMAGES with DIALECT=auto: only now is the dialect known (a named one was checked with the configuration).
+  const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;
+  if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noImages}`);
   const chosen = { model: found.model };
   if (found.modelsOk) healthy.push('GET /v1/models');
   const longest = longestPrompt(cfg.isl, cfg.promptPool, cfg.islSpread);
