@@ -2,7 +2,8 @@
 // supplies only a ChunkReader, which says what a chunk of its shape contains.
 import { classified, classifyErrorObject, messageOf, type RequestContext } from './errors';
 import { splitSseEvents } from './sse';
-import type { ChunkUpdate, Phase } from './chunk-update';
+import type { ChunkUpdate, Phase, ToolDelta } from './chunk-update';
+import type { ToolCall, ToolCalls } from './structured';
 import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
 import type { Arrivals } from './arrivals';
 export type { ChunkUpdate } from './chunk-update';
@@ -52,6 +53,15 @@ export interface ChunkReader {
   endEvent?: boolean;
 }
 
+/** A reply's tool calls while they are read: see Accumulator.toolEvent. */
+interface ToolTally {
+  calls: ToolCall[];
+  /** Summed per-event counts of the call events; NaN once one was not said. */
+  tokens: number;
+  firstTool: number;
+  firstOther: number;
+}
+
 /** Learning attempts per stream: a stream whose chunks keep changing shape is parsed in full. */
 const MAX_LEARN = 8;
 
@@ -79,6 +89,8 @@ export class Accumulator implements StreamReader {
   private firstAnswer = -1;
   private streamReasoningTokens = 0;
   private serverReasoningTokens: number | null = null;
+  /** Tool calls (structured.ts), by index: null until a chunk carries one, so a reply without calls pays nothing. */
+  private tools: ToolTally | null = null;
   private done = false;
   private streamed = true;
   private streamError: { message: string; code: number | null } | null = null;
@@ -377,6 +389,7 @@ export class Accumulator implements StreamReader {
     if (u.draftAccepted !== undefined) this.draftAccepted = u.draftAccepted;
     if (u.specSteps !== undefined) this.specSteps = u.specSteps;
     if (u.reasoningTokens !== undefined) this.serverReasoningTokens = u.reasoningTokens;
+    if (u.tools !== undefined) return this.toolEvent(u.tools, tokens);
     // A token count that rises without visible text still means tokens arrived (a token that
     // decodes to nothing yet), except in a chunk that cannot hold content at all.
     if (!(u.carriesToken || (!u.noContent && tokens !== null && tokens > 0))) {
@@ -385,7 +398,30 @@ export class Accumulator implements StreamReader {
       return EVENT_NONE;
     }
     this.tokenEvents++;
+    if (this.tools !== null && this.tools.firstOther < 0) this.tools.firstOther = this.tokenEvents - 1;
     this.classify(u.phase, this.tokenEvents - 1, tokens === null ? NaN : tokens);
+    return tokens === null ? TOKENS_UNKNOWN : tokens;
+  }
+
+  /**
+   * A chunk with a piece of a tool call: its name and arguments kept by call, and (when it carried
+   * a name or arguments, or the count rose) a token event of its own, left out of the reasoning
+   * and answer phases. `tokens`: what the running count says it added (null: not said).
+   */
+  private toolEvent(ds: ToolDelta[], tokens: number | null): number {
+    const t = (this.tools ??= { calls: [], tokens: 0, firstTool: -1, firstOther: this.firstAnswer >= 0 ? this.firstAnswer : this.firstReasoning });
+    let generated = false;
+    for (let i = 0; i < ds.length; i++) {
+      const d = ds[i];
+      const call = (t.calls[d.index] ??= { name: '', arguments: '' });
+      if (d.name) call.name += d.name;
+      call.arguments += d.args;
+      generated ||= !!d.name || d.args !== '';
+    }
+    if (!(generated || (tokens !== null && tokens > 0))) return EVENT_NONE;
+    this.tokenEvents++;
+    if (t.firstTool < 0) t.firstTool = this.tokenEvents - 1;
+    t.tokens += tokens === null ? NaN : tokens;
     return tokens === null ? TOKENS_UNKNOWN : tokens;
   }
 
@@ -406,6 +442,23 @@ export class Accumulator implements StreamReader {
     // A chunk with both: how its tokens split is not said.
     else if (p === 'both') this.streamReasoningTokens = NaN;
     if (p !== 'reasoning' && this.firstAnswer < 0) this.firstAnswer = first;
+  }
+
+  /**
+   * The reply's calls (gaps in the indexes dropped). Their tokens: the stream's per-event counts
+   * when every call event said its count; else the server's whole count when nothing but calls
+   * was generated; else not known.
+   */
+  private toolCallsOf(t: ToolTally): ToolCalls {
+    const streamed = this.streamed && t.firstTool >= 0;
+    const onlyCalls = t.firstOther < 0 && !this.reasoningSeen && this.parts.length === 0 && (this.fullText ?? '') === '';
+    const counted = streamed && Number.isFinite(t.tokens) ? t.tokens : null;
+    return {
+      calls: t.calls.filter((c) => c !== undefined),
+      tokens: counted ?? (onlyCalls ? this.completion : null),
+      firstToolEvent: streamed ? t.firstTool : null,
+      firstOtherEvent: this.streamed && t.firstOther >= 0 ? t.firstOther : null,
+    };
   }
 
   /** A non-streamed reply is complete by construction: no [DONE] is expected. */
@@ -457,6 +510,7 @@ export class Accumulator implements StreamReader {
         firstAnswerEvent: this.streamed && this.firstAnswer >= 0 ? this.firstAnswer : null,
       };
     }
+    if (this.tools !== null) result.toolCalls = this.toolCallsOf(this.tools);
     // The text is built (or, when the reader kept it aside unparsed, parsed) only if someone reads
     // it: a benchmark rarely does, and joining hundreds of pieces costs on k6's engine.
     const reader = this.reader;

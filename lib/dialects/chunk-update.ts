@@ -9,6 +9,12 @@ import type { FinishReason, SpecStepCounts } from './types';
  */
 export type Phase = 'reasoning' | 'answer' | 'both';
 
+export interface ToolDelta {
+  index: number;
+  name?: string;
+  args: string;
+}
+
 /** What one chunk (or one non-streamed reply) says. Absent fields say nothing. */
 export interface ChunkUpdate {
   /** Text this chunk adds. */
@@ -39,6 +45,13 @@ export interface ChunkUpdate {
   reasoningTokens?: number;
   /** An error object inside the stream. */
   error?: string;
+  /**
+   * Pieces of tool calls: each call's index in the reply, its function's name when this chunk
+   * names it, and the arguments' text it adds (chat `delta.tool_calls`, a whole reply's
+   * `message.tool_calls`, Responses' function_call_arguments deltas, Messages' input_json_delta).
+   * Never read by a template.
+   */
+  tools?: ToolDelta[];
   /** The stream's own last event (message_stop, response.completed): the stream is over, as at [DONE]. */
   done?: boolean;
 }

@@ -1,12 +1,13 @@
 // The OpenAI-compatible API served by vLLM and SGLang: /v1/completions and /v1/chat/completions.
 // Both share usage accounting; they differ in where the generated text sits in a choice.
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
-import type { Phase } from './chunk-update';
+import type { Phase, ToolDelta } from './chunk-update';
 import { promptTurns } from './conversation';
 import { CHAT_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
+import { structuredFields } from './structured';
 import type { TemplateCache } from './template';
 import { parseReply } from './reply';
 import { thinkPhases } from './think';
@@ -21,6 +22,8 @@ interface Shape {
   choiceText(choice: Record<string, unknown>): string;
   /** The keys that hold that text in a streamed chunk (for the chunk template, see template.ts). */
   textKeys: readonly string[];
+  /** The shape carries tools and response_format (the chat route). */
+  structured?: boolean;
   /** Whether a choice's text is reasoning or answer; absent: the shape carries no reasoning. */
   phaseOf?: (choice: Record<string, unknown>) => Phase | undefined;
 }
@@ -38,6 +41,7 @@ const completions: Shape = {
 
 const chat: Shape = {
   path: '/v1/chat/completions',
+  structured: true,
   fields(req) {
     // max_tokens too, for servers that predate max_completion_tokens; both name the same budget.
     return {
@@ -95,6 +99,7 @@ function makeDialect(shape: Shape, rctx: RequestContext): DialectCodec {
       if (req.model) all.model = req.model;
       adapterFields(rctx.adapterNaming ?? 'model', req, all);
       Object.assign(all, fields, { temperature: req.temperature, ignore_eos: req.ignoreEos, stream: req.stream });
+      if (req.structured && shape.structured) Object.assign(all, structuredFields(req.structured, 'chat'));
       // include_usage gives the final token counts; continuous_usage_stats gives them per chunk,
       // which is what makes per-token ITL exact when one chunk carries several tokens.
       if (req.stream) all.stream_options = { include_usage: true, continuous_usage_stats: true };
@@ -130,6 +135,8 @@ export function openaiChunkReader(
         const phase = phaseOf?.(choice);
         if (phase !== undefined) u.phase = phase;
       }
+      const tools = chatToolCalls(choice);
+      if (tools !== undefined) u.tools = tools;
       // TGI sends finish_reason "" on every chunk but the last: not a finish reason.
       const finish = choice.finish_reason;
       if (typeof finish === 'string' && finish !== '') u.finishReason = FINISH_ALIASES.get(finish) ?? finish;
@@ -155,6 +162,26 @@ export function openaiChunkReader(
   };
   if (textKeys.length === 0) return { read };
   return { read, templateText: textKeys, readInput: (s) => readWhole(s, read) };
+}
+
+/**
+ * A chat choice's tool calls (`delta.tool_calls` pieces streamed, `message.tool_calls` whole), as
+ * vLLM, SGLang and llama.cpp send them; undefined when it has none.
+ */
+function chatToolCalls(choice: Record<string, unknown>): ToolDelta[] | undefined {
+  const m = obj(choice.delta) ?? obj(choice.message);
+  const list = m?.tool_calls;
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  const out: ToolDelta[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const c = obj(list[i]);
+    const f = c && obj(c.function);
+    if (!f) continue;
+    const d: ToolDelta = { index: typeof c.index === 'number' ? c.index : i, args: str(f.arguments) };
+    if (typeof f.name === 'string' && f.name !== '') d.name = f.name;
+    out.push(d);
+  }
+  return out.length > 0 ? out : undefined;
 }
 
 /** A chunk read in full, as the accumulator reads it; undefined when it is not a plain, error-free object. */
@@ -212,7 +239,7 @@ export const openaiChat = defineDialect({
   name: 'openai-chat',
   path: chat.path,
   api: 'OpenAI Chat Completions',
-  traits: { chat: true, tokenIds: false, needsModel: true, images: CHAT_IMAGES },
+  traits: { chat: true, tokenIds: false, needsModel: true, images: CHAT_IMAGES, structured: { shape: 'chat', tools: true, responseFormat: true } },
   adapter: 'model',
   docs: {
     prompt: '`messages` (text only)',

@@ -112,6 +112,8 @@ const OTHER_FIELDS: ReadonlyArray<keyof ChunkUpdate> = [
   'phase',
   'done',
   'specSteps',
+  // An object, new at each read, as specSteps: a chunk with a tool call is always parsed in full.
+  'tools',
 ];
 
 /** A string body that needs no unescaping and cannot end the string early. */

@@ -1,0 +1,112 @@
+// Tool calls and structured output: what a request asks for (tools, tool_choice, response_format),
+// how each dialect that can carry it puts it on the wire, and whether a reply kept to it (the
+// validity share). Which dialect carries what is a trait of the dialect table (DialectTraits.structured).
+import { jsonViolation, type JsonSchema } from './json-schema';
+
+export interface ToolDef {
+  readonly name: string;
+  readonly description: string;
+  /** The arguments' JSON schema. */
+  readonly parameters: JsonSchema;
+}
+
+export type ToolChoice = 'auto' | 'required' | 'none' | { readonly name: string };
+
+export type ResponseFormat = { readonly type: 'json_object' } | { readonly type: 'json_schema'; readonly name: string; readonly schema: JsonSchema };
+
+/** What a request asks of the reply's form; absent fields ask nothing. */
+export interface Structured {
+  readonly tools?: readonly ToolDef[];
+  readonly toolChoice?: ToolChoice;
+  readonly responseFormat?: ResponseFormat;
+}
+
+/** The request shapes that carry these fields (the dialect trait names one). */
+export type StructuredShape = 'chat' | 'responses' | 'messages';
+
+/** One tool call of a reply: the function's name and its arguments as generated (JSON text). */
+export interface ToolCall {
+  name: string;
+  arguments: string;
+}
+
+/** A reply's tool calls, as GenerationResult carries them. */
+export interface ToolCalls {
+  calls: ToolCall[];
+  /** Tokens of the calls: the server's per-event counts over the tool-call events, else its whole count for a reply that was only calls; null when neither says. */
+  tokens: number | null;
+  /** Index of the first token-carrying event of a call (the sse transport's columns); null when not streamed. */
+  firstToolEvent: number | null;
+  /** Index of the first token-carrying event that was not a call (content or reasoning); null when none or not streamed. */
+  firstOtherEvent: number | null;
+}
+
+/** What a dialect can carry, as its trait says. */
+export interface StructuredTrait {
+  readonly shape: StructuredShape;
+  readonly tools: boolean;
+  readonly responseFormat: boolean;
+}
+
+/** Why a dialect with this trait cannot send `s` (one sentence), or null when it can. */
+export function structuredRefusal(s: Structured | null | undefined, trait: StructuredTrait | undefined, dialect: string, dialectVar: string): string | null {
+  if (!s) return null;
+  const wants = [s.tools && s.tools.length > 0 ? 'tools' : null, s.responseFormat ? 'response_format' : null].filter((x): x is string => x !== null);
+  if (wants.length === 0) return null;
+  const missing = wants.filter((w) => (w === 'tools' ? !trait?.tools : !trait?.responseFormat));
+  if (missing.length === 0) return null;
+  return (
+    `${dialectVar}=${dialect} cannot carry ${missing.join(' or ')} (TOOLS, RESPONSE_FORMAT or the dataset's rows ask for it): ` +
+    'use openai-chat (tools and response_format), responses (tools and text.format) or anthropic (tools only).'
+  );
+}
+
+const fn = (t: ToolDef) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+
+/** The request fields of `s` in a shape; {} when it asks nothing. */
+export function structuredFields(s: Structured | undefined, shape: StructuredShape): Record<string, unknown> {
+  if (!s) return {};
+  const out: Record<string, unknown> = {};
+  const tools = s.tools ?? [];
+  const choice = s.toolChoice;
+  if (shape === 'chat') {
+    if (tools.length > 0) out.tools = tools.map(fn);
+    if (tools.length > 0 && choice !== undefined) out.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+    const f = s.responseFormat;
+    if (f) out.response_format = f.type === 'json_object' ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, strict: true } };
+  } else if (shape === 'responses') {
+    if (tools.length > 0) out.tools = tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters }));
+    if (tools.length > 0 && choice !== undefined) out.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+    const f = s.responseFormat;
+    if (f) out.text = { format: f.type === 'json_object' ? { type: 'json_object' } : { type: 'json_schema', name: f.name, schema: f.schema, strict: true } };
+  } else {
+    if (tools.length > 0) out.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    // Anthropic's words: auto, any (some tool), none, or one tool by name.
+    if (tools.length > 0 && choice !== undefined) out.tool_choice = typeof choice === 'string' ? { type: choice === 'required' ? 'any' : choice } : { type: 'tool', name: choice.name };
+  }
+  return out;
+}
+
+/**
+ * Whether a successful reply kept to what `s` asked: every tool call names a sent tool and its
+ * arguments parse and match that tool's parameters; the content parses (and matches the schema)
+ * under response_format. null when there is nothing to judge: nothing asked, or tools offered
+ * under tool_choice auto (or none) and the reply called none — not calling is allowed then.
+ */
+export function structuredValid(s: Structured | undefined, r: { readonly text: string; readonly toolCalls?: ToolCalls | null }): boolean | null {
+  if (!s) return null;
+  const tools = s.tools ?? [];
+  const calls = r.toolCalls?.calls ?? [];
+  if (tools.length > 0 && calls.length > 0) {
+    for (const c of calls) {
+      const t = tools.find((x) => x.name === c.name);
+      if (t === undefined || jsonViolation(c.arguments, t.parameters) !== null) return false;
+    }
+    return true;
+  }
+  const mustCall = tools.length > 0 && s.toolChoice !== undefined && s.toolChoice !== 'auto' && s.toolChoice !== 'none';
+  if (mustCall) return false;
+  const f = s.responseFormat;
+  if (f) return jsonViolation(r.text, f.type === 'json_schema' ? f.schema : null) === null;
+  return null;
+}

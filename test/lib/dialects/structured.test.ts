@@ -1,0 +1,166 @@
+// Tool calls and structured output, pure: the JSON-schema subset, the request bodies of each shape,
+// the refusal of a dialect that cannot carry them, and the chat reader over constructed streams
+// (vLLM's tool-call deltas) and whole replies; the validity verdict over what was read.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createDialect, DIALECT_TRAITS } from '../../../lib/dialects/index';
+import { jsonViolation, schemaProblem, schemaViolation } from '../../../lib/dialects/json-schema';
+import { structuredFields, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
+import { arrivals } from '../../../lib/dialects/arrivals';
+import type { Accumulator } from '../../../lib/dialects/accumulator';
+
+const WEATHER = {
+  type: 'object',
+  properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] }, days: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+  required: ['city', 'unit'],
+  additionalProperties: false,
+};
+const TOOLS: Structured = { tools: [{ name: 'get_weather', description: 'Weather by city', parameters: WEATHER }], toolChoice: 'required' };
+
+describe('JSON-schema subset', () => {
+  test('type, required, enum, items, additionalProperties, integer', () => {
+    assert.equal(schemaViolation({ city: 'Oslo', unit: 'c' }, WEATHER), null);
+    assert.equal(schemaViolation({ city: 'Oslo', unit: 'c', days: 3, tags: ['a'] }, WEATHER), null);
+    assert.match(schemaViolation({ city: 'Oslo' }, WEATHER) ?? '', /required/);
+    assert.match(schemaViolation({ city: 'Oslo', unit: 'k' }, WEATHER) ?? '', /enum/);
+    assert.match(schemaViolation({ city: 'Oslo', unit: 'c', days: 1.5 }, WEATHER) ?? '', /integer/);
+    assert.match(schemaViolation({ city: 'Oslo', unit: 'c', tags: [1] }, WEATHER) ?? '', /tags\[0\]/);
+    assert.match(schemaViolation({ city: 'Oslo', unit: 'c', x: 1 }, WEATHER) ?? '', /additionalProperties/);
+    assert.equal(schemaViolation({ a: 1 }, { type: 'object', additionalProperties: { type: 'number' } }), null);
+    assert.match(schemaViolation({ a: 'x' }, { type: 'object', additionalProperties: { type: 'number' } }) ?? '', /\$\.a/);
+    assert.equal(schemaViolation(null, { type: ['string', 'null'] }), null);
+    assert.equal(schemaViolation({ k: [1, 'a'] }, { enum: [{ k: [1, 'a'] }] }), null);
+  });
+  test('JSON text: unparsable, json_object wants an object', () => {
+    assert.equal(jsonViolation('{"city":"a","unit":"f"', WEATHER), 'not JSON');
+    assert.equal(jsonViolation('[1]', null), 'not a JSON object');
+    assert.equal(jsonViolation('{"x":1}', null), null);
+  });
+  test('a schema the checker cannot read is named', () => {
+    assert.match(schemaProblem({ type: 'str' }) ?? '', /'str'/);
+    assert.match(schemaProblem({ properties: { a: 3 } }) ?? '', /properties\.a/);
+    assert.equal(schemaProblem(WEATHER), null);
+  });
+});
+
+describe('request bodies', () => {
+  test('chat: tools, tool_choice, response_format', () => {
+    const d = createDialect('openai-chat', { dialectVar: 'DIALECT', modelVar: 'MODEL' });
+    const fmt: Structured = { responseFormat: { type: 'json_schema', name: 'weather', schema: WEATHER } };
+    const b = JSON.parse(
+      d.build({ prompt: { kind: 'text', text: 'hi' }, maxTokens: 8, ignoreEos: true, temperature: 0, stream: true, model: 'm', structured: { ...TOOLS, ...fmt } }).body,
+    );
+    assert.deepEqual(b.tools, [{ type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: WEATHER } }]);
+    assert.equal(b.tool_choice, 'required');
+    assert.deepEqual(b.response_format, { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER, strict: true } });
+    const plain = JSON.parse(d.build({ prompt: { kind: 'text', text: 'hi' }, maxTokens: 8, ignoreEos: true, temperature: 0, stream: true }).body);
+    assert.equal('tools' in plain || 'response_format' in plain, false);
+  });
+  test('Responses and Messages shapes', () => {
+    const r = structuredFields({ ...TOOLS, toolChoice: { name: 'get_weather' }, responseFormat: { type: 'json_object' } }, 'responses');
+    assert.deepEqual(r.tools, [{ type: 'function', name: 'get_weather', description: 'Weather by city', parameters: WEATHER }]);
+    assert.deepEqual(r.tool_choice, { type: 'function', name: 'get_weather' });
+    assert.deepEqual(r.text, { format: { type: 'json_object' } });
+    const m = structuredFields(TOOLS, 'messages');
+    assert.deepEqual(m.tools, [{ name: 'get_weather', description: 'Weather by city', input_schema: WEATHER }]);
+    assert.deepEqual(m.tool_choice, { type: 'any' });
+  });
+  test('a dialect without the trait is refused in one sentence', () => {
+    assert.equal(structuredRefusal(TOOLS, DIALECT_TRAITS['openai-chat'].structured, 'openai-chat', 'DIALECT'), null);
+    const why = structuredRefusal(TOOLS, DIALECT_TRAITS.sglang.structured, 'sglang', 'DIALECT');
+    assert.match(why ?? '', /^DIALECT=sglang cannot carry tools/);
+    assert.match(structuredRefusal({ responseFormat: { type: 'json_object' } }, DIALECT_TRAITS.anthropic.structured, 'anthropic', 'B_DIALECT') ?? '', /response_format/);
+  });
+});
+
+/** vLLM's chat stream of one tool call, its arguments in `pieces`, each chunk counting `perChunk` tokens. */
+export function vllmToolStream(pieces: string[], perChunk = 1, content: string[] = []): string[] {
+  const head = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":';
+  let n = 0;
+  const usage = () => `,"usage":{"prompt_tokens":5,"total_tokens":${5 + n},"completion_tokens":${n}}}`;
+  const out = [`${head}{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]${usage()}`];
+  for (const c of content) {
+    n += perChunk;
+    out.push(`${head}{"content":${JSON.stringify(c)}},"logprobs":null,"finish_reason":null}]${usage()}`);
+  }
+  n += perChunk;
+  out.push(
+    `${head}{"tool_calls":[{"id":"chatcmpl-tool-1","type":"function","index":0,"function":{"name":"get_weather","arguments":""}}]},"logprobs":null,"finish_reason":null}]${usage()}`,
+  );
+  for (const p of pieces) {
+    n += perChunk;
+    out.push(`${head}{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(p)}}}]},"logprobs":null,"finish_reason":null}]${usage()}`);
+  }
+  out.push(`${head}{"content":""},"logprobs":null,"finish_reason":"tool_calls","stop_reason":null}]${usage()}`);
+  out.push(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[]${usage()}`);
+  out.push('[DONE]');
+  return out;
+}
+
+const chat = () => createDialect('openai-chat', { dialectVar: 'DIALECT', modelVar: 'MODEL' });
+
+describe('chat replies with tool calls', () => {
+  test('streamed deltas: each piece a token event, the first call event apart from content', () => {
+    const pieces = ['{"city', '": "Oslo', '", "unit": "c"}'];
+    const acc = chat().streamReader() as Accumulator;
+    const counts = vllmToolStream(pieces).map((e) => acc.onEvent(e));
+    const r = acc.finish();
+    assert.equal(r.ok, true, r.error?.message);
+    assert.equal(r.finishReason, 'tool_calls');
+    assert.equal(r.completionTokens, 4);
+    assert.equal(r.tokenEvents, 4);
+    assert.deepEqual(counts.filter((c) => Number.isFinite(c)), [1, 1, 1, 1]);
+    assert.deepEqual(r.toolCalls, { calls: [{ name: 'get_weather', arguments: '{"city": "Oslo", "unit": "c"}' }], tokens: 4, firstToolEvent: 0, firstOtherEvent: null });
+    assert.equal(r.text, '');
+    assert.equal(structuredValid(TOOLS, r), true);
+  });
+  test('content before the call: both first events said, tokens of the calls only', () => {
+    const acc = chat().streamReader() as Accumulator;
+    const kept = arrivals();
+    const data = vllmToolStream(['{"city":"a","unit":"x"}'], 2, ['Let', ' me', ' look']);
+    for (let i = 0; i < data.length; i++) {
+      kept.data[i] = data[i];
+      kept.at[i] = 1000 + i;
+    }
+    acc.readKept(kept, data.length);
+    const r = acc.finish();
+    assert.equal(r.text, 'Let me look');
+    assert.equal(r.toolCalls?.tokens, 4);
+    assert.equal(r.toolCalls?.firstToolEvent, 3);
+    assert.equal(r.toolCalls?.firstOtherEvent, 0);
+    assert.equal(structuredValid(TOOLS, r), false, 'unit x is not in the enum');
+  });
+  test('a reply without tools is read by the template as before', () => {
+    const acc = chat().streamReader() as Accumulator;
+    const head = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"';
+    for (let i = 1; i <= 20; i++) acc.onEvent(`${head}w${i}"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":5,"total_tokens":${5 + i},"completion_tokens":${i}}}`);
+    assert.ok(acc.templateEvents >= 17, `template read ${acc.templateEvents}`);
+    assert.equal(acc.finish().toolCalls, undefined);
+  });
+  test('a whole reply: message.tool_calls, tokens the server counted', () => {
+    const body = JSON.stringify({
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'get_weather', arguments: '{"city":"a","unit":"f"}' } }] },
+        },
+      ],
+      usage: { prompt_tokens: 9, completion_tokens: 17, total_tokens: 26 },
+    });
+    const r = chat().parseBody(200, body, 'application/json');
+    assert.equal(r.ok, true);
+    assert.deepEqual(r.toolCalls, { calls: [{ name: 'get_weather', arguments: '{"city":"a","unit":"f"}' }], tokens: 17, firstToolEvent: null, firstOtherEvent: null });
+    assert.equal(structuredValid(TOOLS, r), true);
+  });
+  test('validity: no call under required, none needed under auto, response_format over the text', () => {
+    assert.equal(structuredValid(TOOLS, { text: 'hello' }), false);
+    assert.equal(structuredValid({ ...TOOLS, toolChoice: 'auto' }, { text: 'hello' }), null);
+    const fmt: Structured = { responseFormat: { type: 'json_schema', name: 'w', schema: WEATHER } };
+    assert.equal(structuredValid(fmt, { text: '{"city":"a","unit":"c"}' }), true);
+    assert.equal(structuredValid(fmt, { text: '{"city":"a"}' }), false);
+    assert.equal(structuredValid({ responseFormat: { type: 'json_object' } }, { text: '{}' }), true);
+    assert.equal(structuredValid(undefined, { text: '' }), null);
+    assert.equal(structuredValid(TOOLS, { text: '', toolCalls: { calls: [{ name: 'other', arguments: '{}' }], tokens: 1, firstToolEvent: 0, firstOtherEvent: null } }), false);
+  });
+});
