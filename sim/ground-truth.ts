@@ -40,6 +40,8 @@ export interface RequestRecord {
   finishReason: string | null;
   status: number;
   promptTokens: number;
+  /** Of promptTokens, the images' (vision.ts: Qwen2-VL's count, start and end tokens included); 0 without images. */
+  imageTokens: number;
   /** The output budget the request asked for; null when it was refused before being read. */
   maxNewTokens: number | null;
   /** The prompt's `[domain: NAME]` marker (it picks the acceptance length); null: none, or token ids. */
@@ -53,6 +55,8 @@ export interface RequestRecord {
   acceptedHistogram: number[] | null;
   errorClass: string | null;
   faults: string[];
+  /** A pooling request (sim/api/pooling.ts): the items it carried (vectors or scores served); absent on generation. */
+  items?: number;
 }
 
 export interface Stats {
@@ -151,6 +155,7 @@ export class Recorder {
       finishReason: 'error',
       status,
       promptTokens: 0,
+      imageTokens: 0,
       maxNewTokens: null,
       domain: null,
       completionTokens: 0,

@@ -6,6 +6,7 @@ import { addCacheResetRoute } from './api/cache';
 import { HttpError, type RouteContext, Router, type ErrorStyle, errorBody, sendEmpty, sendJson, sendText } from './api/common';
 import { MESSAGES_ROUTE, addMessagesRoutes } from './api/messages';
 import { addOpenAiRoutes } from './api/openai';
+import { addPoolingRoutes } from './api/pooling';
 import { RESPONSES_ROUTE, addResponsesRoutes } from './api/responses';
 import { addSglangRoutes } from './api/sglang';
 import type { SimContext } from './context';
@@ -64,6 +65,7 @@ function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
   addOpenAiRoutes(api, ctx);
   addMessagesRoutes(api, ctx);
   addResponsesRoutes(api, ctx);
+  addPoolingRoutes(api, ctx);
   if (profile.routes.native) addSglangRoutes(api, ctx);
   // vLLM: empty-bodied 200 (it would be 503 with a dead engine, which here means a crashed server).
   else api.add('GET', '/health', ({ res }) => sendEmpty(res, 200));
