@@ -6,8 +6,10 @@
 // Output tokens are ids drawn by the engine; each id decodes to a fixed ASCII word piece, so text is
 // a pure function of the ids and byte length equals character length.
 
-type Special = '<|im_start|>' | '<|im_end|>' | '<|endoftext|>';
-const SPECIAL_RE = /<\|im_start\|>|<\|im_end\|>|<\|endoftext\|>/g;
+import { imagePartText } from './vision';
+
+type Special = '<|im_start|>' | '<|im_end|>' | '<|endoftext|>' | '<|vision_start|>' | '<|vision_end|>' | '<|image_pad|>';
+const SPECIAL_RE = /<\|im_start\|>|<\|im_end\|>|<\|endoftext\|>|<\|vision_start\|>|<\|vision_end\|>|<\|image_pad\|>/g;
 const PIECE_RE = /\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+/gu;
 const SYLLABLES = 'ka ri to na me su lo ve di pa ne mo ta ki ru sa le po mi da no fe zu ba ro ti gu la se vo hi'.split(' ');
 
@@ -22,10 +24,15 @@ export class Tokenizer {
   constructor(readonly vocabSize: number) {
     // Qwen's ids where they fit, else the top of the vocabulary.
     const fits = vocabSize > 151645;
+    const vision = vocabSize > 151655;
     this.specialIds = {
       '<|endoftext|>': fits ? 151643 : vocabSize - 3,
       '<|im_start|>': fits ? 151644 : vocabSize - 2,
       '<|im_end|>': fits ? 151645 : vocabSize - 1,
+      // Qwen2-VL's; in a smaller vocabulary below FIRST_OUTPUT_ID, which no text piece or output token takes.
+      '<|vision_start|>': vision ? 151652 : FIRST_OUTPUT_ID - 3,
+      '<|vision_end|>': vision ? 151653 : FIRST_OUTPUT_ID - 2,
+      '<|image_pad|>': vision ? 151655 : FIRST_OUTPUT_ID - 1,
     };
     this.eosId = this.specialIds['<|im_end|>'];
   }
@@ -44,6 +51,14 @@ export class Tokenizer {
     }
     pushPlain(text.slice(last));
     return ids;
+  }
+
+  /** A prompt's image tokens: its vision start, pad and end tokens (vision.ts). */
+  imageTokens(ids: readonly number[]): number {
+    const s = this.specialIds;
+    let n = 0;
+    for (const id of ids) if (id === s['<|image_pad|>'] || id === s['<|vision_start|>'] || id === s['<|vision_end|>']) n++;
+    return n;
   }
 
   private pieceId(piece: string): number {
@@ -87,12 +102,17 @@ export function applyChatTemplate(messages: readonly ChatMessage[]): string {
   return s + '<|im_start|>assistant\n';
 }
 
-/** Message content is a string or a list of parts; only text parts count. */
+/** Message content is a string or a list of parts: text parts count as their text, images as their vision tokens (vision.ts), others not at all. */
 function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((p: unknown) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : ''))
+      .map((p: unknown) => {
+        if (!p || typeof p !== 'object') return '';
+        const image = imagePartText(p as Record<string, unknown>);
+        if (image !== null) return image;
+        return typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '';
+      })
       .join('');
   }
   return '';

@@ -34,7 +34,8 @@ function one(s: string, raw: string): ImageSpec {
   const [count, width, height] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (count === 0) throw invalid('IMAGES', raw, `${EXPECTED}; write a cell without images as 0, not '${s}'`);
   if (count > MAX_IMAGES) throw invalid('IMAGES', raw, `${EXPECTED}; '${s}' asks for ${count} images`);
-  if (width < 1 || height < 1 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) throw invalid('IMAGES', raw, `${EXPECTED}; '${s}' is ${width}×${height} px`);
+  if (width < 1 || height < 1 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE)
+    throw invalid('IMAGES', raw, `${EXPECTED}; '${s}' is ${width}×${height} px`);
   return { count, width, height };
 }
 

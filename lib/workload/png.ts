@@ -23,7 +23,7 @@ export function adler32(bytes: Uint8Array): number {
   let a = 1;
   let b = 0;
   // 5552 bytes is the most that can be summed before b could pass 2^32 (zlib's NMAX).
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const end = Math.min(bytes.length, i + 5552);
     for (; i < end; i++) {
       a += bytes[i];

@@ -183,6 +183,8 @@ function streamOptions(body: Json, stream: boolean): StreamOpts {
 export interface PromptIn {
   ids: number[];
   domain: string | null;
+  /** Of ids, the images' tokens (chat content parts, vision.ts); absent: none. */
+  imageTokens?: number;
 }
 
 function completionPrompt(ctx: SimContext, body: Json): PromptIn {
@@ -209,7 +211,8 @@ export function chatPrompt(ctx: SimContext, body: Json, field = 'messages', syst
     throw new HttpError(400, `[{'type': 'list_type', 'loc': ('body', '${field}'), 'msg': 'Input should be a valid list of messages with a role'}]`, field);
   }
   const text = applyChatTemplate([...system, ...(msgs as ChatMessage[])]);
-  return { ids: ctx.tokenizer.encode(text), domain: domainOf(text) };
+  const ids = ctx.tokenizer.encode(text);
+  return { ids, domain: domainOf(text), imageTokens: ctx.tokenizer.imageTokens(ids) };
 }
 
 /** What a generation route parsed from its request, for startGeneration. */
@@ -246,6 +249,7 @@ export function startGeneration(ctx: SimContext, rc: RouteContext, g: Generation
       id,
       stream: g.stream,
       promptIds: g.prompt.ids,
+      imageTokens: g.prompt.imageTokens,
       domain: g.prompt.domain,
       maxNewTokens: maxNew,
       ignoreEos: g.ignoreEos,

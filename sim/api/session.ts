@@ -21,6 +21,8 @@ export interface GenRequest {
   id: string;
   stream: boolean;
   promptIds: readonly number[];
+  /** Of the prompt, the images' tokens (vision.ts); absent: none. */
+  imageTokens?: number;
   /** The prompt text's `[domain: NAME]` marker (see engine/speculative.ts); null for token ids or no marker. */
   domain: string | null;
   maxNewTokens: number;
@@ -157,6 +159,7 @@ export class Session implements SessionState {
       finishReason: null,
       status: 200,
       promptTokens: req.promptIds.length,
+      imageTokens: req.imageTokens ?? 0,
       maxNewTokens: req.maxNewTokens,
       domain: req.domain,
       completionTokens: 0,

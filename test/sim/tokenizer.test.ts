@@ -32,9 +32,11 @@ test('chat template: ChatML with text parts, then the assistant prefix', () => {
       role: 'user',
       content: [
         { type: 'text', text: 'Hi' },
-        { type: 'image_url', image_url: {} },
+        { type: 'input_audio', input_audio: {} },
       ],
     },
   ]);
   assert.equal(s, '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n');
+  // An image part must carry its image (vision.ts counts it): one without is refused, as a vision engine refuses it.
+  assert.throws(() => applyChatTemplate([{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }]), /Failed to load image/);
 });
