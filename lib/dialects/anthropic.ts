@@ -6,8 +6,9 @@
 // without it was cut. Per the API (and llama.cpp b11669), usage.input_tokens leaves out the prompt
 // tokens read from or written to the cache, so the prompt is their sum.
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
-import type { Phase } from './chunk-update';
+import type { Phase, ToolDelta } from './chunk-update';
 import { promptTurns } from './conversation';
+import { structuredFields } from './structured';
 import { MESSAGES_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
@@ -25,7 +26,7 @@ export const anthropic = defineDialect({
   name: 'anthropic',
   path: PATH,
   api: 'Anthropic Messages',
-  traits: { chat: true, tokenIds: false, needsModel: true, images: MESSAGES_IMAGES },
+  traits: { chat: true, tokenIds: false, needsModel: true, images: MESSAGES_IMAGES, structured: { shape: 'messages', tools: true, responseFormat: false } },
   adapter: 'model',
   docs: {
     prompt: '`messages` (text only; system turns as `system`)',
@@ -50,6 +51,7 @@ function anthropicDialect(rctx: RequestContext): DialectCodec {
       adapterFields(rctx.adapterNaming ?? 'model', req, body);
       if (system.length > 0) body.system = system.join('\n\n');
       Object.assign(body, { messages: withImages(turns.filter((t) => t.role !== 'system'), req, MESSAGES_IMAGES), max_tokens: req.maxTokens, temperature: req.temperature, stream: req.stream });
+      if (req.structured) Object.assign(body, structuredFields(req.structured, 'messages'));
       // Sent only when asked: vLLM, SGLang and llama.cpp take it beside the API's fields; Anthropic's
       // own API rejects unknown fields, so IGNORE_EOS=false speaks the API exactly.
       if (req.ignoreEos) body.ignore_eos = true;
@@ -96,9 +98,20 @@ function stopReason(reason: unknown, u: ChunkUpdate): void {
 function blockText(b: Record<string, unknown>): { text: string; phase: Phase } | null {
   if (typeof b.text === 'string') return { text: b.text, phase: 'answer' };
   if (typeof b.thinking === 'string') return { text: b.thinking, phase: 'reasoning' };
-  // A tool call's arguments are generated tokens of the answer.
-  if (typeof b.partial_json === 'string') return { text: b.partial_json, phase: 'answer' };
   return null;
+}
+
+/**
+ * A tool call's piece, the block's index naming the call: a streamed input_json_delta; a
+ * tool_use block opening in a stream (its name; its `input` is an empty placeholder); or a whole
+ * reply's tool_use block (its input as JSON text).
+ */
+function toolPiece(b: Record<string, unknown>, index: number, whole: boolean): ToolDelta | null {
+  if (typeof b.partial_json === 'string') return { index, args: b.partial_json };
+  if (b.type !== 'tool_use') return null;
+  const d: ToolDelta = { index, args: whole ? JSON.stringify(b.input ?? {}) : '' };
+  if (typeof b.name === 'string' && b.name !== '') d.name = b.name;
+  return d;
 }
 
 function read(chunk: Record<string, unknown>): ChunkUpdate {
@@ -113,7 +126,13 @@ function readEvent(chunk: Record<string, unknown>): ChunkUpdate {
   const u: ChunkUpdate = { carriesToken: false };
   switch (chunk.type) {
     case 'content_block_delta': {
-      const t = blockText(obj(chunk.delta) ?? {});
+      const delta = obj(chunk.delta) ?? {};
+      const tool = toolPiece(delta, num(chunk.index) ?? 0, false);
+      if (tool !== null) {
+        if (tool.args !== '') u.tools = [tool];
+        return u;
+      }
+      const t = blockText(delta);
       if (t !== null && t.text !== '') {
         u.textDelta = t.text;
         u.phase = t.phase;
@@ -141,8 +160,15 @@ function readEvent(chunk: Record<string, unknown>): ChunkUpdate {
       return u;
     case 'message':
       return wholeMessage(chunk, u);
+    case 'content_block_start': {
+      // A tool_use block names its call here; a text or thinking block opens empty.
+      const tool = toolPiece(obj(chunk.content_block) ?? {}, num(chunk.index) ?? 0, false);
+      if (tool !== null) u.tools = [tool];
+      else u.noContent = true;
+      return u;
+    }
     default:
-      // ping, content_block_start (its text is empty), content_block_stop.
+      // ping, content_block_stop.
       u.noContent = true;
       if (typeof chunk.type !== 'string') u.error = `an event without a type: ${JSON.stringify(chunk).slice(0, 120)}`;
       return u;
@@ -154,7 +180,12 @@ function wholeMessage(m: Record<string, unknown>, u: ChunkUpdate): ChunkUpdate {
   let text = '';
   let reasoning = false;
   let answer = false;
-  for (const b of Array.isArray(m.content) ? m.content : []) {
+  const blocks = Array.isArray(m.content) ? m.content : [];
+  for (let i = 0; i < blocks.length; i++) {
+    const tool = toolPiece(obj(blocks[i]) ?? {}, i, true);
+    if (tool !== null) (u.tools ??= []).push(tool);
+  }
+  for (const b of blocks) {
     const t = blockText(obj(b) ?? {});
     if (t === null || t.text === '') continue;
     text += t.text;

@@ -8,6 +8,7 @@
 import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
 import type { Phase } from './chunk-update';
 import { promptTurns } from './conversation';
+import { structuredFields } from './structured';
 import { RESPONSES_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
@@ -23,7 +24,7 @@ export const responses = defineDialect({
   name: 'responses',
   path: PATH,
   api: 'OpenAI Responses',
-  traits: { chat: true, tokenIds: false, needsModel: true, images: RESPONSES_IMAGES },
+  traits: { chat: true, tokenIds: false, needsModel: true, images: RESPONSES_IMAGES, structured: { shape: 'responses', tools: true, responseFormat: true } },
   adapter: 'model',
   docs: {
     prompt: "`input` (text, or a conversation's messages)",
@@ -50,6 +51,7 @@ function responsesDialect(rctx: RequestContext): DialectCodec {
       Object.assign(body, { input, max_output_tokens: req.maxTokens, temperature: req.temperature, stream: req.stream, store: false });
       // vLLM, SGLang and llama.cpp take ignore_eos beside the API's fields; OpenAI's own API does not.
       if (req.ignoreEos) body.ignore_eos = true;
+      if (req.structured) Object.assign(body, structuredFields(req.structured, 'responses'));
       return { method: 'POST', path: PATH, body: JSON.stringify(body) };
     },
     parseBody: (status, body, contentType) => parseReply(READER, rctx, status, body, contentType),
@@ -61,7 +63,6 @@ function responsesDialect(rctx: RequestContext): DialectCodec {
 const DELTAS: Record<string, Phase> = {
   'response.output_text.delta': 'answer',
   'response.refusal.delta': 'answer',
-  'response.function_call_arguments.delta': 'answer',
   'response.reasoning_text.delta': 'reasoning',
   'response.reasoning_summary_text.delta': 'reasoning',
 };
@@ -70,7 +71,14 @@ function read(chunk: Record<string, unknown>): ChunkUpdate {
   const u: ChunkUpdate = { carriesToken: false };
   const type = chunk.type;
   const phase = typeof type === 'string' ? DELTAS[type] : undefined;
-  if (phase !== undefined) {
+  if (type === 'response.function_call_arguments.delta') {
+    // A call's arguments, by its output item's index; its name came with response.output_item.added.
+    if (typeof chunk.delta === 'string' && chunk.delta !== '') u.tools = [{ index: num(chunk.output_index) ?? 0, args: chunk.delta }];
+    else u.noContent = true;
+  } else if (type === 'response.output_item.added' && obj(chunk.item)?.type === 'function_call') {
+    const item = obj(chunk.item) ?? {};
+    u.tools = [{ index: num(chunk.output_index) ?? 0, args: '', name: typeof item.name === 'string' ? item.name : undefined }];
+  } else if (phase !== undefined) {
     if (typeof chunk.delta === 'string' && chunk.delta !== '') {
       u.textDelta = chunk.delta;
       u.phase = phase;
@@ -144,10 +152,7 @@ function outputText(output: unknown, u: ChunkUpdate): void {
       if (isReasoning) reasoning = true;
       else answer = true;
     }
-    if (item.type === 'function_call' && typeof item.arguments === 'string' && item.arguments !== '') {
-      text += item.arguments;
-      answer = true;
-    }
+    if (item.type === 'function_call') (u.tools ??= []).push({ index: u.tools?.length ?? 0, name: typeof item.name === 'string' ? item.name : undefined, args: typeof item.arguments === 'string' ? item.arguments : '' });
   }
   if (text === '') return;
   u.textDelta = text;

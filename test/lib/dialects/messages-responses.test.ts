@@ -37,7 +37,8 @@ describe('registration', () => {
   test('both are dialects of their own, chat-like: text prompts, a model named', () => {
     for (const n of ['anthropic', 'responses'] as const) {
       assert.ok(DIALECT_NAMES.includes(n) && isDialectName(n));
-      assert.deepEqual(DIALECT_TRAITS[n], { chat: true, tokenIds: false, needsModel: true });
+      const { chat, tokenIds, needsModel } = DIALECT_TRAITS[n];
+      assert.deepEqual({ chat, tokenIds, needsModel }, { chat: true, tokenIds: false, needsModel: true });
       assert.equal(d(n).acceptsTokenIds, false);
       assert.throws(
         () => d(n).build({ prompt: { kind: 'tokens', json: '[1]', length: 1 }, maxTokens: 1, ignoreEos: true, temperature: 0, stream: false }),

@@ -164,3 +164,47 @@ describe('chat replies with tool calls', () => {
     assert.equal(structuredValid(TOOLS, { text: '', toolCalls: { calls: [{ name: 'other', arguments: '{}' }], tokens: 1, firstToolEvent: 0, firstOtherEvent: null } }), false);
   });
 });
+
+describe('Responses and Messages replies with tool calls', () => {
+  const read = (name: 'responses' | 'anthropic', events: unknown[]) => {
+    const acc = createDialect(name, { dialectVar: 'DIALECT', modelVar: 'MODEL' }).streamReader();
+    for (const e of events) acc.onEvent(JSON.stringify(e));
+    return acc.finish();
+  };
+  test('Responses: output_item.added names the call, function_call_arguments deltas carry it', () => {
+    const r = read('responses', [
+      { type: 'response.created', response: { status: 'in_progress' } },
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'function_call', name: 'get_weather', arguments: '' } },
+      { type: 'response.function_call_arguments.delta', output_index: 0, delta: '{"city":"a",' },
+      { type: 'response.function_call_arguments.delta', output_index: 0, delta: '"unit":"c"}' },
+      { type: 'response.completed', response: { status: 'completed', usage: { input_tokens: 3, output_tokens: 9 } } },
+    ]);
+    assert.equal(r.ok, true, r.error?.message);
+    assert.deepEqual(r.toolCalls?.calls, [{ name: 'get_weather', arguments: '{"city":"a","unit":"c"}' }]);
+    assert.equal(r.toolCalls?.tokens, 9, "a reply of calls only: the server's count");
+    assert.equal(r.toolCalls?.firstToolEvent, 0);
+    assert.equal(r.text, '');
+    assert.equal(structuredValid(TOOLS, r), true);
+  });
+  test('Messages: tool_use block start and input_json_delta pieces; a whole reply’s tool_use input', () => {
+    const r = read('anthropic', [
+      { type: 'message_start', message: { usage: { input_tokens: 3, output_tokens: 0 } } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'get_weather', input: {} } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"city":"a",' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"unit":"f"}' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 7 } },
+      { type: 'message_stop' },
+    ]);
+    assert.equal(r.ok, true, r.error?.message);
+    assert.deepEqual(r.toolCalls?.calls, [{ name: 'get_weather', arguments: '{"city":"a","unit":"f"}' }]);
+    assert.equal(r.toolCalls?.tokens, 7);
+    const whole = createDialect('anthropic', { dialectVar: 'DIALECT', modelVar: 'MODEL' }).parseBody(
+      200,
+      JSON.stringify({ type: 'message', content: [{ type: 'tool_use', id: 't', name: 'get_weather', input: { city: 'a', unit: 'c' } }], stop_reason: 'tool_use', usage: { input_tokens: 3, output_tokens: 6 } }),
+      'application/json',
+    );
+    assert.deepEqual(whole.toolCalls?.calls, [{ name: 'get_weather', arguments: '{"city":"a","unit":"c"}' }]);
+    assert.equal(whole.toolCalls?.tokens, 6);
+  });
+});
