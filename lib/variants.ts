@@ -2,7 +2,7 @@
 // every report reads) and as a VU uses it: resolved dialect object, model and request headers, built lazily in each VU from the
 // configuration (which holds the API key) and setup's findings (which do not). Pure.
 import type { BenchConfig, VariantConfig } from './config/types';
-import { authHeaders, createDialect, type Dialect, type DialectName } from './dialects/index';
+import { authHeaders, createDialect, type AdapterBinding, type Dialect, type DialectName } from './dialects/index';
 import type { EngineId } from './engines/index';
 import type { ServingConfig } from './engines/serving';
 import type { PromptKind } from './workload/prompts';
@@ -26,6 +26,8 @@ export interface VariantInfo {
   notes: string[];
   /** Its serving configuration, read before any load (lib/preflight/serving.ts); absent in records of older releases. */
   serving?: ServingConfig;
+  /** ADAPTERS: how its requests name an adapter and llama.cpp's adapter ids (lib/preflight/adapters.ts); absent without ADAPTERS. */
+  adapters?: AdapterBinding;
 }
 
 export interface SetupData {
@@ -73,6 +75,8 @@ export interface ResolvedVariant {
   /** Headers of the /metrics probe (the key, no streaming Accept). */
   probeHeaders: Record<string, string>;
   metrics: EngineId | null;
+  /** ADAPTERS: llama.cpp's adapter ids by name (absent or empty elsewhere). */
+  adapterIds?: Record<string, number>;
 }
 
 /** A request's headers; `dialect` decides how the API key is sent (authHeaders), Bearer without one. */
@@ -87,7 +91,13 @@ export function resolveVariants(cfg: BenchConfig, data: SetupData): Map<string, 
   for (const tc of cfg.variants) {
     const info = data.variants.find((t) => t.variant === tc.variant);
     if (!info) throw new Error(`setup data has no variant ${tc.variant}`);
-    const dialect = createDialect(info.dialect, { dialectVar: tc.vars.dialect, modelVar: tc.vars.model, model: info.model, thinkTags: cfg.thinkTags });
+    const dialect = createDialect(info.dialect, {
+      dialectVar: tc.vars.dialect,
+      modelVar: tc.vars.model,
+      model: info.model,
+      thinkTags: cfg.thinkTags,
+      adapterNaming: info.adapters?.naming,
+    });
     const headers = requestHeaders(tc, TRANSPORTS[cfg.transport].accept ?? undefined, info.dialect);
     out.set(tc.variant, {
       variant: tc.variant,
@@ -99,6 +109,7 @@ export function resolveVariants(cfg: BenchConfig, data: SetupData): Map<string, 
       params: { headers, timeout: cfg.requestTimeoutMs },
       probeHeaders: requestHeaders(tc),
       metrics: info.metrics,
+      adapterIds: info.adapters?.ids ?? {},
     });
   }
   return out;

@@ -4,7 +4,6 @@
 //  - `lora_path`: SGLang's /generate takes the adapter's name beside the prompt;
 //  - `lora-list`: llama.cpp takes `lora: [{id, scale}]` on every route, the ids from GET /lora-adapters;
 //    an adapter it loaded but the list leaves out runs at scale 0, so `[]` is the base model.
-import type { GenerationRequest } from './types';
 
 export type AdapterNaming = 'model' | 'lora_path' | 'lora-list';
 
@@ -13,6 +12,14 @@ export interface AdapterChoice {
   name: string | null;
   /** llama.cpp: the adapter's id in GET /lora-adapters (the preflight resolves it); null elsewhere. */
   id: number | null;
+}
+
+/** What the preflight found of a target's adapters (lib/preflight/adapters.ts), kept in its VariantInfo. */
+export interface AdapterBinding {
+  /** How this server's requests name an adapter; absent: as the dialect does. */
+  naming?: AdapterNaming;
+  /** llama.cpp: each ADAPTERS name's id in GET /lora-adapters. */
+  ids: Record<string, number>;
 }
 
 /** docs/dialects.md's words for each naming. */
@@ -40,6 +47,6 @@ const WRITE: Readonly<Record<AdapterNaming, (a: AdapterChoice, fields: Record<st
  * Puts the request's adapter into a body's fields the way `naming` says; nothing without one. Called
  * after the dialect set `model`, which the `model` naming replaces with the adapter's name.
  */
-export function adapterFields(naming: AdapterNaming, req: Pick<GenerationRequest, 'adapter'>, fields: Record<string, unknown>): void {
+export function adapterFields(naming: AdapterNaming, req: { adapter?: AdapterChoice }, fields: Record<string, unknown>): void {
   if (req.adapter !== undefined) WRITE[naming](req.adapter, fields);
 }

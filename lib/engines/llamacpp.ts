@@ -63,6 +63,9 @@ export const llamacpp: EngineProfile = {
     },
   },
   metricsHint: 'start llama-server with --metrics',
+  // --lora FILE loads an adapter (ids in load order); a request's `lora: [{id, scale}]`, on /completion
+  // and the OpenAI routes alike, sets the scales for that request, adapters left out at 0.
+  adapters: { list: 'lora-adapters', naming: 'lora-list' },
   tokenize: { path: '/tokenize', textField: 'content', specialField: 'add_special', sendsModel: false, messages: false, countField: null },
   // GET /props: the slots (-np), each slot's context (--ctx-size ÷ slots) and the weights' file type.
   // Batch sizes (-b, -ub), offload and flash attention are not shown; nor is speculation: b11669

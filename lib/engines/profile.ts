@@ -1,7 +1,7 @@
 // What the suite knows about one kind of server, said once: how preflight recognises it, which
 // dialect `auto` picks and which generation routes it offers, its /metrics names, its tokenize route
 // and a label for reports. Every place that asks "which server is this" reads a profile (index.ts).
-import type { DialectName } from '../dialects/index';
+import type { AdapterNaming, DialectName } from '../dialects/index';
 import type { ServingProfile } from './serving';
 
 /** A GET the preflight made and what came back (status 0: no answer). */
@@ -117,6 +117,8 @@ export interface EngineProfile {
   openaiLayer?: string;
   /** Serves its one model whatever name a request gives (SGLang). */
   servesAnyModelName?: boolean;
+  /** Its LoRA adapters (ADAPTERS): where it lists those loaded and how it names one; absent: listed in /v1/models, named as the dialect names them. */
+  adapters?: AdapterProfile;
   metrics: MetricNames | null;
   /** Its prefix cache's counters and reset route; absent: not known. */
   prefixCache?: PrefixCacheProfile;
@@ -127,6 +129,14 @@ export interface EngineProfile {
   serving?: ServingProfile;
   /** Where its behaviour here was checked, for the docs' table. */
   checked: string;
+}
+
+/** Where a server lists its loaded LoRA adapters, and how its requests name one. */
+export interface AdapterProfile {
+  /** `models`: GET /v1/models lists each adapter as a model (vLLM's --lora-modules, SGLang's --lora-paths); `lora-adapters`: GET /lora-adapters lists [{id, path, scale}] (llama.cpp's --lora). */
+  list: 'models' | 'lora-adapters';
+  /** How every route of this server names an adapter, whatever the dialect's own way (llama.cpp: the lora list, on its OpenAI routes too). */
+  naming?: AdapterNaming;
 }
 
 /** Helpers for profiles. */

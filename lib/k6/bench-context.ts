@@ -10,6 +10,7 @@ import { configErrorOf } from './config-error';
 import { planOf, type Plan } from '../plan/matrix';
 import { k6Options, setupTimeoutMs } from '../plan/k6-options';
 import { datasetThresholds } from '../plan/dataset-keys';
+import { adapterThresholds } from '../plan/adapter-keys';
 import { METRICS, type MetricKey } from '../metrics/catalog';
 import type { MetricDecls } from './metrics';
 import type { SharedDataset } from './dataset';
@@ -45,6 +46,8 @@ export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
 
 function optionsOf(plan: Plan, cfg: BenchConfig, dataset: SharedDataset | null): K6Options {
   const options = k6Options(plan, cfg);
+  // ADAPTERS: the per-adapter figures reach the summary only as declared sub-metrics.
+  if (cfg.adapters) Object.assign(options.thresholds as Record<string, string[]>, adapterThresholds(plan, cfg.adapters));
   if (dataset !== null) {
     // Per-domain and per-turn figures reach the summary only as declared sub-metrics; setup also counts the prompts' tokens.
     Object.assign(options.thresholds as Record<string, string[]>, datasetThresholds(plan, dataset.shape));

@@ -5,6 +5,7 @@ import { recordGap, type Outcome } from '../metrics/samples';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { llmRequest } from './request';
+import { nextAdapter } from './adapters';
 import { abortIfPreflightFailed } from './preflight-gate';
 import { vuRun, type VuRun } from './vu-run';
 
@@ -53,6 +54,7 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       temperature: cfg.temperature,
       stream: b.stream,
       model: t.model || undefined,
+      adapter: cur.adapters ? nextAdapter(cur.adapters, t) : undefined,
       images: b.images?.images(run.cell.images),
     };
     const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);

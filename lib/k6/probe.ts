@@ -11,6 +11,7 @@ import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
+import { clearAdapterTag } from './adapters';
 import { SERVER_POSITIONS } from '../metrics/samples';
 
 // The scraping code (and the engines' metric names) is evaluated on the first call, in the VUs
@@ -38,6 +39,7 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
   return function probe(data: SetupData): void {
     abortIfPreflightFailed(data);
     b.source.clearTags();
+    clearAdapterTag();
     const entry = b.runs.get(exec.scenario.name);
     if (!entry) return;
     if (exec.scenario.name === resetScenario(entry.run)) return resetModule().resetBeforeRun(b, data, entry.run, port, resetSlot(entry.run).budgetMs);

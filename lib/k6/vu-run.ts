@@ -5,6 +5,7 @@ import type { Window } from '../metrics/samples';
 import { startOffsetMs, steadyWindow, type Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
 import { BACKOFF, Reachability } from '../vu/reachability';
+import { AdapterPicker } from '../workload/adapters';
 import type { Bench } from './bench-context';
 
 export interface VuRun {
@@ -22,6 +23,8 @@ export interface VuRun {
   firstSendMs: number;
   /** When this VU's last request ended, for the client gap; null after a pause or in open loop. */
   lastEndMs: number | null;
+  /** ADAPTERS: this VU's draw of adapters in this run, the same for every variant; null without ADAPTERS. */
+  adapters: AdapterPicker | null;
 }
 
 /** Per VU and target: back-off while nothing listens, and whether the target was declared down. */
@@ -59,6 +62,7 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     reach: r,
     downNoted: false,
     lastEndMs: null,
+    adapters: cfg.adapters ? new AdapterPicker(cfg.adapters, cfg.seed, slot) : null,
   };
   exec.vu.metrics.tags.dialect = t.dialect.name;
   // Instances of one run would otherwise write identical series to Prometheus.

@@ -8,6 +8,7 @@ import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
+import { clearAdapterTag } from './adapters';
 
 // Evaluated on the first call, in the VUs that watch alone (as probe.ts's scraping code).
 declare function require(id: string): unknown;
@@ -18,6 +19,7 @@ export function makeWatch(b: Bench): (data: SetupData) => void {
   return function watch(data: SetupData): void {
     abortIfPreflightFailed(data);
     b.source.clearTags();
+    clearAdapterTag();
     const entry = b.runs.get(exec.scenario.name);
     if (!entry) return;
     const { run } = entry;

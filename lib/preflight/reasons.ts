@@ -8,6 +8,7 @@ export const PREFLIGHT_REASONS = {
   auth: 'the server rejected the credentials',
   unknown_api: 'the server speaks no known API at this URL',
   unknown_model: 'the model is not served there',
+  unknown_adapter: 'an adapter in ADAPTERS is not loaded on the server',
   context_length: 'the matrix exceeds the model context length',
   stalled: 'healthy but hung: no token within PREFLIGHT_TIMEOUT',
   stalled_layer: 'the generation route in use hangs, another route answers: an API layer is stuck, not the engine',

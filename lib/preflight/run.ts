@@ -9,6 +9,7 @@ import type { BatchPort, BatchRequest, HttpPort, HttpReply } from '../http-port'
 import type { BenchConfig, VariantConfig } from '../config/types';
 import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, imagesRefusal, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
+import { checkAdapters } from './adapters';
 import { failed } from '../dialects/reply';
 import {
   PREFLIGHT_ATTEMPTS,
@@ -279,6 +280,8 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;
   if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noImages}`);
   const chosen = { model: found.model };
+  const adapters = cfg.adapters ? checkAdapters(t.variant, cfg.adapters, profileOf(id), (path) => get(io, t, path)) : null;
+  if (adapters !== null && 'error' in adapters) throw new PreflightError('unknown_adapter', adapters.error);
   if (found.modelsOk) healthy.push('GET /v1/models');
   const longest = longestPrompt(cfg.isl, cfg.promptPool, cfg.islSpread);
   const maxOsl = Math.max(...cfg.osl);
@@ -348,7 +351,9 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
       warnings.push(`${t.variant}: GET /metrics → ${m.status || m.error}: server-side figures are not measured${hint ? ` (${hint})` : ''}.`);
     }
   }
-  return { info: { variant: t.variant, url: t.url, dialect, model: chosen.model, engineLabel: id.engineLabel, engine: id.engine, metrics, notes }, warnings };
+  const info: VariantInfo = { variant: t.variant, url: t.url, dialect, model: chosen.model, engineLabel: id.engineLabel, engine: id.engine, metrics, notes };
+  if (adapters !== null) info.adapters = adapters.binding;
+  return { info, warnings };
 }
 
 /** GET /get_model_info and /v1/models, then what the engine profiles ask for, a round at a time. */

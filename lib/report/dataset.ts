@@ -105,37 +105,41 @@ function dist(m: SummaryMetrics, key: string): Dist | null {
 
 const count = (m: SummaryMetrics, key: string): number => m[key]?.values.count ?? 0;
 
+/**
+ * One run's figures over the requests whose tag `tag` is `value` (a domain, an adapter), from the
+ * sub-metrics declared for it; `domain` holds the value whatever the tag.
+ */
+export function tagFigures(m: SummaryMetrics, plan: Plan, s: string, tag: string, value: string): DomainFigures {
+  const t = { [tag]: value };
+  const first = plan.slices > 1 ? 1 : 0;
+  const success = m[subKey('success', s, t)]?.values ?? {};
+  const verify = count(m, subKey('specVerifySteps', s, t));
+  const slices: Array<[number, number]> = [];
+  if (plan.requests === null) {
+    for (let k = first; k < plan.slices; k++) {
+      const tags = { slice: String(k), [tag]: value };
+      slices.push([count(m, subKey('windowE2e', s, tags)), count(m, subKey('windowRequests', s, tags))]);
+    }
+  }
+  return {
+    domain: value,
+    ok: success.passes ?? 0,
+    failed: success.fails ?? 0,
+    e2e: dist(m, subKey('e2e', s, t)),
+    ttft: dist(m, subKey('ttft', s, t)),
+    outputTokens: count(m, subKey('outputTokens', s, t)),
+    acceptance: verify > 0 ? count(m, subKey('specTokens', s, t)) / verify : null,
+    acceptedByPosition:
+      acceptanceByPosition(
+        Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => count(m, subKey('specStepsByAccepted', s, { accepted: specAcceptedLabel(j), [tag]: value }))),
+      )?.byPosition ?? null,
+    slices,
+  };
+}
+
 function runOf(m: SummaryMetrics, plan: Plan, run: Run, ds: DatasetPlan): DatasetRun {
   const s = run.scenario;
-  const first = plan.slices > 1 ? 1 : 0;
-  const domains: DomainFigures[] = byDomain(ds.shape)
-    ? ds.shape.domains.map((domain) => {
-        const t = { domain };
-        const success = m[subKey('success', s, t)]?.values ?? {};
-        const verify = count(m, subKey('specVerifySteps', s, t));
-        const slices: Array<[number, number]> = [];
-        if (plan.requests === null) {
-          for (let k = first; k < plan.slices; k++) {
-            const tags = { slice: String(k), domain };
-            slices.push([count(m, subKey('windowE2e', s, tags)), count(m, subKey('windowRequests', s, tags))]);
-          }
-        }
-        return {
-          domain,
-          ok: success.passes ?? 0,
-          failed: success.fails ?? 0,
-          e2e: dist(m, subKey('e2e', s, t)),
-          ttft: dist(m, subKey('ttft', s, t)),
-          outputTokens: count(m, subKey('outputTokens', s, t)),
-          acceptance: verify > 0 ? count(m, subKey('specTokens', s, t)) / verify : null,
-          acceptedByPosition:
-            acceptanceByPosition(
-              Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => count(m, subKey('specStepsByAccepted', s, { accepted: specAcceptedLabel(j), domain }))),
-            )?.byPosition ?? null,
-          slices,
-        };
-      })
-    : [];
+  const domains: DomainFigures[] = byDomain(ds.shape) ? ds.shape.domains.map((domain) => tagFigures(m, plan, s, 'domain', domain)) : [];
   const turns: TurnFigures[] = ds.shape.turns.map((turn) => {
     const t = { turn };
     const input = count(m, subKey('inputTokens', s, t));
@@ -180,9 +184,16 @@ export function domainVerdict(a: string, b: string, domain: string, r: Ratio | n
   return `${x2(r.value)} ${ci2(r.ci)} on ${domain}: not significant`;
 }
 
-function compareDomains(a: DatasetRun, b: DatasetRun, where: string, level: number): DomainComparison {
-  const domains = a.domains.map((da): DomainVerdict => {
-    const db = b.domains.find((x) => x.domain === da.domain) as DomainFigures;
+/** Run a against run b over the groups of one tag (`by`: domain, adapter), each group's mean e2e with its bootstrap interval. */
+export function compareGroups(
+  a: { variant: string; cellId: string; groups: DomainFigures[] },
+  b: { variant: string; groups: DomainFigures[] },
+  where: string,
+  level: number,
+  by: string,
+): DomainComparison {
+  const domains = a.groups.map((da): DomainVerdict => {
+    const db = b.groups.find((x) => x.domain === da.domain) as DomainFigures;
     let speedup: Ratio | null = null;
     if (da.e2e && db.e2e && da.e2e.avg > 0) {
       const withReqs = (xs: Array<[number, number]>) => xs.filter((x) => x[1] > 0);
@@ -200,7 +211,7 @@ function compareDomains(a: DatasetRun, b: DatasetRun, where: string, level: numb
     a: a.variant,
     b: b.variant,
     domains,
-    verdict: `by domain ${where}: ${domains.map((d) => d.text).join('; ')}`,
+    verdict: `by ${by} ${where}: ${domains.map((d) => d.text).join('; ')}`,
     level,
   };
 }
@@ -251,7 +262,7 @@ export function datasetReport(
         const ra = runs.find((r) => r.cellId === cell.id && r.variant === a);
         const rb = runs.find((r) => r.cellId === cell.id && r.variant === b);
         const run = plan.runs.find((r) => r.cell.id === cell.id) as Run;
-        if (ra && rb) comparisons.push(compareDomains(ra, rb, where(run), level));
+        if (ra && rb) comparisons.push(compareGroups({ ...ra, groups: ra.domains }, { ...rb, groups: rb.domains }, where(run), level, 'domain'));
       }
     }
   }

@@ -3,6 +3,7 @@
 // renderers (text.ts, markdown.ts, html.ts, json.ts) loop over this list.
 import type { Report } from '../types';
 import { acceptance } from './acceptance';
+import { adapters } from './adapters';
 import { clientSelfCheck } from './client-check';
 import { comparisons } from './comparisons';
 import { cost } from './cost';
@@ -35,6 +36,7 @@ export const SECTIONS: AnySection[] = [
   knee,
   fallBehind,
   dataset,
+  adapters,
   acceptance,
   cost,
   energy,
