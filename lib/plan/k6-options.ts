@@ -17,6 +17,9 @@ function runTags(run: Run): Record<string, string> {
   else tags.trace_speed = String(load.speed);
   if (run.repeat !== undefined) tags.repeat = String(run.repeat);
   return tags;
+  // IMAGES: the cell's images, so the series of cells with and without them can be told apart.
+  const img = run.cell.images;
+  if (img !== undefined) tags.images = `${img.count}x${img.width}x${img.height}`;
 }
 
 /** k6 rates are integers per timeUnit: 2.5/s becomes 25 per 10s. */

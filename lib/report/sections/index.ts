@@ -13,6 +13,7 @@ import { errors } from './errors';
 import { fallBehind } from './fall-behind';
 import { figures } from './figures';
 import { frontier } from './frontier';
+import { images } from './images';
 import { instances } from './instances';
 import { knee } from './knee';
 import { prefixCache } from './prefix-cache';
@@ -38,6 +39,7 @@ export const SECTIONS: AnySection[] = [
   dataset,
   adapters,
   acceptance,
+  images,
   cost,
   energy,
   frontier,
