@@ -8,6 +8,7 @@
 //   npm start -- --prometheus               stream to Prometheus (k6 -o experimental-prometheus-rw)
 //   npm start -- --instances 2              split the run over 2 k6 processes (execution segments), merge their reports
 //   npm start -- --no-raw                   no raw record (by default results/<run id>.raw.json.gz, k6 --out json; npm run report reads it)
+//   npm start -- --no-build                 run the bundles already in dist/ (after npm run build) instead of building them
 //   npm start -- ... -- --vus-max 10        arguments after a second -- go to k6
 //   TRANSPORT=sse npm start                 runs dist/sse/<benchmark>.js (TTFT, ITL; needs xk6-sse)
 //   npm start -- --benchmark capacity       the capacity search (npm run capacity) as an A/B on the simulators
@@ -68,11 +69,13 @@ export interface StartArgs {
   instances: number;
   /** Write the raw record (k6 --out json=results/<run id>.raw.json.gz) and its sidecar. */
   raw: boolean;
+  /** Build the bundles first (webpack); off, the bundles in dist/ run as they are. */
+  build: boolean;
   k6Args: string[];
 }
 
 export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs {
-  const out: StartArgs = { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, raw: true, k6Args: [] };
+  const out: StartArgs = { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, raw: true, build: true, k6Args: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -82,6 +85,7 @@ export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs 
     if (a === '--no-sim') out.sim = false;
     else if (a === '--prometheus') out.prometheus = true;
     else if (a === '--no-raw') out.raw = false;
+    else if (a === '--no-build') out.build = false;
     else if (/^--(benchmark|scenario)(=|$)/.test(a)) {
       // --scenario is the old name: a k6 scenario is k6's own (one per cell and variant).
       const flag = a.split('=')[0];
@@ -93,12 +97,15 @@ export function parseStartArgs(argv: string[], benchmarks: string[]): StartArgs 
       if (!v || !/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 64) throw new Error(`--instances ${v ?? ''}: expected a whole number from 1 to 64`);
       out.instances = Number(v);
     } else if (a === '--help' || a === '-h') throw new Error('help');
-    else throw new Error(`unknown option ${a}: expected --benchmark NAME, --no-sim, --prometheus, --instances N, --no-raw, or -- followed by k6 arguments`);
+    else
+      throw new Error(
+        `unknown option ${a}: expected --benchmark NAME, --no-sim, --prometheus, --instances N, --no-raw, --no-build, or -- followed by k6 arguments`,
+      );
   }
   return out;
 }
 
-/** The arguments, k6 and a fresh build; or the exit code when one of them fails. */
+/** The arguments, k6 and (unless --no-build) a fresh build; or the exit code when one of them fails. */
 function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Info> } | number {
   let args: StartArgs;
   try {
@@ -107,7 +114,7 @@ function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Inf
   } catch (e) {
     const msg = (e as Error).message;
     if (msg !== 'help') console.error(`npm start: ${msg}`);
-    console.error('usage: npm start -- [--benchmark NAME] [--no-sim] [--prometheus] [--instances N] [--no-raw] [-- k6 args]');
+    console.error('usage: npm start -- [--benchmark NAME] [--no-sim] [--prometheus] [--instances N] [--no-raw] [--no-build] [-- k6 args]');
     return msg === 'help' ? 0 : 2;
   }
   const k6 = findK6();
@@ -119,6 +126,7 @@ function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Inf
   console.log(`k6: ${k6} (${info.banner}${info.hasSse ? ', with xk6-sse' : ''})`);
   const warning = versionWarning(info);
   if (warning) console.warn(`npm start: ${warning}`);
+  if (!args.build) return { args, k6, info };
   const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'webpack', 'bin', 'webpack.js'), '--config', join(ROOT, 'webpack.config.js')], {
     cwd: ROOT,
     stdio: 'inherit',
@@ -180,7 +188,7 @@ function k6Command(
   }
   k6Args.push(...args.k6Args, bundle);
   if (!existsSync(join(ROOT, bundle))) {
-    console.error(`npm start: ${bundle} was not built.`);
+    console.error(`npm start: ${bundle} was not built${args.build ? '' : ' (--no-build: run npm run build first, or drop --no-build)'}.`);
     return 1;
   }
   return { k6Args, bundle, sseBundle: transport.bundleDir !== TRANSPORTS.http.bundleDir };

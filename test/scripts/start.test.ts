@@ -1,5 +1,7 @@
 // The main command: argument handling, the missing-k6 path, and what it hands k6 (through a
 // stand-in k6 that records its arguments and environment and checks the simulators are up).
+// The first run builds the bundles, as `npm start` does; the later ones pass --no-build and use
+// them (a webpack build is most of each run's 15-20 s).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,15 +19,27 @@ function start(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 test('arguments', () => {
-  assert.deepEqual(parseStartArgs([], SCENARIOS), { benchmark: 'dflash-vs-mtp', sim: true, prometheus: false, instances: 1, raw: true, k6Args: [] });
-  assert.deepEqual(parseStartArgs(['--benchmark', 'smoke', '--no-sim', '--prometheus', '--instances', '3', '--no-raw', '--', '--vus', '2'], SCENARIOS), {
-    benchmark: 'smoke',
-    sim: false,
-    prometheus: true,
-    instances: 3,
-    raw: false,
-    k6Args: ['--vus', '2'],
+  assert.deepEqual(parseStartArgs([], SCENARIOS), {
+    benchmark: 'dflash-vs-mtp',
+    sim: true,
+    prometheus: false,
+    instances: 1,
+    raw: true,
+    build: true,
+    k6Args: [],
   });
+  assert.deepEqual(
+    parseStartArgs(['--benchmark', 'smoke', '--no-sim', '--prometheus', '--instances', '3', '--no-raw', '--no-build', '--', '--vus', '2'], SCENARIOS),
+    {
+      benchmark: 'smoke',
+      sim: false,
+      prometheus: true,
+      instances: 3,
+      raw: false,
+      build: false,
+      k6Args: ['--vus', '2'],
+    },
+  );
   assert.throws(() => parseStartArgs(['--instances', '0'], SCENARIOS), /--instances 0: expected a whole number from 1 to 64/);
   assert.throws(() => parseStartArgs(['--benchmark', 'nope'], SCENARIOS), /--benchmark nope: expected one of dflash-vs-mtp, smoke/);
   // The old name still works, and says which flag it read.
@@ -112,7 +126,7 @@ exit 108
 `,
     );
     chmodSync(stub, 0o755);
-    const r = start([], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, OSL: '32' });
+    const r = start(['--no-build'], { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, OSL: '32' });
     assert.equal(r.status, 108, r.stderr);
     assert.match(r.stderr, /k6 exited 108\./);
     if (named) assert.match(r.stderr, /What was measured is in the raw record: npm run report -- \S+\.raw\.json\.gz/);
@@ -126,7 +140,7 @@ test('TRANSPORT=sse runs the sse bundle (dist/sse/), which names xk6-sse for k6 
   const stub = join(dir, 'k6');
   writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
   chmodSync(stub, 0o755);
-  const r = start(['--benchmark', 'smoke', '--no-sim', '--no-raw'], {
+  const r = start(['--benchmark', 'smoke', '--no-sim', '--no-raw', '--no-build'], {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     K6_BIN: stub,
@@ -144,13 +158,13 @@ test('TRANSPORT=sse on a k6 without xk6-sse and with extension resolution off: s
   writeFileSync(stub, `#!/bin/sh\nif [ "$1" = version ]; then echo "k6 v2.2.0 (stand-in)"; exit 0; fi\necho "ARGS $*" > "${out}"\n`);
   chmodSync(stub, 0o755);
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, K6_BIN: stub, TARGET_URL: 'http://127.0.0.1:9', TRANSPORT: 'sse' };
-  const r = start(['--benchmark', 'smoke', '--no-sim'], { ...env, K6_AUTO_EXTENSION_RESOLUTION: 'false' });
+  const r = start(['--benchmark', 'smoke', '--no-sim', '--no-build'], { ...env, K6_AUTO_EXTENSION_RESOLUTION: 'false' });
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /lacks the xk6-sse extension\.\nTRANSPORT=sse needs a k6 binary with the xk6-sse extension \(module k6\/x\/sse\)/);
   assert.match(r.stderr, /xk6 build --with github\.com\/phymbert\/xk6-sse/);
   assert.equal(existsSync(out), false, 'k6 was not started');
   // With resolution on, k6 may provision the extension itself: the run goes ahead, and says so.
-  const on = start(['--benchmark', 'smoke', '--no-sim'], env);
+  const on = start(['--benchmark', 'smoke', '--no-sim', '--no-build'], env);
   assert.equal(on.status, 0, on.stderr);
   assert.match(on.stdout, /has no xk6-sse: k6 will try to provision a build with it/);
 });
