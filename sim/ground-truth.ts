@@ -46,6 +46,8 @@ export interface RequestRecord {
   maxNewTokens: number | null;
   /** The prompt's `[domain: NAME]` marker (it picks the acceptance length); null: none, or token ids. */
   domain: string | null;
+  /** The LoRA adapter the request named (--lora-adapters); null: the base model. */
+  adapter?: string | null;
   completionTokens: number;
   cachedTokens: number;
   verifySteps: number;
@@ -158,6 +160,7 @@ export class Recorder {
       imageTokens: 0,
       maxNewTokens: null,
       domain: null,
+      adapter: null,
       completionTokens: 0,
       cachedTokens: 0,
       verifySteps: 0,

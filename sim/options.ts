@@ -4,6 +4,7 @@ import { ENGINES, ENGINE_NAMES, type EngineName } from './engines';
 import { FAULT_SPECS, type Faults } from './faults';
 import { type OptionSpec, OptionError, validateValue, fromArgText, describeAllowed } from './option-spec';
 import { parseAcceptByDomain } from './engine/speculative';
+import { loraNames } from './lora';
 
 export { OptionError } from './option-spec';
 
@@ -62,6 +63,12 @@ export interface SimOptions {
   specVerifyTokenMs: number;
   /** `code=6,chat=2`: mean acceptance length per prompt domain (the `[domain: NAME]` marker); '' = none. */
   specAcceptByDomain: string;
+  /** LoRA adapters served beside the base model, by name (`a,b`); '' = none (sim/lora.ts). */
+  loraAdapters: string;
+  /** Most distinct adapters in one batch (vLLM's --max-loras, SGLang's --max-loras-per-batch); also how many stay loaded. */
+  maxLoras: number;
+  /** Model ms a step takes longer when it loads a cold adapter. */
+  loraLoadMs: number;
   /** vLLM's --per-request-spec-decode-metrics: 'summary' or 'detailed' puts `metrics.speculative_decoding` in each OpenAI reply; 'off' leaves it out. */
   perRequestSpecDecodeMetrics: 'off' | 'summary' | 'detailed';
   // Server behaviour.
@@ -303,6 +310,15 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     help: "mean acceptance length per prompt domain, e.g. code=6,math=5,chat=2 (a prompt's domain is its first '[domain: NAME]' marker); other prompts use --spec-accept-length",
   },
   {
+    key: 'loraAdapters',
+    flag: 'lora-adapters',
+    kind: 'string',
+    def: '',
+    help: "LoRA adapters served beside the base model, e.g. sql,chat: listed in /v1/models (vLLM, SGLang) and /lora-adapters, named by `model` on the OpenAI routes and `lora_path` on /generate; an unknown one gets the engine's error",
+  },
+  { key: 'maxLoras', flag: 'max-loras', kind: 'int', min: 1, max: 256, def: 8, help: 'most distinct adapters in one batch, and how many stay loaded (the least recently used is evicted)' },
+  { key: 'loraLoadMs', flag: 'lora-load-ms', kind: 'number', min: 0, max: 60_000, def: 30, help: 'a step that loads a cold adapter takes this much longer, model ms' },
+  {
     key: 'perRequestSpecDecodeMetrics',
     flag: 'per-request-spec-decode-metrics',
     kind: 'enum',
@@ -472,6 +488,7 @@ function finish(o: SimOptions): SimOptions {
       );
     }
   }
+  loraNames(o);
   if (o.specAcceptByDomain.trim() !== '') {
     let perDomain: Map<string, number>;
     try {

@@ -100,7 +100,7 @@ function systemTurn(body: Json): ChatMessage[] {
 
 async function handle(ctx: SimContext, rc: RouteContext): Promise<void> {
   const body = await readJsonObject(rc.req);
-  checkModel(ctx, body);
+  const adapter = checkModel(ctx, body);
   const prompt = chatPrompt(ctx, body, 'messages', systemTurn(body));
   // The API requires max_tokens.
   const maxNew = optInt(body, 'max_tokens');
@@ -108,6 +108,7 @@ async function handle(ctx: SimContext, rc: RouteContext): Promise<void> {
   const g = {
     route: MESSAGES_ROUTE,
     idPrefix: 'msg_',
+    adapter,
     prompt,
     stream: optBool(body, 'stream') ?? false,
     maxNew,

@@ -5,6 +5,7 @@
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
 import { domainOf } from '../engine/speculative';
+import { adapterOfModel, loraModelCards } from '../lora';
 import { applyChatTemplate, type ChatMessage } from '../tokenizer';
 import { HttpError, type Json, type RouteContext, type Router, errorBody, readJsonObject, sendJson } from './common';
 import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
@@ -162,12 +163,15 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
   };
 }
 
-export function checkModel(ctx: SimContext, body: Json): void {
+/** Checks the model a request names; the LoRA adapter it names that way (sim/lora.ts), null for the base model. */
+export function checkModel(ctx: SimContext, body: Json): string | null {
   const model = optString(body, 'model');
+  const adapter = adapterOfModel(ctx, model);
   // vLLM rejects other model names; SGLang serves whatever is loaded.
-  if (ctx.profile.openai.checksModel && model !== undefined && model !== ctx.o.model) {
+  if (ctx.profile.openai.checksModel && model !== undefined && model !== ctx.o.model && adapter === null) {
     throw new HttpError(404, `The model \`${model}\` does not exist.`, 'model', 'unknown_model');
   }
+  return adapter;
 }
 
 function streamOptions(body: Json, stream: boolean): StreamOpts {
@@ -228,6 +232,8 @@ export interface Generation {
   stop: string[];
   /** A chat-style route: --reasoning-fraction of the output is reasoning. */
   reasoning: boolean;
+  /** The LoRA adapter named by `model` (checkModel); null or absent: the base model. */
+  adapter?: string | null;
 }
 
 /** The part every generation route shares once its request is parsed: the context check, the id, the session. */
@@ -251,6 +257,7 @@ export function startGeneration(ctx: SimContext, rc: RouteContext, g: Generation
       promptIds: g.prompt.ids,
       imageTokens: g.prompt.imageTokens,
       domain: g.prompt.domain,
+      adapter: g.adapter ?? null,
       maxNewTokens: maxNew,
       ignoreEos: g.ignoreEos,
       stop: g.stop,
@@ -263,7 +270,7 @@ export function startGeneration(ctx: SimContext, rc: RouteContext, g: Generation
 
 async function handle(ctx: SimContext, kind: Kind, rc: RouteContext): Promise<void> {
   const body = await readJsonObject(rc.req);
-  checkModel(ctx, body);
+  const adapter = checkModel(ctx, body);
   const prompt = kind === 'chat' ? chatPrompt(ctx, body) : completionPrompt(ctx, body);
   const stream = optBool(body, 'stream') ?? false;
   const so = streamOptions(body, stream);
@@ -280,6 +287,7 @@ async function handle(ctx: SimContext, kind: Kind, rc: RouteContext): Promise<vo
     ignoreEos: optBool(body, 'ignore_eos') ?? false,
     stop: stopList(body),
     reasoning: kind === 'chat',
+    adapter,
   };
   startGeneration(ctx, rc, g, () => formatter(ctx, kind, so));
 }
@@ -308,7 +316,7 @@ function models(ctx: SimContext): Json {
       },
     ];
   }
-  return { object: 'list', data: [card] };
+  return { object: 'list', data: [card, ...loraModelCards(ctx, created, p.modelOwner)] };
 }
 
 export function addOpenAiRoutes(router: Router, ctx: SimContext): void {

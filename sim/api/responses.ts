@@ -144,11 +144,12 @@ function inputTurns(body: Json): { field: string; turns: Json; system: ChatMessa
 
 async function handle(ctx: SimContext, rc: RouteContext): Promise<void> {
   const body = await readJsonObject(rc.req);
-  checkModel(ctx, body);
+  const adapter = checkModel(ctx, body);
   const { field, turns, system } = inputTurns(body);
   const g = {
     route: RESPONSES_ROUTE,
     idPrefix: 'resp_',
+    adapter,
     prompt: chatPrompt(ctx, turns, field, system),
     stream: optBool(body, 'stream') ?? false,
     maxNew: optInt(body, 'max_output_tokens'),

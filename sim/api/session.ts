@@ -25,6 +25,8 @@ export interface GenRequest {
   imageTokens?: number;
   /** The prompt text's `[domain: NAME]` marker (see engine/speculative.ts); null for token ids or no marker. */
   domain: string | null;
+  /** The LoRA adapter it names (sim/lora.ts); null or absent: the base model. */
+  adapter?: string | null;
   maxNewTokens: number;
   ignoreEos: boolean;
   stop: readonly string[];
@@ -162,6 +164,7 @@ export class Session implements SessionState {
       imageTokens: req.imageTokens ?? 0,
       maxNewTokens: req.maxNewTokens,
       domain: req.domain,
+      adapter: req.adapter ?? null,
       completionTokens: 0,
       cachedTokens: 0,
       verifySteps: 0,
@@ -190,7 +193,7 @@ export class Session implements SessionState {
     // A hung OpenAI layer: the request never reaches the engine, and nothing comes back.
     if (openaiStalled) return;
     this.seq = ctx.engine.submit(
-      { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos, domain: req.domain },
+      { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos, domain: req.domain, adapter: req.adapter },
       {
         onScheduled: (t, cached) => this.onScheduled(t, cached),
         prepare: (out) => this.prepare(out),

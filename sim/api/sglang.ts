@@ -5,6 +5,7 @@ import { requestHex } from '../context';
 import { nowMs } from '../engine/clock';
 import { SILENT_SINK } from '../engine/scheduler';
 import { domainOf } from '../engine/speculative';
+import { adapterOfLoraPath } from '../lora';
 import { deriveSeed } from '../rng';
 import { HttpError, type Json, type RouteContext, type Router, readJsonObject, sendEmpty, sendJson } from './common';
 import { contextCheck } from './openai';
@@ -79,6 +80,7 @@ async function generate(ctx: SimContext, { req, res, arrivalMs, intakeLagMs }: R
   const maxNew = optInt(sp, 'max_new_tokens') ?? 128;
   if (maxNew < 1) throw new HttpError(400, `max_new_tokens must be at least 1, got ${maxNew}.`, 'max_new_tokens');
   contextCheck(ctx, promptIds.length, maxNew);
+  const adapter = adapterOfLoraPath(ctx, body.lora_path);
   const ordinal = ctx.nextOrdinal();
   new Session(
     ctx,
@@ -91,6 +93,7 @@ async function generate(ctx: SimContext, { req, res, arrivalMs, intakeLagMs }: R
       stream: optBool(body, 'stream') ?? false,
       promptIds,
       domain,
+      adapter,
       maxNewTokens: maxNew,
       ignoreEos: optBool(sp, 'ignore_eos') ?? false,
       stop: stopList(sp),

@@ -21,6 +21,7 @@ import { LoopWatch, PreciseTimer, nowMs } from './clock';
 import { stepMs } from './latency';
 import { PrefixCache } from './prefix-cache';
 import { DomainAcceptance, parseAcceptByDomain } from './speculative';
+import { LoraSlots } from '../lora';
 
 export type EngineFinish = 'length' | 'eos' | null;
 
@@ -61,6 +62,8 @@ export interface SeqInput {
   ignoreEos: boolean;
   /** The prompt's domain (its `[domain: NAME]` marker): picks the acceptance length; null or absent = the default. */
   domain?: string | null;
+  /** The LoRA adapter it runs with (sim/lora.ts); null or absent: the base model. */
+  adapter?: string | null;
 }
 
 export class Seq {
@@ -142,6 +145,7 @@ export class BatchEngine {
   private readonly timer: PreciseTimer;
   private readonly cache: PrefixCache | null;
   private readonly acceptance: DomainAcceptance | null;
+  private readonly lora: LoraSlots;
   private kvReserved = 0;
   private stalled = false;
   private stopped = false;
@@ -163,6 +167,7 @@ export class BatchEngine {
   ) {
     this.timer = new PreciseTimer(o.timerSpinMs);
     this.cache = o.prefixCaching ? new PrefixCache(o.blockSize, Math.floor(o.kvCapacity / o.blockSize)) : null;
+    this.lora = new LoraSlots(o.maxLoras, o.loraLoadMs);
     this.acceptance = o.spec === 'none' ? null : new DomainAcceptance(o.specAcceptLength, o.specDraftTokens, parseAcceptByDomain(o.specAcceptByDomain));
     this.counters = {
       promptTokens: 0,
@@ -347,7 +352,7 @@ export class BatchEngine {
         prefillTokens += chunk;
       }
     }
-    const ms = stepMs(o, { prefillTokens, decodingSeqs: decode.length, contextTokens });
+    const ms = stepMs(o, { prefillTokens, decodingSeqs: decode.length, contextTokens }) + this.lora.takeLoadMs();
     return { prefill, decode, scheduledEnd: t0 + ms / o.timeScale, durationMs: ms / o.timeScale, emissions: [], prepared: 0 };
   }
 
@@ -362,6 +367,8 @@ export class BatchEngine {
     const o = this.o;
     // The actual time, not the ideal step start: a queue exit is never recorded before the finish that made room.
     const now = nowMs();
+    const adapters = new Set<string>();
+    for (const r of this.running) if (r.input.adapter) adapters.add(r.input.adapter);
     while (this.waitHead < this.waiting.length && this.running.length < o.maxRunning) {
       const s = this.waiting[this.waitHead] as Seq;
       if (s.cancelled) {
@@ -372,6 +379,9 @@ export class BatchEngine {
       // has to be preempted; the head of the queue blocks the rest (FIFO, as both servers default to).
       const need = s.input.promptIds.length + s.input.maxNewTokens;
       if (this.kvReserved + need > o.kvCapacity) break;
+      // A batch holds at most --max-loras distinct adapters: one more waits, and so does the queue behind it.
+      if (!this.lora.admit(s.input.adapter, adapters)) break;
+      if (s.input.adapter) adapters.add(s.input.adapter);
       this.waitHead++;
       s.reserved = need;
       this.kvReserved += need;
