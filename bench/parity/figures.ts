@@ -39,6 +39,12 @@ export interface Truth extends Record<Figure, Dist> {
   tokensServed: number;
   /** Token-carrying events the server wrote to every request of the run (the client read them all). */
   tokenEvents: number;
+  /**
+   * How late the simulator may have read the completed requests' headers (busy with other work):
+   * the truth's TTFT and e2e start that much late at most, so a client's error within it is not
+   * the client's (sim/ground-truth.ts, intakeLagMs).
+   */
+  intakeLag: Dist;
 }
 
 export interface Cost {
@@ -64,6 +70,7 @@ export function truthOf(records: readonly RequestRecord[], fromMs: number, toMs:
   const itl: number[] = [];
   const tpot: number[] = [];
   const e2e: number[] = [];
+  const intake: number[] = [];
   let completed = 0;
   let notCompleted = 0;
   let tokensServed = 0;
@@ -80,6 +87,7 @@ export function truthOf(records: readonly RequestRecord[], fromMs: number, toMs:
     tokensServed += r.completionTokens;
     const first = r.firstTokenMs as number;
     const finish = r.finishMs as number;
+    intake.push(r.intakeLagMs);
     ttft.push(first - r.arrivalMs);
     e2e.push(finish - r.arrivalMs);
     if (r.completionTokens > 1) tpot.push((finish - first) / (r.completionTokens - 1));
@@ -90,7 +98,17 @@ export function truthOf(records: readonly RequestRecord[], fromMs: number, toMs:
       for (let k = 0; k < e.tokens; k++) itl.push(gap);
     }
   }
-  return { ttft: quantiles(ttft), itl: quantiles(itl), tpot: quantiles(tpot), e2e: quantiles(e2e), completed, notCompleted, tokensServed, tokenEvents };
+  return {
+    ttft: quantiles(ttft),
+    itl: quantiles(itl),
+    tpot: quantiles(tpot),
+    e2e: quantiles(e2e),
+    completed,
+    notCompleted,
+    tokensServed,
+    tokenEvents,
+    intakeLag: quantiles(intake),
+  };
 }
 
 /** Reported − truth, per percentile (ms; positive: the tool says slower than the server was). Null where either is missing. */
@@ -139,7 +157,8 @@ export const TABLE_HEAD = [
 /** The truth's own row: absolute server-side milliseconds, the scale of the errors below it. */
 export function truthLine(load: number, t: Truth): string[] {
   const cells = FIGURES.flatMap((f) => [num(t[f].p50, msDigits(t[f].p50)), num(t[f].p99, msDigits(t[f].p99))]);
-  return [String(load), '**truth (ms)**', ...cells, `${t.tokensServed}`, `${t.completed}`, `${t.notCompleted} cut`, '', '', ''];
+  const lag = `intake lag p50 ${num(t.intakeLag.p50, 1)}, p99 ${num(t.intakeLag.p99, 1)}`;
+  return [String(load), '**truth (ms)**', ...cells, `${t.tokensServed}`, `${t.completed}`, `${t.notCompleted} cut; ${lag}`, '', '', ''];
 }
 
 /** One tool's row: each figure's error (reported − truth, ms), its token count and failures, its cost. */

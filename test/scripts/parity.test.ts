@@ -1,0 +1,113 @@
+// The parity harness's arithmetic and readers (bench/parity/): the truth over a run's requests, the
+// error of a reported percentile against it, bash's `times`, and each tool's report read back. Pure.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RequestRecord } from '../../sim/index';
+import { errorOf, toolLine, truthOf } from '../../bench/parity/figures';
+import { childrenCpuSec } from '../../bench/parity/measure';
+import { PEERS } from '../../bench/parity/peers';
+
+/** A completed request: arrival at `at`, one event per token `gap` ms apart after `ttft`. */
+function req(at: number, ttft: number, gap: number, tokens: number, over: Partial<RequestRecord> = {}): RequestRecord {
+  const events = Array.from({ length: tokens }, (_, i) => ({ timeMs: at + ttft + i * gap, scheduledMs: at + ttft + i * gap, tokens: 1 }));
+  return {
+    id: `r${at}`,
+    ordinal: 0,
+    route: '/v1/completions',
+    stream: true,
+    arrivalMs: at,
+    intakeLagMs: 0.5,
+    lagMs: 0,
+    behind: false,
+    queueExitMs: at,
+    firstTokenMs: at + ttft,
+    reasoningTokens: 0,
+    firstAnswerMs: null,
+    events,
+    finishMs: at + ttft + (tokens - 1) * gap,
+    finishReason: 'length',
+    status: 200,
+    promptTokens: 8,
+    maxNewTokens: tokens,
+    domain: null,
+    completionTokens: tokens,
+    cachedTokens: 0,
+    verifySteps: 0,
+    verifyTokens: 0,
+    acceptedHistogram: null,
+    errorClass: null,
+    faults: [],
+    ...over,
+  };
+}
+
+test('truth: completed requests of the window only; TTFT, e2e, TPOT per request, ITL per token; cut requests counted apart', () => {
+  const recs = [
+    req(1000, 100, 10, 5),
+    req(1100, 300, 20, 5),
+    req(500, 50, 10, 5), // arrived before the run: not its request
+    req(1200, 100, 10, 3, { finishReason: 'disconnect', completionTokens: 3 }),
+  ];
+  // A 2-token event: its 40 ms gap counts as two tokens of 20 ms.
+  const multi = req(1300, 100, 10, 4);
+  multi.events = [multi.events[0]!, { timeMs: 1300 + 100 + 40, scheduledMs: 0, tokens: 2 }, { timeMs: 1300 + 100 + 50, scheduledMs: 0, tokens: 1 }];
+  multi.finishMs = 1300 + 150;
+  const t = truthOf([...recs, multi], 1000, 2000);
+  assert.equal(t.completed, 3);
+  assert.equal(t.notCompleted, 1);
+  assert.equal(t.tokensServed, 5 + 5 + 4);
+  assert.equal(t.tokenEvents, 5 + 5 + 3 + 3);
+  assert.equal(t.ttft.p50, 100);
+  assert.equal(t.e2e.p50, 150);
+  // TPOT: (finish − first token) / (tokens − 1): 10, 20 and 50/3.
+  assert.ok(Math.abs((t.tpot.p50 as number) - 50 / 3) < 1e-9);
+  // ITL samples: 4×10, 4×20, then 20, 20, 10 (the 2-token event split).
+  assert.equal(t.itl.p50, 20);
+  assert.equal(t.intakeLag.p99, 0.5);
+});
+
+test('error: reported − truth per percentile; a figure the tool does not report stays not measured', () => {
+  assert.deepEqual(errorOf({ p50: 12, p99: 30 }, { p50: 10, p99: 40 }), { p50: 2, p99: -10 });
+  assert.deepEqual(errorOf(null, { p50: 10, p99: 40 }), { p50: null, p99: null });
+  assert.deepEqual(errorOf({ p50: 12, p99: null }, { p50: null, p99: 40 }), { p50: null, p99: null });
+  const truth = truthOf([req(1000, 100, 10, 5)], 0, 2000);
+  const line = toolLine({
+    load: 8,
+    tool: 'x',
+    reported: { ttft: { p50: 101, p99: 99 }, itl: null, tpot: null, e2e: null, requestsOk: 1, outputTokens: 4, failed: 0, notes: [] },
+    truth,
+    cost: { cpuSec: 0.5, peakRssMb: 100 },
+    failure: null,
+    loadAvg: 1,
+  });
+  assert.deepEqual(line.slice(2, 5), ['+1.00', '-1.00', 'n/m']);
+  assert.equal(line[10], '4 / 5');
+  // CPU-seconds per 1,000 token events: 0.5 s over 5 events.
+  assert.equal(line[13], '100.000');
+});
+
+test("bash's times: the children's user + system seconds, from its second line", () => {
+  assert.equal(childrenCpuSec('123\n0m0.010s 0m0.020s\n1m2.500s 0m0.500s\n'), 63);
+  assert.equal(childrenCpuSec('123\n'), null);
+});
+
+test("the suite's summary read back; a missing or broken report is an error, never zeros", () => {
+  const summary = JSON.stringify({
+    records: [
+      {
+        requests_ok: 32,
+        requests_failed: 1,
+        output_tokens: 2048,
+        ttft_ms: { p50: 185.5, p99: 391.7 },
+        itl_ms: { p50: 27, p99: 97 },
+        tpot_ms: { p50: 29.5, p99: 33.6 },
+        e2e_ms: { p50: 2037.5, p99: 2387.1 },
+      },
+    ],
+  });
+  const r = PEERS.suite!.read((re) => (re.test('parity.summary.json') ? summary : null));
+  assert.ok(!(r instanceof Error));
+  assert.deepEqual([r.ttft, r.itl?.p99, r.outputTokens, r.failed], [{ p50: 185.5, p99: 391.7 }, 97, 2048, 1]);
+  assert.ok(PEERS.suite!.read(() => null) instanceof Error);
+  assert.ok(PEERS.suite!.read(() => '{"records": [') instanceof Error);
+});
