@@ -1,5 +1,6 @@
 // Builds the typed configuration of a benchmark from the environment (and an optional JSON file).
 import { imagesConfig } from './images';
+import { structuredConfig } from './structured';
 import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
@@ -243,6 +244,8 @@ export function loadConfig(
       `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
     );
   }
+  const structured = structuredConfig((name) => get(env, name), cfg);
+  if (structured !== null) cfg.structured = structured;
   const images = imagesConfig(get(env, 'IMAGES'), cfg);
   if (images !== null) cfg.images = images;
   if (cfg.slo.ttftOf !== 'first' && cfg.slo.ttftP99Ms === null)

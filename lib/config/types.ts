@@ -1,6 +1,7 @@
 // The configuration's shape: a leaf module, so that the plan, the targets and the reports can name
 // it without importing the loader (and, through it, the benchmarks and the variables).
 import type { DialectSetting } from '../dialects/index';
+import type { Structured } from '../dialects/structured';
 import type { TransportName } from '../transports';
 import type { DatasetConfig } from './dataset';
 import type { ImageSpec } from '../plan/types';
@@ -100,6 +101,8 @@ export interface BenchConfig {
   thinkTags: boolean;
   /** IMAGES: one matrix axis, the images each request of a cell carries (count 0: none); absent: no images. */
   images?: ImageSpec[];
+  /** TOOLS, TOOL_CHOICE, RESPONSE_FORMAT: what every generated request asks of its reply's form; absent or null: nothing. */
+  structured?: Structured | null;
   /** ADAPTERS: the LoRA adapters requests are spread over, with their weights; absent or null: none (the base model). */
   adapters?: AdapterWeight[] | null;
   /** SATURATION_STOP: a benchmark whose levels escalate ends when the server's queue shows it saturated. */

@@ -138,6 +138,26 @@ export const VARIABLES: readonly VariableDef[] = [
     default: '',
     help: 'LoRA adapters to spread requests over, name:weight,… (e.g. sql:3,chat:1,base:1; a weight left out is 1; `base` is the base model; at most 16). Each request draws one from SEED, the same sequence for every variant; each dialect names it its own way (docs/dialects.md); the preflight stops the run when the server has not loaded one; metrics are tagged `adapter` and the report has rows and verdicts per adapter. Empty: no adapter.',
   },
+  {
+    name: 'TOOLS',
+    default: '0',
+    help: "Built-in tools sent with every request, 0–4 (get_weather, search_web, create_event, convert_units, in that order; docs/dialects.md): each request then carries `tools` and TOOL_CHOICE. Streamed tool-call deltas count as output tokens; the report gives the time to the first tool-call token (llm_ttft_tool), the calls' tokens and the share of replies whose calls parse and match the tool's parameters (llm_structured_valid). Only openai-chat, responses and anthropic carry tools.",
+  },
+  {
+    name: 'TOOL_CHOICE',
+    default: 'required',
+    help: 'With TOOLS: required (a call each reply; a reply without one is invalid), auto (the model may answer instead: such a reply is not judged), none, or one tool by name (that call forced).',
+  },
+  {
+    name: 'RESPONSE_FORMAT',
+    default: '',
+    help: 'Ask for JSON replies: json_object (any JSON object) or json_schema (JSON matching RESPONSE_SCHEMA), sent as response_format (openai-chat) or text.format (responses); the Messages API has none. The report gives the share of replies that parse and match (llm_structured_valid). Empty: plain text.',
+  },
+  {
+    name: 'RESPONSE_SCHEMA',
+    default: '',
+    help: 'With RESPONSE_FORMAT=json_schema: the JSON schema, as JSON text (a CONFIG file may hold it); the validity check reads type, properties, required, enum, items and additionalProperties (docs/metrics.md). Empty: a built-in schema (title, rating, tags, verdict).',
+  },
   { name: 'SEED', default: '1', help: 'Seed of the prompt generator: the same seed gives the same prompts to every deployment.' },
   { name: 'REQUEST_TIMEOUT', default: '30s', help: 'Deadline of every generation request; a request past it is an error of class timeout.' },
   {

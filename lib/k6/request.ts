@@ -20,6 +20,6 @@ export function llmRequest(
   add: AddSample,
 ): Outcome {
   const outcome = send(target, target.dialect.build(req), timeoutMs);
-  recordRequest(outcome, window, slo, add, req.maxTokens);
+  recordRequest(outcome, window, slo, add, req.maxTokens, req.structured);
   return outcome;
 }

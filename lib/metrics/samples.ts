@@ -1,6 +1,7 @@
 // Which metric samples one finished request produces. Pure, so the arithmetic is tested in Node;
 // the k6 layer only calls .add() on each.
 import type { GenerationResult, ReasoningSplit } from '../dialects/types';
+import { structuredValid, type Structured, type ToolCalls } from '../dialects/structured';
 import type { MetricKey } from './catalog';
 import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type EventColumns, type Events, type ItlRule, type SampleSink } from './timing';
 import { BUCKETS, bucketOf, labelOf } from '../stats/log-buckets';
@@ -206,7 +207,7 @@ export function shortCause(finishReason: string | null): ShortCause {
  * (a counter's zero, "good" when no latency SLO is set: then every success is good).
  * `requested`: the output tokens the request asked for (max tokens); null when unknown.
  */
-export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample, requested: number | null = null): void {
+export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample, requested: number | null = null, structured?: Structured): void {
   const r = o.result;
   if (o.connection) recordConnection(o.connection, add);
   if (!r.ok) {
@@ -253,6 +254,11 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (histogram) for (let j = 0; j < histogram.length; j++) if (histogram[j] > 0) add('specStepsByAccepted', histogram[j], acceptedTags(j));
   if (r.acceptanceLength !== null) add('acceptance', r.acceptanceLength);
   if (r.reasoning) recordReasoning(r.reasoning, tokens, o.startMs, latency ? ev : null, add);
+  if (r.toolCalls) recordToolCalls(r.toolCalls, o.startMs, latency ? ev : null, add);
+  if (structured !== undefined) {
+    const valid = structuredValid(structured, r);
+    if (valid !== null) add('structuredValid', valid ? 1 : 0);
+  }
   const answerMs = answerTtft(r, t.ttftMs, o.startMs, ev);
   if (latency && answerMs !== null) addPerRequest('ttftAnswer', answerMs, w, slo, add);
   if (r.draft && r.draft.drafted > 0) {
@@ -287,9 +293,17 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
  * answering, or its events are not timed), or the first token of a reply that did not reason.
  */
 function answerTtft(r: GenerationResult, ttftMs: number | null, startMs: number, ev: EventColumns | null): number | null {
-  if (!r.reasoning) return ttftMs;
-  const i = r.reasoning.firstAnswerEvent;
+  // A reply that called tools answers with its first event that was not a call (none: it never answered).
+  const i = r.reasoning ? r.reasoning.firstAnswerEvent : r.toolCalls ? r.toolCalls.firstOtherEvent : -1;
+  if (i === -1) return ttftMs;
   return ev !== null && i !== null && i < ev.n ? ev.t[i] - startMs : null;
+}
+
+/** A reply that called tools: its first call event's time (where events are timed) and the calls' tokens, when said. */
+function recordToolCalls(tc: ToolCalls, startMs: number, ev: EventColumns | null, add: AddSample): void {
+  add('toolCallRequests', 1);
+  if (ev !== null && tc.firstToolEvent !== null && tc.firstToolEvent < ev.n) add('ttftTool', ev.t[tc.firstToolEvent] - startMs);
+  if (tc.tokens !== null) add('toolCallTokens', tc.tokens);
 }
 
 /**

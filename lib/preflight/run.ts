@@ -7,6 +7,7 @@
 // through a BatchPort, so this runs in Node tests with a fake server as it runs in k6.
 import type { BatchPort, BatchRequest, HttpPort, HttpReply } from '../http-port';
 import type { BenchConfig, VariantConfig } from '../config/types';
+import { structuredRefusal } from '../dialects/structured';
 import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, imagesRefusal, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { checkAdapters } from './adapters';
@@ -279,6 +280,9 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   // IMAGES with DIALECT=auto: only now is the dialect known (a named one was checked with the configuration).
   const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;
   if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noImages}`);
+  // TOOLS or RESPONSE_FORMAT with DIALECT=auto, as IMAGES.
+  const noStructured = t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}`, t.vars.dialect) : null;
+  if (noStructured !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noStructured}`);
   const chosen = { model: found.model };
   const adapters = cfg.adapters ? checkAdapters(t.variant, cfg.adapters, profileOf(id), (path) => get(io, t, path)) : null;
   if (adapters !== null && 'error' in adapters) throw new PreflightError('unknown_adapter', adapters.error);

@@ -19,6 +19,7 @@ import { knee } from './knee';
 import { prefixCache } from './prefix-cache';
 import { serving } from './serving';
 import { shortReplies } from './short-replies';
+import { structured } from './structured';
 import { slos } from './slos';
 import { valueOf, store, type AnySection, type SectionInputs, type Slot } from './section';
 import { versus } from './versus';
@@ -46,6 +47,7 @@ export const SECTIONS: AnySection[] = [
   prefixCache,
   errors,
   shortReplies,
+  structured,
   slos,
 ];
 
