@@ -61,7 +61,8 @@ async function main(): Promise<void> {
   const k6 = arg('k6', '') || findK6();
   if (TOOLS.includes('suite') && !k6) throw new Error(`the suite needs a k6 built with xk6-sse (--k6 PATH or K6_BIN). ${INSTALL_K6}`);
   if (TOOLS.some((t) => t !== 'suite')) {
-    const install = spawnSync('bash', [join(__dirname, 'parity', 'install.sh')], {
+    const peers = TOOLS.filter((t) => t !== 'suite');
+    const install = spawnSync('bash', [join(__dirname, 'parity', 'install.sh'), ...peers], {
       stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...process.env, PARITY_CACHE: CACHE },
     });

@@ -4,6 +4,7 @@
 # GuideLLM needs newer datasets), and writes the local tokenizer they load. Idempotent: a venv that
 # already has its pinned version is kept. Prints nothing but progress to stderr; exits non-zero
 # with one line saying which install failed.
+#   bash bench/parity/install.sh [aiperf guidellm inference-perf]   (default: all three)
 #   PARITY_CACHE   folder of the venvs and the tokenizer (default /var/cache/k6-llm-bench/parity)
 #   PYTHON311      Python 3.11 for AIPerf and GuideLLM (default python3.11)
 #   PYTHON312      Python 3.12 for inference-perf, which requires >= 3.12 (default python3.12)
@@ -38,11 +39,13 @@ install() {
   fi
 }
 
+wanted=" ${*:-aiperf guidellm inference-perf} "
+# AIPerf's venv also writes the tokenizer below, so it is always there.
 install aiperf "$PY311" aiperf "$AIPERF_VERSION"
 # GuideLLM requires torch (the CUDA build from PyPI, some GB); it runs without a GPU.
-install guidellm "$PY311" guidellm "$GUIDELLM_VERSION"
+if [[ $wanted == *" guidellm "* ]]; then install guidellm "$PY311" guidellm "$GUIDELLM_VERSION"; fi
 # inference-perf publishes no release for Python < 3.12 (every version Requires-Python >= 3.12).
-install inference-perf "$PY312" inference-perf "$INFERENCE_PERF_VERSION"
+if [[ $wanted == *" inference-perf "* ]]; then install inference-perf "$PY312" inference-perf "$INFERENCE_PERF_VERSION"; fi
 
 # The tokenizer: the simulator's counting rule, its vocabulary from the peers' prompt corpora.
 site="$("$CACHE/aiperf/bin/python" -c 'import aiperf, os; print(os.path.dirname(aiperf.__file__))')"

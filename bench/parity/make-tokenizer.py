@@ -23,7 +23,7 @@ from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 RULE = r"<\|im_start\|>|<\|im_end\|>|<\|endoftext\|>|\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+"
 SYLLABLES = "ka ri to na me su lo ve di pa ne mo ta ki ru sa le po mi da no fe zu ba ro ti gu la se vo hi".split()
-VOCAB_SIZE = 32000
+VOCAB_SIZE = 60000
 
 
 def read_text(path: Path) -> str:
@@ -38,6 +38,10 @@ def main() -> None:
     counts: Counter[str] = Counter()
     for name in sys.argv[2:]:
         counts.update(m.group(0) for m in regex.finditer(RULE, read_text(Path(name))))
+    # Every printable ASCII character alone and after a space: punctuation the corpora lack still decodes.
+    for ch in map(chr, range(33, 127)):
+        counts[ch] += 1
+        counts[" " + ch] += 1
     for a in SYLLABLES:
         for b in [""] + SYLLABLES:
             counts[" " + a + b] += 1

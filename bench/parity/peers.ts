@@ -149,7 +149,10 @@ export const aiperf: Peer = {
         '--artifact-dir',
         dir,
       ],
-      env: { HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
+      // Not offline mode: AIPerf 0.13.0 offline looks a local tokenizer folder up as a hub repo id
+      // (common/tokenizer.py, _from_pretrained_local → snapshot_download) and fails; a folder
+      // loads without the network anyway.
+      env: { HF_HUB_OFFLINE: '', TRANSFORMERS_OFFLINE: '' },
     };
   },
   read(files) {
