@@ -6,6 +6,7 @@ import { startOffsetMs, steadyWindow, type Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
 import { BACKOFF, Reachability } from '../vu/reachability';
 import { AdapterPicker } from '../workload/adapters';
+import { clearAdapterTag } from './adapters';
 import type { Bench } from './bench-context';
 
 export interface VuRun {
@@ -65,6 +66,8 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     adapters: cfg.adapters ? new AdapterPicker(cfg.adapters, cfg.seed, slot) : null,
   };
   exec.vu.metrics.tags.dialect = t.dialect.name;
+  // k6 resets a VU's tags when it enters another scenario: the adapter tag is set afresh by the run's first request.
+  clearAdapterTag();
   // Instances of one run would otherwise write identical series to Prometheus.
   if (data.segment) exec.vu.metrics.tags.segment = data.segment;
   b.source.start(data, t, entry.run, next.slot);

@@ -177,3 +177,77 @@ for (const runner of RUNNERS) {
     }
   });
 }
+
+// ADAPTERS on both dialect namings at once: SGLang's /generate (lora_path) and vLLM's /v1/completions
+// (model), each simulator serving two adapters with --max-loras 1 (so mixing them costs loads and
+// batch room). Per variant and adapter, the requests the report counts must be the ones the
+// simulator served with that adapter; an adapter the server has not loaded stops the run in
+// preflight with one message naming it and what the server lists. Short (3 s of load per variant at
+// time-scale 10; both transports side by side, ~22 s with k6's starts and setup): the counts, not the
+// timing, are the subject.
+for (const runner of RUNNERS) {
+  describe(`ADAPTERS on ${runner.name}`, { skip: runner.skip ?? undefined, concurrency: 2 }, () => {
+    for (const transport of ['http', 'sse'] as const) {
+      const skip = transport === 'sse' ? (runner.sseSkip ?? undefined) : undefined;
+      test(`TRANSPORT=${transport}: per-adapter requests equal the simulators' own, and verdicts per adapter`, { skip }, async () => {
+        const lora = { loraAdapters: 'sql,chat', maxLoras: 1, timeScale: 10 };
+        const [sg, vl] = await Promise.all([spawnSim({ engine: 'sglang', seed: 31, ...lora }), spawnSim({ engine: 'vllm', seed: 32, ...lora })]);
+        try {
+          const osl = 12;
+          const run = await runner.run(
+            'dflash-vs-mtp',
+            {
+              DFLASH_URL: sg.url,
+              MTP_URL: vl.url,
+              ADAPTERS: 'sql:2,chat:1,base:1',
+              TRANSPORT: transport,
+              ISL: '32',
+              OSL: String(osl),
+              CONCURRENCY: '4',
+              DURATION: '3s',
+              SLICES: '3',
+              REQUEST_TIMEOUT: '5s',
+              GRACEFUL_STOP: '3s',
+              WARMUP_REQUESTS: '0',
+            },
+            60_000,
+          );
+          assert.equal(run.result.exitCode, 0, explain(run));
+          const ad = (run.summary as unknown as { adapters: AdapterJson }).adapters;
+          assert.ok(ad, explain(run));
+          for (const [variant, sim] of [
+            ['dflash', sg],
+            ['mtp', vl],
+          ] as const) {
+            const served = (await sim.requests()).filter((q) => q.maxNewTokens === osl);
+            const rec = ad.runs.find((r) => r.variant === variant)!;
+            let total = 0;
+            for (const name of ['sql', 'chat', 'base']) {
+              const want = served.filter((q) => (q.adapter ?? 'base') === name && q.errorClass === null).length;
+              const got = rec.adapters.find((x) => x.adapter === name)!;
+              assert.equal(got.requests, want, `${variant} ${name}: the report counts ${got.requests}, the server served ${want}`);
+              assert.equal(got.failed, 0, `${variant} ${name}`);
+              total += got.requests;
+            }
+            assert.equal(total, served.length, `${variant}: every request the server saw is in one adapter's row`);
+            assert.ok(rec.adapters.find((x) => x.adapter === 'sql')!.requests > rec.adapters.find((x) => x.adapter === 'chat')!.requests, 'sql weighs 2, chat 1');
+          }
+          assert.deepEqual(ad.comparisons[0]?.adapters.map((x) => x.adapter), ['sql', 'chat', 'base'], explain(run));
+          assert.match(ad.comparisons[0].verdict, /^by adapter at .*sql.*chat.*base/);
+          if (transport === 'http') {
+            const bad = await runner.run('smoke', { TARGET_URL: vl.url, ADAPTERS: 'sql,nope', REQUEST_TIMEOUT: '5s' }, 60_000);
+            assert.notEqual(bad.result.exitCode, 0, explain(bad));
+            assert.match(bad.result.stdout + bad.result.stderr, /ADAPTERS names nope, which the server has not loaded \(GET \/v1\/models lists: qwen3-32b-sim, sql, chat\)/);
+          }
+        } finally {
+          await Promise.all([sg.stop(), vl.stop()]);
+        }
+      });
+    }
+  });
+}
+
+interface AdapterJson {
+  runs: Array<{ variant: string; adapters: Array<{ adapter: string; requests: number; failed: number }> }>;
+  comparisons: Array<{ verdict: string; adapters: Array<{ adapter: string }> }>;
+}
