@@ -24,6 +24,8 @@ export interface Faults {
   /** Probability a stream ends cleanly (HTTP body closed properly) without its closing event or [DONE]. */
   truncateRate: number;
   faultAfterTokens: number;
+  /** Probability that a tool call's arguments or a response_format reply are not valid JSON (sim/api/structured.ts). */
+  schemaViolationRate: number;
   /** Multiplies every step time (a slow or throttled GPU). */
   slowFactor: number;
   /** Model ms after start at which the server crashes (listener closed, sockets reset); 0 = never. */
@@ -87,6 +89,15 @@ export const FAULT_SPECS: OptionSpec<keyof Faults>[] = [
     max: 1_000_000,
     def: 8,
     help: 'tokens streamed before a mid-stream fault strikes',
+  },
+  {
+    key: 'schemaViolationRate',
+    flag: 'schema-violation-rate',
+    kind: 'number',
+    min: 0,
+    max: 1,
+    def: 0,
+    help: 'fault: chance that a tool call or a response_format reply is not valid JSON (its last character dropped); the truth records which',
   },
   { key: 'slowFactor', flag: 'slow-factor', kind: 'number', min: 0.01, max: 10_000, def: 1, help: 'fault: multiply every step time by this' },
   { key: 'crashAfterMs', flag: 'crash-after-ms', kind: 'number', min: 0, max: 1e9, def: 0, help: 'fault: crash this many model ms after start; 0 = never' },

@@ -59,6 +59,12 @@ export interface RequestRecord {
   faults: string[];
   /** A pooling request (sim/api/pooling.ts): the items it carried (vectors or scores served); absent on generation. */
   items?: number;
+  /**
+   * A request with tools or response_format (sim/api/structured.ts): whether its reply was a
+   * valid document (not spoiled by --schema-violation-rate, every planned token sent) and the
+   * tokens of its tool call (0 for JSON content); absent on other requests.
+   */
+  structured?: { kind: 'tool' | 'json'; valid: boolean; toolCallTokens: number };
 }
 
 export interface Stats {

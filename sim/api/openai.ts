@@ -10,6 +10,7 @@ import { applyChatTemplate, type ChatMessage } from '../tokenizer';
 import { HttpError, type Json, type RouteContext, type Router, errorBody, readJsonObject, sendJson } from './common';
 import { missing, optBool, optInt, optObject, optString, stopList, tokenIds } from './params';
 import type { Delta, Finish, Formatter, SessionState } from './session';
+import { planStructured, toolCallChoice, toolCallMessage } from './structured';
 import { Session } from './session';
 
 type Kind = 'completion' | 'chat';
@@ -69,11 +70,12 @@ function specMetrics(ctx: SimContext, s: SessionState): Json | null {
   return { speculative_decoding: m };
 }
 
-function finishFields(f: Finish | null): { finish_reason: string | null; stop: string | number | null } {
+/** `toolCall`: the reply was a tool call, which vLLM's tool parser finishes with tool_calls. */
+function finishFields(f: Finish | null, toolCall = false): { finish_reason: string | null; stop: string | number | null } {
   if (!f) return { finish_reason: null, stop: null };
   if (f.kind === 'abort') return { finish_reason: 'abort', stop: null };
   // vLLM's stop_reason is the stop string (or stop token id); plain EOS leaves it null.
-  return { finish_reason: f.kind, stop: f.kind === 'stop' && typeof f.matched === 'string' ? f.matched : null };
+  return { finish_reason: toolCall ? 'tool_calls' : f.kind, stop: f.kind === 'stop' && typeof f.matched === 'string' ? f.matched : null };
 }
 
 function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
@@ -90,7 +92,8 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
 
   const choice = (s: SessionState, given: Delta): Json => {
     const d = think && kind === 'chat' ? thinkTagged(s, given) : given;
-    const { finish_reason, stop } = finishFields(s.finish);
+    const { finish_reason, stop } = finishFields(s.finish, s.req.structured?.kind === 'tool');
+    if (s.req.structured?.kind === 'tool') return toolCallChoice(s, d, { finish_reason, stop }, sparse, stopKey);
     if (kind === 'completion') return { index: 0, text: d.content, logprobs: null, finish_reason, [stopKey]: stop };
     if (sparse) {
       const delta: Json = {};
@@ -146,15 +149,17 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
       return [metrics ? `${last.slice(0, -1)},"metrics":${JSON.stringify(metrics)}}` : last];
     },
     body(s) {
-      const { finish_reason, stop } = finishFields(s.finish);
+      const { finish_reason, stop } = finishFields(s.finish, s.req.structured?.kind === 'tool');
       const u = { ...usage(s, think), prompt_tokens_details: null };
       if (kind === 'completion') {
         const c = { index: 0, text: s.content, logprobs: null, finish_reason, [stopKey]: stop, ...(p.promptLogprobs ? { prompt_logprobs: null } : {}) };
         return { id: s.req.id, object: 'text_completion', created: s.created, model, choices: [c], usage: u, ...metricsField(s) };
       }
-      const message: Json = think
-        ? { role: 'assistant', content: s.reasoning ? `<think>${s.reasoning}</think>${s.content}` : s.content, tool_calls: [] }
-        : { role: 'assistant', content: s.content, [rField]: s.reasoning || null, tool_calls: [] };
+      const message: Json =
+        toolCallMessage(s, rField) ??
+        (think
+          ? { role: 'assistant', content: s.reasoning ? `<think>${s.reasoning}</think>${s.content}` : s.content, tool_calls: [] }
+          : { role: 'assistant', content: s.content, [rField]: s.reasoning || null, tool_calls: [] });
       const c = { index: 0, message, logprobs: null, finish_reason, [stopKey]: stop };
       return { id: s.req.id, object: 'chat.completion', created: s.created, model, choices: [c], usage: u, ...metricsField(s) };
     },
@@ -234,6 +239,8 @@ export interface Generation {
   reasoning: boolean;
   /** The LoRA adapter named by `model` (checkModel); null or absent: the base model. */
   adapter?: string | null;
+  /** The request's body when it may ask for tools or response_format (structured.ts); absent: it cannot. */
+  structuredBody?: Json;
 }
 
 /** The part every generation route shares once its request is parsed: the context check, the id, the session. */
@@ -245,6 +252,7 @@ export function startGeneration(ctx: SimContext, rc: RouteContext, g: Generation
   const ordinal = ctx.nextOrdinal();
   const hex = requestHex(ctx.o.seed, ordinal);
   const id = `${g.idPrefix}${hex}`;
+  const structured = g.structuredBody ? planStructured(ctx, g.structuredBody, ordinal, maxNew) : null;
   new Session(
     ctx,
     rc.res,
@@ -261,7 +269,9 @@ export function startGeneration(ctx: SimContext, rc: RouteContext, g: Generation
       maxNewTokens: maxNew,
       ignoreEos: g.ignoreEos,
       stop: g.stop,
-      reasoningTokens: g.reasoning ? Math.floor(ctx.o.reasoningFraction * maxNew) : 0,
+      // A tool call or JSON reply has no reasoning here: its every token is the document's.
+      reasoningTokens: g.reasoning && structured === null ? Math.floor(ctx.o.reasoningFraction * maxNew) : 0,
+      structured,
     },
     formatter(id, hex),
     ordinal,
@@ -288,6 +298,7 @@ async function handle(ctx: SimContext, kind: Kind, rc: RouteContext): Promise<vo
     stop: stopList(body),
     reasoning: kind === 'chat',
     adapter,
+    structuredBody: kind === 'chat' ? body : undefined,
   };
   startGeneration(ctx, rc, g, () => formatter(ctx, kind, so));
 }

@@ -8,6 +8,7 @@ import type { SimContext } from '../context';
 import { nowMs } from '../engine/clock';
 import type { Seq, StepOutput } from '../engine/scheduler';
 import { PRE_FAULT_MESSAGES, planFaults, type FaultPlan } from '../faults';
+import type { StructuredPlan } from './structured';
 import type { RequestRecord } from '../ground-truth';
 import { Rng, deriveSeed } from '../rng';
 import { type ErrorStyle, type PreparedChunks, type SseStyle, SseWriter, errorBody, sendJson } from './common';
@@ -32,6 +33,8 @@ export interface GenRequest {
   stop: readonly string[];
   /** Leading output tokens that are reasoning (chat with --reasoning-fraction); 0 otherwise. */
   reasoningTokens: number;
+  /** A tool call or JSON content in place of generated text (structured.ts); absent or null: text. */
+  structured?: StructuredPlan | null;
 }
 
 export interface Finish {
@@ -384,8 +387,9 @@ export class Session implements SessionState {
   private append(ids: number[]): boolean {
     const tok = this.ctx.tokenizer;
     const contentBefore = this.content.length;
+    const plan = this.req.structured;
     for (const id of ids) {
-      const piece = tok.decodeOne(id);
+      const piece = plan ? (plan.pieces[this.ids.length] ?? '') : tok.decodeOne(id);
       this.ids.push(id);
       this.pending.ids.push(id);
       if (this.ids.length <= this.req.reasoningTokens) {
@@ -432,6 +436,11 @@ export class Session implements SessionState {
     this.finishMs = this.record.finishMs = t;
     const f = this.finish as Finish;
     this.record.finishReason = f.kind;
+    const plan = this.req.structured;
+    if (plan) {
+      const n = this.record.completionTokens;
+      this.record.structured = { kind: plan.kind, valid: !plan.violated && f.kind !== 'abort' && n === plan.pieces.length, toolCallTokens: plan.kind === 'tool' ? n : 0 };
+    }
     this.ctx.metrics.observeE2e((t - this.arrivalMs) / 1000);
     this.ctx.metrics.requestFinished(f.kind);
   }

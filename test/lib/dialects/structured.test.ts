@@ -1,17 +1,28 @@
 // Tool calls and structured output, pure: the JSON-schema subset, the request bodies of each shape,
 // the refusal of a dialect that cannot carry them, and the chat reader over constructed streams
 // (vLLM's tool-call deltas) and whole replies; the validity verdict over what was read.
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect, DIALECT_TRAITS } from '../../../lib/dialects/index';
 import { jsonViolation, schemaProblem, schemaViolation } from '../../../lib/dialects/json-schema';
 import { structuredFields, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
 import { arrivals } from '../../../lib/dialects/arrivals';
 import type { Accumulator } from '../../../lib/dialects/accumulator';
+import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA } from '../../../lib/config/structured';
+import { recordRequest } from '../../../lib/metrics/samples';
+import type { MetricKey } from '../../../lib/metrics/catalog';
+import type { RequestRecord } from '../../../sim/ground-truth';
+import { startSim, type SimHandle } from '../../../sim/index';
+import { request } from '../../sim/helpers';
 
 const WEATHER = {
   type: 'object',
-  properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] }, days: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } },
+  properties: {
+    city: { type: 'string' },
+    unit: { type: 'string', enum: ['c', 'f'] },
+    days: { type: 'integer' },
+    tags: { type: 'array', items: { type: 'string' } },
+  },
   required: ['city', 'unit'],
   additionalProperties: false,
 };
@@ -48,7 +59,15 @@ describe('request bodies', () => {
     const d = createDialect('openai-chat', { dialectVar: 'DIALECT', modelVar: 'MODEL' });
     const fmt: Structured = { responseFormat: { type: 'json_schema', name: 'weather', schema: WEATHER } };
     const b = JSON.parse(
-      d.build({ prompt: { kind: 'text', text: 'hi' }, maxTokens: 8, ignoreEos: true, temperature: 0, stream: true, model: 'm', structured: { ...TOOLS, ...fmt } }).body,
+      d.build({
+        prompt: { kind: 'text', text: 'hi' },
+        maxTokens: 8,
+        ignoreEos: true,
+        temperature: 0,
+        stream: true,
+        model: 'm',
+        structured: { ...TOOLS, ...fmt },
+      }).body,
     );
     assert.deepEqual(b.tools, [{ type: 'function', function: { name: 'get_weather', description: 'Weather by city', parameters: WEATHER } }]);
     assert.equal(b.tool_choice, 'required');
@@ -69,7 +88,10 @@ describe('request bodies', () => {
     assert.equal(structuredRefusal(TOOLS, DIALECT_TRAITS['openai-chat'].structured, 'openai-chat', 'DIALECT'), null);
     const why = structuredRefusal(TOOLS, DIALECT_TRAITS.sglang.structured, 'sglang', 'DIALECT');
     assert.match(why ?? '', /^DIALECT=sglang cannot carry tools/);
-    assert.match(structuredRefusal({ responseFormat: { type: 'json_object' } }, DIALECT_TRAITS.anthropic.structured, 'anthropic', 'B_DIALECT') ?? '', /response_format/);
+    assert.match(
+      structuredRefusal({ responseFormat: { type: 'json_object' } }, DIALECT_TRAITS.anthropic.structured, 'anthropic', 'B_DIALECT') ?? '',
+      /response_format/,
+    );
   });
 });
 
@@ -109,8 +131,16 @@ describe('chat replies with tool calls', () => {
     assert.equal(r.finishReason, 'tool_calls');
     assert.equal(r.completionTokens, 4);
     assert.equal(r.tokenEvents, 4);
-    assert.deepEqual(counts.filter((c) => Number.isFinite(c)), [1, 1, 1, 1]);
-    assert.deepEqual(r.toolCalls, { calls: [{ name: 'get_weather', arguments: '{"city": "Oslo", "unit": "c"}' }], tokens: 4, firstToolEvent: 0, firstOtherEvent: null });
+    assert.deepEqual(
+      counts.filter((c) => Number.isFinite(c)),
+      [1, 1, 1, 1],
+    );
+    assert.deepEqual(r.toolCalls, {
+      calls: [{ name: 'get_weather', arguments: '{"city": "Oslo", "unit": "c"}' }],
+      tokens: 4,
+      firstToolEvent: 0,
+      firstOtherEvent: null,
+    });
     assert.equal(r.text, '');
     assert.equal(structuredValid(TOOLS, r), true);
   });
@@ -133,7 +163,8 @@ describe('chat replies with tool calls', () => {
   test('a reply without tools is read by the template as before', () => {
     const acc = chat().streamReader() as Accumulator;
     const head = '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"';
-    for (let i = 1; i <= 20; i++) acc.onEvent(`${head}w${i}"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":5,"total_tokens":${5 + i},"completion_tokens":${i}}}`);
+    for (let i = 1; i <= 20; i++)
+      acc.onEvent(`${head}w${i}"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":5,"total_tokens":${5 + i},"completion_tokens":${i}}}`);
     assert.ok(acc.templateEvents >= 17, `template read ${acc.templateEvents}`);
     assert.equal(acc.finish().toolCalls, undefined);
   });
@@ -143,14 +174,23 @@ describe('chat replies with tool calls', () => {
         {
           index: 0,
           finish_reason: 'tool_calls',
-          message: { role: 'assistant', content: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'get_weather', arguments: '{"city":"a","unit":"f"}' } }] },
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 't', type: 'function', function: { name: 'get_weather', arguments: '{"city":"a","unit":"f"}' } }],
+          },
         },
       ],
       usage: { prompt_tokens: 9, completion_tokens: 17, total_tokens: 26 },
     });
     const r = chat().parseBody(200, body, 'application/json');
     assert.equal(r.ok, true);
-    assert.deepEqual(r.toolCalls, { calls: [{ name: 'get_weather', arguments: '{"city":"a","unit":"f"}' }], tokens: 17, firstToolEvent: null, firstOtherEvent: null });
+    assert.deepEqual(r.toolCalls, {
+      calls: [{ name: 'get_weather', arguments: '{"city":"a","unit":"f"}' }],
+      tokens: 17,
+      firstToolEvent: null,
+      firstOtherEvent: null,
+    });
     assert.equal(structuredValid(TOOLS, r), true);
   });
   test('validity: no call under required, none needed under auto, response_format over the text', () => {
@@ -161,7 +201,10 @@ describe('chat replies with tool calls', () => {
     assert.equal(structuredValid(fmt, { text: '{"city":"a"}' }), false);
     assert.equal(structuredValid({ responseFormat: { type: 'json_object' } }, { text: '{}' }), true);
     assert.equal(structuredValid(undefined, { text: '' }), null);
-    assert.equal(structuredValid(TOOLS, { text: '', toolCalls: { calls: [{ name: 'other', arguments: '{}' }], tokens: 1, firstToolEvent: 0, firstOtherEvent: null } }), false);
+    assert.equal(
+      structuredValid(TOOLS, { text: '', toolCalls: { calls: [{ name: 'other', arguments: '{}' }], tokens: 1, firstToolEvent: 0, firstOtherEvent: null } }),
+      false,
+    );
   });
 });
 
@@ -201,10 +244,85 @@ describe('Responses and Messages replies with tool calls', () => {
     assert.equal(r.toolCalls?.tokens, 7);
     const whole = createDialect('anthropic', { dialectVar: 'DIALECT', modelVar: 'MODEL' }).parseBody(
       200,
-      JSON.stringify({ type: 'message', content: [{ type: 'tool_use', id: 't', name: 'get_weather', input: { city: 'a', unit: 'c' } }], stop_reason: 'tool_use', usage: { input_tokens: 3, output_tokens: 6 } }),
+      JSON.stringify({
+        type: 'message',
+        content: [{ type: 'tool_use', id: 't', name: 'get_weather', input: { city: 'a', unit: 'c' } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 3, output_tokens: 6 },
+      }),
       'application/json',
     );
     assert.deepEqual(whole.toolCalls?.calls, [{ name: 'get_weather', arguments: '{"city":"a","unit":"c"}' }]);
     assert.equal(whole.toolCalls?.tokens, 6);
+  });
+});
+
+describe('the simulator answers tools and response_format; the reader agrees with its truth', () => {
+  const sims: Record<string, SimHandle> = {};
+  before(async () => {
+    sims.vllm = await startSim({ engine: 'vllm', timeScale: 50, seed: 21 });
+    sims.sglang = await startSim({ engine: 'sglang', timeScale: 50, seed: 22 });
+    sims.bad = await startSim({ engine: 'vllm', timeScale: 50, seed: 23, faults: { schemaViolationRate: 0.5 } });
+  });
+  after(async () => {
+    for (const s of Object.values(sims)) await s.stop();
+  });
+  const tools: Structured = { tools: BUILT_IN_TOOLS.slice(0, 2), toolChoice: { name: 'search_web' } };
+  const fmt: Structured = { responseFormat: { type: 'json_schema', name: 'reply', schema: DEFAULT_RESPONSE_SCHEMA } };
+  const send = async (s: SimHandle, st: Structured, stream: boolean, maxTokens = 24) => {
+    const d = chat();
+    const wire = d.build({ prompt: { kind: 'text', text: 'hello there' }, maxTokens, ignoreEos: true, temperature: 0, stream, structured: st });
+    const r = await request(s.url, wire.path, { body: JSON.parse(wire.body) });
+    const recs = JSON.parse((await request(s.url, '/sim/requests')).body) as RequestRecord[];
+    const truth = recs[recs.length - 1] as RequestRecord;
+    const result = stream
+      ? (() => {
+          const acc = d.streamReader();
+          for (const e of r.events) acc.onEvent(e.data);
+          return acc.finish();
+        })()
+      : d.parseBody(r.status, r.body, 'application/json');
+    assert.equal(r.status, 200, r.body);
+    return { r, truth, result };
+  };
+  for (const engine of ['vllm', 'sglang']) {
+    test(`${engine}: a streamed tool call of the forced length; tool-call tokens and validity equal the truth`, async () => {
+      const { truth, result } = await send(sims[engine], tools, true);
+      assert.equal(result.ok, true, result.error?.message);
+      assert.equal(result.completionTokens, 24);
+      assert.deepEqual(truth.structured, { kind: 'tool', valid: true, toolCallTokens: 24 });
+      assert.equal(result.toolCalls?.tokens, truth.structured?.toolCallTokens);
+      assert.equal(result.toolCalls?.calls[0]?.name, 'search_web');
+      assert.equal(result.toolCalls?.firstToolEvent, 0);
+      assert.equal(structuredValid(tools, result), truth.structured?.valid);
+      const got: Partial<Record<MetricKey, number>> = {};
+      recordRequest(
+        { result, startMs: 900, endMs: 2000, events: null },
+        { cellStartMs: 0, sliceMs: 1e9, slices: 1, trackLastEnd: false, latencyFromMs: 0 },
+        { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null },
+        (m, v) => void (got[m] = (got[m] ?? 0) + v),
+        24,
+        tools,
+      );
+      assert.equal(got.toolCallTokens, 24);
+      assert.equal(got.toolCallRequests, 1);
+      assert.equal(got.structuredValid, 1);
+    });
+  }
+  test('non-streamed tool call and JSON content; a spoiled reply is invalid exactly where the truth says', async () => {
+    const whole = await send(sims.vllm, tools, false, 16);
+    assert.equal(whole.result.toolCalls?.tokens, 16);
+    assert.equal(structuredValid(tools, whole.result), true);
+    const json = await send(sims.sglang, fmt, true, 40);
+    assert.deepEqual(json.truth.structured, { kind: 'json', valid: true, toolCallTokens: 0 });
+    assert.equal(json.result.completionTokens, 40);
+    assert.equal(structuredValid(fmt, json.result), true, json.result.text);
+    let invalid = 0;
+    for (let i = 0; i < 12; i++) {
+      const x = await send(sims.bad, i % 2 === 0 ? tools : fmt, i % 3 !== 0, 20);
+      assert.equal(structuredValid(i % 2 === 0 ? tools : fmt, x.result), x.truth.structured?.valid, `request ${i}`);
+      if (x.truth.structured?.valid === false) invalid++;
+    }
+    assert.ok(invalid > 0 && invalid < 12, `the fault spoils some replies, not all (${invalid} of 12)`);
   });
 });
