@@ -5,9 +5,10 @@
 // (A benchmark is what scenarios/<name>.ts runs; each of its runs is one k6 scenario.)
 import type { BenchConfig } from './config/types';
 import { ConfigError } from './config/parse';
+import type { PoolingTask } from './dialects/pooling';
 
 /** Which report a benchmark writes (lib/report/report.ts renders each). */
-export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke';
+export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke' | 'pooling';
 
 /** A target a benchmark measures, and how its variables are named. */
 export interface VariantSlot {
@@ -40,6 +41,8 @@ export interface BenchmarkSpec {
   trace?: true;
   /** Its levels escalate: a level that saturates the server ends the run (SATURATION_STOP). */
   escalates?: true;
+  /** A pooling benchmark: its requests go to this task's route (lib/dialects/pooling.ts), its matrix is ISL × BATCH × CONCURRENCY. */
+  pooling?: PoolingTask;
 }
 
 /** The speculative profiles the simulator has: a variant of that name runs on it under `npm start`. */
@@ -133,6 +136,28 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
     escalates: true,
     // One server, one trace: the replay is open loop on the trace's own clock, as this benchmark's load is.
     trace: true,
+  },
+  embeddings: {
+    name: 'embeddings',
+    question:
+      'How many items per second does an embeddings route (/v1/embeddings) serve, at what latency, by items per request (BATCH) and input length, and which of two deployments (VARIANTS) serves more?',
+    report: 'pooling',
+    load: 'vus',
+    slots: SINGLE,
+    variants: true,
+    pooling: 'embeddings',
+    defaults: { ISL: '128,512', BATCH: '1,8,32', CONCURRENCY: '4', DURATION: '30s' },
+  },
+  rerank: {
+    name: 'rerank',
+    question:
+      'How many documents per second does a rerank route (/v1/rerank) score, at what latency, by documents per request (BATCH) and document length, and which of two deployments (VARIANTS) scores more?',
+    report: 'pooling',
+    load: 'vus',
+    slots: SINGLE,
+    variants: true,
+    pooling: 'rerank',
+    defaults: { ISL: '128,512', BATCH: '1,8,32', CONCURRENCY: '4', DURATION: '30s' },
   },
   smoke: {
     name: 'smoke',

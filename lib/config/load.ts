@@ -1,4 +1,5 @@
 // Builds the typed configuration of a benchmark from the environment (and an optional JSON file).
+import { poolingConfig } from './pooling';
 import { imagesConfig } from './images';
 import { structuredConfig } from './structured';
 import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
@@ -158,7 +159,7 @@ export function stamp(d: Date): string {
 }
 
 export function loadConfig(
-  spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variants' | 'trace' | 'escalates'> & Partial<Pick<BenchmarkSpec, 'load'>>,
+  spec: Pick<BenchmarkSpec, 'name' | 'slots' | 'variants' | 'trace' | 'escalates'> & Partial<Pick<BenchmarkSpec, 'load' | 'pooling'>>,
   env: Env,
   now: Date,
 ): BenchConfig {
@@ -244,6 +245,7 @@ export function loadConfig(
       `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
     );
   }
+  if (spec.pooling) cfg.pooling = poolingConfig(spec.pooling, get(env, 'BATCH'), cfg);
   const structured = structuredConfig((name) => get(env, name), cfg);
   if (structured !== null) cfg.structured = structured;
   const images = imagesConfig(get(env, 'IMAGES'), cfg);

@@ -1,5 +1,6 @@
 // The configuration's shape: a leaf module, so that the plan, the targets and the reports can name
 // it without importing the loader (and, through it, the benchmarks and the variables).
+import type { PoolingTask } from '../dialects/pooling';
 import type { DialectSetting } from '../dialects/index';
 import type { Structured } from '../dialects/structured';
 import type { TransportName } from '../transports';
@@ -103,6 +104,8 @@ export interface BenchConfig {
   images?: ImageSpec[];
   /** TOOLS, TOOL_CHOICE, RESPONSE_FORMAT: what every generated request asks of its reply's form; absent or null: nothing. */
   structured?: Structured | null;
+  /** The pooling benchmarks (embeddings, rerank): their task and BATCH; absent for a generation benchmark. */
+  pooling?: PoolingConfig;
   /** ADAPTERS: the LoRA adapters requests are spread over, with their weights; absent or null: none (the base model). */
   adapters?: AdapterWeight[] | null;
   /** SATURATION_STOP: a benchmark whose levels escalate ends when the server's queue shows it saturated. */
@@ -113,4 +116,11 @@ export interface BenchConfig {
 export interface AdapterWeight {
   name: string;
   weight: number;
+}
+
+/** A pooling benchmark's own settings (lib/config/pooling.ts). */
+export interface PoolingConfig {
+  task: PoolingTask;
+  /** BATCH: items per request, one matrix axis (ISL × BATCH × CONCURRENCY). */
+  batch: number[];
 }

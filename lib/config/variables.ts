@@ -103,6 +103,12 @@ export const VARIABLES: readonly VariableDef[] = [
   { name: 'ISL', default: '1024', help: 'Input lengths in tokens, comma-separated; one matrix axis.' },
   { name: 'OSL', default: '256', help: 'Output lengths in tokens (max_tokens with ignore_eos), comma-separated; one matrix axis.' },
   {
+    name: 'BATCH',
+    default: '1,8,32',
+    help: 'Items per pooling request, comma-separated; one matrix axis in place of OSL (ISL × BATCH × CONCURRENCY): the inputs of one /v1/embeddings request, or the documents of one /v1/rerank request (its query one more prompt of ISL). Each item is a prompt of ISL tokens (token ids where the dialect takes them; rerank sends text). 1–4096.',
+    benchmarks: where((b) => b.pooling !== undefined),
+  },
+  {
     name: 'IMAGES',
     default: '0',
     help: "Images per request, comma-separated; one matrix axis: 0 (none) or <count>x<width>x<height>, e.g. 0,1x336x336 (count 1–8, sides 1–2048 px). Each image is a PNG made from SEED (no download), sent as a data URL in the last user turn after its text; only the chat dialects carry them (openai-chat, responses, anthropic). The report gives the image tokens per request (the server's prompt_tokens with images minus those of the cell without, same ISL, OSL and load) and the TTFT they cost (the same difference): list 0 beside the sizes to measure them.",

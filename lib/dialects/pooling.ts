@@ -34,8 +34,10 @@ export function poolingRoute(dialect: string, task: PoolingTask): string | null 
 
 /** How each engine turns a route on, for the message of a server that answers it 404 or 501. */
 export const ENABLE: Readonly<Record<PoolingTask, string>> = {
-  embeddings: 'llama.cpp: start llama-server with --embeddings (and --pooling mean for a model without a pooling type); vLLM: serve an embedding model (--runner pooling); SGLang: --is-embedding',
-  rerank: 'llama.cpp: start llama-server with --reranking (a model with a rank head); vLLM: serve a cross-encoder or reranker model (--runner pooling); SGLang: --is-embedding with a cross-encoder model',
+  embeddings:
+    'llama.cpp: start llama-server with --embeddings (and --pooling mean for a model without a pooling type); vLLM: serve an embedding model (--runner pooling); SGLang: --is-embedding',
+  rerank:
+    'llama.cpp: start llama-server with --reranking (a model with a rank head); vLLM: serve a cross-encoder or reranker model (--runner pooling); SGLang: --is-embedding with a cross-encoder model',
 };
 
 /** One pooling request: the items (embeddings' inputs, rerank's documents) and rerank's query. */
@@ -97,7 +99,8 @@ export function readPooling(task: PoolingTask, sent: number, status: number, bod
   } catch {
     return failedWith(status, classified('invalid_reply', `${ctx.route} → ${status}: the body is not JSON ('${serverMessage(body)}').`));
   }
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) return failedWith(status, classified('invalid_reply', `${ctx.route} → ${status}: the body is not a JSON object.`));
+  if (o === null || typeof o !== 'object' || Array.isArray(o))
+    return failedWith(status, classified('invalid_reply', `${ctx.route} → ${status}: the body is not a JSON object.`));
   const rec = o as Record<string, unknown>;
   const list = task === 'embeddings' ? rec.data : rec.results;
   const field = task === 'embeddings' ? 'data' : 'results';
@@ -111,7 +114,8 @@ export function readPooling(task: PoolingTask, sent: number, status: number, bod
   if (task === 'rerank') {
     const indexes = new Set<number>();
     for (const r of list as Array<Record<string, unknown> | null>) {
-      if (r === null || typeof r !== 'object' || typeof r.relevance_score !== 'number' || typeof r.index !== 'number') return bad('a result without a numeric index and relevance_score');
+      if (r === null || typeof r !== 'object' || typeof r.relevance_score !== 'number' || typeof r.index !== 'number')
+        return bad('a result without a numeric index and relevance_score');
       indexes.add(r.index);
     }
     if (indexes.size !== sent || [...indexes].some((i) => i < 0 || i >= sent)) return bad(`the results' indexes are not each of the ${sent} documents once`);
@@ -137,7 +141,10 @@ export function classifyPoolingStatus(task: PoolingTask, status: number, body: s
   }
   // llama.cpp: an item longer than the physical batch (-ub) cannot be pooled (500 "input (N tokens) is too large to process").
   if (/too large to process|physical batch size/i.test(msg)) {
-    return classified('context_length', `${ctx.route} → ${status}${said}. An item is longer than the server's batch: lower ISL, or start llama-server with a larger --ubatch-size (and --batch-size).`);
+    return classified(
+      'context_length',
+      `${ctx.route} → ${status}${said}. An item is longer than the server's batch: lower ISL, or start llama-server with a larger --ubatch-size (and --batch-size).`,
+    );
   }
   return classifyStatus(status, body, ctx);
 }

@@ -5,6 +5,7 @@ import { recordGap, type Outcome } from '../metrics/samples';
 import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 import { llmRequest } from './request';
+import { poolingIteration } from './pooling';
 import { nextAdapter } from './adapters';
 import { abortIfPreflightFailed } from './preflight-gate';
 import { vuRun, type VuRun } from './vu-run';
@@ -31,6 +32,8 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       if (wait > 0) sleep(wait / 1000);
     }
     if (idleIfDown(b, cur)) return;
+    // embeddings, rerank: a request of BATCH items to the pooling route, then the same gap, log and back-off.
+    if (cfg.pooling) return settle(cur, poolingIteration(b, cur));
     const { run, target: t } = cur;
     const due = b.source.due?.();
     if (due !== undefined) {
@@ -65,13 +68,19 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
     // IMAGES: each request's prompt count, in cells with images and without, for the report's difference.
     if (b.images !== null && outcome.result.ok && outcome.result.promptTokens !== null) add('promptLength', outcome.result.promptTokens);
     b.source.done(outcome.result, add);
+    settle(cur, outcome);
+  };
+
+  /** After a request: its first error of each class logged, then the back-off rules. */
+  function settle(cur: VuRun, outcome: Outcome): void {
+    if (cfg.pooling && cur.lastEndMs !== null) recordGap(outcome.startMs - cur.lastEndMs, cur.window, add);
     const err = outcome.result.error;
     if (err && !logged.has(err.class)) {
       logged.add(err.class);
-      console.warn(`${run.variant} ${run.cell.id}: ${err.class}: ${err.message}`);
+      console.warn(`${cur.run.variant} ${cur.run.cell.id}: ${err.class}: ${err.message}`);
     }
     backOff(cur, outcome);
-  };
+  }
 }
 
 /** Nothing more is sent to a target declared down; a closed-loop VU idles instead of spinning. */

@@ -609,6 +609,41 @@ export const METRICS = {
     unit: 'resets',
     help: "A reset of the server's prefix cache before a run (CACHE_RESET), tagged cache_run (the run) and outcome: reset, refused (requests still running), missing (the route answered 404 or 501), no_route (the engine has none), failed.",
   },
+  poolItems: {
+    name: 'llm_pool_items',
+    type: 'counter',
+    time: false,
+    unit: 'items',
+    help: 'Pooling benchmarks (embeddings, rerank): items of successful requests, each checked in the reply: a vector per input (all of one dimension), a score per document. Items per second is this over the window.',
+  },
+  poolDimension: {
+    name: 'llm_pool_dimension',
+    type: 'trend',
+    time: false,
+    unit: 'floats',
+    help: "Embeddings: the length of a successful reply's vectors, one sample per reply (min = max when every reply had one dimension).",
+  },
+  poolUsageReplies: {
+    name: 'llm_pool_usage_replies',
+    type: 'counter',
+    time: false,
+    unit: 'requests',
+    help: 'Pooling benchmarks: successful replies that carried usage.prompt_tokens; tokens per second is reported only when every successful reply did.',
+  },
+  windowItems: {
+    name: 'llm_window_pool_items',
+    type: 'counter',
+    time: false,
+    unit: 'items',
+    help: 'Pooling benchmarks: items of successful requests completing in time slice `slice`.',
+  },
+  windowPoolTokens: {
+    name: 'llm_window_pool_tokens',
+    type: 'counter',
+    time: false,
+    unit: 'tokens',
+    help: "Pooling benchmarks: input tokens, by the server's usage, of successful requests completing in time slice `slice`.",
+  },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricKey = keyof typeof METRICS;
@@ -620,6 +655,7 @@ export const TAGS = {
   isl: 'Input length of the cell, tokens.',
   osl: 'Output length of the cell, tokens.',
   concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
+  batch: 'Items per request of a pooling cell (embeddings, rerank only).',
   rate: 'Arrival rate of the cell, requests per second (arrival-rate benchmark).',
   // From the dialect table, when read (a dialect registered later shows too).
   get dialect(): string {

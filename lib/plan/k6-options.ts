@@ -11,6 +11,7 @@ const ms = (n: number) => `${Math.round(n)}ms`;
 
 function runTags(run: Run): Record<string, string> {
   const tags: Record<string, string> = { variant: run.variant, cell: run.cell.id, isl: String(run.cell.isl), osl: String(run.cell.osl) };
+  if (run.cell.batch !== undefined) tags.batch = String(run.cell.batch);
   const load = run.cell.load;
   if (load.kind === 'vus') tags.concurrency = String(load.vus);
   else if (load.kind === 'rate') tags.rate = String(load.rate);

@@ -38,6 +38,13 @@ export function buildCells(isl: number[], osl: number[], loads: Load[], images: 
 
 const NO_IMAGES: ImageSpec = { count: 0, width: 0, height: 0 };
 
+/** A pooling matrix, ISL × BATCH × load (loads vary fastest): i128_b8_c4. */
+export function poolingCells(isl: number[], batch: number[], loads: Load[]): Cell[] {
+  const cells: Cell[] = [];
+  for (const i of isl) for (const b of batch) for (const load of loads) cells.push({ id: `i${i}_b${b}_${loadId(load)}`, isl: i, osl: 0, batch: b, load });
+  return cells;
+}
+
 /** A short pause between runs so one run's last requests never overlap the next run's first. */
 export const RUN_GAP_MS = 1000;
 
@@ -129,7 +136,7 @@ export function traceDurationMs(shape: Pick<TraceShape, 'spanMs'>, speed: number
 export function planOf(
   load: 'vus' | 'rate',
   cfg: Pick<BenchConfig, 'isl' | 'osl' | 'concurrency' | 'rates' | 'durationMs' | 'gracefulStopMs' | 'slices' | 'requests' | 'maxVus' | 'variants' | 'trace'> &
-    Partial<Pick<BenchConfig, 'repeats' | 'images'>>,
+    Partial<Pick<BenchConfig, 'repeats' | 'images' | 'pooling'>>,
   trace: TraceShape | null = null,
 ): Plan {
   if (cfg.trace !== null) {
@@ -155,6 +162,12 @@ export function planOf(
     );
   }
   const loads: Load[] = load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
+  if (cfg.pooling)
+    return buildPlan(
+      cfg,
+      poolingCells(cfg.isl, cfg.pooling.batch, loads),
+      cfg.variants.map((t) => t.variant),
+    );
   return buildPlan(
     cfg,
     buildCells(cfg.isl, cfg.osl, loads, cfg.images),

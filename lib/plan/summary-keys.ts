@@ -85,6 +85,9 @@ const PER_RUN: MetricKey[] = [
   'connect',
   'tlsHandshake',
 ];
+/** A pooling cell's own figures (embeddings, rerank), per run and per slice: declared only where a cell has a batch. */
+const POOL_PER_RUN: MetricKey[] = ['poolItems', 'poolDimension', 'poolUsageReplies'];
+const POOL_PER_SLICE: MetricKey[] = ['windowItems', 'windowPoolTokens'];
 export type BucketRule = Pick<BenchConfig, 'itlSamples'> & { slo: Pick<BenchConfig['slo'], 'ttftOf'> };
 
 /** The metrics of BUCKETS_OF a run counts in buckets (ITL_SAMPLES=histogram): none otherwise. */
@@ -167,6 +170,10 @@ export function summaryThresholds(
   for (const run of plan.runs) {
     for (const m of perRun) keep(subKey(m, run.scenario), m);
     if (imaged) keep(subKey('promptLength', run.scenario), 'promptLength');
+    if (run.cell.batch !== undefined) {
+      for (const m of POOL_PER_RUN) keep(subKey(m, run.scenario), m);
+      for (let k = 0; k < plan.slices; k++) for (const m of POOL_PER_SLICE) keep(subKey(m, run.scenario, { slice: String(k) }), m);
+    }
     for (const m of bucketed) for (let i = 0; i < BUCKETS; i++) keep(bucketKey(BUCKETS_OF[m], run.scenario, i), BUCKETS_OF[m]);
     for (const cls of ERROR_CLASSES) keep(subKey('errors', run.scenario, { error_class: cls }), 'errors');
     for (const rule of ITL_RULES) keep(subKey('itlRule', run.scenario, { itl_rule: rule }), 'itlRule');

@@ -15,6 +15,8 @@ export interface Cell {
   /** IMAGES: the images each request of the cell carries; absent for a cell without images. */
   images?: ImageSpec;
   load: Load;
+  /** A pooling benchmark's cell: the items each request carries (BATCH); its osl is 0, a pooling request generates nothing. */
+  batch?: number;
 }
 
 /** IMAGES: `count` images of `width` × `height` pixels per request. */

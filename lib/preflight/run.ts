@@ -11,6 +11,7 @@ import { structuredRefusal } from '../dialects/structured';
 import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, imagesRefusal, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { checkAdapters } from './adapters';
+import { checkPooling } from './pooling';
 import { failed } from '../dialects/reply';
 import {
   PREFLIGHT_ATTEMPTS,
@@ -284,6 +285,7 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const noStructured = t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}`, t.vars.dialect) : null;
   if (noStructured !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noStructured}`);
   const chosen = { model: found.model };
+  if (cfg.pooling) return poolingPreflight(io, cfg, t, found);
   const adapters = cfg.adapters ? checkAdapters(t.variant, cfg.adapters, profileOf(id), (path) => get(io, t, path)) : null;
   if (adapters !== null && 'error' in adapters) throw new PreflightError('unknown_adapter', adapters.error);
   if (found.modelsOk) healthy.push('GET /v1/models');
@@ -358,6 +360,15 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const info: VariantInfo = { variant: t.variant, url: t.url, dialect, model: chosen.model, engineLabel: id.engineLabel, engine: id.engine, metrics, notes };
   if (adapters !== null) info.adapters = adapters.binding;
   return { info, warnings };
+}
+
+/** embeddings, rerank: the pooling route's one-item check in place of the generations (lib/preflight/pooling.ts). */
+function poolingPreflight(io: BatchPort, cfg: BenchConfig, t: VariantConfig, found: Identified): PreflightResult {
+  const { id, dialect, model, notes, warnings } = found;
+  const checked = checkPooling(io, cfg, t, dialect, model);
+  if ('reason' in checked) throw new PreflightError(checked.reason, checked.message);
+  if (checked.promptTokens === null) warnings.push(`${t.variant}: the ${cfg.pooling?.task} reply carries no usage.prompt_tokens: its tokens per second are not measured.`);
+  return { info: { variant: t.variant, url: t.url, dialect, model, engineLabel: id.engineLabel, engine: id.engine, metrics: null, notes }, warnings };
 }
 
 /** GET /get_model_info and /v1/models, then what the engine profiles ask for, a round at a time. */

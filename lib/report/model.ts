@@ -345,7 +345,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const good = count(m, subKey('good', s));
   const outputTokens = count(m, subKey('outputTokens', s));
   const w = windowFigures(m, plan, s, wholeSlices, outputTokens, ok, e2e, notes);
-  if (outputTokens === 0 && ok > 0) notes.push('the server reported no token counts: throughput is not measured.');
+  // A pooling run generates nothing: its items and tokens per second are the pooling section's.
+  if (outputTokens === 0 && ok > 0 && run.cell.batch === undefined) notes.push('the server reported no token counts: throughput is not measured.');
 
   const ttft = dist(m, subKey('ttft', s));
   const ttst = dist(m, subKey('ttst', s)) ?? bucketDist(m, BUCKETS_OF.ttst, s);

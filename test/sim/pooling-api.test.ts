@@ -23,7 +23,10 @@ test('embeddings: one vector per item, one dimension, usage and truth agree, sam
   assert.notDeepEqual(data[0].embedding, data[1].embedding);
   const truth = (await request(s.url, '/sim/requests')).body;
   const rec = (JSON.parse(truth) as Array<{ route: string; items?: number; promptTokens: number }>).filter((x) => x.route === '/v1/embeddings');
-  assert.deepEqual(rec.map((x) => [x.items, x.promptTokens]), [[3, 48]]);
+  assert.deepEqual(
+    rec.map((x) => [x.items, x.promptTokens]),
+    [[3, 48]],
+  );
   // A string is one item; a wrong model is vLLM's 404.
   const one = await request(s.url, '/v1/embeddings', { body: { input: 'hello world' } });
   assert.equal(readPooling('embeddings', 1, one.status, one.body, ctx('/v1/embeddings')).ok, true);

@@ -16,6 +16,7 @@ import { frontier } from './frontier';
 import { images } from './images';
 import { instances } from './instances';
 import { knee } from './knee';
+import { pooling } from './pooling';
 import { prefixCache } from './prefix-cache';
 import { serving } from './serving';
 import { shortReplies } from './short-replies';
@@ -34,6 +35,7 @@ export const SECTIONS: AnySection[] = [
   serving,
   comparisons,
   versus,
+  pooling,
   figures,
   knee,
   fallBehind,

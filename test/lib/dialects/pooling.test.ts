@@ -58,7 +58,10 @@ describe('captured pooling replies', () => {
     assert.match(m2, /--reranking/);
     // A 404 for the route (a server without it) says the same; a 404 naming the model does not.
     assert.match(readPooling('embeddings', 1, 404, '{"detail":"Not Found"}', ctx('/v1/embeddings')).error?.message ?? '', /--embeddings/);
-    assert.equal(readPooling('embeddings', 1, 404, '{"error":{"message":"The model `x` does not exist."}}', ctx('/v1/embeddings')).error?.class, 'unknown_model');
+    assert.equal(
+      readPooling('embeddings', 1, 404, '{"error":{"message":"The model `x` does not exist."}}', ctx('/v1/embeddings')).error?.class,
+      'unknown_model',
+    );
   });
 });
 

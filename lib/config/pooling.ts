@@ -1,0 +1,21 @@
+// The pooling benchmarks' own configuration (embeddings, rerank): BATCH, the items each request
+// carries, one matrix axis in place of OSL (a pooling request generates nothing), and the checks
+// that its targets' dialects have the benchmark's route.
+import type { PoolingTask } from '../dialects/pooling';
+import { POOLING, poolingRoute } from '../dialects/pooling';
+import { ConfigError, intList } from './parse';
+import type { BenchConfig, PoolingConfig } from './types';
+
+/** Items per request at most: a batch is one JSON body built in each VU. */
+export const MAX_BATCH = 4096;
+
+export function poolingConfig(task: PoolingTask, raw: string, cfg: Pick<BenchConfig, 'variants'>): PoolingConfig {
+  const batch = intList('BATCH', raw, { min: 1, max: MAX_BATCH });
+  if (new Set(batch).size !== batch.length) throw new ConfigError(`BATCH=${raw}: a batch size is given twice.`);
+  for (const t of cfg.variants) {
+    if (t.dialect === 'auto' || poolingRoute(t.dialect, task) !== null) continue;
+    const have = Object.keys(POOLING).filter((d) => poolingRoute(d, task) !== null);
+    throw new ConfigError(`${t.vars.dialect}=${t.dialect}: the servers that speak it have no ${task} route; use one of ${have.join(', ')} (or auto).`);
+  }
+  return { task, batch };
+}

@@ -1,0 +1,56 @@
+// The pooling iteration (embeddings, rerank): BATCH prompts of the cell's ISL from the run's prompt
+// source (rerank: one more for its query, all text), one POST to the dialect's pooling route over
+// k6/http (these routes do not stream, whatever TRANSPORT says), the reply read and recorded.
+import http from 'k6/http';
+import { classifyTransport, classified } from '../dialects/errors';
+import { poolingBody, poolingRoute, readPooling, type PoolingResult } from '../dialects/pooling';
+import type { Prompt } from '../dialects/types';
+import { asGeneration, recordPooling } from '../metrics/pooling-samples';
+import type { Outcome } from '../metrics/samples';
+import type { ResolvedVariant } from '../variants';
+import type { Bench } from './bench-context';
+import type { VuRun } from './vu-run';
+
+/** Sends one pooling request of the VU's current run; the outcome (no output, no events) for the loop's gap, log and back-off. */
+export function poolingIteration(b: Bench, cur: VuRun): Outcome {
+  const pool = b.cfg.pooling;
+  if (!pool) throw new Error('k6-llm-bench: a pooling iteration outside a pooling benchmark');
+  const { run, target } = cur;
+  // Rerank's documents are text (llama.cpp refuses token ids there); embeddings take what the dialect takes.
+  const t: ResolvedVariant = pool.task === 'rerank' && target.promptKind !== 'text' ? { ...target, promptKind: 'text' } : target;
+  const n = run.cell.batch ?? 1;
+  const items: Prompt[] = [];
+  for (let i = 0; i < n; i++) items.push(b.source.next(run, t).prompt);
+  const query = pool.task === 'rerank' ? b.source.next(run, t).prompt : undefined;
+  const route = poolingRoute(target.dialect.name, pool.task);
+  const vars = b.cfg.variants.find((v) => v.variant === target.variant)?.vars;
+  const ctx = { route: `POST ${route ?? '(none)'}`, dialectVar: vars?.dialect ?? 'DIALECT', modelVar: vars?.model ?? 'MODEL', model: target.model };
+  const startMs = Date.now();
+  let result: PoolingResult;
+  if (route === null) {
+    result = {
+      ok: false,
+      status: 0,
+      items: 0,
+      dimension: null,
+      promptTokens: null,
+      error: classified('wrong_dialect', `${target.dialect.name} has no ${pool.task} route.`),
+    };
+  } else {
+    const res = http.post(target.url + route, poolingBody({ task: pool.task, items, query, model: target.model || undefined }), target.params);
+    result =
+      res.status === 0
+        ? {
+            ok: false,
+            status: 0,
+            items: 0,
+            dimension: null,
+            promptTokens: null,
+            error: classifyTransport(res.error_code, res.error, ctx.route, target.url, b.cfg.requestTimeoutMs),
+          }
+        : readPooling(pool.task, n, res.status, typeof res.body === 'string' ? res.body : '', ctx);
+  }
+  const endMs = Date.now();
+  recordPooling(result, startMs, endMs, cur.window, b.slo, b.add);
+  return { result: asGeneration(result), startMs, endMs, events: null };
+}

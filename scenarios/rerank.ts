@@ -1,0 +1,6 @@
+// Benchmark rerank: see BENCHMARKS['rerank'] in lib/benchmarks.ts for the question it answers and its defaults.
+import { defineBenchmark } from '../lib/k6/benchmark';
+import { BENCHMARKS } from '../lib/benchmarks';
+
+export const { options, setup, measure, probe, watch, handleSummary } = defineBenchmark(BENCHMARKS['rerank']);
+export default measure;
