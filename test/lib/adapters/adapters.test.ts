@@ -8,6 +8,10 @@ import { BENCHMARKS } from '../../../lib/benchmarks';
 import { AdapterPicker } from '../../../lib/workload/adapters';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import type { GenerationRequest } from '../../../lib/dialects/types';
+import { checkAdapters } from '../../../lib/preflight/adapters';
+import { engineById, type EngineProfile } from '../../../lib/engines/index';
+
+const ENGINES = { vllm: engineById('vllm') as EngineProfile, sglang: engineById('sglang') as EngineProfile, llamacpp: engineById('llamacpp') as EngineProfile };
 
 describe('ADAPTERS', () => {
   test('name:weight lists, a weight left out is 1, empty is none', () => {
@@ -101,5 +105,39 @@ describe('each dialect names the adapter its own way', () => {
       const b = body(d, undefined);
       assert.equal('lora' in b || 'lora_path' in b, false, d);
     }
+  });
+});
+
+describe('the preflight: each adapter loaded', () => {
+  const models = JSON.stringify({ object: 'list', data: [{ id: 'base-model' }, { id: 'sql', parent: 'base-model' }, { id: 'chat', parent: 'base-model' }] });
+  const loras = JSON.stringify([
+    { id: 0, path: '/models/sql.gguf', scale: 0 },
+    { id: 1, path: '/models/chat-lora.gguf', scale: 0 },
+  ]);
+  const served = (routes: Record<string, string>) => (path: string) => (routes[path] === undefined ? { status: 404, body: '' } : { status: 200, body: routes[path] });
+  const mix = (s: string) => parseAdapters(s)!;
+  test('vLLM and SGLang: names listed in GET /v1/models; base needs none', () => {
+    const r = checkAdapters('target', mix('sql,chat,base'), ENGINES.vllm, served({ '/v1/models': models }));
+    assert.deepEqual(r, { binding: { ids: {} } });
+  });
+  test('a missing one stops the run naming it and what the server has', () => {
+    const r = checkAdapters('target', mix('sql,nope'), ENGINES.sglang, served({ '/v1/models': models }));
+    assert.ok('error' in r);
+    assert.equal(
+      r.error,
+      'target: ADAPTERS names nope, which the server has not loaded (GET /v1/models lists: base-model, sql, chat); load it on the server or remove it from ADAPTERS (`base` is the base model).',
+    );
+  });
+  test("llama.cpp: GET /lora-adapters, by file name (with or without .gguf) or id; its ids kept, and its own naming on every route", () => {
+    const r = checkAdapters('target', mix('sql,chat-lora.gguf,1'), ENGINES.llamacpp, served({ '/lora-adapters': loras }));
+    assert.deepEqual(r, { binding: { naming: 'lora-list', ids: { sql: 0, 'chat-lora.gguf': 1, '1': 1 } } });
+    const miss = checkAdapters('target', mix('code'), ENGINES.llamacpp, served({ '/lora-adapters': '[]' }));
+    assert.ok('error' in miss && /names code, which the server has not loaded \(GET \/lora-adapters lists: none\)/.test(miss.error));
+  });
+  test('a listing that is missing or not its shape is said, not guessed', () => {
+    const r = checkAdapters('target', mix('sql'), ENGINES.llamacpp, served({}));
+    assert.ok('error' in r && /GET \/lora-adapters → 404/.test(r.error), JSON.stringify(r));
+    const odd = checkAdapters('target', mix('sql'), ENGINES.vllm, served({ '/v1/models': '{"models":[]}' }));
+    assert.ok('error' in odd && /GET \/v1\/models → 200 \(not its shape\)/.test(odd.error), JSON.stringify(odd));
   });
 });
