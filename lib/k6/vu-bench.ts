@@ -8,7 +8,8 @@ import { probeScenario, watchScenario, type Plan, type Run } from '../plan/matri
 import { resetScenario } from '../plan/cache-reset';
 import { resolveVariants, type ResolvedVariant } from '../variants';
 import { TRANSPORTS } from '../transports';
-import { ImageCache } from '../workload/images';
+import type { ImageCache } from '../workload/images';
+import { sharedImages } from './images';
 import { adder, createMetrics, type MetricDecls } from './metrics';
 import { SENDERS } from './transport';
 import { createPromptPools, neededKinds } from './prompts';
@@ -61,7 +62,7 @@ export interface Bench extends BenchBase {
   slo: SloLimits;
   /** Ask for a streamed reply (the transport needs one, or STREAM=true). */
   stream: boolean;
-  /** IMAGES: this VU's images, each made on first use; null when no cell carries any. */
+  /** IMAGES: the plan's images, made in init, each read by this VU on first use; null when no cell carries any. */
   images: ImageCache | null;
   /** The targets as this VU uses them, resolved from the setup data on first use. */
   target(data: SetupData, variant: string): ResolvedVariant;
@@ -108,7 +109,7 @@ export function assemble({ spec, env, cfg, plan, dataset, trace, metrics: decls,
     source: promptSource(cfg, dataset, trace),
     slo: { ttftP99Ms: cfg.slo.ttftP99Ms, ttftOf: cfg.slo.ttftOf, itlP99Ms: cfg.slo.itlP99Ms, e2eP99Ms: cfg.slo.e2eP99Ms },
     stream: transport.streams || cfg.stream,
-    images: plan.cells.some((c) => c.images !== undefined) ? new ImageCache(cfg.seed) : null,
+    images: sharedImages(plan, cfg.seed),
     options,
     target(data, variant) {
       if (targets === null) targets = resolveVariants(cfg, data);

@@ -651,7 +651,8 @@ export type MetricKey = keyof typeof METRICS;
 /** Tags the benchmarks put on samples. All are low-cardinality: never a per-request value. */
 export const TAGS = {
   variant: 'Deployment label (e.g. dflash, mtp; `target` in single-variant benchmarks).',
-  cell: 'Matrix cell id, e.g. i1024_o256_c8.',
+  cell: 'Matrix cell id, e.g. i1024_o256_c8 (i1024_o256_img1x336x336_c8 for a cell with IMAGES).',
+  images: 'IMAGES: the images each request of the cell carries, <count>x<width>x<height>; absent on cells without images.',
   isl: 'Input length of the cell, tokens.',
   osl: 'Output length of the cell, tokens.',
   concurrency: 'Concurrent requests of the cell (closed-loop VUs).',

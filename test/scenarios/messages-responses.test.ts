@@ -79,3 +79,66 @@ for (const runner of RUNNERS) {
     });
   }
 }
+
+// IMAGES=0,1x336x336 over openai-chat, both transports: the image tokens per request and the prompt
+// tokens the report gives equal the simulator's truth (Qwen2-VL's count: 12·12 + 2 for 336 px), and
+// the TTFT cost is measured over sse, "not measured" over http. Two 1 s cells at 4× speed: ~8 s a
+// transport, the image made once in init (about a second of k6's JavaScript); on v2 the sse half only.
+const IMG_OSL = 8;
+for (const runner of RUNNERS) {
+  for (const transport of TRANSPORTS) {
+    const skip = runner.skip ?? (transport === 'sse' ? runner.sseSkip : null) ?? undefined;
+    test(`IMAGES=0,1x336x336 over ${transport} on ${runner.name}: image and prompt tokens equal the simulator's truth`, { skip }, async () => {
+      const sim = await spawnSim({ engine: 'vllm', timeScale: 4, seed: 5 });
+      try {
+        const run = await runner.run(
+          'context-matrix',
+          {
+            TARGET_URL: sim.url,
+            DIALECT: 'openai-chat',
+            TRANSPORT: transport,
+            IMAGES: '0,1x336x336',
+            // One text prompt: both cells send the same text, so the difference of their means is exact.
+            PROMPT_POOL: '1',
+            ISL: '64',
+            OSL: String(IMG_OSL),
+            CONCURRENCY: '2',
+            DURATION: '1s',
+            SLICES: '1',
+            REQUEST_TIMEOUT: '5s',
+            GRACEFUL_STOP: '1s',
+            WARMUP_REQUESTS: '0',
+          },
+          60_000,
+        );
+        assert.equal(run.result.exitCode, 0, explain(run));
+        const s = run.summary as NonNullable<typeof run.summary> & { images: Array<Record<string, unknown>> | null };
+        assert.deepEqual(
+          s.records.map((r) => r.cell),
+          ['i64_o8_c2', 'i64_o8_img1x336x336_c2'],
+        );
+        const truth = (await sim.requests()).filter((r) => r.maxNewTokens === IMG_OSL && r.errorClass === null);
+        const withImages = truth.filter((r) => r.imageTokens > 0);
+        const without = truth.filter((r) => r.imageTokens === 0);
+        assert.ok(withImages.length >= 2 && without.length >= 2, `${withImages.length} with images, ${without.length} without`);
+        assert.ok(
+          withImages.every((r) => r.imageTokens === 146),
+          'the simulator counted 146 image tokens in each',
+        );
+        const mean = (rs: typeof truth) => rs.reduce((a, r) => a + r.promptTokens, 0) / rs.length;
+        const [row] = s.images ?? [];
+        assert.ok(row, 'an images row');
+        assert.equal(row.cell, 'i64_o8_img1x336x336_c2');
+        assert.equal(row.baseline_cell, 'i64_o8_c2');
+        assert.equal(row.prompt_tokens_mean, mean(withImages), 'prompt tokens with images: the truth');
+        assert.equal(row.baseline_prompt_tokens_mean, mean(without), 'prompt tokens without: the truth');
+        assert.equal(row.image_tokens_per_request, mean(withImages) - mean(without));
+        assert.equal(row.image_tokens_per_request, 146, "the truth's image tokens per request");
+        if (transport === 'sse') assert.equal(typeof row.ttft_cost_p50_ms, 'number', JSON.stringify(row));
+        else assert.match(String(row.ttft_cost_not_measured), /no TTFT was measured/);
+      } finally {
+        await sim.stop();
+      }
+    });
+  }
+}

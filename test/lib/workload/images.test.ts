@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { adler32, base64, crc32, encodePng, zlibStored } from '../../../lib/workload/png';
-import { ImageCache, imagePixels, makeImage } from '../../../lib/workload/images';
+import { ImageCache, imagePixels, makeImage, planImages } from '../../../lib/workload/images';
 import { imagesConfig, parseImages } from '../../../lib/config/images';
 import { ConfigError } from '../../../lib/config/parse';
 import { buildCells } from '../../../lib/plan/matrix';
@@ -72,18 +72,28 @@ test('base64 matches Node for every length remainder', () => {
   }
 });
 
-test('images are the same for the same seed, index and size, and differ otherwise; a cache makes each once', () => {
+test('images are the same for the same seed, index and size, and differ otherwise; a cache reads each once', () => {
   assert.equal(makeImage(5, 0, 16, 8).data, makeImage(5, 0, 16, 8).data);
   assert.notEqual(makeImage(5, 0, 16, 8).data, makeImage(6, 0, 16, 8).data);
   assert.notEqual(makeImage(5, 0, 16, 8).data, makeImage(5, 1, 16, 8).data);
-  const cache = new ImageCache(5);
+  assert.equal(makeImage(5, 0, 16, 8, (b) => Buffer.from(b).toString('base64')).data, makeImage(5, 0, 16, 8).data, 'a native base64 gives the same');
+  const cells = buildCells([64], [16], [{ kind: 'vus', vus: 2 }], parseImages('0,2x16x8,1x16x8'));
+  const keys = planImages(cells);
+  assert.deepEqual(keys, [
+    { index: 0, width: 16, height: 8 },
+    { index: 1, width: 16, height: 8 },
+  ]);
+  const reads: number[] = [];
+  const cache = new ImageCache(keys, (at, k) => (reads.push(at), makeImage(5, k.index, k.width, k.height)));
   const a = cache.images({ count: 2, width: 16, height: 8 }) ?? [];
-  const b = cache.images({ count: 2, width: 16, height: 8 }) ?? [];
+  const b = cache.images({ count: 1, width: 16, height: 8 }) ?? [];
   assert.equal(a.length, 2);
-  assert.ok(a[0] === b[0] && a[1] === b[1], 'the same objects: made once');
+  assert.ok(a[0] === b[0], 'the same object: read once');
+  assert.deepEqual(reads, [0, 1]);
   assert.equal(a[0].mediaType, 'image/png');
   assert.equal(cache.images({ count: 0, width: 0, height: 0 }), undefined);
   assert.equal(cache.images(undefined), undefined);
+  assert.throws(() => cache.images({ count: 1, width: 9, height: 9 }), /not among the plan's images/);
 });
 
 test('IMAGES parses counts and sizes; 0 is a cell without images', () => {
