@@ -108,6 +108,12 @@ export const suite: Peer = {
   },
 };
 
+/** AIPerf's error_summary: [{error_details, count}]; null when it is not a list. */
+function errorSummaryCount(v: unknown): number | null {
+  if (!Array.isArray(v)) return null;
+  return v.reduce<number>((n, e) => n + (numOrNull(obj(e)?.count) ?? 0), 0);
+}
+
 /** AIPerf: `aiperf profile`, its figures from profile_export_aiperf.json. */
 export const aiperf: Peer = {
   name: 'aiperf',
@@ -176,9 +182,41 @@ export const aiperf: Peer = {
       e2e: d('request_latency'),
       requestsOk: count('request_count'),
       outputTokens: count('total_output_tokens'),
-      failed: count('error_request_count') ?? 0,
+      // error_request_count is left out of the export when nothing failed; error_summary is always there.
+      failed: count('error_request_count') ?? errorSummaryCount(doc.error_summary),
       notes: ['ITL column: inter_chunk_latency (per chunk); TPOT column: its inter_token_latency (per-request mean)'],
     };
+  },
+};
+
+/** GuideLLM: `guidellm run`, its figures from benchmarks.json (the request-level distributions, ms). */
+export const guidellm: Peer = {
+  name: 'guidellm',
+  launch(w, dir, t) {
+    return {
+      argv: [
+        join(t.guidellm, 'guidellm'),
+        'run',
+        '--backend',
+        `kind=openai_http,target=${w.url},model=${w.model},request_format=/v1/completions`,
+        '--profile',
+        `kind=concurrent,streams=${w.concurrency}`,
+        '--constraint',
+        `kind=max_duration,seconds=${w.durationSec}`,
+        '--tokenizer',
+        `kind=huggingface_auto,model=${w.tokenizer}`,
+        // With output_tokens it sends max_tokens, stop: null and ignore_eos: true (backends/openai/request_handlers.py).
+        '--data',
+        `kind=synthetic_text,prompt_tokens=${w.isl},output_tokens=${w.osl}`,
+        '--output',
+        `kind=json,path=${join(dir, 'benchmarks.json')}`,
+        '--disable-console',
+      ],
+      env: { HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1' },
+    };
+  },
+  read(files) {
+    return readGuidellm(parseJson(files(/^benchmarks\.json$/), 'benchmarks.json'));
   },
 };
 
@@ -224,11 +262,36 @@ export const inferencePerf: Peer = {
       tpot: d('time_per_output_token'),
       e2e: d('request_latency'),
       requestsOk: numOrNull(at(doc, 'successes', 'count')),
-      outputTokens: numOrNull(at(doc, 'successes', 'output_len', 'total')) ?? numOrNull(at(doc, 'successes', 'total_output_tokens')),
+      // output_tokens: the server's counts (use_server_output_tokens); output_len is its tokenizer's re-count.
+      outputTokens: numOrNull(at(doc, 'successes', 'output_tokens', 'total')),
       failed: numOrNull(at(doc, 'failures', 'count')),
       notes: [],
     };
   },
 };
 
-export const PEERS: Record<string, Peer> = { suite, aiperf, 'inference-perf': inferencePerf };
+/** GuideLLM's report: benchmarks[0].metrics.<name>.successful.{median, percentiles.p99}. */
+function readGuidellm(doc: Json | Error): Reported | Error {
+  if (doc instanceof Error) return doc;
+  const bench = obj((doc.benchmarks as unknown[] | undefined)?.[0]);
+  const metrics = obj(bench?.metrics);
+  if (!metrics) return new Error('benchmarks.json has no benchmark metrics');
+  const d = (k: string, scale = 1): Dist | null => {
+    const m = obj(at(metrics, k, 'successful'));
+    return m ? scaled({ p50: numOrNull(m.median) ?? numOrNull(at(m, 'percentiles', 'p50')), p99: numOrNull(at(m, 'percentiles', 'p99')) }, scale) : null;
+  };
+  const total = (k: string, status: string): number | null => numOrNull(at(metrics, k, status, 'total_sum')) ?? numOrNull(at(metrics, k, status, 'sum'));
+  return {
+    ttft: d('time_to_first_token_ms'),
+    // No per-token or per-chunk ITL: its inter_token_latency_ms is a per-request mean (the TPOT column).
+    itl: null,
+    tpot: d('inter_token_latency_ms'),
+    e2e: d('request_latency', 1000),
+    requestsOk: numOrNull(at(bench, 'request_totals', 'successful')) ?? numOrNull(at(metrics, 'request_totals', 'successful')),
+    outputTokens: total('output_token_count', 'successful'),
+    failed: numOrNull(at(bench, 'request_totals', 'errored')) ?? numOrNull(at(metrics, 'request_totals', 'errored')),
+    notes: ['ITL: none per token; TPOT column: its inter_token_latency_ms (per-request mean)'],
+  };
+}
+
+export const PEERS: Record<string, Peer> = { suite, aiperf, guidellm, 'inference-perf': inferencePerf };
