@@ -150,3 +150,68 @@ for (const runner of RUNNERS) {
     });
   });
 }
+
+// Tool calls on real k6 (issue 54 item 3): TOOLS=2 with TOOL_CHOICE=required, a simulator that
+// spoils a share of its calls (--schema-violation-rate). Every reply is one call, so its tokens
+// are tool-call tokens; the run's valid share and tool-call tokens must equal the truth's, on both
+// transports (http: the non-streamed message.tool_calls, sse: the streamed deltas, with the time to
+// the first tool-call token). 3 s of load at timeScale 5 per transport: ~8 s each with k6's start.
+interface StructuredRow {
+  judged: number;
+  valid: number;
+  tool_call_replies: number;
+  tool_call_tokens: number | null;
+  ttft_tool_ms: { p50: number; count: number } | null;
+}
+for (const runner of RUNNERS) {
+  for (const transport of ['sse', 'http'] as const) {
+    const skip = runner.skip ?? (transport === 'sse' ? runner.sseSkip : null) ?? undefined;
+    describe(`tool calls over ${transport} on ${runner.name}`, { skip }, () => {
+      test('the valid share and the tool-call tokens equal the truth', async () => {
+        const sim = await spawnSim({ engine: 'vllm', timeScale: 5, seed: 23, schemaViolationRate: 0.3 });
+        try {
+          const run = await runner.run(
+            'context-matrix',
+            {
+              TARGET_URL: sim.url,
+              DIALECT: 'openai-chat',
+              TRANSPORT: transport,
+              TOOLS: '2',
+              ISL: '64',
+              OSL: '24',
+              CONCURRENCY: '2',
+              DURATION: '3s',
+              SLICES: '1',
+              REQUEST_TIMEOUT: '10s',
+              GRACEFUL_STOP: '5s',
+              WARMUP_REQUESTS: '0',
+              SLO_ERROR_RATE: '1',
+            },
+            60_000,
+          );
+          assert.equal(run.result.exitCode, 0, explain(run));
+          const file = run.result.files.find((f) => f.endsWith('.summary.json')) as string;
+          const summary = JSON.parse(readFileSync(file, 'utf8')) as { structured_output: StructuredRow[] | null };
+          const row = summary.structured_output?.[0];
+          assert.ok(row, JSON.stringify(summary.structured_output));
+          const truth = (await sim.requests()).filter((r) => r.structured !== undefined && r.finishReason === 'length');
+          const valid = truth.filter((r) => r.structured?.valid).length;
+          console.log(`# ${runner.name} ${transport}: ${row.valid} / ${row.judged} valid (truth ${valid} / ${truth.length}); tool-call tokens ${row.tool_call_tokens}`);
+          assert.ok(truth.length >= 5 && valid > 0 && valid < truth.length, `the truth has valid and spoiled calls: ${valid} / ${truth.length}`);
+          assert.equal(row.judged, truth.length, 'every reply judged');
+          assert.equal(row.valid, valid, 'the valid replies are the truth’s');
+          assert.equal(row.tool_call_replies, truth.length);
+          assert.equal(
+            row.tool_call_tokens,
+            truth.reduce((a, r) => a + (r.structured?.toolCallTokens ?? 0), 0),
+            'tool-call tokens equal the truth',
+          );
+          if (transport === 'http') assert.equal(row.ttft_tool_ms, null, 'http cannot time the first tool-call token');
+          else assert.equal(row.ttft_tool_ms?.count, truth.length, 'one time to first tool-call token per reply');
+        } finally {
+          await sim.stop();
+        }
+      });
+    });
+  }
+}
