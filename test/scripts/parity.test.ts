@@ -111,3 +111,56 @@ test("the suite's summary read back; a missing or broken report is an error, nev
   assert.ok(PEERS.suite!.read(() => null) instanceof Error);
   assert.ok(PEERS.suite!.read(() => '{"records": [') instanceof Error);
 });
+
+test("the peers' reports read back as their exports lay them out (AIPerf ms with units, inference-perf seconds, GuideLLM seconds for e2e)", () => {
+  const aiperf = JSON.stringify({
+    time_to_first_token: { unit: 'ms', p50: 138.6, p99: 368.9 },
+    inter_chunk_latency: { unit: 'ms', p50: 26.6, p99: 139.8 },
+    inter_token_latency: { unit: 'ms', p50: 29.3, p99: 34.1 },
+    request_latency: { unit: 'ms', p50: 2023, p99: 2268 },
+    request_count: { unit: 'requests', avg: 32 },
+    total_output_tokens: { unit: 'tokens', avg: 2048 },
+    error_summary: [],
+  });
+  const a = PEERS.aiperf!.read((re) => (re.test('profile_export_aiperf.json') ? aiperf : null));
+  assert.ok(!(a instanceof Error));
+  // ITL from its per-chunk figure, TPOT from its per-request "inter_token_latency"; no error count means none when error_summary is empty.
+  assert.deepEqual([a.itl?.p99, a.tpot?.p50, a.requestsOk, a.outputTokens, a.failed], [139.8, 29.3, 32, 2048, 0]);
+
+  const ip = JSON.stringify({
+    successes: {
+      count: 32,
+      latency: {
+        time_to_first_token: { median: 0.107, p99: 0.138 },
+        inter_token_latency: { median: 0.0272, p99: 0.05 },
+        time_per_output_token: { median: 0.0276, p99: 0.0287 },
+        request_latency: { median: 1.857, p99: 1.899 },
+      },
+      output_tokens: { total: 2048 },
+      output_len: { mean: 56.7 },
+    },
+    failures: { count: 0 },
+  });
+  const i = PEERS['inference-perf']!.read((re) => (re.test('summary_lifecycle_metrics.json') ? ip : null));
+  assert.ok(!(i instanceof Error));
+  assert.deepEqual([i.ttft?.p50, i.e2e?.p99, i.outputTokens, i.failed], [107, 1899, 2048, 0]);
+
+  const g = JSON.stringify({
+    benchmarks: [
+      {
+        metrics: {
+          request_totals: { successful: 32, errored: 1, incomplete: 8 },
+          time_to_first_token_ms: { successful: { median: 110.5, percentiles: { p99: 171.5 } } },
+          inter_token_latency_ms: { successful: { median: 27.6, percentiles: { p99: 29.5 } } },
+          request_latency: { successful: { median: 1.86, percentiles: { p99: 1.98 } } },
+          output_token_count: { successful: { total_sum: 2048 } },
+        },
+      },
+    ],
+  });
+  const r = PEERS.guidellm!.read((re) => (re.test('benchmarks.json') ? g : null));
+  assert.ok(!(r instanceof Error));
+  // No per-token ITL: not measured, never a number; e2e from seconds; cancelled (incomplete) requests are not failures.
+  assert.deepEqual([r.itl, r.tpot?.p99, r.e2e?.p50, r.requestsOk, r.failed, r.outputTokens], [null, 29.5, 1860, 32, 1, 2048]);
+  assert.ok(PEERS.guidellm!.read(() => '{"benchmarks": []}') instanceof Error);
+});
