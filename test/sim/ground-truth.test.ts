@@ -31,6 +31,7 @@ test('records carry every field; /sim routes are not recorded; since filter; res
     'firstAnswerMs',
     'firstTokenMs',
     'id',
+    'imageTokens',
     'intakeLagMs',
     'lagMs',
     'maxNewTokens',
