@@ -31,7 +31,11 @@ export function adapterOfLoraPath(ctx: SimContext, value: unknown): string | nul
   if (typeof value !== 'string') throw new HttpError(400, 'lora_path must be a string (the simulator takes one prompt per request).', 'lora_path');
   const names = loraNames(ctx.o);
   if (!names.includes(value)) {
-    throw new HttpError(400, `The following requested LoRA adapters are not loaded: ${value}\nLoaded adapters: dict_keys([${names.map((n) => `'${n}'`).join(', ')}]).`, 'lora_path');
+    throw new HttpError(
+      400,
+      `The following requested LoRA adapters are not loaded: ${value}\nLoaded adapters: dict_keys([${names.map((n) => `'${n}'`).join(', ')}]).`,
+      'lora_path',
+    );
   }
   return value;
 }

@@ -316,7 +316,15 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     def: '',
     help: "LoRA adapters served beside the base model, e.g. sql,chat: listed in /v1/models (vLLM, SGLang) and /lora-adapters, named by `model` on the OpenAI routes and `lora_path` on /generate; an unknown one gets the engine's error",
   },
-  { key: 'maxLoras', flag: 'max-loras', kind: 'int', min: 1, max: 256, def: 8, help: 'most distinct adapters in one batch, and how many stay loaded (the least recently used is evicted)' },
+  {
+    key: 'maxLoras',
+    flag: 'max-loras',
+    kind: 'int',
+    min: 1,
+    max: 256,
+    def: 8,
+    help: 'most distinct adapters in one batch, and how many stay loaded (the least recently used is evicted)',
+  },
   { key: 'loraLoadMs', flag: 'lora-load-ms', kind: 'number', min: 0, max: 60_000, def: 30, help: 'a step that loads a cold adapter takes this much longer, model ms' },
   {
     key: 'perRequestSpecDecodeMetrics',

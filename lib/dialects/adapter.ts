@@ -24,8 +24,8 @@ export interface AdapterBinding {
 
 /** docs/dialects.md's words for each naming. */
 export const ADAPTER_NAMING_DOCS: Readonly<Record<AdapterNaming, string>> = {
-  model: '`model`: the adapter\'s served name (the base model\'s name for the base)',
-  lora_path: '`lora_path`: the adapter\'s name (absent for the base)',
+  model: "`model`: the adapter's served name (the base model's name for the base)",
+  lora_path: "`lora_path`: the adapter's name (absent for the base)",
   'lora-list': '`lora: [{id, scale: 1}]`, ids from `GET /lora-adapters` (`lora: []` for the base)',
 };
 

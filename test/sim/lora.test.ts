@@ -45,7 +45,10 @@ test('vLLM: adapters listed in /v1/models with their parent, named by model; an 
   const bad = await request(s.url, '/v1/completions', { body: { model: 'nope', prompt: [1001], max_tokens: 2 } });
   assert.equal(bad.status, 404);
   assert.match(bad.body, /The model `nope` does not exist\./);
-  const recs = s.groundTruth().requests.filter((r) => r.status === 200).map((r) => [r.maxNewTokens, r.adapter]);
+  const recs = s
+    .groundTruth()
+    .requests.filter((r) => r.status === 200)
+    .map((r) => [r.maxNewTokens, r.adapter]);
   assert.deepEqual(recs, [
     [2, 'sql'],
     [3, null],
@@ -59,7 +62,10 @@ test("SGLang /generate: lora_path names the adapter; an unknown one gets SGLang'
   assert.equal(bad.status, 400);
   assert.match(bad.body, /The following requested LoRA adapters are not loaded: x\\nLoaded adapters: dict_keys\(\['sql'\]\)/);
   assert.deepEqual(
-    s.groundTruth().requests.filter((r) => r.status === 200).map((r) => r.adapter),
+    s
+      .groundTruth()
+      .requests.filter((r) => r.status === 200)
+      .map((r) => r.adapter),
     ['sql'],
   );
 });
@@ -71,7 +77,10 @@ test('mixing adapters shrinks the batch: 4 requests of 4 adapters under --max-lo
   await Promise.all(['a', 'a', 'a', 'a'].map(send));
   // Four adapters one at a time: 4 × 8 steps of one sequence each; then one adapter: 8 steps of all four.
   const batches = s.groundTruth().steps.map((x) => x.batch);
-  assert.ok(batches.slice(0, 32).every((b) => b === 1), `mixed adapters: one sequence per batch: ${batches.join(',')}`);
+  assert.ok(
+    batches.slice(0, 32).every((b) => b === 1),
+    `mixed adapters: one sequence per batch: ${batches.join(',')}`,
+  );
   // The second four arrive over a step or two, then share every step.
   assert.equal(Math.max(...batches.slice(32)), 4, `one adapter: all four together: ${batches.join(',')}`);
   assert.ok(batches.length < 32 + 16, `one adapter: about 8 steps, not 32: ${batches.join(',')}`);

@@ -36,7 +36,8 @@ function title(d: AdapterReport): string {
   return as.size > 1 ? `each variant vs ${display(c.b)} by adapter` : `${display(c.a)} vs ${display(c.b)} by adapter`;
 }
 
-const levelNote = (d: AdapterReport) => `mean e2e latency, ${(d.comparisons[0].level * 100).toFixed(d.comparisons[0].level > 0.95 ? 1 : 0)}% bootstrap interval`;
+const levelNote = (d: AdapterReport) =>
+  `mean e2e latency, ${(d.comparisons[0].level * 100).toFixed(d.comparisons[0].level > 0.95 ? 1 : 0)}% bootstrap interval`;
 
 function text(d: AdapterReport): string[] {
   const out = ['', mixLine(d), 'By adapter:', table(HEAD, rows(d), 3)];

@@ -114,7 +114,8 @@ describe('the preflight: each adapter loaded', () => {
     { id: 0, path: '/models/sql.gguf', scale: 0 },
     { id: 1, path: '/models/chat-lora.gguf', scale: 0 },
   ]);
-  const served = (routes: Record<string, string>) => (path: string) => (routes[path] === undefined ? { status: 404, body: '' } : { status: 200, body: routes[path] });
+  const served = (routes: Record<string, string>) => (path: string) =>
+    routes[path] === undefined ? { status: 404, body: '' } : { status: 200, body: routes[path] };
   const mix = (s: string) => parseAdapters(s)!;
   test('vLLM and SGLang: names listed in GET /v1/models; base needs none', () => {
     const r = checkAdapters('target', mix('sql,chat,base'), ENGINES.vllm, served({ '/v1/models': models }));
@@ -128,7 +129,7 @@ describe('the preflight: each adapter loaded', () => {
       'target: ADAPTERS names nope, which the server has not loaded (GET /v1/models lists: base-model, sql, chat); load it on the server or remove it from ADAPTERS (`base` is the base model).',
     );
   });
-  test("llama.cpp: GET /lora-adapters, by file name (with or without .gguf) or id; its ids kept, and its own naming on every route", () => {
+  test('llama.cpp: GET /lora-adapters, by file name (with or without .gguf) or id; its ids kept, and its own naming on every route', () => {
     const r = checkAdapters('target', mix('sql,chat-lora.gguf,1'), ENGINES.llamacpp, served({ '/lora-adapters': loras }));
     assert.deepEqual(r, { binding: { naming: 'lora-list', ids: { sql: 0, 'chat-lora.gguf': 1, '1': 1 } } });
     const miss = checkAdapters('target', mix('code'), ENGINES.llamacpp, served({ '/lora-adapters': '[]' }));
