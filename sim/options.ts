@@ -325,7 +325,15 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     def: 8,
     help: 'most distinct adapters in one batch, and how many stay loaded (the least recently used is evicted)',
   },
-  { key: 'loraLoadMs', flag: 'lora-load-ms', kind: 'number', min: 0, max: 60_000, def: 30, help: 'a step that loads a cold adapter takes this much longer, model ms' },
+  {
+    key: 'loraLoadMs',
+    flag: 'lora-load-ms',
+    kind: 'number',
+    min: 0,
+    max: 60_000,
+    def: 30,
+    help: 'a step that loads a cold adapter takes this much longer, model ms',
+  },
   {
     key: 'perRequestSpecDecodeMetrics',
     flag: 'per-request-spec-decode-metrics',

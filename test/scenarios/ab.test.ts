@@ -230,14 +230,24 @@ for (const runner of RUNNERS) {
               total += got.requests;
             }
             assert.equal(total, served.length, `${variant}: every request the server saw is in one adapter's row`);
-            assert.ok(rec.adapters.find((x) => x.adapter === 'sql')!.requests > rec.adapters.find((x) => x.adapter === 'chat')!.requests, 'sql weighs 2, chat 1');
+            assert.ok(
+              rec.adapters.find((x) => x.adapter === 'sql')!.requests > rec.adapters.find((x) => x.adapter === 'chat')!.requests,
+              'sql weighs 2, chat 1',
+            );
           }
-          assert.deepEqual(ad.comparisons[0]?.adapters.map((x) => x.adapter), ['sql', 'chat', 'base'], explain(run));
+          assert.deepEqual(
+            ad.comparisons[0]?.adapters.map((x) => x.adapter),
+            ['sql', 'chat', 'base'],
+            explain(run),
+          );
           assert.match(ad.comparisons[0].verdict, /^by adapter at .*sql.*chat.*base/);
           if (transport === 'http') {
             const bad = await runner.run('smoke', { TARGET_URL: vl.url, ADAPTERS: 'sql,nope', REQUEST_TIMEOUT: '5s' }, 60_000);
             assert.notEqual(bad.result.exitCode, 0, explain(bad));
-            assert.match(bad.result.stdout + bad.result.stderr, /ADAPTERS names nope, which the server has not loaded \(GET \/v1\/models lists: qwen3-32b-sim, sql, chat\)/);
+            assert.match(
+              bad.result.stdout + bad.result.stderr,
+              /ADAPTERS names nope, which the server has not loaded \(GET \/v1\/models lists: qwen3-32b-sim, sql, chat\)/,
+            );
           }
         } finally {
           await Promise.all([sg.stop(), vl.stop()]);
