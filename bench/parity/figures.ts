@@ -45,6 +45,8 @@ export interface Truth extends Record<Figure, Dist> {
    * the client's (sim/ground-truth.ts, intakeLagMs).
    */
   intakeLag: Dist;
+  /** Mean requests in flight at the server from the run's first arrival to its last finish: the load the client really offered. */
+  serverConcurrency: number | null;
 }
 
 export interface Cost {
@@ -75,8 +77,15 @@ export function truthOf(records: readonly RequestRecord[], fromMs: number, toMs:
   let notCompleted = 0;
   let tokensServed = 0;
   let tokenEvents = 0;
+  let busyMs = 0;
+  let firstArrival = Infinity;
+  let lastFinish = -Infinity;
   for (const r of records) {
     if (r.arrivalMs < fromMs || r.arrivalMs >= toMs) continue;
+    const end = r.finishMs ?? toMs;
+    busyMs += end - r.arrivalMs;
+    firstArrival = Math.min(firstArrival, r.arrivalMs);
+    lastFinish = Math.max(lastFinish, end);
     for (const e of r.events) if (e.tokens > 0) tokenEvents++;
     const ok = r.errorClass === null && r.finishReason === 'length' && r.finishMs !== null && r.firstTokenMs !== null;
     if (!ok) {
@@ -108,6 +117,7 @@ export function truthOf(records: readonly RequestRecord[], fromMs: number, toMs:
     tokensServed,
     tokenEvents,
     intakeLag: quantiles(intake),
+    serverConcurrency: lastFinish > firstArrival ? busyMs / (lastFinish - firstArrival) : null,
   };
 }
 
@@ -157,7 +167,7 @@ export const TABLE_HEAD = [
 /** The truth's own row: absolute server-side milliseconds, the scale of the errors below it. */
 export function truthLine(load: number, t: Truth): string[] {
   const cells = FIGURES.flatMap((f) => [num(t[f].p50, msDigits(t[f].p50)), num(t[f].p99, msDigits(t[f].p99))]);
-  const lag = `intake lag p50 ${num(t.intakeLag.p50, 1)}, p99 ${num(t.intakeLag.p99, 1)}`;
+  const lag = `intake lag p50 ${num(t.intakeLag.p50, 1)}, p99 ${num(t.intakeLag.p99, 1)}; in flight ${num(t.serverConcurrency, 0)}`;
   return [String(load), '**truth (ms)**', ...cells, `${t.tokensServed}`, `${t.completed}`, `${t.notCompleted} cut; ${lag}`, '', '', ''];
 }
 

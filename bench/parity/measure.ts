@@ -1,6 +1,6 @@
 // A client run under measurement: its whole process tree's CPU (bash's `times` once it exits: the
 // descendants it waited for, which is every worker process of the peers) and the tree's resident
-// memory, summed over every live descendant every 200 ms (the peers run several processes at once,
+// memory, summed over every live descendant every 500 ms (the peers run several processes at once,
 // so one process's peak would miss most of it). A run past its deadline is killed with its group.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -74,7 +74,7 @@ export async function runTree(argv: string[], opts: { env: NodeJS.ProcessEnv; cw
   (child.stdio[3] as NodeJS.ReadableStream | null)?.on('data', keep);
   const poll = setInterval(() => {
     if (pid) peak = Math.max(peak, treeRssMb(pid));
-  }, 200);
+  }, 500);
   let timedOut = false;
   const killer = setTimeout(() => {
     timedOut = true;

@@ -64,6 +64,8 @@ test('truth: completed requests of the window only; TTFT, e2e, TPOT per request,
   // ITL samples: 4×10, 4×20, then 20, 20, 10 (the 2-token event split).
   assert.equal(t.itl.p50, 20);
   assert.equal(t.intakeLag.p99, 0.5);
+  // In flight at the server: 140 + 380 + 120 (the cut one) + 150 ms of requests over 1000…1480.
+  assert.ok(Math.abs((t.serverConcurrency as number) - 790 / 480) < 1e-9);
 });
 
 test('error: reported − truth per percentile; a figure the tool does not report stays not measured', () => {
