@@ -676,6 +676,7 @@ export const TAGS = {
   domain:
     "DATASET runs: the prompt's domain (the dataset's `domain` field, `none` for items without one; at most 32 values); absent when the dataset has no domains.",
   turn: 'MULTI_TURN runs: the user turn of the conversation the request sends: 1 … 7, or 8+.',
+  adapter: 'ADAPTERS runs: the LoRA adapter the request ran with, as ADAPTERS names it (`base`: the base model; at most 16 values); absent without ADAPTERS.',
   segment:
     'Runs split over several k6 instances only: the k6 execution segment of the instance that sent the sample, so that the instances write distinct series.',
 } as const;
