@@ -280,6 +280,9 @@ function readGuidellm(doc: Json | Error): Reported | Error {
     const m = obj(at(metrics, k, 'successful'));
     return m ? scaled({ p50: numOrNull(m.median) ?? numOrNull(at(m, 'percentiles', 'p50')), p99: numOrNull(at(m, 'percentiles', 'p99')) }, scale) : null;
   };
+  // With no successful request its distributions are all zeros, not measurements.
+  const ok = numOrNull(at(bench, 'request_totals', 'successful')) ?? numOrNull(at(metrics, 'request_totals', 'successful'));
+  if (ok === 0) return new Error('no request completed within its max_duration (it cancels those in flight)');
   const total = (k: string, status: string): number | null => numOrNull(at(metrics, k, status, 'total_sum')) ?? numOrNull(at(metrics, k, status, 'sum'));
   return {
     ttft: d('time_to_first_token_ms'),
@@ -287,7 +290,7 @@ function readGuidellm(doc: Json | Error): Reported | Error {
     itl: null,
     tpot: d('inter_token_latency_ms'),
     e2e: d('request_latency', 1000),
-    requestsOk: numOrNull(at(bench, 'request_totals', 'successful')) ?? numOrNull(at(metrics, 'request_totals', 'successful')),
+    requestsOk: ok,
     outputTokens: total('output_token_count', 'successful'),
     failed: numOrNull(at(bench, 'request_totals', 'errored')) ?? numOrNull(at(metrics, 'request_totals', 'errored')),
     notes: ['ITL: none per token; TPOT column: its inter_token_latency_ms (per-request mean)'],

@@ -165,4 +165,7 @@ test("the peers' reports read back as their exports lay them out (AIPerf ms with
   // No per-token ITL: not measured, never a number; e2e from seconds; cancelled (incomplete) requests are not failures.
   assert.deepEqual([r.itl, r.tpot?.p99, r.e2e?.p50, r.requestsOk, r.failed, r.outputTokens], [null, 29.5, 1860, 32, 1, 2048]);
   assert.ok(PEERS.guidellm!.read(() => '{"benchmarks": []}') instanceof Error);
+  // Nothing completed before its deadline: its zeros are not figures.
+  const none = g.replace('"successful":32', '"successful":0');
+  assert.ok(PEERS.guidellm!.read(() => none) instanceof Error);
 });
