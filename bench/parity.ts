@@ -7,6 +7,7 @@
 // Prints figures; asserts nothing.
 //   npm run parity -- [--loads 8,64,256,512] [--duration 25] [--isl 128] [--osl 64]
 //                     [--tools suite,aiperf,guidellm,inference-perf] [--k6 PATH] [--out FILE.md]
+//                     [--client-nice N]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
@@ -39,6 +40,9 @@ const [OSL] = positive('osl', '64');
 const TOOLS = arg('tools', 'suite,aiperf,guidellm,inference-perf').split(',');
 const CACHE = process.env.PARITY_CACHE ?? '/var/cache/k6-llm-bench/parity';
 const OUT = arg('out', '');
+// Run every client under `nice -n N` (negative: ahead of the machine's other work; root only), to
+// tell a client's own lateness from the CPU it was denied on a shared machine.
+const CLIENT_NICE = Number(arg('client-nice', '0'));
 const MODEL = 'qwen3-32b-sim';
 
 /** Every file under `dir` (the tools nest their reports in folders of their own naming). */
@@ -91,7 +95,7 @@ async function main(): Promise<void> {
     kvCapacity: 100_000_000,
     recordLimit: 1_000_000,
   });
-  const header = `parity: ${TOOLS.join(', ')} against the simulator (vLLM profile, time-scale 1, ${sim.url}); /v1/completions streamed, ISL ${ISL}, OSL ${OSL} forced (ignore_eos), closed loop at ${LOADS.join(', ')} concurrent requests, ${DURATION} s each; ${cpus().length} CPUs, load average ${loadavg()
+  const header = `parity: ${TOOLS.join(', ')} against the simulator (vLLM profile, time-scale 1, ${sim.url}); /v1/completions streamed, ISL ${ISL}, OSL ${OSL} forced (ignore_eos), closed loop at ${LOADS.join(', ')} concurrent requests, ${DURATION} s each${CLIENT_NICE ? `, clients at nice ${CLIENT_NICE}` : ''}; ${cpus().length} CPUs, load average ${loadavg()
     .map((x) => x.toFixed(1))
     .join(' ')} at the start`;
   console.log(header);
@@ -154,7 +158,8 @@ async function runOne(tool: string, load: number, requests: number, sim: Awaited
   sim.groundTruth().reset();
   const from = nowMs();
   // Generous: tool start-up (Python imports, tokenizer, worker processes) and its grace period.
-  const run = await runTree(launch.argv, { env: { ...process.env, ...launch.env }, cwd: dir, timeoutSec: DURATION * 4 + 180 });
+  const argv = CLIENT_NICE ? ['nice', '-n', String(CLIENT_NICE), ...launch.argv] : launch.argv;
+  const run = await runTree(argv, { env: { ...process.env, ...launch.env }, cwd: dir, timeoutSec: DURATION * 4 + 180 });
   const to = nowMs();
   await sleep(500);
   const records = (sim.groundTruth().requests as RequestRecord[]).filter((r) => r.stream && r.maxNewTokens === OSL);
