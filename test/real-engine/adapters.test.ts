@@ -77,7 +77,7 @@ for (const runner of RUNNERS) {
         const slots = (await (await fetch(`${server.url}/slots`)).json()) as Array<{ id_task?: number; params?: { lora?: unknown } }>;
         const last = slots.reduce((a, b) => ((b.id_task ?? -1) > (a.id_task ?? -1) ? b : a));
         assert.deepEqual(last.params?.lora, [{ id: 0, scale: 1 }], JSON.stringify(slots.map((x) => [x.id_task, x.params?.lora])));
-        const rec = run.summary!.records[0];
+        const rec = run.summary!.records[0] as unknown as { requests: number; output_tokens: number };
         assert.equal(
           rows.reduce((s, r) => s + r.output_tokens, 0),
           rec.output_tokens,
