@@ -148,7 +148,8 @@ function itlSamples(env: Env, cfg: BenchConfig, load: BenchmarkSpec['load']): 'e
   if (raw !== 'auto') return raw;
   if (cfg.trace !== null || cfg.requests !== null || !TRANSPORTS[cfg.transport].timesEvents) return 'every';
   // The plan's runs (lib/plan/matrix.ts, a layer above this one): each variant in each cell, each DURATION long.
-  const runs = cfg.variants.length * cfg.isl.length * cfg.osl.length * (cfg.images?.length ?? 1) * (load === 'rate' ? cfg.rates.length : cfg.concurrency.length);
+  const runs =
+    cfg.variants.length * cfg.isl.length * cfg.osl.length * (cfg.images?.length ?? 1) * (load === 'rate' ? cfg.rates.length : cfg.concurrency.length);
   return runs <= AUTO_HISTOGRAM_MAX_RUNS && runs * cfg.durationMs >= AUTO_HISTOGRAM_MIN_MS ? 'histogram' : 'every';
 }
 
@@ -237,14 +238,7 @@ export function loadConfig(
     saturationStop: spec.escalates === true && p.bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
   };
   if (spec.trace) cfg.trace = replayOf(env, cfg, spec.load === 'rate');
-  else if (get(env, 'TRACE').trim() !== '') {
-    const replaying = Object.values(BENCHMARKS)
-      .filter((b) => b.trace)
-      .map((b) => b.name);
-    throw new ConfigError(
-      `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
-    );
-  }
+  else if (get(env, 'TRACE').trim() !== '') throw traceNotHere(benchmark);
   if (spec.pooling) cfg.pooling = poolingConfig(spec.pooling, get(env, 'BATCH'), cfg);
   const structured = structuredConfig((name) => get(env, name), cfg);
   if (structured !== null) cfg.structured = structured;
@@ -259,6 +253,16 @@ export function loadConfig(
   cfg.startSpreadMs = startSpread(env, cfg.durationMs, cfg.slices, cfg.requests !== null);
   cfg.itlSamples = itlSamples(env, cfg, spec.load ?? 'vus');
   return cfg;
+}
+
+/** TRACE set for a benchmark that replays none. */
+function traceNotHere(benchmark: string): ConfigError {
+  const replaying = Object.values(BENCHMARKS)
+    .filter((b) => b.trace)
+    .map((b) => b.name);
+  return new ConfigError(
+    `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
+  );
 }
 
 /** TRACE's replay, or (open loop) ARRIVALS's drawn schedule replayed as a trace; null: neither. */
