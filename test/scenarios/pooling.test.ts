@@ -9,16 +9,17 @@ import assert from 'node:assert/strict';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS } from './harness';
 
+interface PoolingRun {
+  variant: string;
+  cell: string;
+  ok: number;
+  items: number;
+  input_tokens: number | null;
+  items_per_second: number | null;
+  dimension: number | null;
+}
 interface PoolingJson {
-  runs: Array<{
-    variant: string;
-    cell: string;
-    ok: number;
-    items: number;
-    input_tokens: number | null;
-    items_per_second: number | null;
-    dimension: number | null;
-  }>;
+  runs: PoolingRun[];
   verdicts: Array<{ a: string; b: string; verdict: string }>;
 }
 
@@ -52,7 +53,7 @@ for (const runner of RUNNERS) {
         ] as const) {
           // The preflight's check is one item; every request of the run carries BATCH.
           const served = (await sim.requests()).filter((r) => r.route === '/v1/embeddings' && r.items === 4);
-          const row = pooling.runs.find((r) => r.variant === variant);
+          const row: PoolingRun | undefined = pooling.runs.find((r) => r.variant === variant);
           assert.ok(row && row.ok > 0, explain(run));
           assert.equal(row.ok, served.length, `${variant}: requests`);
           assert.equal(

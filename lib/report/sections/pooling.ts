@@ -70,8 +70,10 @@ function rowOf(m: SummaryMetrics, plan: Plan, r: RunFigures): { row: PoolingRow;
   const usage = sum(m, subKey('poolUsageReplies', s));
   const measured = plan.requests === null && kept > 0 && ok > 0;
   const tokensWhy = !measured ? 'no steady window' : usage < ok ? `${ok - usage} of ${ok} replies carried no usage.prompt_tokens` : null;
-  const lo = value(m, subKey('poolDimension', s), 'min');
-  const hi = value(m, subKey('poolDimension', s), 'max');
+  // A trend without samples still says min 0: no dimension was measured then.
+  const seen = sum(m, subKey('poolDimension', s)) > 0;
+  const lo = seen ? value(m, subKey('poolDimension', s), 'min') : null;
+  const hi = seen ? value(m, subKey('poolDimension', s), 'max') : null;
   const row: PoolingRow = {
     scenario: s,
     variant: r.variant,
