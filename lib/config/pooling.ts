@@ -11,7 +11,6 @@ export const MAX_BATCH = 4096;
 
 export function poolingConfig(task: PoolingTask, raw: string, cfg: Pick<BenchConfig, 'variants'>): PoolingConfig {
   const batch = intList('BATCH', raw, { min: 1, max: MAX_BATCH });
-  if (new Set(batch).size !== batch.length) throw new ConfigError(`BATCH=${raw}: a batch size is given twice.`);
   for (const t of cfg.variants) {
     if (t.dialect === 'auto' || poolingRoute(t.dialect, task) !== null) continue;
     const have = Object.keys(POOLING).filter((d) => poolingRoute(d, task) !== null);
