@@ -9,6 +9,11 @@ import { AdapterPicker } from '../../../lib/workload/adapters';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import type { GenerationRequest } from '../../../lib/dialects/types';
 import { checkAdapters } from '../../../lib/preflight/adapters';
+import { buildCells, buildPlan } from '../../../lib/plan/matrix';
+import { subKey } from '../../../lib/plan/summary-keys';
+import { adapterThresholds } from '../../../lib/plan/adapter-keys';
+import { adapterReport } from '../../../lib/report/adapters';
+import type { SummaryMetrics } from '../../../lib/report/model';
 import { engineById, type EngineProfile } from '../../../lib/engines/index';
 
 const ENGINES = { vllm: engineById('vllm') as EngineProfile, sglang: engineById('sglang') as EngineProfile, llamacpp: engineById('llamacpp') as EngineProfile };
@@ -140,5 +145,67 @@ describe('the preflight: each adapter loaded', () => {
     assert.ok('error' in r && /GET \/lora-adapters → 404/.test(r.error), JSON.stringify(r));
     const odd = checkAdapters('target', mix('sql'), ENGINES.vllm, served({ '/v1/models': '{"models":[]}' }));
     assert.ok('error' in odd && /GET \/v1\/models → 200 \(not its shape\)/.test(odd.error), JSON.stringify(odd));
+  });
+});
+
+describe('the per-adapter report', () => {
+  const cfg = loadConfig(
+    BENCHMARKS['dflash-vs-mtp'],
+    { DFLASH_URL: 'http://a:1', MTP_URL: 'http://b:2', ISL: '24', OSL: '16', CONCURRENCY: '1', DURATION: '12s', SLICES: '4', ADAPTERS: 'sql:1,base:1' },
+    new Date('2026-12-01T00:00:00Z'),
+  );
+  const plan = buildPlan(cfg, buildCells(cfg.isl, cfg.osl, [{ kind: 'vus', vus: 1 }]), ['dflash', 'mtp']);
+  /** dflash answers sql in 100 ms and base in 200 ms, mtp both in 200 ms (a little noise per slice). */
+  const metrics = (): SummaryMetrics => {
+    const m: SummaryMetrics = {};
+    for (const run of plan.runs) {
+      for (const adapter of ['sql', 'base']) {
+        const ms = run.variant === 'dflash' && adapter === 'sql' ? 100 : 200;
+        const t = { adapter };
+        m[subKey('success', run.scenario, t)] = { type: 'rate', values: { rate: 1, passes: 40, fails: 1 } };
+        m[subKey('e2e', run.scenario, t)] = { type: 'trend', values: { avg: ms, med: ms, 'p(90)': ms, 'p(99)': ms, max: ms, min: ms, count: 40 } };
+        m[subKey('outputTokens', run.scenario, t)] = { type: 'counter', values: { count: 640, rate: 0 } };
+        for (let k = 0; k < 4; k++) {
+          const n = 10 + (k % 2);
+          m[subKey('windowE2e', run.scenario, { slice: String(k), adapter })] = { type: 'counter', values: { count: n * ms * (1 + 0.01 * k), rate: 0 } };
+          m[subKey('windowRequests', run.scenario, { slice: String(k), adapter })] = { type: 'counter', values: { count: n, rate: 0 } };
+        }
+      }
+    }
+    return m;
+  };
+  test('rows per run and adapter from the declared sub-metrics, and a verdict per adapter', () => {
+    const r = adapterReport(cfg, plan, metrics(), 'ab', () => 'at c=1')!;
+    assert.deepEqual(
+      r.runs.map((x) => [x.variant, x.adapters.map((a) => [a.domain, a.ok, a.failed, a.outputTokens])]),
+      [
+        [
+          'dflash',
+          [
+            ['sql', 40, 1, 640],
+            ['base', 40, 1, 640],
+          ],
+        ],
+        [
+          'mtp',
+          [
+            ['sql', 40, 1, 640],
+            ['base', 40, 1, 640],
+          ],
+        ],
+      ],
+    );
+    const v = r.comparisons[0];
+    assert.match(v.verdict, /^by adapter at c=1: DFlash 2\.00× \[\d\.\d\d, \d\.\d\d\] faster on sql; 1\.00× \[0\.\d\d, 1\.\d\d\] on base: not significant$/);
+  });
+  test('the sub-metrics declared: per run × adapter, and per slice; none without ADAPTERS', () => {
+    const th = adapterThresholds(plan, cfg.adapters!);
+    assert.ok(th[subKey('e2e', plan.runs[0].scenario, { adapter: 'sql' })]);
+    assert.ok(th[subKey('windowRequests', plan.runs[1].scenario, { slice: '3', adapter: 'base' })]);
+    assert.equal(Object.keys(th).length, plan.runs.length * 2 * (7 + plan.slices * 2));
+    assert.equal(
+      adapterReport({ ...cfg, adapters: null }, plan, metrics(), 'ab', () => ''),
+      null,
+    );
   });
 });
