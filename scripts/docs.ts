@@ -14,6 +14,7 @@ import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
 import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type SettingSource } from '../lib/engines/serving';
 import { ADAPTER_NAMING_DOCS, DIALECTS, DIALECT_NAMES } from '../lib/dialects/index';
+import { ENABLE, POOLING_TASKS, poolingRoute } from '../lib/dialects/pooling';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -104,6 +105,22 @@ export function offeredTable(): string {
   return [head, `|---|${servers.map(() => '---|').join('')}`, ...rows].join('\n');
 }
 
+/** The pooling routes (embeddings, rerank) the servers behind each dialect serve, and how each engine turns them on (lib/dialects/pooling.ts). */
+export function poolingTable(): string {
+  const route = (r: string | null) => (r === null ? '—' : `\`POST ${r}\``);
+  const rows = DIALECT_NAMES.map((d) => `| \`${d}\` | ${route(poolingRoute(d, 'embeddings'))} | ${route(poolingRoute(d, 'rerank'))} |`);
+  const enable = POOLING_TASKS.map((t) => `- ${t}: ${ENABLE[t]}.`);
+  return [
+    '| `DIALECT` | embeddings (`dist/embeddings.js`) | rerank (`dist/rerank.js`) |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    'A route a server has but was not started with answers 501 or 404; the message says how to turn it on:',
+    '',
+    ...enable,
+  ].join('\n');
+}
+
 /** lib/'s folders and the folders each imports, from the import graph (scripts/lint/import-graph.cjs). */
 export function layersTable(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -178,7 +195,7 @@ export const FILES: Record<string, Sections> = {
   'docs/capacity.md': { capacity: capacityTable },
   'docs/faults.md': { faults: faultTable },
   'docs/engines.md': { engines: enginesTable, serving: servingTable },
-  'docs/dialects.md': { dialects: dialectsTable, offered: offeredTable },
+  'docs/dialects.md': { dialects: dialectsTable, offered: offeredTable, pooling: poolingTable },
   'docs/architecture.md': { layers: layersTable },
   'docs/library.md': { 'library-metrics': libraryMetricsTable },
 };

@@ -10,6 +10,7 @@
 //   DATASET=data.jsonl: line 17: output_tokens must be a positive whole number, got 'abc'
 import { ConfigError, quote } from '../config/parse';
 import { rngFor } from '../stats/rng';
+import { structuredOfRow, type Structured } from '../dialects/structured';
 
 export type Role = 'system' | 'user' | 'assistant';
 
@@ -27,6 +28,8 @@ export interface DatasetItem {
   turns: Turn[];
   /** The output budget the item asks for (`output_tokens`); null: the benchmark's OSL applies. */
   outputTokens: number | null;
+  /** The row's own tools, tool_choice and response_format (lib/dialects/structured.ts); absent: none. */
+  structured?: Structured;
 }
 
 /** How the file was read: a JSON array (ShareGPT or any object kind below), JSON Lines, or plain text. */
@@ -168,7 +171,9 @@ function itemFromObject(obj: unknown, where: string, defaultId: string, fail: Fa
     );
   }
   if (!turns.some((t) => t.role === 'user' && t.content.trim() !== '')) return null;
-  return { id, domain, turns, outputTokens };
+  const structured = structuredOfRow(o);
+  if (typeof structured === 'string') fail(where, structured);
+  return structured === undefined ? { id, domain, turns, outputTokens } : { id, domain, turns, outputTokens, structured };
 }
 
 /** How a format lists its turns: what differs between ShareGPT conversations and OpenAI messages. */

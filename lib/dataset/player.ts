@@ -5,6 +5,7 @@
 // or the server's own replies. Pure: items come through `item(index)`.
 import type { HistorySource } from '../config/dataset';
 import type { GenerationResult, Prompt } from '../dialects/types';
+import type { Structured } from '../dialects/structured';
 import { markTurns, requestTurns, turnsText, userTurns, type DatasetItem, type Turn } from './format';
 import type { DatasetBucket, DatasetPlan } from './plan';
 import { NO_DOMAIN } from './store';
@@ -46,6 +47,8 @@ export interface NextRequest {
   turn: number;
   /** Tokens the benchmark meant to send (setup's count); null when unknown (later turns). */
   intended: number | null;
+  /** The item's own tools and response_format; absent: none. */
+  structured?: Structured;
 }
 
 interface Conversation {
@@ -95,6 +98,7 @@ export class DatasetPlayer {
         domain: item.domain,
         turn: 1,
         intended: b.tokens[k],
+        structured: item.structured,
       };
     }
     let c = this.conv;
@@ -128,7 +132,14 @@ export class DatasetPlayer {
       if (user === null) throw new Error(`conversation ${c.item.id} has no user turn ${turn}`);
       prompt = this.build(c.history.slice());
     }
-    return { prompt, maxTokens: c.item.outputTokens ?? osl, domain: c.item.domain, turn, intended: turn === 1 ? c.intended : null };
+    return {
+      prompt,
+      maxTokens: c.item.outputTokens ?? osl,
+      domain: c.item.domain,
+      turn,
+      intended: turn === 1 ? c.intended : null,
+      structured: c.item.structured,
+    };
   }
 
   /** After each request: the conversation moves on (history=server keeps the reply; a failed reply ends it). */

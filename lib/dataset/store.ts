@@ -25,6 +25,9 @@ export interface DatasetMeta {
   maxTurns: number;
   /** Items that set their own output_tokens. */
   withOutputTokens: number;
+  /** Items that bring their own tools, and their own response_format (absent in a store built before they could). */
+  withTools?: number;
+  withFormat?: number;
   /** Conversations left out for having no user text (see Dataset.skipped). */
   skipped: { count: number; first: string | null };
 }
@@ -83,6 +86,8 @@ export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetS
   let unnamed = false;
   let maxTurns = 1;
   let withOutputTokens = 0;
+  let withTools = 0;
+  let withFormat = 0;
   const n = ds.items.length;
   const estimate = new Array<number>(n);
   for (let k = 0; k < n; k++) {
@@ -97,6 +102,8 @@ export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetS
       if (u > maxTurns) maxTurns = u;
     }
     if (it.outputTokens !== null) withOutputTokens++;
+    if (it.structured?.tools) withTools++;
+    if (it.structured?.responseFormat) withFormat++;
     estimate[k] = Math.max(1, Math.round(firstRequestChars(it, marker) / ESTIMATE_CHARS_PER_TOKEN));
   }
   const domains = named.length === 0 ? [] : unnamed && !seen.has(NO_DOMAIN) ? [...named, NO_DOMAIN] : named;
@@ -108,7 +115,7 @@ export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetS
     estimates[k] = estimate[order[k]];
   }
   return {
-    meta: { source: ds.source, format: ds.format, count: n, domains, maxTurns, withOutputTokens, skipped: ds.skipped },
+    meta: { source: ds.source, format: ds.format, count: n, domains, maxTurns, withOutputTokens, withTools, withFormat, skipped: ds.skipped },
     items,
     estimates,
   };

@@ -73,7 +73,9 @@ export function structuredFields(s: Structured | undefined, shape: StructuredSha
     if (tools.length > 0) out.tools = tools.map(fn);
     if (tools.length > 0 && choice !== undefined) out.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
     const f = s.responseFormat;
-    if (f) out.response_format = f.type === 'json_object' ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, strict: true } };
+    if (f)
+      out.response_format =
+        f.type === 'json_object' ? { type: 'json_object' } : { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, strict: true } };
   } else if (shape === 'responses') {
     if (tools.length > 0) out.tools = tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters }));
     if (tools.length > 0 && choice !== undefined) out.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
@@ -82,7 +84,8 @@ export function structuredFields(s: Structured | undefined, shape: StructuredSha
   } else {
     if (tools.length > 0) out.tools = tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
     // Anthropic's words: auto, any (some tool), none, or one tool by name.
-    if (tools.length > 0 && choice !== undefined) out.tool_choice = typeof choice === 'string' ? { type: choice === 'required' ? 'any' : choice } : { type: 'tool', name: choice.name };
+    if (tools.length > 0 && choice !== undefined)
+      out.tool_choice = typeof choice === 'string' ? { type: choice === 'required' ? 'any' : choice } : { type: 'tool', name: choice.name };
   }
   return out;
 }
@@ -109,4 +112,39 @@ export function structuredValid(s: Structured | undefined, r: { readonly text: s
   const f = s.responseFormat;
   if (f) return jsonViolation(r.text, f.type === 'json_schema' ? f.schema : null) === null;
   return null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A request row's own tools, tool_choice and response_format, in the OpenAI chat shape (a dataset's
+ * JSONL `messages` or `prompt` objects): undefined when it has none, a sentence when one is malformed.
+ */
+export function structuredOfRow(o: Record<string, unknown>): Structured | string | undefined {
+  if (o.tools === undefined && o.response_format === undefined) return undefined;
+  const tools: ToolDef[] = [];
+  if (o.tools !== undefined) {
+    if (!Array.isArray(o.tools) || o.tools.length === 0) return 'tools must be a non-empty list of {"type": "function", "function": {name, parameters}}';
+    for (const t of o.tools) {
+      const f = isObject(t) && isObject(t.function) ? t.function : null;
+      if (f === null || typeof f.name !== 'string' || f.name === '')
+        return 'each tool must be {"type": "function", "function": {"name": …, "parameters": {…}}}';
+      tools.push({ name: f.name, description: typeof f.description === 'string' ? f.description : '', parameters: isObject(f.parameters) ? f.parameters : {} });
+    }
+  }
+  const c = o.tool_choice;
+  let toolChoice: ToolChoice | undefined;
+  if (c === 'auto' || c === 'required' || c === 'none') toolChoice = c;
+  else if (isObject(c) && isObject(c.function) && typeof c.function.name === 'string') toolChoice = { name: c.function.name };
+  else if (c !== undefined) return 'tool_choice must be auto, required, none or {"type": "function", "function": {"name": …}}';
+  const f = o.response_format;
+  let responseFormat: ResponseFormat | undefined;
+  if (isObject(f) && f.type === 'json_object') responseFormat = { type: 'json_object' };
+  else if (isObject(f) && f.type === 'json_schema' && isObject(f.json_schema) && isObject(f.json_schema.schema))
+    responseFormat = { type: 'json_schema', name: typeof f.json_schema.name === 'string' ? f.json_schema.name : 'reply', schema: f.json_schema.schema };
+  else if (f !== undefined) return 'response_format must be {"type": "json_object"} or {"type": "json_schema", "json_schema": {"name": …, "schema": {…}}}';
+  return {
+    ...(tools.length > 0 ? { tools, toolChoice: toolChoice ?? 'auto' } : {}),
+    ...(responseFormat ? { responseFormat } : {}),
+  };
 }

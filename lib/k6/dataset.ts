@@ -8,6 +8,7 @@ import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
 import { requestHeaders, type ResolvedVariant, type VariantInfo } from '../variants';
 import { DIALECT_TRAITS } from '../dialects/index';
+import { structuredRefusal } from '../dialects/structured';
 import type { DatasetItem } from '../dataset/format';
 import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../dataset/plan';
 import { DatasetPlayer, firstRequest, turnTag, turnTags, type NextRequest } from '../dataset/player';
@@ -80,8 +81,22 @@ export function openDataset(cfg: BenchConfig, read: (path: string) => string): S
   };
 }
 
+/** Rows that bring tools or a response_format, sent to a variant whose dialect cannot carry them: one sentence, before any load. */
+function refuseRowStructured(meta: SharedDataset['meta'], cfg: BenchConfig, infos: readonly VariantInfo[]): void {
+  const asks = {
+    ...((meta.withTools ?? 0) > 0 ? { tools: [{ name: 'row', description: '', parameters: {} }] } : {}),
+    ...((meta.withFormat ?? 0) > 0 ? { responseFormat: { type: 'json_object' as const } } : {}),
+  };
+  for (const info of infos) {
+    const vars = cfg.variants.find((v) => v.variant === info.variant)?.vars.dialect ?? 'DIALECT';
+    const why = structuredRefusal(asks, DIALECT_TRAITS[info.dialect].structured, info.dialect, vars);
+    if (why !== null) throw new ConfigError(`${meta.source}: ${meta.withTools ?? 0} row(s) bring tools and ${meta.withFormat ?? 0} a response_format; ${why}`);
+  }
+}
+
 /** Setup's part: count the prompts' tokens (a target's tokenize route, else the estimate) and fill the buckets. */
 export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly VariantInfo[]): DatasetPlan {
+  refuseRowStructured(ds.meta, cfg, infos);
   const d = cfg.dataset as NonNullable<BenchConfig['dataset']>;
   const counting = cfg.variants.flatMap((tc) => {
     const info = infos.find((x) => x.variant === tc.variant);

@@ -59,7 +59,7 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       model: t.model || undefined,
       adapter: cur.adapters ? nextAdapter(cur.adapters, t) : undefined,
       images: b.images?.images(run.cell.images),
-      structured: cfg.structured ?? undefined,
+      structured: p.structured ?? cfg.structured ?? undefined,
     };
     const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.

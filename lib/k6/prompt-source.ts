@@ -8,6 +8,7 @@ import type { AddSample } from '../metrics/samples';
 import type { Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
 import { promptIndex } from '../workload/prompts';
+import type { Structured } from '../dialects/structured';
 import type { DatasetVu } from './dataset';
 import type { PromptPools } from './prompts';
 
@@ -18,6 +19,8 @@ export interface NextPrompt {
   pauseMs: number;
   /** A trace replay: the epoch ms the request is due; sent then, and its lateness recorded. */
   dueMs?: number;
+  /** A dataset row's own tools and response_format; absent: TOOLS / RESPONSE_FORMAT apply. */
+  structured?: Structured;
 }
 
 export interface PromptSource {
@@ -65,7 +68,7 @@ export function datasetSource(cfg: BenchConfig, vu: DatasetVu): PromptSource {
       const item = vu.next(run.cell.osl);
       intended = item.intended;
       // A user reading the reply and typing the next turn: the VU's own pause, not a client gap.
-      return { prompt: item.prompt, maxTokens: item.maxTokens, pauseMs: item.turn > 1 ? thinkMs : 0 };
+      return { prompt: item.prompt, maxTokens: item.maxTokens, pauseMs: item.turn > 1 ? thinkMs : 0, structured: item.structured };
     },
     done(result, add) {
       recordDatasetRequest(result, intended, add);

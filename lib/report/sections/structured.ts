@@ -48,9 +48,8 @@ export const structured: ReportSection<StructuredRow[]> = {
   jsonKey: 'structured_output',
   slot: 'details',
   build({ cfg, runs, data }) {
-    if (!cfg.structured) return null;
     const m = data.metrics;
-    return runs.map((x) => {
+    const rows = runs.map((x): StructuredRow => {
       const s = x.scenario;
       const v = m[subKey('structuredValid', s)]?.values;
       const toolReplies = m[subKey('toolCallRequests', s)]?.values.count ?? 0;
@@ -67,6 +66,8 @@ export const structured: ReportSection<StructuredRow[]> = {
         ttftTool: dist(m, subKey('ttftTool', s)),
       };
     });
+    // TOOLS / RESPONSE_FORMAT, or a dataset whose rows brought their own: the section applies.
+    return cfg.structured || rows.some((r) => r.judged > 0 || r.toolReplies > 0) ? rows : null;
   },
   warnings: (rows) =>
     rows
@@ -75,11 +76,20 @@ export const structured: ReportSection<StructuredRow[]> = {
   text: (rows) => [
     '',
     'Tool calls and structured output (valid share; tool-call tokens; first tool-call token p50 / p99):',
-    ...rows.map((r) => `  ${r.variant} ${r.cellId}: ${share(r)} valid (${r.valid} / ${r.judged}); ${r.toolReplies} with calls, ${tokens(r)} tool-call tokens; ${ttft(r)}`),
+    ...rows.map(
+      (r) => `  ${r.variant} ${r.cellId}: ${share(r)} valid (${r.valid} / ${r.judged}); ${r.toolReplies} with calls, ${tokens(r)} tool-call tokens; ${ttft(r)}`,
+    ),
   ],
   markdown: (rows) => ['## Tool calls and structured output', '', LEGEND, '', mdTable(HEAD, rows.map(cells)), ''],
   html(rows) {
-    const body = rows.map((r) => `<tr>${cells(r).map((c, j) => `<td class="${j >= 2 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`).join('');
+    const body = rows
+      .map(
+        (r) =>
+          `<tr>${cells(r)
+            .map((c, j) => `<td class="${j >= 2 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`)
+            .join('')}</tr>`,
+      )
+      .join('');
     return htmlSection(
       'Tool calls and structured output',
       `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,

@@ -5,7 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect, DIALECT_TRAITS } from '../../../lib/dialects/index';
 import { jsonViolation, schemaProblem, schemaViolation } from '../../../lib/dialects/json-schema';
-import { structuredFields, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
+import { structuredFields, structuredOfRow, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
+import { parseDataset } from '../../../lib/dataset/format';
+import { buildStore } from '../../../lib/dataset/store';
 import { arrivals } from '../../../lib/dialects/arrivals';
 import type { Accumulator } from '../../../lib/dialects/accumulator';
 import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA } from '../../../lib/config/structured';
@@ -324,5 +326,31 @@ describe('the simulator answers tools and response_format; the reader agrees wit
       if (x.truth.structured?.valid === false) invalid++;
     }
     assert.ok(invalid > 0 && invalid < 12, `the fault spoils some replies, not all (${invalid} of 12)`);
+  });
+});
+
+describe('dataset rows that bring their own tools or response_format', () => {
+  const row = (extra: Record<string, unknown>) => JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], ...extra });
+  test('read from JSONL rows in the chat shape; a malformed one named with its line', () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', description: 'd', parameters: WEATHER } }];
+    const ds = parseDataset(
+      [row({ tools, tool_choice: 'required' }), row({ response_format: { type: 'json_schema', json_schema: { name: 'w', schema: WEATHER } } }), row({})].join(
+        '\n',
+      ),
+      { file: 'd.jsonl' },
+    );
+    assert.deepEqual(ds.items[0].structured, { tools: [{ name: 'get_weather', description: 'd', parameters: WEATHER }], toolChoice: 'required' });
+    assert.deepEqual(ds.items[1].structured, { responseFormat: { type: 'json_schema', name: 'w', schema: WEATHER } });
+    assert.equal(ds.items[2].structured, undefined);
+    const store = buildStore(ds, 1, false);
+    assert.equal(store.meta.withTools, 1);
+    assert.equal(store.meta.withFormat, 1);
+    assert.throws(() => parseDataset([row({}), row({ tools: [{ type: 'function' }] })].join('\n'), { file: 'd.jsonl' }), /d\.jsonl: line 2: each tool must be/);
+    assert.throws(() => parseDataset(row({ response_format: { type: 'xml' } }), { file: 'd.jsonl' }), /line 1: response_format must be/);
+  });
+  test('a row with tools and no tool_choice is auto: a reply without a call is not judged', () => {
+    const s = structuredOfRow({ tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] });
+    assert.ok(typeof s === 'object');
+    assert.equal(structuredValid(s, { text: 'plain' }), null);
   });
 });
