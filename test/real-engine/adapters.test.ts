@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { explain, RUNNERS } from '../scenarios/harness';
 import { llamaUnavailableReason, prepareLlama, startLlamaServer } from './servers';
 
-const HERE = new URL('.', import.meta.url).pathname;
+const HERE = __dirname;
 
 /** Writes the adapters beside the models, with the python that has gguf (the chroot's in chroot mode). */
 function makeAdapters(setup: { mode: string; root: string | null; hostModels: string; models: string }): void {
