@@ -70,7 +70,11 @@ function tools(raw: string): readonly ToolDef[] {
   if (s === '' || s === '0') return [];
   const n = Number(s);
   if (!Number.isInteger(n) || n < 0 || n > BUILT_IN_TOOLS.length)
-    throw invalid('TOOLS', raw, `the number of built-in tools sent with every request, 0–${BUILT_IN_TOOLS.length} (${BUILT_IN_TOOLS.map((t) => t.name).join(', ')})`);
+    throw invalid(
+      'TOOLS',
+      raw,
+      `the number of built-in tools sent with every request, 0–${BUILT_IN_TOOLS.length} (${BUILT_IN_TOOLS.map((t) => t.name).join(', ')})`,
+    );
   return BUILT_IN_TOOLS.slice(0, n);
 }
 
@@ -95,7 +99,9 @@ function responseFormat(raw: string, schemaRaw: string): ResponseFormat | undefi
   try {
     schema = JSON.parse(schemaRaw);
   } catch (e) {
-    throw new ConfigError(`RESPONSE_SCHEMA is not JSON (${(e as Error).message}): give the JSON schema itself, e.g. {"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}.`);
+    throw new ConfigError(
+      `RESPONSE_SCHEMA is not JSON (${(e as Error).message}): give the JSON schema itself, e.g. {"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}.`,
+    );
   }
   const why = schemaProblem(schema);
   if (why !== null) throw new ConfigError(`RESPONSE_SCHEMA cannot be checked: ${why} (docs/metrics.md names the subset the validity check reads).`);

@@ -10,7 +10,7 @@ import { parseDataset } from '../../../lib/dataset/format';
 import { buildStore } from '../../../lib/dataset/store';
 import { arrivals } from '../../../lib/dialects/arrivals';
 import type { Accumulator } from '../../../lib/dialects/accumulator';
-import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA } from '../../../lib/config/structured';
+import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA, structuredConfig } from '../../../lib/config/structured';
 import { recordRequest } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
 import type { RequestRecord } from '../../../sim/ground-truth';
@@ -352,5 +352,38 @@ describe('dataset rows that bring their own tools or response_format', () => {
     const s = structuredOfRow({ tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] });
     assert.ok(typeof s === 'object');
     assert.equal(structuredValid(s, { text: 'plain' }), null);
+  });
+});
+
+describe('TOOLS, TOOL_CHOICE, RESPONSE_FORMAT, RESPONSE_SCHEMA', () => {
+  const variant = (dialect: string) => ({ variant: 'target', dialect, vars: { dialect: 'DIALECT' } }) as never;
+  const cfgOf = (env: Record<string, string>, dialect = 'openai-chat') => structuredConfig((n) => env[n] ?? '', { variants: [variant(dialect)] });
+  test('generated requests: the built-in tools, required by default; a schema from JSON text', () => {
+    assert.equal(cfgOf({}), null);
+    const s = cfgOf({ TOOLS: '2' });
+    assert.deepEqual(
+      s?.tools?.map((t) => t.name),
+      ['get_weather', 'search_web'],
+    );
+    assert.equal(s?.toolChoice, 'required');
+    assert.deepEqual(cfgOf({ TOOLS: '2', TOOL_CHOICE: 'search_web' })?.toolChoice, { name: 'search_web' });
+    assert.deepEqual(cfgOf({ RESPONSE_FORMAT: 'json_schema', RESPONSE_SCHEMA: '{"type":"object"}' })?.responseFormat, {
+      type: 'json_schema',
+      name: 'reply',
+      schema: { type: 'object' },
+    });
+    assert.equal((cfgOf({ RESPONSE_FORMAT: 'json_schema' })?.responseFormat as { schema: unknown }).schema, DEFAULT_RESPONSE_SCHEMA);
+  });
+  test('bad values end in one clear message', () => {
+    assert.throws(() => cfgOf({ TOOLS: '9' }), /TOOLS='?9'? is not valid: expected the number of built-in tools/);
+    assert.throws(() => cfgOf({ TOOLS: '1', TOOL_CHOICE: 'search_web' }), /TOOL_CHOICE=.* or the name of a tool sent \(TOOLS=1 sends get_weather\)/);
+    assert.throws(() => cfgOf({ TOOL_CHOICE: 'auto' }), /set TOOLS to 1–4 too/);
+    assert.throws(() => cfgOf({ RESPONSE_FORMAT: 'xml' }), /RESPONSE_FORMAT=.* json_object .* or json_schema/);
+    assert.throws(() => cfgOf({ RESPONSE_SCHEMA: '{}' }), /set RESPONSE_FORMAT=json_schema too/);
+    assert.throws(() => cfgOf({ RESPONSE_FORMAT: 'json_schema', RESPONSE_SCHEMA: '{"type":' }), /RESPONSE_SCHEMA is not JSON/);
+    assert.throws(() => cfgOf({ RESPONSE_FORMAT: 'json_schema', RESPONSE_SCHEMA: '{"type":"str"}' }), /RESPONSE_SCHEMA cannot be checked: \$\.type 'str'/);
+    assert.throws(() => cfgOf({ TOOLS: '1' }, 'sglang'), /^ConfigError: DIALECT=sglang cannot carry tools|DIALECT=sglang cannot carry tools/);
+    assert.throws(() => cfgOf({ RESPONSE_FORMAT: 'json_object' }, 'anthropic'), /DIALECT=anthropic cannot carry response_format/);
+    assert.equal(cfgOf({ TOOLS: '1' }, 'auto')?.tools?.length, 1, 'auto: checked in preflight, once the dialect is known');
   });
 });
