@@ -71,6 +71,7 @@ function rowOf(x: RunFigures, runs: RunFigures[], byScenario: Map<string, Run>, 
 }
 
 const num = (v: number | null, d = 1) => (v === null ? '–' : v.toFixed(d));
+const signed = (v: number | null) => (v !== null && v >= 0 ? `+${num(v)}` : num(v));
 const HEAD = ['cell', 'variant', 'images', 'prompt tokens (with / without)', 'image tokens / request', 'TTFT p50 (with / without)', 'TTFT cost p50 / mean'];
 const cells = (r: ImagesRow) => [
   r.cell,
@@ -104,7 +105,7 @@ export const images: ReportSection<ImagesRow[]> = {
     ...rows.map(
       (r) =>
         `  ${r.variant} ${r.cellId}: ${r.images}, ${r.imageTokens === null ? 'image tokens not measured' : `${num(r.imageTokens)} image tokens per request`}, ` +
-        `${r.ttftCostP50Ms === null ? 'TTFT cost not measured' : `TTFT +${num(r.ttftCostP50Ms)} ms p50 (+${num(r.ttftCostMeanMs)} ms mean)`} against ${r.baselineCell ?? 'no cell without images'}`,
+        `${r.ttftCostP50Ms === null ? 'TTFT cost not measured' : `TTFT ${signed(r.ttftCostP50Ms)} ms p50 (${signed(r.ttftCostMeanMs)} ms mean)`} against ${r.baselineCell ?? 'no cell without images'}`,
     ),
     ...why(rows).map((l) => `  ${l}`),
   ],
