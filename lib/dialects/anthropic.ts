@@ -50,7 +50,16 @@ function anthropicDialect(rctx: RequestContext): DialectCodec {
       if (req.model) body.model = req.model;
       adapterFields(rctx.adapterNaming ?? 'model', req, body);
       if (system.length > 0) body.system = system.join('\n\n');
-      Object.assign(body, { messages: withImages(turns.filter((t) => t.role !== 'system'), req, MESSAGES_IMAGES), max_tokens: req.maxTokens, temperature: req.temperature, stream: req.stream });
+      Object.assign(body, {
+        messages: withImages(
+          turns.filter((t) => t.role !== 'system'),
+          req,
+          MESSAGES_IMAGES,
+        ),
+        max_tokens: req.maxTokens,
+        temperature: req.temperature,
+        stream: req.stream,
+      });
       if (req.structured) Object.assign(body, structuredFields(req.structured, 'messages'));
       // Sent only when asked: vLLM, SGLang and llama.cpp take it beside the API's fields; Anthropic's
       // own API rejects unknown fields, so IGNORE_EOS=false speaks the API exactly.

@@ -152,7 +152,12 @@ function outputText(output: unknown, u: ChunkUpdate): void {
       if (isReasoning) reasoning = true;
       else answer = true;
     }
-    if (item.type === 'function_call') (u.tools ??= []).push({ index: u.tools?.length ?? 0, name: typeof item.name === 'string' ? item.name : undefined, args: typeof item.arguments === 'string' ? item.arguments : '' });
+    if (item.type === 'function_call')
+      (u.tools ??= []).push({
+        index: u.tools?.length ?? 0,
+        name: typeof item.name === 'string' ? item.name : undefined,
+        args: typeof item.arguments === 'string' ? item.arguments : '',
+      });
   }
   if (text === '') return;
   u.textDelta = text;

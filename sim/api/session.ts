@@ -439,7 +439,11 @@ export class Session implements SessionState {
     const plan = this.req.structured;
     if (plan) {
       const n = this.record.completionTokens;
-      this.record.structured = { kind: plan.kind, valid: !plan.violated && f.kind !== 'abort' && n === plan.pieces.length, toolCallTokens: plan.kind === 'tool' ? n : 0 };
+      this.record.structured = {
+        kind: plan.kind,
+        valid: !plan.violated && f.kind !== 'abort' && n === plan.pieces.length,
+        toolCallTokens: plan.kind === 'tool' ? n : 0,
+      };
     }
     this.ctx.metrics.observeE2e((t - this.arrivalMs) / 1000);
     this.ctx.metrics.requestFinished(f.kind);

@@ -196,7 +196,9 @@ for (const runner of RUNNERS) {
           assert.ok(row, JSON.stringify(summary.structured_output));
           const truth = (await sim.requests()).filter((r) => r.structured !== undefined && r.finishReason === 'length');
           const valid = truth.filter((r) => r.structured?.valid).length;
-          console.log(`# ${runner.name} ${transport}: ${row.valid} / ${row.judged} valid (truth ${valid} / ${truth.length}); tool-call tokens ${row.tool_call_tokens}`);
+          console.log(
+            `# ${runner.name} ${transport}: ${row.valid} / ${row.judged} valid (truth ${valid} / ${truth.length}); tool-call tokens ${row.tool_call_tokens}`,
+          );
           assert.ok(truth.length >= 5 && valid > 0 && valid < truth.length, `the truth has valid and spoiled calls: ${valid} / ${truth.length}`);
           assert.equal(row.judged, truth.length, 'every reply judged');
           assert.equal(row.valid, valid, 'the valid replies are the truth’s');
