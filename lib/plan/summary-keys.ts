@@ -166,7 +166,7 @@ export function summaryThresholds(
   const shared = opts.shareOneRun === true && runTrendsShared(plan);
   const perRun = perRunMetrics(cfg).filter((m) => !(shared && METRICS[m].type === 'trend'));
   // IMAGES: every run's prompt counts, the report's image tokens being a difference between cells.
-  const imaged = plan.runs.some((r) => r.cell.images !== undefined);
+  const imaged = plan.runs.some((r) => r.cell?.images !== undefined);
   for (const run of plan.runs) {
     for (const m of perRun) keep(subKey(m, run.scenario), m);
     if (imaged) keep(subKey('promptLength', run.scenario), 'promptLength');
