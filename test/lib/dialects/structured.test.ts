@@ -3,6 +3,8 @@
 // (vLLM's tool-call deltas) and whole replies; the validity verdict over what was read.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createDialect, DIALECT_TRAITS } from '../../../lib/dialects/index';
 import { jsonViolation, schemaProblem, schemaViolation } from '../../../lib/dialects/json-schema';
 import { structuredFields, structuredOfRow, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
@@ -386,4 +388,35 @@ describe('TOOLS, TOOL_CHOICE, RESPONSE_FORMAT, RESPONSE_SCHEMA', () => {
     assert.throws(() => cfgOf({ RESPONSE_FORMAT: 'json_object' }, 'anthropic'), /DIALECT=anthropic cannot carry response_format/);
     assert.equal(cfgOf({ TOOLS: '1' }, 'auto')?.tools?.length, 1, 'auto: checked in preflight, once the dialect is known');
   });
+});
+
+// llama-server b11669 with --jinja (test/fixtures/corpus/capture-llamacpp-tools.sh): it took the
+// tools but put no grammar on tool_choice required for the generated model, whose replies are plain
+// content; response_format is grammar-constrained JSON, cut at max_tokens 24. What the suite makes
+// of each: no tool calls read, the judgement the brief asks (invalid under required and for JSON cut
+// short, not judged under auto), and one token event per chunk summing to the server's usage.
+describe('real llama.cpp replies to tools and response_format (corpus)', () => {
+  const dir = join(__dirname, '..', '..', 'fixtures', 'corpus', 'llamacpp');
+  const weather: Structured = { tools: [{ name: 'get_weather', description: '', parameters: WEATHER }] };
+  const cases: Array<[string, Structured, boolean | null]> = [
+    ['b11669-tools-required.json', { ...weather, toolChoice: 'required' }, false],
+    ['b11669-tools-required-stream.sse', { ...weather, toolChoice: 'required' }, false],
+    ['b11669-tools-named-stream.sse', { ...weather, toolChoice: { name: 'get_weather' } }, false],
+    ['b11669-tools-auto-stream.sse', { ...weather, toolChoice: 'auto' }, null],
+    ['b11669-tools-json-schema.json', { responseFormat: { type: 'json_schema', name: 'review', schema: { type: 'object' } } }, false],
+    ['b11669-tools-json-schema-stream.sse', { responseFormat: { type: 'json_schema', name: 'review', schema: { type: 'object' } } }, false],
+    ['b11669-tools-json-object-stream.sse', { responseFormat: { type: 'json_object' } }, false],
+  ];
+  for (const [file, st, valid] of cases) {
+    test(`${file}: judged ${valid}`, () => {
+      const body = readFileSync(join(dir, file), 'utf8');
+      const stream = file.endsWith('.sse');
+      const r = chat().parseBody(200, body, stream ? 'text/event-stream' : 'application/json');
+      assert.equal(r.ok, true, r.error?.message);
+      assert.equal(r.toolCalls, undefined, 'b11669 sent no tool_calls');
+      assert.equal(structuredValid(st, r), valid);
+      if (stream) assert.equal(r.tokenEvents, r.completionTokens, "one token per chunk: the stream's events are the server's usage");
+      if (st.responseFormat) assert.match(r.text, /^\{/, 'the grammar opened a JSON object');
+    });
+  }
 });
