@@ -9,6 +9,7 @@ import { createDialect, DIALECT_TRAITS } from '../../../lib/dialects/index';
 import { jsonViolation, schemaProblem, schemaViolation } from '../../../lib/dialects/json-schema';
 import { structuredFields, structuredOfRow, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
 import { parseDataset } from '../../../lib/dataset/format';
+import { structured as structuredSection } from '../../../lib/report/sections/structured';
 import { buildStore } from '../../../lib/dataset/store';
 import { arrivals } from '../../../lib/dialects/arrivals';
 import type { Accumulator } from '../../../lib/dialects/accumulator';
@@ -419,4 +420,20 @@ describe('real llama.cpp replies to tools and response_format (corpus)', () => {
       if (st.responseFormat) assert.match(r.text, /^\{/, 'the grammar opened a JSON object');
     });
   }
+});
+
+describe("the report's tool-call and structured-output section", () => {
+  const row = { variant: 'target', cellId: 'i64_o24_c2', cell: '64/24 c=2', judged: 10, valid: 7, toolReplies: 10, toolTokens: 240, ttftTool: null };
+  test('a share over the judged replies, tokens, "not measured" where it was not; a warning for the invalid', () => {
+    const none = { ...row, judged: 0, valid: 0, toolReplies: 0, toolTokens: null };
+    const text = structuredSection.text([row, none], {} as never).join('\n');
+    assert.match(text, /target i64_o24_c2: 70\.0% valid \(7 \/ 10\); 10 with calls, 240 tool-call tokens; not measured \(TRANSPORT=sse times events\)/);
+    assert.match(text, /not measured \(no reply judged\)/);
+    assert.match(structuredSection.markdown([row], {} as never).join('\n'), /\| 64\/24 c=2 \| target \| 7 \/ 10 \| 70\.0% \|/);
+    assert.match(structuredSection.html([row], {} as never), /Tool calls and structured output/);
+    assert.deepEqual(structuredSection.warnings?.([row, none]), [
+      'target i64_o24_c2: 3 of 10 replies did not keep to the tools or schema asked (70.0% valid).',
+    ]);
+    assert.deepEqual((structuredSection.json([none], {} as never) as Array<{ valid_share: unknown }>)[0].valid_share, null);
+  });
 });
