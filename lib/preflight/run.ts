@@ -282,7 +282,7 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;
   if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noImages}`);
   // TOOLS or RESPONSE_FORMAT with DIALECT=auto, as IMAGES.
-  const noStructured = t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}`, t.vars.dialect) : null;
+  const noStructured = t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}, which`, t.vars.dialect) : null;
   if (noStructured !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noStructured}`);
   const chosen = { model: found.model };
   if (cfg.pooling) return poolingPreflight(io, cfg, t, found);
