@@ -47,6 +47,6 @@ export function checkPooling(
   const r = readPooling(p.task, 1, res.status, res.body, ctx);
   if (r.ok) return r;
   const reason: PreflightReason =
-    r.error?.class === 'wrong_dialect' ? 'wrong_dialect' : r.error?.class === 'unknown_model' ? 'unknown_model' : 'generation_failed';
+    r.error?.class === 'wrong_dialect' ? 'no_pooling_route' : r.error?.class === 'unknown_model' ? 'unknown_model' : 'generation_failed';
   return { reason, message: `${t.variant}: the ${p.task} check (one item) failed: ${r.error?.message ?? 'unknown error'}` };
 }

@@ -15,6 +15,7 @@ export const PREFLIGHT_REASONS = {
   wrong_dialect: 'wrong dialect: the server speaks another API',
   generation_failed: 'the one-token test generation failed',
   warmup_failed: 'a warm-up request failed',
+  no_pooling_route: 'the server does not serve the pooling route as started (embeddings, rerank: 404 or 501)',
 } as const;
 
 export type PreflightReason = keyof typeof PREFLIGHT_REASONS;
