@@ -54,7 +54,7 @@ export function imagesConfig(raw: string, cfg: Pick<BenchConfig, 'trace' | 'data
   if (cfg.dataset !== null) throw new ConfigError(`IMAGES=${raw} adds generated images to the seeded prompts, not to DATASET's: unset one of them.`);
   for (const v of cfg.variants) {
     const why = v.dialect === 'auto' ? null : imagesRefusal(v.dialect, `${v.vars.dialect}=`);
-    if (why !== null) throw new ConfigError(why);
+    if (why !== null) throw new ConfigError(`IMAGES: ${why.slice(0, -1)}, or IMAGES=0.`);
   }
   return images;
 }

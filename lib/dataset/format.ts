@@ -11,6 +11,7 @@
 import { ConfigError, quote } from '../config/parse';
 import { rngFor } from '../stats/rng';
 import { structuredOfRow, type Structured } from '../dialects/structured';
+import type { ImageInput } from '../dialects/types';
 
 export type Role = 'system' | 'user' | 'assistant';
 
@@ -30,6 +31,10 @@ export interface DatasetItem {
   outputTokens: number | null;
   /** The row's own tools, tool_choice and response_format (lib/dialects/structured.ts); absent: none. */
   structured?: Structured;
+  /** The row's `images`: image files, relative to the dataset file (or absolute); absent: none. */
+  imageFiles?: string[];
+  /** Those files read (lib/dataset/images.ts, at init), sent with the row's first request. */
+  images?: ImageInput[];
 }
 
 /** How the file was read: a JSON array (ShareGPT or any object kind below), JSON Lines, or plain text. */
@@ -173,7 +178,18 @@ function itemFromObject(obj: unknown, where: string, defaultId: string, fail: Fa
   if (!turns.some((t) => t.role === 'user' && t.content.trim() !== '')) return null;
   const structured = structuredOfRow(o);
   if (typeof structured === 'string') fail(where, structured);
-  return structured === undefined ? { id, domain, turns, outputTokens } : { id, domain, turns, outputTokens, structured };
+  const item: DatasetItem = structured === undefined ? { id, domain, turns, outputTokens } : { id, domain, turns, outputTokens, structured };
+  const imageFiles = optImageFiles(o, where, fail);
+  return imageFiles === null ? item : { ...item, imageFiles };
+}
+
+/** `images`: a list of 1 to 8 file names (the most IMAGES sends too). */
+function optImageFiles(o: Record<string, unknown>, where: string, fail: Fail): string[] | null {
+  const v = o.images;
+  if (v === undefined || v === null) return null;
+  if (!Array.isArray(v) || v.length < 1 || v.length > 8 || v.some((f) => typeof f !== 'string' || f.trim() === ''))
+    fail(where, `images must be a list of 1 to 8 image file names, got ${show(v)}`);
+  return v as string[];
 }
 
 /** How a format lists its turns: what differs between ShareGPT conversations and OpenAI messages. */

@@ -6,6 +6,7 @@
 import type { HistorySource } from '../config/dataset';
 import type { GenerationResult, Prompt } from '../dialects/types';
 import type { Structured } from '../dialects/structured';
+import type { ImageInput } from '../dialects/types';
 import { markTurns, requestTurns, turnsText, userTurns, type DatasetItem, type Turn } from './format';
 import type { DatasetBucket, DatasetPlan } from './plan';
 import { NO_DOMAIN } from './store';
@@ -49,6 +50,8 @@ export interface NextRequest {
   intended: number | null;
   /** The item's own tools and response_format; absent: none. */
   structured?: Structured;
+  /** The row's own images; absent: none. */
+  images?: ImageInput[];
 }
 
 interface Conversation {
@@ -99,6 +102,7 @@ export class DatasetPlayer {
         turn: 1,
         intended: b.tokens[k],
         structured: item.structured,
+        images: item.images,
       };
     }
     let c = this.conv;
@@ -139,6 +143,8 @@ export class DatasetPlayer {
       turn,
       intended: turn === 1 ? c.intended : null,
       structured: c.item.structured,
+      // The row's images go with its first request; later turns resend the history as text.
+      images: turn === 1 ? c.item.images : undefined,
     };
   }
 

@@ -28,6 +28,8 @@ export interface DatasetMeta {
   /** Items that bring their own tools, and their own response_format (absent in a store built before they could). */
   withTools?: number;
   withFormat?: number;
+  /** Rows that bring images of their own (sent with their first request). */
+  withImages?: number;
   /** Conversations left out for having no user text (see Dataset.skipped). */
   skipped: { count: number; first: string | null };
 }
@@ -88,6 +90,7 @@ export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetS
   let withOutputTokens = 0;
   let withTools = 0;
   let withFormat = 0;
+  let withImages = 0;
   const n = ds.items.length;
   const estimate = new Array<number>(n);
   for (let k = 0; k < n; k++) {
@@ -104,6 +107,7 @@ export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetS
     if (it.outputTokens !== null) withOutputTokens++;
     if (it.structured?.tools) withTools++;
     if (it.structured?.responseFormat) withFormat++;
+    if (it.images !== undefined) withImages++;
     estimate[k] = Math.max(1, Math.round(firstRequestChars(it, marker) / ESTIMATE_CHARS_PER_TOKEN));
   }
   const domains = named.length === 0 ? [] : unnamed && !seen.has(NO_DOMAIN) ? [...named, NO_DOMAIN] : named;
@@ -115,7 +119,7 @@ export function buildStore(ds: Dataset, seed: number, marker: boolean): DatasetS
     estimates[k] = estimate[order[k]];
   }
   return {
-    meta: { source: ds.source, format: ds.format, count: n, domains, maxTurns, withOutputTokens, withTools, withFormat, skipped: ds.skipped },
+    meta: { source: ds.source, format: ds.format, count: n, domains, maxTurns, withOutputTokens, withTools, withFormat, withImages, skipped: ds.skipped },
     items,
     estimates,
   };

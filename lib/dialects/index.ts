@@ -96,5 +96,5 @@ export function imageDialects(): DialectName[] {
  */
 export function imagesRefusal(name: DialectName, how: string): string | null {
   if (BY_NAME.get(name)?.traits.images !== undefined) return null;
-  return `IMAGES: ${how}${String(name)}, whose requests cannot carry images (a bare prompt or token ids); only ${imageDialects().join(', ')} can: set that dialect or IMAGES=0.`;
+  return `${how}${String(name)}, whose requests cannot carry images (a bare prompt or token ids); only ${imageDialects().join(', ')} can: set one of them.`;
 }

@@ -3,11 +3,13 @@
 // counts the prompts' tokens and fills the ISL buckets, and each VU keeps only the items it sends.
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
+import { nativeBase64 } from './images';
+import { readRowImages } from '../dataset/images';
 import type { BenchConfig } from '../config/types';
 import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
 import { requestHeaders, type ResolvedVariant, type VariantInfo } from '../variants';
-import { DIALECT_TRAITS } from '../dialects/index';
+import { DIALECT_TRAITS, imagesRefusal } from '../dialects/index';
 import { structuredRefusal } from '../dialects/structured';
 import type { DatasetItem } from '../dataset/format';
 import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../dataset/plan';
@@ -39,7 +41,10 @@ export function openDataset(cfg: BenchConfig, read: (path: string) => string): S
   const build = (): DatasetStore | { error: string } => {
     if (built === null) {
       try {
-        built = buildStore(readDataset(d, read), cfg.seed, d.domainMarker);
+        const ds = readDataset(d, read);
+        // Rows' image files: binary, so read here in init (open(path, 'b')), base64 by k6's encoder.
+        readRowImages(ds, d.spec, (path) => new Uint8Array(open(path, 'b')), nativeBase64);
+        built = buildStore(ds, cfg.seed, d.domainMarker);
       } catch (e) {
         // Returned, not thrown, through k6's SharedArray: the error surfaces below as the one-line ConfigError.
         if (!(e instanceof ConfigError)) throw e;
@@ -94,9 +99,20 @@ function refuseRowStructured(meta: SharedDataset['meta'], cfg: BenchConfig, info
   }
 }
 
+/** Rows that bring images, sent to a variant whose dialect cannot carry them (DIALECT=auto resolved by now): one sentence, before any load. */
+function refuseRowImages(meta: SharedDataset['meta'], cfg: BenchConfig, infos: readonly VariantInfo[]): void {
+  if ((meta.withImages ?? 0) === 0) return;
+  for (const info of infos) {
+    const v = cfg.variants.find((x) => x.variant === info.variant);
+    const why = imagesRefusal(info.dialect, v?.dialect === 'auto' ? `${v.vars.dialect}=auto chose ` : `${v?.vars.dialect ?? 'DIALECT'}=`);
+    if (why !== null) throw new ConfigError(`${meta.source}: ${meta.withImages} row(s) bring images; ${why}`);
+  }
+}
+
 /** Setup's part: count the prompts' tokens (a target's tokenize route, else the estimate) and fill the buckets. */
 export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly VariantInfo[]): DatasetPlan {
   refuseRowStructured(ds.meta, cfg, infos);
+  refuseRowImages(ds.meta, cfg, infos);
   const d = cfg.dataset as NonNullable<BenchConfig['dataset']>;
   const counting = cfg.variants.flatMap((tc) => {
     const info = infos.find((x) => x.variant === tc.variant);

@@ -58,7 +58,7 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       stream: b.stream,
       model: t.model || undefined,
       adapter: cur.adapters ? nextAdapter(cur.adapters, t) : undefined,
-      images: b.images?.images(run.cell.images),
+      images: p.images ?? b.images?.images(run.cell.images),
       structured: p.structured ?? cfg.structured ?? undefined,
     };
     const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);

@@ -9,6 +9,7 @@ import type { Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
 import { promptIndex } from '../workload/prompts';
 import type { Structured } from '../dialects/structured';
+import type { ImageInput } from '../dialects/types';
 import type { DatasetVu } from './dataset';
 import type { PromptPools } from './prompts';
 
@@ -21,6 +22,8 @@ export interface NextPrompt {
   dueMs?: number;
   /** A dataset row's own tools and response_format; absent: TOOLS / RESPONSE_FORMAT apply. */
   structured?: Structured;
+  /** A dataset row's own images; absent: the cell's (IMAGES), if any. */
+  images?: ImageInput[];
 }
 
 export interface PromptSource {
@@ -68,7 +71,7 @@ export function datasetSource(cfg: BenchConfig, vu: DatasetVu): PromptSource {
       const item = vu.next(run.cell.osl);
       intended = item.intended;
       // A user reading the reply and typing the next turn: the VU's own pause, not a client gap.
-      return { prompt: item.prompt, maxTokens: item.maxTokens, pauseMs: item.turn > 1 ? thinkMs : 0, structured: item.structured };
+      return { prompt: item.prompt, maxTokens: item.maxTokens, pauseMs: item.turn > 1 ? thinkMs : 0, structured: item.structured, images: item.images };
     },
     done(result, add) {
       recordDatasetRequest(result, intended, add);

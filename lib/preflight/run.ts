@@ -280,7 +280,7 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const { id, dialect, notes, warnings } = found;
   // IMAGES with DIALECT=auto: only now is the dialect known (a named one was checked with the configuration).
   const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;
-  if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noImages}`);
+  if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: IMAGES: ${noImages.slice(0, -1)}, or IMAGES=0.`);
   // TOOLS or RESPONSE_FORMAT with DIALECT=auto, as IMAGES.
   const noStructured = t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}, which`, t.vars.dialect) : null;
   if (noStructured !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noStructured}`);
