@@ -7,7 +7,8 @@ import type { ImageInput } from '../dialects/types';
 import type { Plan } from '../plan/types';
 import { ImageCache, makeImage, planImages } from '../workload/images';
 
-export const nativeBase64 = (png: Uint8Array): string => encoding.b64encode(png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer, 'std');
+export const nativeBase64 = (png: Uint8Array): string =>
+  encoding.b64encode(png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer, 'std');
 
 /** The plan's images, or null when no cell carries any. */
 export function sharedImages(plan: Plan, seed: number): ImageCache | null {

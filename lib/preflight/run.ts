@@ -8,7 +8,16 @@
 import type { BatchPort, BatchRequest, HttpPort, HttpReply } from '../http-port';
 import type { BenchConfig, VariantConfig } from '../config/types';
 import { structuredRefusal } from '../dialects/structured';
-import { DIALECT_NAMES, DIALECT_TRAITS, createDialect, imagesRefusal, type Dialect, type DialectName, type GenerationResult, type Prompt } from '../dialects/index';
+import {
+  DIALECT_NAMES,
+  DIALECT_TRAITS,
+  createDialect,
+  imagesRefusal,
+  type Dialect,
+  type DialectName,
+  type GenerationResult,
+  type Prompt,
+} from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
 import { checkAdapters } from './adapters';
 import { checkPooling } from './pooling';
@@ -282,7 +291,8 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;
   if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: IMAGES: ${noImages.slice(0, -1)}, or IMAGES=0.`);
   // TOOLS or RESPONSE_FORMAT with DIALECT=auto, as IMAGES.
-  const noStructured = t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}, which`, t.vars.dialect) : null;
+  const noStructured =
+    t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}, which`, t.vars.dialect) : null;
   if (noStructured !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noStructured}`);
   const chosen = { model: found.model };
   if (cfg.pooling) return poolingPreflight(io, cfg, t, found);
@@ -367,7 +377,8 @@ function poolingPreflight(io: BatchPort, cfg: BenchConfig, t: VariantConfig, fou
   const { id, dialect, model, notes, warnings } = found;
   const checked = checkPooling(io, cfg, t, dialect, model);
   if ('reason' in checked) throw new PreflightError(checked.reason, checked.message);
-  if (checked.promptTokens === null) warnings.push(`${t.variant}: the ${cfg.pooling?.task} reply carries no usage.prompt_tokens: its tokens per second are not measured.`);
+  if (checked.promptTokens === null)
+    warnings.push(`${t.variant}: the ${cfg.pooling?.task} reply carries no usage.prompt_tokens: its tokens per second are not measured.`);
   return { info: { variant: t.variant, url: t.url, dialect, model, engineLabel: id.engineLabel, engine: id.engine, metrics: null, notes }, warnings };
 }
 
