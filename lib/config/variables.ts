@@ -193,7 +193,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'DATASET',
     default: '',
-    help: 'Real prompts instead of random token ids: a file of ShareGPT JSON, JSONL of {"messages": …} or {"prompt": …} objects (optional domain, output_tokens, id, images: image files beside the dataset, sent with the row's first request) or one prompt per line (absolute path, or relative to the bundle in dist/), read once at init; or builtin, builtin:code,math,chat,summarization for the built-in set. Sent in a seeded order, the same for every target; each item goes to the ISL whose bucket holds its token count (counted by the server where it has a tokenize route, else estimated as characters ÷ 4); output_tokens wins over OSL. Unset: seeded token ids of exact length.',
+    help: 'Real prompts instead of random token ids: a file of ShareGPT JSON, JSONL of {"messages": …} or {"prompt": …} objects (optional domain, output_tokens, id, images: image files beside the dataset, sent with the first request of the row) or one prompt per line (absolute path, or relative to the bundle in dist/), read once at init; or builtin, builtin:code,math,chat,summarization for the built-in set. Sent in a seeded order, the same for every target; each item goes to the ISL whose bucket holds its token count (counted by the server where it has a tokenize route, else estimated as characters ÷ 4); output_tokens wins over OSL. Unset: seeded token ids of exact length.',
   },
   { name: 'DATASET_DOMAINS', default: '', help: "With DATASET: only the file's prompts of these domains, comma-separated." },
   { name: 'DATASET_MIN_TOKENS', default: '', help: 'With DATASET: leave out prompts of fewer tokens (the first request of a conversation).' },
