@@ -191,7 +191,10 @@ for (const runner of RUNNERS) {
           );
           assert.equal(run.result.exitCode, 0, explain(run));
           const file = run.result.files.find((f) => f.endsWith('.summary.json')) as string;
-          const summary = JSON.parse(readFileSync(file, 'utf8')) as { structured_output: StructuredRow[] | null };
+          const summary = JSON.parse(readFileSync(file, 'utf8')) as {
+            structured_output: StructuredRow[] | null;
+            records: Array<{ ttft_ms: { p50: number; p99: number } | null }>;
+          };
           const row = summary.structured_output?.[0];
           assert.ok(row, JSON.stringify(summary.structured_output));
           const truth = (await sim.requests()).filter((r) => r.structured !== undefined && r.finishReason === 'length');
@@ -209,7 +212,11 @@ for (const runner of RUNNERS) {
             'tool-call tokens equal the truth',
           );
           if (transport === 'http') assert.equal(row.ttft_tool_ms, null, 'http cannot time the first tool-call token');
-          else assert.equal(row.ttft_tool_ms?.count, truth.length, 'one time to first tool-call token per reply');
+          else {
+            assert.equal(row.ttft_tool_ms?.count, truth.length, 'one time to first tool-call token per reply');
+            // Every reply is one call: its first token is its first tool-call token.
+            assert.equal(row.ttft_tool_ms?.p50, summary.records[0].ttft_ms?.p50, 'the first tool-call token is the first token');
+          }
         } finally {
           await sim.stop();
         }
