@@ -124,7 +124,7 @@ export function structuredConfig(get: (name: string) => string, cfg: Pick<BenchC
     ...(format !== undefined ? { responseFormat: format } : {}),
   };
   for (const v of cfg.variants) {
-    const why = v.dialect === 'auto' ? null : structuredRefusal(s, DIALECT_TRAITS[v.dialect].structured, v.dialect, v.vars.dialect);
+    const why = v.dialect === 'auto' ? null : structuredRefusal(s, DIALECT_TRAITS, v.dialect, v.vars.dialect);
     if (why !== null) throw new ConfigError(why);
   }
   return s;

@@ -48,17 +48,28 @@ export interface StructuredTrait {
   readonly responseFormat: boolean;
 }
 
-/** Why a dialect with this trait cannot send `s` (one sentence), or null when it can. */
-export function structuredRefusal(s: Structured | null | undefined, trait: StructuredTrait | undefined, dialect: string, dialectVar: string): string | null {
+/**
+ * Why dialect `dialect` cannot send `s` (one sentence naming the dialects of the table that can),
+ * or null when it can. `traits`: the dialect table's traits by name (DIALECT_TRAITS).
+ */
+export function structuredRefusal(
+  s: Structured | null | undefined,
+  traits: Readonly<Record<string, { readonly structured?: StructuredTrait }>>,
+  dialect: string,
+  dialectVar: string,
+  subject = `${dialectVar}=${dialect}`,
+): string | null {
   if (!s) return null;
   const wants = [s.tools && s.tools.length > 0 ? 'tools' : null, s.responseFormat ? 'response_format' : null].filter((x): x is string => x !== null);
-  if (wants.length === 0) return null;
+  const trait = traits[dialect]?.structured;
   const missing = wants.filter((w) => (w === 'tools' ? !trait?.tools : !trait?.responseFormat));
   if (missing.length === 0) return null;
-  return (
-    `${dialectVar}=${dialect} cannot carry ${missing.join(' or ')} (TOOLS, RESPONSE_FORMAT or the dataset's rows ask for it): ` +
-    'use openai-chat (tools and response_format), responses (tools and text.format) or anthropic (tools only).'
-  );
+  const can = Object.entries(traits)
+    .filter(([, t]) => t.structured?.tools || t.structured?.responseFormat)
+    .map(
+      ([name, t]) => `${name} (${[t.structured?.tools ? 'tools' : '', t.structured?.responseFormat ? 'response_format' : ''].filter(Boolean).join(' and ')})`,
+    );
+  return `${subject} cannot carry ${missing.join(' or ')} (TOOLS, RESPONSE_FORMAT or the dataset's rows ask for it): use ${can.join(', ')}.`;
 }
 
 const fn = (t: ToolDef) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });

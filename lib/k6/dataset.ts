@@ -94,7 +94,7 @@ function refuseRowStructured(meta: SharedDataset['meta'], cfg: BenchConfig, info
   };
   for (const info of infos) {
     const vars = cfg.variants.find((v) => v.variant === info.variant)?.vars.dialect ?? 'DIALECT';
-    const why = structuredRefusal(asks, DIALECT_TRAITS[info.dialect].structured, info.dialect, vars);
+    const why = structuredRefusal(asks, DIALECT_TRAITS, info.dialect, vars);
     if (why !== null) throw new ConfigError(`${meta.source}: ${meta.withTools ?? 0} row(s) bring tools and ${meta.withFormat ?? 0} a response_format; ${why}`);
   }
 }

@@ -292,7 +292,7 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: IMAGES: ${noImages.slice(0, -1)}, or IMAGES=0.`);
   // TOOLS or RESPONSE_FORMAT with DIALECT=auto, as IMAGES.
   const noStructured =
-    t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS[dialect].structured, `auto chose ${dialect}, which`, t.vars.dialect) : null;
+    t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS, dialect, t.vars.dialect, `${t.vars.dialect}=auto chose ${dialect}, which`) : null;
   if (noStructured !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noStructured}`);
   const chosen = { model: found.model };
   if (cfg.pooling) return poolingPreflight(io, cfg, t, found);

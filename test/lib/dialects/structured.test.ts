@@ -90,13 +90,14 @@ describe('request bodies', () => {
     assert.deepEqual(m.tool_choice, { type: 'any' });
   });
   test('a dialect without the trait is refused in one sentence', () => {
-    assert.equal(structuredRefusal(TOOLS, DIALECT_TRAITS['openai-chat'].structured, 'openai-chat', 'DIALECT'), null);
-    const why = structuredRefusal(TOOLS, DIALECT_TRAITS.sglang.structured, 'sglang', 'DIALECT');
-    assert.match(why ?? '', /^DIALECT=sglang cannot carry tools/);
-    assert.match(
-      structuredRefusal({ responseFormat: { type: 'json_object' } }, DIALECT_TRAITS.anthropic.structured, 'anthropic', 'B_DIALECT') ?? '',
-      /response_format/,
+    assert.equal(structuredRefusal(TOOLS, DIALECT_TRAITS, 'openai-chat', 'DIALECT'), null);
+    const why = structuredRefusal(TOOLS, DIALECT_TRAITS, 'sglang', 'DIALECT');
+    assert.equal(
+      why,
+      "DIALECT=sglang cannot carry tools (TOOLS, RESPONSE_FORMAT or the dataset's rows ask for it): use openai-chat (tools and response_format), anthropic (tools), responses (tools and response_format).",
+      'the dialects that can, from the table',
     );
+    assert.match(structuredRefusal({ responseFormat: { type: 'json_object' } }, DIALECT_TRAITS, 'anthropic', 'B_DIALECT') ?? '', /response_format/);
   });
 });
 
