@@ -47,10 +47,14 @@ export const anyImages = (images: readonly ImageSpec[]): boolean => images.some(
  * place: a trace replay or a dataset (whose prompts bring their own lengths), or a variant whose
  * dialect carries no images (DIALECT=auto is checked in setup, once the dialect is known).
  */
-export function imagesConfig(raw: string, cfg: Pick<BenchConfig, 'trace' | 'dataset' | 'variants'>): ImageSpec[] | null {
+export function imagesConfig(
+  raw: string,
+  cfg: Pick<BenchConfig, 'trace' | 'dataset' | 'variants'> & Partial<Pick<BenchConfig, 'pooling'>>,
+): ImageSpec[] | null {
   const images = parseImages(raw.trim() === '' ? '0' : raw);
   if (!anyImages(images)) return null;
   if (cfg.trace !== null) throw new ConfigError(`IMAGES=${raw} applies to the ISL × OSL matrix, not to a trace replay (TRACE or ARRIVALS): unset one of them.`);
+  if (cfg.pooling) throw new ConfigError(`IMAGES=${raw} applies to the generation benchmarks, not to ${cfg.pooling.task}: unset it.`);
   if (cfg.dataset !== null) throw new ConfigError(`IMAGES=${raw} adds generated images to the seeded prompts, not to DATASET's: unset one of them.`);
   for (const v of cfg.variants) {
     const why = v.dialect === 'auto' ? null : imagesRefusal(v.dialect, `${v.vars.dialect}=`);

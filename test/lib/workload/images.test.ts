@@ -148,6 +148,7 @@ test('IMAGES is refused where images have no place, with one message naming the 
   assert.equal(imagesConfig('1x8x8', { ...cfg, variants: [variant('auto')] } as typeof cfg)?.length, 1, 'auto: checked in preflight');
   assert.throws(() => imagesConfig('1x8x8', { ...cfg, trace: {} } as typeof cfg), /not to a trace replay/);
   assert.throws(() => imagesConfig('1x8x8', { ...cfg, dataset: {} } as typeof cfg), /not to DATASET's/);
+  assert.throws(() => imagesConfig('1x8x8', { ...cfg, pooling: { task: 'embeddings' } } as typeof cfg), /not to embeddings/);
 });
 
 test('cells: the images axis inside OSL, the ids of cells without images unchanged', () => {
