@@ -111,6 +111,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'IMAGES',
     default: '0',
+    benchmarks: where((b) => b.pooling === undefined),
     help: "Images per request, comma-separated; one matrix axis: 0 (none) or <count>x<width>x<height>, e.g. 0,1x336x336 (count 1–8, sides 1–2048 px). Each image is a PNG made from SEED (no download), sent as a data URL in the last user turn after its text; only the chat dialects carry them (openai-chat, responses, anthropic). The report gives the image tokens per request (the server's prompt_tokens with images minus those of the cell without, same ISL, OSL and load) and the TTFT they cost (the same difference): list 0 beside the sizes to measure them.",
   },
   { name: 'CONCURRENCY', default: '1,4,16', help: 'Concurrent requests (closed-loop VUs), comma-separated; one matrix axis (context-matrix takes one value).' },
