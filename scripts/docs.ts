@@ -92,7 +92,12 @@ export function dialectsTable(): string {
   );
   const auto =
     '| `auto` (default) | probes `GET /get_model_info` (SGLang → `sglang`) and `GET /v1/models` (llama.cpp → `llamacpp`; vLLM and other OpenAI-compatible servers → `openai`) in setup and prints the choice | | | | | |';
-  return ['| `DIALECT` | route | prompt | output budget | token counts from | LoRA adapter (`ADAPTERS`) | images (`IMAGES`) |', '|---|---|---|---|---|---|---|', ...rows, auto].join('\n');
+  return [
+    '| `DIALECT` | route | prompt | output budget | token counts from | LoRA adapter (`ADAPTERS`) | images (`IMAGES`) |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    auto,
+  ].join('\n');
 }
 
 /** Which server offers which dialect, from the engine profiles' `offered` (lib/engines). */

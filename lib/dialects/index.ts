@@ -13,7 +13,7 @@ import { sglang } from './sglang';
 export type { GenerationRequest, GenerationResult, ClassifiedError, ErrorClass, Prompt, EventInfo, StreamReader } from './types';
 export type { DialectCodec, DialectDescriptor, DialectTraits } from './descriptor';
 export { defineDialect } from './descriptor';
-export { ADAPTER_NAMING_DOCS, type AdapterChoice, type AdapterNaming } from './adapter';
+export { ADAPTER_NAMING_DOCS, type AdapterBinding, type AdapterChoice, type AdapterNaming } from './adapter';
 export { ERROR_CLASSES } from './types';
 export { classifyStatus, classifyTransport, serverMessage, type RequestContext } from './errors';
 export { splitSseEvents } from './sse';

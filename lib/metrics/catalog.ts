@@ -439,7 +439,7 @@ export const METRICS = {
     type: 'trend',
     time: false,
     unit: 'tokens',
-    help: 'DATASET and IMAGES runs: prompt tokens of each successful request as the server counted them (prompt_tokens, images included): the distribution of prompt lengths actually sent; with IMAGES, a cell\'s image tokens per request are its mean minus that of the cell without images.',
+    help: "DATASET and IMAGES runs: prompt tokens of each successful request as the server counted them (prompt_tokens, images included): the distribution of prompt lengths actually sent; with IMAGES, a cell's image tokens per request are its mean minus that of the cell without images.",
   },
   outputLength: {
     name: 'llm_request_output_tokens',
@@ -655,8 +655,8 @@ export const TAGS = {
   images: 'IMAGES: the images each request of the cell carries, <count>x<width>x<height>; absent on cells without images.',
   isl: 'Input length of the cell, tokens.',
   osl: 'Output length of the cell, tokens.',
-  concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
   batch: 'Items per request of a pooling cell (embeddings, rerank only).',
+  concurrency: 'Concurrent requests of the cell (closed-loop VUs).',
   rate: 'Arrival rate of the cell, requests per second (arrival-rate benchmark).',
   // From the dialect table, when read (a dialect registered later shows too).
   get dialect(): string {

@@ -17,10 +17,10 @@ function runTags(run: Run): Record<string, string> {
   else if (load.kind === 'rate') tags.rate = String(load.rate);
   else tags.trace_speed = String(load.speed);
   if (run.repeat !== undefined) tags.repeat = String(run.repeat);
-  return tags;
   // IMAGES: the cell's images, so the series of cells with and without them can be told apart.
   const img = run.cell.images;
   if (img !== undefined) tags.images = `${img.count}x${img.width}x${img.height}`;
+  return tags;
 }
 
 /** k6 rates are integers per timeUnit: 2.5/s becomes 25 per 10s. */
