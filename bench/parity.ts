@@ -106,15 +106,12 @@ async function main(): Promise<void> {
       // inference-perf's concurrent stage sends a count, not a duration: the count the first
       // tool completed at this load in the same time, so its run lasts about as long.
       let requests = load * 4;
-      let truthShown = false;
       for (const tool of TOOLS) {
         const row = await runOne(tool, load, requests, sim, paths);
         if (tool === TOOLS[0] && row.truth.completed > 0) requests = row.truth.completed;
         rows.push(row);
-        // One truth row per load, from the first tool's run (each tool's errors use its own run's truth).
-        if (!truthShown) lines.push(truthLine(load, row.truth));
-        truthShown = true;
-        lines.push(toolLine(row));
+        // Each tool's errors are against its own run's truth: that truth row above its row.
+        lines.push(truthLine(load, row.truth), toolLine(row));
         console.log(
           markdownTable([truthLine(load, row.truth), toolLine(row)])
             .split('\n')

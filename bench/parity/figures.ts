@@ -168,7 +168,7 @@ export const TABLE_HEAD = [
 export function truthLine(load: number, t: Truth): string[] {
   const cells = FIGURES.flatMap((f) => [num(t[f].p50, msDigits(t[f].p50)), num(t[f].p99, msDigits(t[f].p99))]);
   const lag = `intake lag p50 ${num(t.intakeLag.p50, 1)}, p99 ${num(t.intakeLag.p99, 1)}; in flight ${num(t.serverConcurrency, 0)}`;
-  return [String(load), '**truth (ms)**', ...cells, `${t.tokensServed}`, `${t.completed}`, `${t.notCompleted} cut; ${lag}`, '', '', ''];
+  return [String(load), 'truth (ms)', ...cells, `${t.tokensServed}`, `${t.completed}`, `${t.notCompleted} cut; ${lag}`, '', '', ''];
 }
 
 /** One tool's row: each figure's error (reported − truth, ms), its token count and failures, its cost. */
