@@ -124,7 +124,9 @@ async function main(): Promise<void> {
   } finally {
     await sim.stop();
   }
-  const table = markdownTable(lines);
+  // What each tool's cells mean where its figure of that name is defined otherwise (docs/parity.md).
+  const notes = [...new Set(rows.flatMap((r) => (r.reported?.notes ?? []).map((n) => `- ${r.tool}: ${n}`)))];
+  const table = markdownTable(lines) + (notes.length ? `\n\n${notes.join('\n')}` : '');
   console.log(
     `\n${table}\n\nload average at the end: ${loadavg()
       .map((x) => x.toFixed(1))
