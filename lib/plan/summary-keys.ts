@@ -170,7 +170,7 @@ export function summaryThresholds(
   for (const run of plan.runs) {
     for (const m of perRun) keep(subKey(m, run.scenario), m);
     if (imaged) keep(subKey('promptLength', run.scenario), 'promptLength');
-    if (run.cell.batch !== undefined) {
+    if (run.cell?.batch !== undefined) {
       for (const m of POOL_PER_RUN) keep(subKey(m, run.scenario), m);
       for (let k = 0; k < plan.slices; k++) for (const m of POOL_PER_SLICE) keep(subKey(m, run.scenario, { slice: String(k) }), m);
     }

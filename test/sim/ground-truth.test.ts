@@ -18,6 +18,7 @@ test('records carry every field; /sim routes are not recorded; since filter; res
   const r = recs[0] as RequestRecord;
   assert.deepEqual(Object.keys(r).sort(), [
     'acceptedHistogram',
+    'adapter',
     'arrivalMs',
     'behind',
     'cachedTokens',
