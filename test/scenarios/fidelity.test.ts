@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS, type Run, type Runner } from './harness';
 import { poolLengths } from '../../lib/workload/prompts';
-import { clientRequests, JOIN_SYSTEM_TAGS, pct, slotLengths, truthItl } from './truth-join';
+import { clientRequests, JOIN_SYSTEM_TAGS, pct, slotLengths, truthItl, vuOfLength } from './truth-join';
 import type { RequestRecord } from '../../sim/index';
 
 const OSL = 64;
@@ -183,20 +183,21 @@ async function perRequest(runner: Runner, lv: Level, dialect = 'openai'): Promis
     let behind = 0;
     let lowest = Infinity;
     for (let slot = 0; slot < lv.streams; slot++) {
-      // VU ids count from 1; VU slot s sends prompt s (one prompt per VU: PROMPT_POOL = streams).
+      // One prompt per VU (PROMPT_POOL = streams): the VU is the one whose replies counted that length.
       const mine = records.filter((r) => r.promptTokens === lengths[slot]).sort((a, b) => a.arrivalMs - b.arrivalMs);
-      const reqs = client.get(slot + 1) ?? [];
-      assert.equal(reqs.length, mine.length, `VU ${slot + 1}: ${reqs.length} requests measured, ${mine.length} recorded`);
+      const vu = vuOfLength(client, lengths[slot]);
+      const reqs = vu === null ? [] : (client.get(vu) ?? []);
+      assert.equal(reqs.length, mine.length, `VU ${vu} (prompt of ${lengths[slot]} tokens): ${reqs.length} requests measured, ${mine.length} recorded`);
       for (let i = 0; i < mine.length; i++) {
         const r = mine[i];
         const c = reqs[i];
-        assert.ok(c && c.ttft !== null && c.e2e !== null, `VU ${slot + 1} iteration ${i}: no TTFT or e2e`);
+        assert.ok(c && c.ttft !== null && c.e2e !== null, `VU ${vu} iteration ${i}: no TTFT or e2e`);
         const truthTtft = (r.firstTokenMs as number) - r.arrivalMs;
         const truthE2e = (r.finishMs as number) - r.arrivalMs;
         const ti = truthItl(r);
         decodes.push((r.finishMs as number) - (r.firstTokenMs as number));
         itls.push(...ti);
-        assert.equal(c.itl.length, ti.length, `VU ${slot + 1} iteration ${i}: ${c.itl.length} ITL samples, ${ti.length} tokens after the first event`);
+        assert.equal(c.itl.length, ti.length, `VU ${vu} iteration ${i}: ${c.itl.length} ITL samples, ${ti.length} tokens after the first event`);
         lowest = Math.min(lowest, c.ttft - truthTtft, c.e2e - truthE2e);
         // What is left once the simulator's own lag is taken off: its records say how far its
         // truth fell behind (intake read late, writes late), and that much is never the client's.

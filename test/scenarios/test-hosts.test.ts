@@ -21,7 +21,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { explain, ROOT, RUNNERS, type Runner } from './harness';
-import { clientRequests, JOIN_SYSTEM_TAGS, pct, truthItl } from './truth-join';
+import { clientRequests, JOIN_SYSTEM_TAGS, pct, truthItl, vuOfLength } from './truth-join';
 import { hostsDown, hostsUnavailable, hostsUp, linkCounts, type HostsEnv, type LinkCounts } from '../net/test-hosts';
 import { k6OnClient, simOnServer } from './hosts-sim';
 import { poolLengths } from '../../lib/workload/prompts';
@@ -125,18 +125,19 @@ function join_(records: RequestRecord[], file: string, transport: string): Measu
   const m: Measured = { ttft: [], e2e: [], itlErr: [], itlTruth: [], connecting: [], stall: [] };
   for (let slot = 0; slot < VUS; slot++) {
     const mine = records.filter((r) => r.promptTokens === pool[slot]).sort((a, b) => a.arrivalMs - b.arrivalMs);
-    const reqs = client.get(slot + 1) ?? [];
-    assert.equal(reqs.length, mine.length, `VU ${slot + 1}: ${reqs.length} requests measured, ${mine.length} recorded`);
+    const vu = vuOfLength(client, pool[slot]);
+    const reqs = vu === null ? [] : (client.get(vu) ?? []);
+    assert.equal(reqs.length, mine.length, `VU ${vu} (prompt of ${pool[slot]} tokens): ${reqs.length} requests measured, ${mine.length} recorded`);
     mine.forEach((r, i) => {
       const c = reqs[i];
-      assert.ok(c && c.e2e !== null, `VU ${slot + 1} iteration ${i}: no e2e`);
+      assert.ok(c && c.e2e !== null, `VU ${vu} iteration ${i}: no e2e`);
       m.e2e.push(c.e2e - ((r.finishMs as number) - r.arrivalMs) - r.intakeLagMs);
       m.connecting.push(c.connecting);
       if (transport !== 'sse') return;
-      assert.ok(c.ttft !== null, `VU ${slot + 1} iteration ${i}: no TTFT`);
+      assert.ok(c.ttft !== null, `VU ${vu} iteration ${i}: no TTFT`);
       m.ttft.push(c.ttft - ((r.firstTokenMs as number) - r.arrivalMs) - r.intakeLagMs);
       const ti = truthItl(r);
-      assert.equal(c.itl.length, ti.length, `VU ${slot + 1} iteration ${i}: ${c.itl.length} ITL samples, ${ti.length} tokens`);
+      assert.equal(c.itl.length, ti.length, `VU ${vu} iteration ${i}: ${c.itl.length} ITL samples, ${ti.length} tokens`);
       ti.forEach((t, k) => m.itlErr.push(c.itl[k] - t));
       m.itlTruth.push(...ti);
       m.stall.push(Math.max(0, ...c.itl) - Math.max(0, ...ti));

@@ -31,6 +31,17 @@ export interface ClientRequest {
   itl: number[];
   /** k6's http_req_connecting of the request (ms; 0 on a reused connection); null where k6 gave none (xk6-sse). */
   connecting: number | null;
+  /** The prompt's tokens as the server counted them (llm_input_tokens); null for a failed request. */
+  promptTokens: number | null;
+}
+
+/**
+ * The VU that sent prompts of this server-counted length (each VU one length of its own in these
+ * tests), or null. Not VU id = slot + 1: k6 lends a run any free VUs.
+ */
+export function vuOfLength(client: Map<number, ClientRequest[]>, promptTokens: number): number | null {
+  for (const [vu, reqs] of client) if (reqs.some((r) => r?.promptTokens === promptTokens)) return vu;
+  return null;
 }
 
 /** The client's samples per (VU, iteration), from k6's JSON output. */
@@ -39,17 +50,18 @@ export function clientRequests(file: string): Map<number, ClientRequest[]> {
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.includes('"type":"Point"') || !(line.startsWith('{"metric":"llm_') || line.startsWith('{"metric":"http_req_connecting"'))) continue;
     const p = JSON.parse(line) as { metric: string; data: { value: number; tags?: { url?: string }; metadata?: { vu?: string; iter?: string } } };
-    if (!['llm_ttft', 'llm_itl', 'llm_e2e', 'http_req_connecting'].includes(p.metric)) continue;
+    if (!['llm_ttft', 'llm_itl', 'llm_e2e', 'llm_input_tokens', 'http_req_connecting'].includes(p.metric)) continue;
     const vu = Number(p.data.metadata?.vu);
     const iter = Number(p.data.metadata?.iter);
     // setup() (the preflight) runs outside any VU's iterations.
     if (!(vu > 0) || !Number.isInteger(iter)) continue;
     let list = byVu.get(vu);
     if (!list) byVu.set(vu, (list = []));
-    const req = (list[iter] ??= { ttft: null, e2e: null, itl: [], connecting: null });
+    const req = (list[iter] ??= { ttft: null, e2e: null, itl: [], connecting: null, promptTokens: null });
     if (p.metric === 'llm_ttft') req.ttft = p.data.value;
     else if (p.metric === 'llm_e2e') req.e2e = p.data.value;
     else if (p.metric === 'http_req_connecting') req.connecting = p.data.value;
+    else if (p.metric === 'llm_input_tokens') req.promptTokens = p.data.value;
     else req.itl.push(p.data.value);
   }
   return byVu;
