@@ -5,6 +5,7 @@ import type { Window } from '../metrics/samples';
 import { startOffsetMs, steadyWindow, type Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
 import { BACKOFF, Reachability } from '../vu/reachability';
+import { runSlot } from '../vu/slot';
 import { AdapterPicker } from '../workload/adapters';
 import { clearAdapterTag } from './adapters';
 import type { Bench } from './bench-context';
@@ -51,7 +52,7 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
   };
   let r = reach.get(t.variant);
   if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.targetDownAfterMs })));
-  const slot = (exec.vu.idInTest - 1) % entry.run.vus;
+  const slot = runSlot(exec.scenario.iterationInTest, exec.vu.idInTest, entry.run.vus);
   const next: VuRun = {
     name,
     run: entry.run,
