@@ -21,7 +21,7 @@ import {
 import { classifyTransport } from '../dialects/errors';
 import { checkAdapters } from './adapters';
 import { checkPooling } from './pooling';
-import { failed } from '../dialects/reply';
+import { failed } from '../reading/whole-reply';
 import {
   PREFLIGHT_ATTEMPTS,
   attemptsFailedMessage,
@@ -113,13 +113,27 @@ function preflightPrompt(cfg: BenchConfig, d: Dialect, length: number): Prompt {
   return d.acceptsTokenIds ? { kind: 'tokens', json: tokenPromptPool(spec)[0], length } : { kind: 'text', text: textPromptPool(spec)[0] };
 }
 
+/** Where a preflight generation goes: the variant, the dialect spoken to it and the model named. */
+interface Addressee {
+  t: VariantConfig;
+  d: Dialect;
+  model: string;
+}
+
+/** What one preflight generation asks for, and how long it may take. */
+interface Ask {
+  prompt: Prompt;
+  maxTokens: number;
+  timeoutMs: number;
+}
+
 /** A generation request as the port sends it, and how to read its reply. */
 interface Generation {
   request: BatchRequest;
   read(res: HttpReply): GenerationResult;
 }
 
-function generation(t: VariantConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): Generation {
+function generation({ t, d, model }: Addressee, { prompt, maxTokens, timeoutMs }: Ask): Generation {
   const wire = d.build({ prompt, maxTokens, ignoreEos: true, temperature: 0, stream: false, model: model || undefined });
   const route = `${wire.method} ${wire.path}`;
   return {
@@ -135,8 +149,8 @@ interface Generated {
   ms: number;
 }
 
-function generate(io: HttpPort, t: VariantConfig, d: Dialect, model: string, prompt: Prompt, maxTokens: number, timeoutMs: number): Generated {
-  const g = generation(t, d, model, prompt, maxTokens, timeoutMs);
+function generate(io: HttpPort, to: Addressee, ask: Ask): Generated {
+  const g = generation(to, ask);
   const start = io.now();
   const res = io.post(g.request.url, g.request.body ?? '', g.request.req);
   return { result: g.read(res), ms: io.now() - start };
@@ -155,27 +169,23 @@ interface Attempted {
   attempts: number;
 }
 
+/** How a preflight generation is retried: by a deadline (or none), counted in a tally (or not), its first attempt already made (or not). */
+interface Retrying {
+  deadline: number | null;
+  tally: Tally | null;
+  first?: Generated;
+}
+
 /**
  * One preflight generation, retried on transient failures with back-off (0.5 s, 1 s, 2 s) up to
  * PREFLIGHT_ATTEMPTS; with a deadline, no attempt or pause goes past it. `first`: the first
  * attempt, already made (the one-token check's, in the batch that probes the other layers).
  */
-function generateRetrying(
-  io: HttpPort,
-  t: VariantConfig,
-  d: Dialect,
-  model: string,
-  prompt: Prompt,
-  maxTokens: number,
-  timeoutMs: number,
-  deadline: number | null,
-  tally: Tally | null,
-  first: Generated | null = null,
-): Attempted {
+function generateRetrying(io: HttpPort, to: Addressee, ask: Ask, { deadline, tally, first }: Retrying): Attempted {
   let attempts = 0;
   for (;;) {
-    const timeout = deadline === null ? timeoutMs : Math.min(timeoutMs, deadline - io.now());
-    const g = attempts === 0 && first !== null ? first : generate(io, t, d, model, prompt, maxTokens, Math.max(100, timeout));
+    const timeout = deadline === null ? ask.timeoutMs : Math.min(ask.timeoutMs, deadline - io.now());
+    const g = attempts === 0 && first !== undefined ? first : generate(io, to, { ...ask, timeoutMs: Math.max(100, timeout) });
     attempts++;
     if (tally) tally.sent++;
     if (g.result.ok || !isTransient(g.result)) return { ...g, attempts };
@@ -201,13 +211,14 @@ interface LayerProbes {
  * what the other routes did is known when its deadline ends, so a stuck engine is told from a stuck
  * API layer after one deadline rather than one per route.
  */
-function probeLayers(io: BatchPort, cfg: BenchConfig, t: VariantConfig, primary: Dialect, model: string, id: ServerIdentity): LayerProbes {
+function probeLayers(io: BatchPort, cfg: BenchConfig, to: Addressee, id: ServerIdentity): LayerProbes {
+  const { t, model } = to;
   const timeoutMs = cfg.preflightTimeoutMs;
   const dialects = [
-    primary,
-    ...stallProbeDialects(profileOf(id), primary.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model })),
+    to.d,
+    ...stallProbeDialects(profileOf(id), to.d.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model })),
   ];
-  const gens = dialects.map((d) => generation(t, d, model, preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), 1, timeoutMs));
+  const gens = dialects.map((d) => generation({ t, d, model }, { prompt: preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), maxTokens: 1, timeoutMs }));
   const start = io.now();
   const replies = io.batch(gens.map((g) => g.request));
   const ms = io.now() - start;
@@ -224,7 +235,7 @@ function routeTry(d: Dialect, outcome: RouteTry['outcome'], timeoutMs: number, d
 }
 
 /** The one-token check timed out: which layer hangs, from what the other routes did meanwhile. */
-function stalled(cfg: BenchConfig, t: VariantConfig, primary: Dialect, id: ServerIdentity, healthy: string[], others: RouteTry[]): PreflightError {
+function stalled(cfg: BenchConfig, { t, d: primary }: Addressee, id: ServerIdentity, healthy: string[], others: RouteTry[]): PreflightError {
   const d = stallDiagnosis(routeTry(primary, 'timeout', cfg.preflightTimeoutMs), others, healthy, profileOf(id), t.vars.dialect);
   return new PreflightError(d.reason, `${t.variant}: ${d.message}`);
 }
@@ -307,24 +318,19 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   // The check that a health probe cannot make: does a real generation produce a token?
   const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model: chosen.model });
   const tally: Tally = { sent: 0, failed: 0, labels: [] };
-  const layers = probeLayers(io, cfg, t, d, chosen.model, id);
+  const to: Addressee = { t, d, model: chosen.model };
+  const layers = probeLayers(io, cfg, to, id);
   // Retries of a transient failure get their own PREFLIGHT_TIMEOUT from the batch's end: a hung
   // route beside the check must not use up the time of its retries.
   const probe = generateRetrying(
     io,
-    t,
-    d,
-    chosen.model,
-    preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS),
-    1,
-    cfg.preflightTimeoutMs,
-    io.now() + cfg.preflightTimeoutMs,
-    tally,
-    layers.first,
+    to,
+    { prompt: preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), maxTokens: 1, timeoutMs: cfg.preflightTimeoutMs },
+    { deadline: io.now() + cfg.preflightTimeoutMs, tally, first: layers.first },
   );
   if (!probe.result.ok) {
     const err = probe.result.error;
-    if (err?.class === 'timeout') throw stalled(cfg, t, d, id, healthy, layers.others);
+    if (err?.class === 'timeout') throw stalled(cfg, to, id, healthy, layers.others);
     if (err?.class === 'wrong_dialect') {
       throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect, d.name)}`);
     }
@@ -344,7 +350,7 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   const warm: number[] = [];
   for (let i = 0; i < cfg.warmupRequests; i++) {
     const n = i === 0 ? 1 : 16;
-    const w = generateRetrying(io, t, d, chosen.model, warmPrompt, n, cfg.requestTimeoutMs, null, tally);
+    const w = generateRetrying(io, to, { prompt: warmPrompt, maxTokens: n, timeoutMs: cfg.requestTimeoutMs }, { deadline: null, tally });
     if (!w.result.ok) {
       const what = `warm-up request ${i + 1} (ISL ${longest.isl}${longest.length !== longest.isl ? `, longest prompt ${longest.length} tokens` : ''})`;
       throw new PreflightError('warmup_failed', `${t.variant}: ${attemptsFailedMessage(what, w.attempts, w.result.error?.message ?? 'unknown error')}`);
