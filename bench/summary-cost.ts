@@ -13,10 +13,10 @@ import { planOf } from '../lib/plan/matrix';
 import { summaryThresholds, TREND_STATS } from '../lib/plan/summary-keys';
 import { METRICS } from '../lib/metrics/catalog';
 import { buildReport } from '../lib/report/report';
-import { summaryJson } from '../lib/report/json';
-import { renderHtml } from '../lib/report/html';
-import { renderMarkdown } from '../lib/report/markdown';
-import { renderText } from '../lib/report/text';
+import { summaryJson } from '../lib/report/render/summary-json';
+import { renderHtml } from '../lib/report/render/html-report';
+import { renderMarkdown } from '../lib/report/render/markdown-report';
+import { renderText } from '../lib/report/render/text-report';
 import type { SummaryMetrics } from '../lib/report/model';
 import { findK6, INSTALL_K6 } from '../scripts/k6-runtime';
 

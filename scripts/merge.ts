@@ -7,12 +7,12 @@ import { dirname, join } from 'node:path';
 import { BENCHMARKS } from '../lib/benchmarks';
 import { loadConfig } from '../lib/config/load';
 import { planOf } from '../lib/plan/matrix';
-import { renderHtml } from '../lib/report/html';
-import { summaryJson } from '../lib/report/json';
-import { renderMarkdown } from '../lib/report/markdown';
+import { renderHtml } from '../lib/report/render/html-report';
+import { summaryJson } from '../lib/report/render/summary-json';
+import { renderMarkdown } from '../lib/report/render/markdown-report';
 import { MergeError, mergePartials, readPartial } from '../lib/report/partial';
 import { buildReport, type Report } from '../lib/report/report';
-import { renderText } from '../lib/report/text';
+import { renderText } from '../lib/report/render/text-report';
 
 export interface MergeOutput {
   report: Report;

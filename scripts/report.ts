@@ -18,7 +18,7 @@ import { METRICS } from '../lib/metrics/catalog';
 import { rebuiltFiles } from '../lib/raw/output';
 import { RawRecord, RUN_RECORD_FORMAT, type RunRecordMeta } from '../lib/raw/record';
 import { rebuild, RawRecordError, type Rebuilt } from '../lib/raw/rebuild';
-import { renderText } from '../lib/report/text';
+import { renderText } from '../lib/report/render/text-report';
 import { sidecarPath } from './raw-record';
 
 export interface ReadRecord {

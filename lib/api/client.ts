@@ -338,9 +338,7 @@ export class LlmClient {
         model: target.model || undefined,
       },
       timeoutMs,
-      this.window(add),
-      NO_SLO,
-      add,
+      { window: this.window(add), slo: NO_SLO, add },
     );
     const result = toResult(outcome, { ...who, dialect: target.dialect.name, model: target.model });
     if (result.error) {

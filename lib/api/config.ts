@@ -60,7 +60,7 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     seed: SEED,
     requestTimeoutMs,
     gracefulStopMs: 0,
-    targetDownAfterMs: 0,
+    variantDownAfterMs: 0,
     preflightTimeoutMs: pf?.timeoutMs ?? 10_000,
     warmupRequests: pf?.warmupRequests ?? 0,
     promptPool: 1,

@@ -1,12 +1,12 @@
 // handleSummary for a user's script: summary.json, report.md and report.html as the benchmarks
 // write them (lib/report renders them), and the compact text for stdout.
 import { stamp } from '../config/load';
-import { renderHtml } from '../report/html';
-import { summaryJson } from '../report/json';
-import { renderMarkdown } from '../report/markdown';
+import { renderHtml } from '../report/render/html-report';
+import { summaryJson } from '../report/render/summary-json';
+import { renderMarkdown } from '../report/render/markdown-report';
 import type { SummaryMetrics } from '../report/model';
 import type { Report } from '../report/report';
-import { renderText } from '../report/text';
+import { renderText } from '../report/render/text-report';
 import { testId, testScenarios } from '../k6/library';
 import { scenariosOf, type ScenarioOptions } from './plan';
 import { libraryReport } from './report';

@@ -2,10 +2,10 @@
 // measured p99 with its interval, the SLO as a line, each variant's capacity marked), the search
 // path and where each SLO broke. Self-contained like the benchmarks' report.html. Pure.
 import { display } from '../report/analysis';
-import { REPORT_CSS } from '../report/html';
-import { fmt } from '../report/format';
-import { PALETTE, esc } from '../report/svg/common';
-import { lineChart, type Series } from '../report/svg/line';
+import { REPORT_CSS } from '../report/render/html-report';
+import { fmt } from '../report/render/report-format';
+import { PALETTE, esc } from '../report/render/svg/common';
+import { lineChart, type Series } from '../report/render/svg/line';
 import { capacityText, costLine, energyLine, pathHead, pathRows, ratioText, type CapacityReport } from './report';
 import { label } from './search';
 import type { CapacitySettings } from './settings';

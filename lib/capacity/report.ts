@@ -5,7 +5,7 @@
 import type { GpuCost } from '../config/types';
 import { display } from '../report/analysis';
 import { hourly, perMillion, type Price } from '../report/cost';
-import { fmt, fmtMs, table } from '../report/format';
+import { fmt, fmtMs, table } from '../report/render/report-format';
 import { capacityOf, capacityRatio, type Capacity, type CapacityRatio } from './estimate';
 import { label } from './search';
 import type { PointDetail, VariantSearch } from './runner';

@@ -1,9 +1,9 @@
 // A comparison as terminal text, as compare.md (a table for a GitHub job summary) and as
 // compare.html (self-contained, in report.html's style). Runs inside k6 too (BASELINE): no DOM,
 // Node or Intl here; report text goes through esc().
-import { fmt, table } from '../report/format';
-import { REPORT_CSS } from '../report/html';
-import { esc } from '../report/svg/common';
+import { fmt, table } from '../report/render/report-format';
+import { REPORT_CSS } from '../report/render/html-report';
+import { esc } from '../report/render/svg/common';
 import type { Ratio } from '../report/analysis';
 import { MIN_SLICES, VERDICT_TEXT, regressedAny, type CellComparison, type Comparison, type RunId } from './compare';
 import { describeDifferences } from './workload';

@@ -4,7 +4,7 @@
 import { mergeFile, type Env } from './load';
 import { ConfigError, quote } from './parse';
 import { resultsDirProbePath, resultsDirState } from './results-dir';
-import { VARIABLES } from './variables';
+import { RENAMED_VARIABLES, VARIABLES } from './variables';
 
 /** Reads a file as k6's open() does (relative to the bundle); throws when it cannot. */
 export type ReadFile = (path: string) => string;
@@ -29,8 +29,19 @@ export function benchmarkEnv(system: Env, read: ReadFile, defaults: Record<strin
     }
     env = mergeFile(env, parsed, path);
   }
+  env = renamedRead(env);
   for (const [k, v] of Object.entries(defaults ?? {})) if (env[k] === undefined || env[k] === '') env[k] = v;
   if (defaultTransport !== null && (env.TRANSPORT === undefined || env.TRANSPORT === '')) env.TRANSPORT = defaultTransport;
+  return env;
+}
+
+/** A renamed variable set under its old name counts under the new one (unless that is set too), with a one-line note. */
+function renamedRead(env: Env): Env {
+  for (const [old, now] of Object.entries(RENAMED_VARIABLES)) {
+    if (env[old] === undefined || env[old] === '') continue;
+    console.warn(`${old} is renamed ${now}; the old name is still read until the next release.`);
+    if (env[now] === undefined || env[now] === '') env[now] = env[old];
+  }
   return env;
 }
 

@@ -5,7 +5,7 @@ import { structuredConfig } from './structured';
 import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
-import { VARIABLES } from './variables';
+import { RENAMED_VARIABLES, VARIABLES } from './variables';
 import { BENCHMARKS, slotsOf, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
 import { datasetConfig } from './dataset';
 import { arrivalsConfig, traceConfig } from './trace';
@@ -20,7 +20,9 @@ import { CACHE_RESET_MODES, type BenchConfig, type Env, type GpuCost, type Varia
 export { TOKEN_ID_FLOOR } from './types';
 import { TOKEN_ID_FLOOR } from './types';
 
-const KNOWN = new Set(VARIABLES.map((v) => v.name));
+const KNOWN = new Set([...VARIABLES.map((v) => v.name), ...Object.keys(RENAMED_VARIABLES)]);
+/** A renamed variable's old name (new → old), still read until the next release (a settings record of the last one holds it). */
+const OLD_NAME: Record<string, string> = Object.fromEntries(Object.entries(RENAMED_VARIABLES).map(([old, now]) => [now, old]));
 
 /** Merges a CONFIG file under the environment: a variable set in the environment wins. */
 export function mergeFile(env: Env, file: unknown, path: string): Env {
@@ -41,7 +43,7 @@ export function mergeFile(env: Env, file: unknown, path: string): Env {
 }
 
 function get(env: Env, name: string): string {
-  const v = env[name];
+  const v = env[name] || env[OLD_NAME[name] ?? ''];
   if (v !== undefined && v.trim() !== '') return v;
   return VARIABLES.find((x) => x.name === name)?.default ?? '';
 }
@@ -58,7 +60,7 @@ function dialectOf(name: string, raw: string): DialectSetting {
   throw p.invalid(name, raw, `one of auto, ${DIALECT_NAMES.join(', ')}`);
 }
 
-function target(env: Env, slot: VariantSlot): VariantConfig {
+function variantConfig(env: Env, slot: VariantSlot): VariantConfig {
   const { variant: label, prefix } = slot;
   const vars = prefix
     ? { url: `${prefix}_URL`, dialect: `${prefix}_DIALECT`, model: `${prefix}_MODEL`, apiKey: `${prefix}_API_KEY` }
@@ -78,7 +80,7 @@ function target(env: Env, slot: VariantSlot): VariantConfig {
   };
 }
 
-/** GPU_HOUR_COST and GPUS, a target's own <PREFIX>_ variable first; each checked where it was set. */
+/** GPU_HOUR_COST and GPUS, a variant's own <PREFIX>_ variable first; each checked where it was set. */
 export function gpuCost(env: Env, prefix: string): GpuCost {
   const pick = (name: string): [string, string] => {
     const own = prefix ? get(env, `${prefix}_${name}`) : '';
@@ -95,7 +97,7 @@ export function gpuCost(env: Env, prefix: string): GpuCost {
   return { gpuHourCost, gpus: gpusRaw.trim() === '' ? null : p.positiveInt(gpusName, gpusRaw, { min: 1, max: 100_000 }) };
 }
 
-/** GPU_METRICS_URL, a target's own <PREFIX>_GPU_METRICS_URL first: a full URL, the exporter's page. */
+/** GPU_METRICS_URL, a variant's own <PREFIX>_GPU_METRICS_URL first: a full URL, the exporter's page. */
 function gpuMetricsUrl(env: Env, prefix: string): string | null {
   const own = prefix ? get(env, `${prefix}_GPU_METRICS_URL`) : '';
   const [name, raw] = own.trim() !== '' ? [`${prefix}_GPU_METRICS_URL`, own] : ['GPU_METRICS_URL', get(env, 'GPU_METRICS_URL')];
@@ -165,15 +167,15 @@ export function loadConfig(
   now: Date,
 ): BenchConfig {
   const benchmark = spec.name;
-  const targets = slotsOf(spec, env).map((slot) => target(env, slot));
+  const variants = slotsOf(spec, env).map((slot) => variantConfig(env, slot));
   const baselineRaw = spec.variants ? get(env, 'BASELINE_VARIANT').trim() : '';
-  const baseline = baselineRaw === '' ? targets[0].variant : baselineRaw;
-  if (!targets.some((t) => t.variant === baseline)) {
-    throw new ConfigError(`BASELINE_VARIANT=${baselineRaw} is not one of the variants (${targets.map((t) => t.variant).join(', ')}).`);
+  const baseline = baselineRaw === '' ? variants[0].variant : baselineRaw;
+  if (!variants.some((v) => v.variant === baseline)) {
+    throw new ConfigError(`BASELINE_VARIANT=${baselineRaw} is not one of the variants (${variants.map((v) => v.variant).join(', ')}).`);
   }
-  for (let i = 1; i < targets.length; i++) {
-    const same = targets.slice(0, i).find((t) => t.url === targets[i].url);
-    if (same) throw new ConfigError(`${same.vars.url} and ${targets[i].vars.url} are the same (${same.url}): a comparison needs distinct deployments.`);
+  for (let i = 1; i < variants.length; i++) {
+    const same = variants.slice(0, i).find((v) => v.url === variants[i].url);
+    if (same) throw new ConfigError(`${same.vars.url} and ${variants[i].vars.url} are the same (${same.url}): a comparison needs distinct deployments.`);
   }
   const requestTimeoutMs = p.duration('REQUEST_TIMEOUT', get(env, 'REQUEST_TIMEOUT'), { minMs: 100, maxMs: 3_600_000 });
   const graceRaw = get(env, 'GRACEFUL_STOP');
@@ -189,7 +191,7 @@ export function loadConfig(
     benchmark,
     runId: runIdRaw === '' ? `${benchmark}-${stamp(now)}` : p.label('RUN_ID', runIdRaw),
     resultsDir: get(env, 'RESULTS_DIR').replace(/\/+$/, '') || '.',
-    variants: targets,
+    variants,
     baseline,
     abDiffers: spec.slots.length > 1 || spec.variants ? parseAbDiffers(get(env, 'AB_DIFFERS')) : [],
     isl,
@@ -204,7 +206,7 @@ export function loadConfig(
     seed: p.positiveInt('SEED', get(env, 'SEED'), { min: 0, max: 2 ** 32 - 1 }),
     requestTimeoutMs,
     gracefulStopMs: graceRaw === '' ? requestTimeoutMs : p.duration('GRACEFUL_STOP', graceRaw, { minMs: 0 }),
-    targetDownAfterMs: p.duration('TARGET_DOWN_AFTER', get(env, 'TARGET_DOWN_AFTER'), { minMs: 1000, maxMs: 86_400_000 }),
+    variantDownAfterMs: p.duration('VARIANT_DOWN_AFTER', get(env, 'VARIANT_DOWN_AFTER'), { minMs: 1000, maxMs: 86_400_000 }),
     preflightTimeoutMs: p.duration('PREFLIGHT_TIMEOUT', get(env, 'PREFLIGHT_TIMEOUT'), { minMs: 100, maxMs: 600_000 }),
     warmupRequests: p.positiveInt('WARMUP_REQUESTS', get(env, 'WARMUP_REQUESTS'), { min: 0, max: 1000 }),
     promptPool: p.positiveInt('PROMPT_POOL', get(env, 'PROMPT_POOL'), { min: 1, max: 100_000 }),

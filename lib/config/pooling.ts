@@ -1,6 +1,6 @@
 // The pooling benchmarks' own configuration (embeddings, rerank): BATCH, the items each request
 // carries, one matrix axis in place of OSL (a pooling request generates nothing), and the checks
-// that its targets' dialects have the benchmark's route.
+// that its variants' dialects have the benchmark's route.
 import type { PoolingTask } from '../dialects/pooling';
 import { POOLING, poolingRoute } from '../dialects/pooling';
 import { ConfigError, intList } from './parse';

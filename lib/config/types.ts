@@ -1,4 +1,4 @@
-// The configuration's shape: a leaf module, so that the plan, the targets and the reports can name
+// The configuration's shape: a leaf module, so that the plan, the variants and the reports can name
 // it without importing the loader (and, through it, the benchmarks and the variables).
 import type { PoolingTask } from '../dialects/pooling';
 import type { DialectSetting } from '../dialects/index';
@@ -22,13 +22,13 @@ export interface VariantConfig {
   url: string;
   dialect: DialectSetting;
   model: string;
-  /** Sent as a bearer token to this target only. */
+  /** Sent as a bearer token to this variant only. */
   apiKey: string;
   /** GPU_HOUR_COST and GPUS (or <PREFIX>_…): what the report prices tokens at; absent: not set. */
   cost?: GpuCost;
   /** GPU_METRICS_URL (or <PREFIX>_…): the full URL of the GPU exporter's Prometheus page; absent or null: not set. */
   gpuMetricsUrl?: string | null;
-  /** The variables that set this target, for messages that say what to change. */
+  /** The variables that set this variant, for messages that say what to change. */
   vars: { url: string; dialect: string; model: string; apiKey: string };
 }
 
@@ -54,7 +54,7 @@ export interface BenchConfig {
   runId: string;
   resultsDir: string;
   variants: VariantConfig[];
-  /** The variant every other is compared with: BASELINE_VARIANT (compare), else the first target. */
+  /** The variant every other is compared with: BASELINE_VARIANT (compare), else the first variant. */
   baseline: string;
   /** AB_DIFFERS: serving settings the variants are meant to differ in (lib/engines/serving.ts names); absent: none. */
   abDiffers?: readonly string[];
@@ -70,7 +70,7 @@ export interface BenchConfig {
   seed: number;
   requestTimeoutMs: number;
   gracefulStopMs: number;
-  targetDownAfterMs: number;
+  variantDownAfterMs: number;
   preflightTimeoutMs: number;
   warmupRequests: number;
   promptPool: number;

@@ -5,16 +5,16 @@
 // message_stop; `ping` may come between. No [DONE]: message_stop ends the stream, and a stream
 // without it was cut. Per the API (and llama.cpp b11669), usage.input_tokens leaves out the prompt
 // tokens read from or written to the cache, so the prompt is their sum.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
-import type { Phase, ToolDelta } from './chunk-update';
+import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
+import type { Phase, ToolDelta } from '../reading/chunk-update';
 import { promptTurns } from './conversation';
 import { structuredFields } from './structured';
 import { MESSAGES_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
-import { parseReply } from './reply';
-import type { TemplateCache } from './template';
+import { parseReply } from '../reading/whole-reply';
+import type { TemplateCache } from '../reading/chunk-template';
 import type { GenerationRequest, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 
@@ -39,7 +39,7 @@ export const anthropic = defineDialect({
 });
 
 function anthropicDialect(rctx: RequestContext): DialectCodec {
-  // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
+  // The skeleton of the last stream's chunk template: the next stream starts with it (lib/reading/chunk-template.ts).
   const cache: TemplateCache = { skeletons: [] };
   return {
     build(req: GenerationRequest): WireRequest {

@@ -16,7 +16,7 @@ export { defineDialect } from './descriptor';
 export { ADAPTER_NAMING_DOCS, type AdapterBinding, type AdapterChoice, type AdapterNaming } from './adapter';
 export { ERROR_CLASSES } from './types';
 export { classifyStatus, classifyTransport, serverMessage, type RequestContext } from './errors';
-export { splitSseEvents } from './sse';
+export { splitSseEvents } from '../reading/sse-events';
 
 /** The suite's dialects, in the order the docs and the help list them. */
 const BUILT_IN = [sglang, openai, openaiChat, llamacpp, anthropic, responses] as const;

@@ -1,15 +1,15 @@
 // The OpenAI-compatible API served by vLLM and SGLang: /v1/completions and /v1/chat/completions.
 // Both share usage accounting; they differ in where the generated text sits in a choice.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
-import type { Phase, ToolDelta } from './chunk-update';
+import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
+import type { Phase, ToolDelta } from '../reading/chunk-update';
 import { promptTurns } from './conversation';
 import { CHAT_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import { structuredFields } from './structured';
-import type { TemplateCache } from './template';
-import { parseReply } from './reply';
+import type { TemplateCache } from '../reading/chunk-template';
+import { parseReply } from '../reading/whole-reply';
 import { thinkPhases } from './think';
 import type { GenerationRequest, SpecStepCounts, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
@@ -20,7 +20,7 @@ interface Shape {
   fields(req: GenerationRequest): { fields: Record<string, unknown>; rawKey?: string };
   /** Generated text in a choice: completions `text`, chat `delta` or `message` content and reasoning. */
   choiceText(choice: Record<string, unknown>): string;
-  /** The keys that hold that text in a streamed chunk (for the chunk template, see template.ts). */
+  /** The keys that hold that text in a streamed chunk (for the chunk template, see lib/reading/chunk-template.ts). */
   textKeys: readonly string[];
   /** The shape carries tools and response_format (the chat route). */
   structured?: boolean;
@@ -86,7 +86,7 @@ function str(v: unknown): string {
 }
 
 function makeDialect(shape: Shape, rctx: RequestContext): DialectCodec {
-  // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
+  // The skeleton of the last stream's chunk template: the next stream starts with it (lib/reading/chunk-template.ts).
   const cache: TemplateCache = { skeletons: [] };
   // THINK_TAGS: each reply's phases depend on its text so far, so every chunk is parsed (no template).
   const reader = rctx.thinkTags

@@ -5,16 +5,16 @@
 // response once more in response.completed (usage.input_tokens, output_tokens,
 // input_tokens_details.cached_tokens), or response.incomplete / response.failed. No [DONE]: a
 // stream without one of those three was cut. The server says no token count per event.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
-import type { Phase } from './chunk-update';
+import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
+import type { Phase } from '../reading/chunk-update';
 import { promptTurns } from './conversation';
 import { structuredFields } from './structured';
 import { RESPONSES_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
-import { parseReply } from './reply';
-import type { TemplateCache } from './template';
+import { parseReply } from '../reading/whole-reply';
+import type { TemplateCache } from '../reading/chunk-template';
 import type { GenerationRequest, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 
@@ -36,7 +36,7 @@ export const responses = defineDialect({
 });
 
 function responsesDialect(rctx: RequestContext): DialectCodec {
-  // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
+  // The skeleton of the last stream's chunk template: the next stream starts with it (lib/reading/chunk-template.ts).
   const cache: TemplateCache = { skeletons: [] };
   return {
     build(req: GenerationRequest): WireRequest {

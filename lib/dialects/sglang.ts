@@ -1,12 +1,12 @@
 // SGLang's native API: POST /generate, {text|input_ids, sampling_params, stream}, replies with
 // {text, output_ids, meta_info}. Streams are cumulative by default (each event repeats the whole
 // text), deltas with --incremental-streaming-output; token counts come from meta_info either way.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from './accumulator';
+import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
-import type { TemplateCache, TemplateSuffix } from './template';
-import { parseReply } from './reply';
+import type { TemplateCache, TemplateSuffix } from '../reading/chunk-template';
+import { parseReply } from '../reading/whole-reply';
 import type { GenerationRequest, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 
@@ -27,7 +27,7 @@ export const sglang = defineDialect({
 });
 
 function sglangDialect(rctx: RequestContext): DialectCodec {
-  // The skeleton of the last stream's chunk template: the next stream starts with it (template.ts).
+  // The skeleton of the last stream's chunk template: the next stream starts with it (lib/reading/chunk-template.ts).
   const cache: TemplateCache = { skeletons: [] };
   return {
     build(req: GenerationRequest): WireRequest {
@@ -111,7 +111,7 @@ class SglangReader implements ChunkReader {
     return this.mode === 'cumulative' ? this.metaOnly(data) : undefined;
   }
 
-  // Chunk templates (template.ts) for cumulative streams: the input is the meta_info object alone,
+  // Chunk templates (lib/reading/chunk-template.ts) for cumulative streams: the input is the meta_info object alone,
   // which is what metaOnly parses; the text is kept aside as metaOnly keeps it.
   readonly templateText: readonly string[] = [];
   readonly templateSuffix: TemplateSuffix = { lead: META_KEY, trail: '}', refuse: ERROR_FIRST };

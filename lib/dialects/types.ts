@@ -1,6 +1,6 @@
 // The one normalised shape every dialect reads a reply into, and the request it is built from.
 import type { AdapterChoice } from './adapter';
-import type { Arrivals } from './arrivals';
+import type { Arrivals } from '../reading/stream-arrivals';
 import type { Structured, ToolCalls } from './structured';
 
 /** Low-cardinality error classes, used as the `error_class` tag. */
@@ -177,7 +177,7 @@ export interface StreamReader {
    * the tokens the event carried.
    */
   readonly onEvent: (data: string) => number;
-  /** Reads the first `count` events kept in `a`, as onEvent would one by one (see arrivals.ts). */
+  /** Reads the first `count` events kept in `a`, as onEvent would one by one (see lib/reading/stream-arrivals.ts). */
   readKept(a: Arrivals, count: number): void;
   finish(): GenerationResult;
 }

@@ -7,7 +7,7 @@ import { BASE_ADAPTER, type AdapterPicker } from '../workload/adapters';
 
 let tagged: string | null = null;
 
-/** The next request's adapter for target `t`, its tag set. */
+/** The next request's adapter for variant `t`, its tag set. */
 export function nextAdapter(picker: AdapterPicker, t: ResolvedVariant): AdapterChoice {
   const name = picker.next();
   if (name !== tagged) (exec.vu.metrics.tags as Record<string, string>).adapter = tagged = name;

@@ -8,7 +8,7 @@ import type { SetupData } from '../variants';
 import type { Bench } from './bench-context';
 
 export function resetBeforeRun(b: Bench, data: SetupData, run: Run, port: HttpPort, budgetMs: number): void {
-  const t = b.target(data, run.variant);
+  const t = b.variant(data, run.variant);
   const engine = data.variants.find((v) => v.variant === run.variant)?.engine ?? null;
   const r = resetCache(port, { url: t.url, engine, headers: t.probeHeaders }, budgetMs);
   b.metrics.cacheReset.add(1, { cache_run: run.scenario, outcome: r.outcome });

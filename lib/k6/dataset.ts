@@ -109,7 +109,7 @@ function refuseRowImages(meta: SharedDataset['meta'], cfg: BenchConfig, infos: r
   }
 }
 
-/** Setup's part: count the prompts' tokens (a target's tokenize route, else the estimate) and fill the buckets. */
+/** Setup's part: count the prompts' tokens (a variant's tokenize route, else the estimate) and fill the buckets. */
 export function planInSetup(io: HttpPort, cfg: BenchConfig, ds: SharedDataset, infos: readonly VariantInfo[]): DatasetPlan {
   refuseRowStructured(ds.meta, cfg, infos);
   refuseRowImages(ds.meta, cfg, infos);
@@ -163,7 +163,7 @@ export class DatasetVu {
     private readonly ds: SharedDataset,
   ) {}
 
-  /** On a new run: the target's prompt form, the cell's ISL and this VU's slot. */
+  /** On a new run: the variant's prompt form, the cell's ISL and this VU's slot. */
   start(plan: DatasetPlan, t: ResolvedVariant, isl: number, slot: number, vus: number): void {
     const chat = DIALECT_TRAITS[t.dialect.name].chat;
     let p = this.players.get(chat);

@@ -1,5 +1,5 @@
-// The measuring iteration: one request from the prompt source to the run's target, its samples,
-// its first error of each class logged, and the back-off and target-down rules.
+// The measuring iteration: one request from the prompt source to the run's variant, its samples,
+// its first error of each class logged, and the back-off and variant-down rules.
 import { sleep } from 'k6';
 import { recordGap, type Outcome } from '../metrics/samples';
 import type { SetupData } from '../variants';
@@ -34,7 +34,7 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
     if (idleIfDown(b, cur)) return;
     // embeddings, rerank: a request of BATCH items to the pooling route, then the same gap, log and back-off.
     if (cfg.pooling) return settle(cur, poolingIteration(b, cur));
-    const { run, target: t } = cur;
+    const { run, variant: t } = cur;
     const due = b.source.due?.();
     if (due !== undefined) {
       const early = due - PREPARE_MS - Date.now();
@@ -61,7 +61,7 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       images: p.images ?? b.images?.images(run.cell.images),
       structured: p.structured ?? cfg.structured ?? undefined,
     };
-    const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, cur.window, b.slo, add);
+    const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, { window: cur.window, slo: b.slo, add });
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
     if (cur.lastEndMs !== null) recordGap(outcome.startMs - cur.lastEndMs, cur.window, add);
     if (p.dueMs !== undefined) add('scheduleLag', outcome.startMs - p.dueMs);
@@ -83,24 +83,26 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
   }
 }
 
-/** Nothing more is sent to a target declared down; a closed-loop VU idles instead of spinning. */
+/** Nothing more is sent to a variant declared down; a closed-loop VU idles instead of spinning. */
 function idleIfDown(b: Bench, cur: VuRun): boolean {
   if (cur.reach.downAtMs === null) return false;
   if (!cur.downNoted) {
     cur.downNoted = true;
-    b.add('targetDown', 1);
+    b.add('variantDown', 1);
+    // The old name too, until the next release (catalog.ts).
+    b.add('variantDownOldName', 1);
   }
   if (cur.run.cell.load.kind === 'vus') sleep(1);
   return true;
 }
 
-/** While nothing listens: wait (50 ms doubling to 1 s), and after TARGET_DOWN_AFTER declare the target down. */
+/** While nothing listens: wait (50 ms doubling to 1 s), and after VARIANT_DOWN_AFTER declare the variant down. */
 function backOff(cur: VuRun, outcome: Outcome): void {
   const r = cur.reach;
   const next = r.after(outcome.result.error?.class === 'unreachable', outcome.endMs);
   if (next.declaredDown) {
     console.warn(
-      `${cur.run.variant}: nothing has listened at ${cur.target.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} s (TARGET_DOWN_AFTER): ` +
+      `${cur.run.variant}: nothing has listened at ${cur.variant.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} s (VARIANT_DOWN_AFTER): ` +
         'declared down; this VU sends it nothing more and the report marks its remaining runs as not fully measured.',
     );
   }

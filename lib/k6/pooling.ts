@@ -15,16 +15,16 @@ import type { VuRun } from './vu-run';
 export function poolingIteration(b: Bench, cur: VuRun): Outcome {
   const pool = b.cfg.pooling;
   if (!pool) throw new Error('k6-llm-bench: a pooling iteration outside a pooling benchmark');
-  const { run, target } = cur;
+  const { run, variant } = cur;
   // Rerank's documents are text (llama.cpp refuses token ids there); embeddings take what the dialect takes.
-  const t: ResolvedVariant = pool.task === 'rerank' && target.promptKind !== 'text' ? { ...target, promptKind: 'text' } : target;
+  const t: ResolvedVariant = pool.task === 'rerank' && variant.promptKind !== 'text' ? { ...variant, promptKind: 'text' } : variant;
   const n = run.cell.batch ?? 1;
   const items: Prompt[] = [];
   for (let i = 0; i < n; i++) items.push(b.source.next(run, t).prompt);
   const query = pool.task === 'rerank' ? b.source.next(run, t).prompt : undefined;
-  const route = poolingRoute(target.dialect.name, pool.task);
-  const vars = b.cfg.variants.find((v) => v.variant === target.variant)?.vars;
-  const ctx = { route: `POST ${route ?? '(none)'}`, dialectVar: vars?.dialect ?? 'DIALECT', modelVar: vars?.model ?? 'MODEL', model: target.model };
+  const route = poolingRoute(variant.dialect.name, pool.task);
+  const vars = b.cfg.variants.find((v) => v.variant === variant.variant)?.vars;
+  const ctx = { route: `POST ${route ?? '(none)'}`, dialectVar: vars?.dialect ?? 'DIALECT', modelVar: vars?.model ?? 'MODEL', model: variant.model };
   const startMs = Date.now();
   let result: PoolingResult;
   if (route === null) {
@@ -34,10 +34,10 @@ export function poolingIteration(b: Bench, cur: VuRun): Outcome {
       items: 0,
       dimension: null,
       promptTokens: null,
-      error: classified('wrong_dialect', `${target.dialect.name} has no ${pool.task} route.`),
+      error: classified('wrong_dialect', `${variant.dialect.name} has no ${pool.task} route.`),
     };
   } else {
-    const res = http.post(target.url + route, poolingBody({ task: pool.task, items, query, model: target.model || undefined }), target.params);
+    const res = http.post(variant.url + route, poolingBody({ task: pool.task, items, query, model: variant.model || undefined }), variant.params);
     result =
       res.status === 0
         ? {
@@ -46,7 +46,7 @@ export function poolingIteration(b: Bench, cur: VuRun): Outcome {
             items: 0,
             dimension: null,
             promptTokens: null,
-            error: classifyTransport(res.error_code, res.error, ctx.route, target.url, b.cfg.requestTimeoutMs),
+            error: classifyTransport(res.error_code, res.error, ctx.route, variant.url, b.cfg.requestTimeoutMs),
           }
         : readPooling(pool.task, n, res.status, typeof res.body === 'string' ? res.body : '', ctx);
   }

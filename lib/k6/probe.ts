@@ -1,4 +1,4 @@
-// The server-metrics probe of a run: its own k6 scenario scrapes the target's /metrics at the
+// The server-metrics probe of a run: its own k6 scenario scrapes the variant's /metrics at the
 // start and end of the run's steady window and records the window's figures; where the variant
 // has GPU_METRICS_URL, it scrapes the GPU exporter over the same window, at each steady slice's
 // bounds and about once a second between, and records the GPUs' energy per slice. The same exec
@@ -44,7 +44,7 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     if (!entry) return;
     if (exec.scenario.name === resetScenario(entry.run)) return resetModule().resetBeforeRun(b, data, entry.run, port, resetSlot(entry.run).budgetMs);
     const run = entry.run;
-    const t = b.target(data, run.variant);
+    const t = b.variant(data, run.variant);
     const gpuUrl = b.cfg.variants.find((v) => v.variant === run.variant)?.gpuMetricsUrl ?? null;
     const w = steadyWindow(b.plan);
     const windowMs = w.toMs - w.fromMs;

@@ -27,22 +27,22 @@ export interface NextPrompt {
 }
 
 export interface PromptSource {
-  /** A VU's first iteration in a run: its target, the run and the VU's slot among the run's VUs. */
-  start(data: SetupData, target: ResolvedVariant, run: Run, slot: number): void;
+  /** A VU's first iteration in a run: its variant, the run and the VU's slot among the run's VUs. */
+  start(data: SetupData, variant: ResolvedVariant, run: Run, slot: number): void;
   /**
    * A replay: the epoch ms the next request is due, read before it is built. The VU waits until
    * shortly before then to build it: VUs building prompts due far ahead would otherwise take the
    * CPU from those sending now (at a replay's start, every VU at once).
    */
   due?(): number;
-  next(run: Run, target: ResolvedVariant): NextPrompt;
+  next(run: Run, variant: ResolvedVariant): NextPrompt;
   /** How the request went (a conversation's next turn may depend on the reply). */
   done(result: GenerationResult, add: AddSample): void;
   /** Before work that is not a request (the server-metrics probe): tags of the last request off. */
   clearTags(): void;
 }
 
-/** Seeded token-id (or text) prompts of exact length, cycled in the same order for every target. */
+/** Seeded token-id (or text) prompts of exact length, cycled in the same order for every variant. */
 export function poolSource(cfg: BenchConfig, pools: PromptPools): PromptSource {
   let slot = 0;
   let sent = 0;
@@ -51,8 +51,8 @@ export function poolSource(cfg: BenchConfig, pools: PromptPools): PromptSource {
       slot = s;
       sent = 0;
     },
-    next(run, target) {
-      return { prompt: pools.prompt(run.cell.isl, target.promptKind, promptIndex(slot, sent++, run.vus, cfg.promptPool)), maxTokens: run.cell.osl, pauseMs: 0 };
+    next(run, variant) {
+      return { prompt: pools.prompt(run.cell.isl, variant.promptKind, promptIndex(slot, sent++, run.vus, cfg.promptPool)), maxTokens: run.cell.osl, pauseMs: 0 };
     },
     done() {},
     clearTags() {},
@@ -64,8 +64,8 @@ export function datasetSource(cfg: BenchConfig, vu: DatasetVu): PromptSource {
   const thinkMs = cfg.dataset?.thinkTimeMs ?? 0;
   let intended: number | null = null;
   return {
-    start(data, target, run, slot) {
-      if (data.dataset) vu.start(data.dataset, target, run.cell.isl, slot, run.vus);
+    start(data, variant, run, slot) {
+      if (data.dataset) vu.start(data.dataset, variant, run.cell.isl, slot, run.vus);
     },
     next(run) {
       const item = vu.next(run.cell.osl);

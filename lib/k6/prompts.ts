@@ -50,7 +50,7 @@ export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): Prompt
   };
 }
 
-/** The prompt kinds the configured targets may need: chat takes text, the others token ids. */
+/** The prompt kinds the configured variants may need: chat takes text, the others token ids. */
 export function neededKinds(cfg: BenchConfig): PromptKind[] {
   const kinds = new Set<PromptKind>();
   for (const t of cfg.variants) kinds.add(t.dialect !== 'auto' && !DIALECT_TRAITS[t.dialect].tokenIds ? 'text' : 'tokens');

@@ -1,4 +1,4 @@
-// setup(): say what the run will do, preflight every target (a failure is kept for the reports and
+// setup(): say what the run will do, preflight every variant (a failure is kept for the reports and
 // stops the run at the first iteration), and count DATASET prompts' tokens.
 import exec from 'k6/execution';
 import { redacted } from '../config/load';

@@ -2,13 +2,13 @@
 // partial result for merging, and the comparison with a BASELINE run.
 import { recordedVariables } from '../config/environment';
 import { baselineOutputs, type Baseline } from '../compare/baseline';
-import { renderHtml } from '../report/html';
-import { summaryJson } from '../report/json';
-import { renderMarkdown } from '../report/markdown';
+import { renderHtml } from '../report/render/html-report';
+import { summaryJson } from '../report/render/summary-json';
+import { renderMarkdown } from '../report/render/markdown-report';
 import { PARTIAL_FORMAT, reportMetrics, segmentFileName, type PartialResult } from '../report/partial';
 import { buildReport, type SummaryDataLike } from '../report/report';
 import { withRunTrends } from '../report/run-trends';
-import { renderText } from '../report/text';
+import { renderText } from '../report/render/text-report';
 import type { Bench } from './bench-context';
 import { stoppedProgress } from '../raw/progress';
 

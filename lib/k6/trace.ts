@@ -78,11 +78,11 @@ export function traceSource(cfg: BenchConfig, trace: SharedTrace): PromptSource 
     due() {
       return startMs + dueMs(trace.entry(exec.scenario.iterationInTest), t.speed);
     },
-    next(_run, target) {
+    next(_run, variant) {
       const index = exec.scenario.iterationInTest;
       const e = trace.entry(index);
       const prompt: Prompt =
-        target.promptKind === 'tokens'
+        variant.promptKind === 'tokens'
           ? { kind: 'tokens', json: '[' + traceUnits(e, index, spec, tokenBlocks, token).join(',') + ']', length: e.input }
           : { kind: 'text', text: traceUnits(e, index, spec, wordBlocks, wordUnit).join(' ') };
       return { prompt, maxTokens: e.output, pauseMs: 0, dueMs: startMs + dueMs(e, t.speed) };

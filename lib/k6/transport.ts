@@ -2,30 +2,30 @@
 // receives the whole body at once; the sse transport (xk6-sse) timestamps every event.
 import http from 'k6/http';
 import { classifyTransport } from '../dialects/errors';
-import { failed } from '../dialects/reply';
-import { asErrorData } from '../dialects/sse';
+import { failed } from '../reading/whole-reply';
+import { asErrorData } from '../reading/sse-events';
 import type { ClassifiedError } from '../dialects/types';
-import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../dialects/arrivals';
+import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../reading/stream-arrivals';
 import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
 import type { ResolvedVariant } from '../variants';
 import type { TransportName } from '../transports';
 
-export type Send = (target: ResolvedVariant, wire: WireRequest, timeoutMs: number) => Outcome;
+export type Send = (variant: ResolvedVariant, wire: WireRequest, timeoutMs: number) => Outcome;
 
 /** The http sender (stock k6). */
-export const sendHttp: Send = (target, wire, timeoutMs) => {
+export const sendHttp: Send = (variant, wire, timeoutMs) => {
   const startMs = Date.now();
-  const res = http.post(target.url + wire.path, wire.body, target.params);
+  const res = http.post(variant.url + wire.path, wire.body, variant.params);
   const endMs = Date.now();
   if (res.status === 0) {
     const route = `${wire.method} ${wire.path}`;
-    return { result: failed(0, classifyTransport(res.error_code, res.error, route, target.url, timeoutMs)), startMs, endMs, events: null };
+    return { result: failed(0, classifyTransport(res.error_code, res.error, route, variant.url, timeoutMs)), startMs, endMs, events: null };
   }
   const contentType = (res.headers['Content-Type'] as string | undefined) ?? '';
   const body = typeof res.body === 'string' ? res.body : '';
   const connection = { connectMs: res.timings.connecting, tlsMs: res.timings.tls_handshaking };
-  return { result: target.dialect.parseBody(res.status, body, contentType), startMs, endMs, events: null, connection };
+  return { result: variant.dialect.parseBody(res.status, body, contentType), startMs, endMs, events: null, connection };
 };
 
 interface SseEvent {
@@ -95,13 +95,13 @@ const DONE = '[DONE]';
 /** This VU's event buffers: its streams run one after another. */
 const log = arrivals();
 
-const sendSse: Send = (target, wire, timeoutMs) => {
+const sendSse: Send = (variant, wire, timeoutMs) => {
   if (sse === null) throw new Error('sse transport used before loadSse()');
   const route = `${wire.method} ${wire.path}`;
-  const reader = target.dialect.streamReader();
+  const reader = variant.dialect.streamReader();
   // The handler below runs once per event on k6's slow JavaScript engine, where a property read is
   // a map lookup: it only stamps and keeps the event, through local variables, and the reader
-  // takes the kept events a batch at a time (arrivals.ts says why).
+  // takes the kept events a batch at a time (lib/reading/stream-arrivals.ts says why).
   restart(log);
   const at = log.at;
   const data = log.data;
@@ -113,8 +113,8 @@ const sendSse: Send = (target, wire, timeoutMs) => {
   // ends a stream that keeps trickling events past the deadline, on any build of the extension.
   const deadline = startMs + timeoutMs;
   const res = sse.open(
-    target.url + wire.path,
-    { method: 'POST', body: wire.body, headers: target.headers, timeout: `${timeoutMs}ms`, tags: { name: route } },
+    variant.url + wire.path,
+    { method: 'POST', body: wire.body, headers: variant.headers, timeout: `${timeoutMs}ms`, tags: { name: route } },
     (client) => {
       client.on('event', (e) => {
         const t = now();
@@ -166,45 +166,45 @@ const sendSse: Send = (target, wire, timeoutMs) => {
   // docs/fidelity.md): that is the client's time, not the server's, and shows in llm_client_gap.
   const endMs = log.doneMs || closedMs;
   if (res.error || (res.status === 0 && transportError)) {
-    const cls = classifyTransport(0, res.error || transportError, route, target.url, timeoutMs);
+    const cls = classifyTransport(0, res.error || transportError, route, variant.url, timeoutMs);
     return { result: failed(res.status ?? 0, cls), startMs, endMs, events: null };
   }
   if (res.status < 200 || res.status >= 300) {
-    return { result: failed(res.status, diagnoseStatus(target, wire, res.status)), startMs, endMs, events: null };
+    return { result: failed(res.status, diagnoseStatus(variant, wire, res.status)), startMs, endMs, events: null };
   }
   const result = reader.finish();
   if (!result.ok && result.error?.class === 'truncated' && (pastDeadline || transportError)) {
     // The stream stopped because of the transport (deadline, reset): say that, not "truncated".
-    result.error = classifyTransport(0, pastDeadline ? 'deadline exceeded' : transportError, route, target.url, timeoutMs);
+    result.error = classifyTransport(0, pastDeadline ? 'deadline exceeded' : transportError, route, variant.url, timeoutMs);
   }
   return { result, startMs, endMs, events: result.ok ? tokenColumns(log) : null };
 };
 
-/** What each non-2xx status of a target and route turned out to mean, in this VU. */
+/** What each non-2xx status of a variant and route turned out to mean, in this VU. */
 const diagnosed = new Map<string, ClassifiedError>();
 
 /**
  * The extension exposes no body of a non-2xx reply, and the status alone cannot tell a context
  * overflow from another bad request or a missing model from a missing route. So the first time a
- * target answers a status, the same request goes once over http, and its body classifies this and
+ * variant answers a status, the same request goes once over http, and its body classifies this and
  * every later reply with that status (per VU; the message says how it was learned).
  */
-function diagnoseStatus(target: ResolvedVariant, wire: WireRequest, status: number): ClassifiedError {
-  const key = `${target.url} ${wire.path} ${status}`;
+function diagnoseStatus(variant: ResolvedVariant, wire: WireRequest, status: number): ClassifiedError {
+  const key = `${variant.url} ${wire.path} ${status}`;
   const known = diagnosed.get(key);
   if (known) return known;
-  const res = http.post(target.url + wire.path, wire.body, {
-    headers: target.probeHeaders,
-    timeout: target.params.timeout,
+  const res = http.post(variant.url + wire.path, wire.body, {
+    headers: variant.probeHeaders,
+    timeout: variant.params.timeout,
     tags: { name: 'diagnosis (sse error body)' },
   });
   const body = typeof res.body === 'string' ? res.body : '';
   let error: ClassifiedError;
   if (res.status === status && body !== '') {
-    const e = target.dialect.parseBody(status, body, '').error as ClassifiedError;
+    const e = variant.dialect.parseBody(status, body, '').error as ClassifiedError;
     error = { class: e.class, message: `${e.message} (Body fetched by sending the request once more over http: xk6-sse exposes none.)` };
   } else {
-    const e = target.dialect.parseBody(status, '', '').error as ClassifiedError;
+    const e = variant.dialect.parseBody(status, '', '').error as ClassifiedError;
     error = {
       class: e.class,
       message: `${e.message} (Classified by status alone: xk6-sse exposes no body, and the request sent again over http got ${res.status || res.error}.)`,

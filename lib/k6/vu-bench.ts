@@ -64,8 +64,8 @@ export interface Bench extends BenchBase {
   stream: boolean;
   /** IMAGES: the plan's images, made in init, each read by this VU on first use; null when no cell carries any. */
   images: ImageCache | null;
-  /** The targets as this VU uses them, resolved from the setup data on first use. */
-  target(data: SetupData, variant: string): ResolvedVariant;
+  /** The variants as this VU uses them, resolved from the setup data on first use. */
+  variant(data: SetupData, variant: string): ResolvedVariant;
 }
 
 export interface BenchParts extends BenchBase {
@@ -93,7 +93,7 @@ export function assemble({ spec, env, cfg, plan, dataset, trace, metrics: decls,
   });
   const metrics = createMetrics(decls);
   const transport = TRANSPORTS[cfg.transport];
-  let targets: Map<string, ResolvedVariant> | null = null;
+  let resolved: Map<string, ResolvedVariant> | null = null;
   return {
     spec,
     env,
@@ -111,9 +111,9 @@ export function assemble({ spec, env, cfg, plan, dataset, trace, metrics: decls,
     stream: transport.streams || cfg.stream,
     images: sharedImages(plan, cfg.seed),
     options,
-    target(data, variant) {
-      if (targets === null) targets = resolveVariants(cfg, data);
-      return targets.get(variant) as ResolvedVariant;
+    variant(data, variant) {
+      if (resolved === null) resolved = resolveVariants(cfg, data);
+      return resolved.get(variant) as ResolvedVariant;
     },
   };
 }

@@ -15,7 +15,7 @@ export interface VuRun {
   name: string;
   run: Run;
   index: number;
-  target: ResolvedVariant;
+  variant: ResolvedVariant;
   window: Window;
   /** This VU's place among the run's VUs. */
   slot: number;
@@ -29,7 +29,7 @@ export interface VuRun {
   adapters: AdapterPicker | null;
 }
 
-/** Per VU and target: back-off while nothing listens, and whether the target was declared down. */
+/** Per VU and variant: back-off while nothing listens, and whether the variant was declared down. */
 const reach = new Map<string, Reachability>();
 
 /** The VU's run for k6's current scenario: the one it had, or a new one on entering the next run. */
@@ -39,7 +39,7 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
   const entry = b.runs.get(name);
   if (!entry) throw new Error(`no run named ${name}`);
   const { cfg, plan } = b;
-  const t = b.target(data, entry.run.variant);
+  const t = b.variant(data, entry.run.variant);
   const start = exec.scenario.startTime;
   const steady = cfg.latencyWindow === 'steady' && plan.slices > 1 && plan.requests === null;
   const window: Window = {
@@ -51,13 +51,13 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     itlBuckets: cfg.itlSamples === 'histogram',
   };
   let r = reach.get(t.variant);
-  if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.targetDownAfterMs })));
+  if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.variantDownAfterMs })));
   const slot = runSlot(exec.scenario.iterationInTest, exec.vu.idInTest, entry.run.vus);
   const next: VuRun = {
     name,
     run: entry.run,
     index: entry.index,
-    target: t,
+    variant: t,
     window,
     slot,
     firstSendMs: start + startOffsetMs(entry.run, cfg.startSpreadMs, slot),

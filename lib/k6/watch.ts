@@ -1,4 +1,4 @@
-// The saturation watch of a run (SATURATION_STOP): its own k6 scenario scrapes the target's queue
+// The saturation watch of a run (SATURATION_STOP): its own k6 scenario scrapes the variant's queue
 // gauge about once a second for the whole run. When the rule in lib/server-metrics/saturation.ts
 // fires, it records when and why, and ends the test: k6 cannot skip the later, heavier levels of
 // its plan any other way, and each would only queue more. The reports still run (k6 calls
@@ -23,7 +23,7 @@ export function makeWatch(b: Bench): (data: SetupData) => void {
     const entry = b.runs.get(exec.scenario.name);
     if (!entry) return;
     const { run } = entry;
-    const t = b.target(data, run.variant);
+    const t = b.variant(data, run.variant);
     if (t.metrics === null) return; // the probe says once why the server's figures are not measured
     const { queueNames, watchRun } = saturation();
     if (queueNames(t.metrics) === null) {

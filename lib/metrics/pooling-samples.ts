@@ -29,12 +29,12 @@ export function asGeneration(r: PoolingResult): GenerationResult {
 
 export function recordPooling(r: PoolingResult, startMs: number, endMs: number, w: Window, slo: SloLimits, add: AddSample): void {
   const outcome: Outcome = { result: asGeneration(r), startMs, endMs, events: null };
-  recordRequest(outcome, w, slo, add, null);
+  recordRequest(outcome, w, slo, add);
   if (!r.ok) return;
   add('poolItems', r.items);
   if (r.dimension !== null) add('poolDimension', r.dimension);
   if (r.promptTokens !== null) add('poolUsageReplies', 1);
-  const k = sliceOf(endMs, w.cellStartMs, w.sliceMs, w.slices);
+  const k = sliceOf(endMs, w);
   if (k < 0) return;
   add('windowItems', r.items, sliceTags(k));
   if (r.promptTokens !== null) add('windowPoolTokens', r.promptTokens, sliceTags(k));

@@ -3,7 +3,7 @@
 import type { GenerationResult, ReasoningSplit } from '../dialects/types';
 import { structuredValid, type Structured, type ToolCalls } from '../dialects/structured';
 import type { MetricKey } from './catalog';
-import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type EventColumns, type Events, type ItlRule, type SampleSink } from './timing';
+import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type EventColumns, type Events, type ItlRule, type SampleSink, type SliceGrid } from './timing';
 import { BUCKETS, bucketOf, labelOf } from '../stats/log-buckets';
 
 export interface Outcome {
@@ -21,11 +21,8 @@ export interface Connection {
   tlsMs: number;
 }
 
-export interface Window {
-  /** Client clock when the cell (k6 scenario) started. */
-  cellStartMs: number;
-  sliceMs: number;
-  slices: number;
+/** `cellStartMs`: the client clock when the cell (k6 scenario) started. */
+export interface Window extends SliceGrid {
   /** REQUESTS mode: also report when the last request ended. */
   trackLastEnd: boolean;
   /** Client clock from which a request's latencies count (LATENCY_WINDOW=steady: the end of the ramp-up slice); earlier ones still count as requests and tokens. */
@@ -69,6 +66,21 @@ const ruleTags = (rule: string) => (RULE_TAGS[rule] ??= { itl_rule: rule });
 export type AddSample = ((metric: MetricKey, value: number, tags?: Record<string, string>) => void) & {
   sink?: (metric: MetricKey) => SampleSink;
 };
+
+/** Where a request's samples go: its cell's window, the SLO limits, and the sample taker. */
+export interface Recording {
+  window: Window;
+  slo: SloLimits;
+  add: AddSample;
+}
+
+/** What a request asked for, as recordRequest needs it: max tokens (null: unknown) and structured output. */
+export interface Asked {
+  maxTokens: number | null;
+  structured?: Structured;
+}
+
+const NOT_ASKED: Asked = { maxTokens: null };
 
 export function sloSet(slo: SloLimits): boolean {
   return slo.e2eP99Ms !== null || slo.ttftP99Ms !== null || slo.itlP99Ms !== null;
@@ -205,9 +217,11 @@ export function shortCause(finishReason: string | null): ShortCause {
  * The samples one finished request produces. Called once per request, so it hands each sample
  * straight to `add` instead of building a list, and skips samples that would change nothing
  * (a counter's zero, "good" when no latency SLO is set: then every success is good).
- * `requested`: the output tokens the request asked for (max tokens); null when unknown.
+ * `asked`: what the request asked for (max tokens, structured output); by default unknown.
  */
-export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample, requested: number | null = null, structured?: Structured): void {
+export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSample, asked: Asked = NOT_ASKED): void {
+  const requested = asked.maxTokens;
+  const structured = asked.structured;
   const r = o.result;
   if (o.connection) recordConnection(o.connection, add);
   if (!r.ok) {
@@ -242,7 +256,7 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   if (tokens !== null) {
     add('outputTokens', tokens);
     if (t.e2eMs > 0) addPerRequest('requestTps', tokens / (t.e2eMs / 1000), w, slo, add);
-    const slices = sliceColumns(o.startMs, o.endMs, tokens, w.cellStartMs, w.sliceMs, w.slices, ev, t.allCounted);
+    const slices = sliceColumns({ startMs: o.startMs, endMs: o.endMs, tokens }, w, ev, t.allCounted);
     for (let i = 0; i < slices.length; i++) add('windowTokens', slices[i][1], sliceTags(slices[i][0]));
   }
   const spec = verifyCounts(r, tokens);
@@ -267,14 +281,14 @@ export function recordRequest(o: Outcome, w: Window, slo: SloLimits, add: AddSam
   }
   if (t.ttftMs !== null) {
     // By the first token's time, as a server's TTFT histogram counts a request in its window.
-    const firstSlice = sliceOf(o.startMs + t.ttftMs, w.cellStartMs, w.sliceMs, w.slices);
+    const firstSlice = sliceOf(o.startMs + t.ttftMs, w);
     if (firstSlice >= 0) {
       const tags = sliceTags(firstSlice);
       add('windowTtft', t.ttftMs, tags);
       add('windowTtftRequests', 1, tags);
     }
   }
-  const endSlice = sliceOf(o.endMs, w.cellStartMs, w.sliceMs, w.slices);
+  const endSlice = sliceOf(o.endMs, w);
   if (endSlice >= 0) {
     const tags = sliceTags(endSlice);
     add('windowRequests', 1, tags);

@@ -207,36 +207,35 @@ export function requestTiming(startMs: number, endMs: number, events: Events | n
   return { e2eMs: f.e2eMs, ttftMs: f.ttftMs, ttstMs: f.ttstMs, itlMs, itlPerChunkMs, itlRule: f.itlRule, tpotMs: f.tpotMs };
 }
 
+/** A cell's time slices: where the first starts, how long each is, and how many there are. */
+export interface SliceGrid {
+  cellStartMs: number;
+  sliceMs: number;
+  slices: number;
+}
+
+/** A request's span and the output tokens it produced. */
+export interface TokenSpan {
+  startMs: number;
+  endMs: number;
+  tokens: number;
+}
+
 /**
  * Splits a request's output tokens over the time slices of its cell: by event time when events
  * were seen, else evenly over [start, end]. Tokens after the last slice are outside the window.
  * Returns [slice index, tokens] pairs with tokens > 0.
  */
-export function sliceTokens(
-  startMs: number,
-  endMs: number,
-  tokens: number,
-  cellStartMs: number,
-  sliceMs: number,
-  slices: number,
-  events: Events | null,
-): Array<[number, number]> {
+export function sliceTokens(span: TokenSpan, grid: SliceGrid, events: Events | null): Array<[number, number]> {
   const ev = events === null ? null : eventColumns(events);
   const counted = ev !== null && ev.n > 0 && ev.tokens[0] === ev.tokens[0] && countedAfterFirst(ev);
-  return sliceColumns(startMs, endMs, tokens, cellStartMs, sliceMs, slices, ev, counted);
+  return sliceColumns(span, grid, ev, counted);
 }
 
 /** sliceTokens, told whether every event has a count (`allCounted`, from requestFigures). */
-export function sliceColumns(
-  startMs: number,
-  endMs: number,
-  tokens: number,
-  cellStartMs: number,
-  sliceMs: number,
-  slices: number,
-  ev: EventColumns | null,
-  allCounted: boolean,
-): Array<[number, number]> {
+export function sliceColumns(span: TokenSpan, grid: SliceGrid, ev: EventColumns | null, allCounted: boolean): Array<[number, number]> {
+  const { startMs, endMs, tokens } = span;
+  const { cellStartMs, sliceMs, slices } = grid;
   const acc = new Array<number>(slices).fill(0);
   const n = ev === null ? 0 : ev.n;
   const exact = n > 0 && allCounted;
@@ -282,7 +281,7 @@ function firstAtOrAfter(t: readonly number[], n: number, ms: number, from: numbe
 }
 
 /** The slice a moment falls in, or -1 outside the window. */
-export function sliceOf(tMs: number, cellStartMs: number, sliceMs: number, slices: number): number {
+export function sliceOf(tMs: number, { cellStartMs, sliceMs, slices }: SliceGrid): number {
   const s = Math.floor((tMs - cellStartMs) / sliceMs);
   return s >= 0 && s < slices ? s : -1;
 }

@@ -77,7 +77,7 @@ const PER_RUN: MetricKey[] = [
   'structuredValid',
   'good',
   'windowLastEnd',
-  'targetDown',
+  'variantDown',
   'clientGap',
   'scheduleLag',
   'runVus',
@@ -202,7 +202,7 @@ export function summaryThresholds(
   th[METRICS.success.name] = [`rate>=${round(1 - slo.errorRate)}`];
   // Per target too: one deployment failing must not hide behind the other's successes.
   if (targets.length > 1) for (const target of targets) th[`${METRICS.success.name}{variant:${target}}`] = [`rate>=${round(1 - slo.errorRate)}`];
-  th[METRICS.targetDown.name] = [TARGET_UP];
+  th[METRICS.variantDown.name] = [VARIANT_UP];
   if (slo.e2eP99Ms !== null) th[METRICS.e2e.name] = [`p(99)<=${slo.e2eP99Ms}`];
   if (slo.ttftP99Ms !== null) th[METRICS[slo.ttftOf === 'answer' ? 'ttftAnswer' : 'ttft'].name] = [`p(99)<=${slo.ttftP99Ms}`];
   // Under ITL_SAMPLES=histogram llm_itl has no samples (a threshold on it would pass, empty): the

@@ -1,8 +1,8 @@
 // The files a rebuild writes: summary.json, report.md and report.html as handleSummary writes them,
 // summary.json adding where the figures came from and, for a partial run, how far each run got.
-import { renderHtml } from '../report/html';
-import { summaryJson } from '../report/json';
-import { renderMarkdown } from '../report/markdown';
+import { renderHtml } from '../report/render/html-report';
+import { summaryJson } from '../report/render/summary-json';
+import { renderMarkdown } from '../report/render/markdown-report';
 import type { Rebuilt } from './rebuild';
 
 export const REBUILT_FORMAT = 'k6-llm-bench-rebuilt/1';

@@ -23,8 +23,8 @@
 // next stream from the same server has the same shape with another id: its template is rebuilt
 // from its first chunk and the previous template's skeleton (see `rebase`), without learning again.
 import type { ChunkUpdate } from './chunk-update';
-import { arrivals, type Arrivals } from './arrivals';
-import { EVENT_NONE, TOKENS_UNKNOWN } from './types';
+import { arrivals, type Arrivals } from './stream-arrivals';
+import { EVENT_NONE, TOKENS_UNKNOWN } from '../dialects/types';
 
 /** A count-only template's per-event reader and its state: see ChunkTemplate.fast. */
 export interface FastRead {

@@ -1,6 +1,6 @@
 // What one chunk of a reply says, in the dialects' common terms: a leaf module, so that the chunk
-// template (template.ts) and the accumulator that drives it do not import each other.
-import type { FinishReason, SpecStepCounts } from './types';
+// template (chunk-template.ts) and the accumulator that drives it do not import each other.
+import type { FinishReason, SpecStepCounts } from '../dialects/types';
 
 /**
  * What a chunk's text is, for a reply that separates reasoning from its answer (chat

@@ -1,11 +1,11 @@
 // The one mechanism that turns a sequence of JSON chunks into a GenerationResult. Each dialect
 // supplies only a ChunkReader, which says what a chunk of its shape contains.
-import { classified, classifyErrorObject, messageOf, type RequestContext } from './errors';
-import { splitSseEvents } from './sse';
+import { classified, classifyErrorObject, messageOf, type RequestContext } from '../dialects/errors';
+import { splitSseEvents } from './sse-events';
 import type { ChunkUpdate, Phase, ToolDelta } from './chunk-update';
-import type { ToolCall, ToolCalls } from './structured';
-import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './template';
-import type { Arrivals } from './arrivals';
+import type { ToolCall, ToolCalls } from '../dialects/structured';
+import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './chunk-template';
+import type { Arrivals } from './stream-arrivals';
 export type { ChunkUpdate } from './chunk-update';
 import {
   EVENT_DONE,
@@ -16,7 +16,7 @@ import {
   type GenerationResult,
   type SpecStepCounts,
   type StreamReader,
-} from './types';
+} from '../dialects/types';
 
 export interface ChunkReader {
   read(chunk: Record<string, unknown>): ChunkUpdate;
@@ -27,7 +27,7 @@ export interface ChunkReader {
   /** The whole text, when the reader kept it aside instead of passing it on chunk by chunk. */
   text?(): string | undefined;
   /**
-   * Chunks read by a learned template (template.ts) instead of being parsed: the keys whose string
+   * Chunks read by a learned template (chunk-template.ts) instead of being parsed: the keys whose string
    * value is a chunk's generated text (empty: the template input carries no text). Needs
    * `readInput`; absent: every chunk is parsed.
    */
@@ -115,7 +115,7 @@ export class Accumulator implements StreamReader {
 
   /**
    * @param cache where the dialect keeps the skeleton of its last template, so that the next stream
-   *   is read by a template from its first chunk on (see template.ts, rebase).
+   *   is read by a template from its first chunk on (see chunk-template.ts, rebase).
    */
   private readonly ctx: RequestContext;
   private readonly route: string;
@@ -151,7 +151,7 @@ export class Accumulator implements StreamReader {
   }
 
   /**
-   * Reads the first `count` events kept in `a` (arrivals.ts) in arrival order, putting the
+   * Reads the first `count` events kept in `a` (stream-arrivals.ts) in arrival order, putting the
    * token-carrying ones in its columns; events after the one that ended the stream ([DONE]) are
    * not read, as a reader told [DONE] would not have been given them. While a template's closure
    * reads the chunks, a whole run of them costs one call.
@@ -194,7 +194,7 @@ export class Accumulator implements StreamReader {
     const t = this.template;
     let input: string | undefined;
     if (t !== null) {
-      // The per-event path on k6: a learned template reads the chunk (template.ts).
+      // The per-event path on k6: a learned template reads the chunk (chunk-template.ts).
       input = this.inputOf === null ? data : this.inputOf(data);
       if (input !== undefined && t.match(input)) {
         if (this.hook) this.reader.templateMatched?.(data);
@@ -266,7 +266,7 @@ export class Accumulator implements StreamReader {
   }
 
   /**
-   * Hands the state to the template's closure (template.ts, ChunkTemplate.fast), which reads the
+   * Hands the state to the template's closure (chunk-template.ts, ChunkTemplate.fast), which reads the
    * next chunks while they come as predicted; only for a count-only template whose constants the
    * state holds.
    */

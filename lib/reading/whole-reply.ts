@@ -1,9 +1,9 @@
 // Parses a complete HTTP reply for any dialect: status errors, event streams and plain JSON go
 // through the same steps, only the chunk reader differs.
-import { Accumulator, type ChunkReader } from './accumulator';
-import { classified, classifyStatus, type RequestContext } from './errors';
-import { looksLikeEventStream } from './sse';
-import type { GenerationResult } from './types';
+import { Accumulator, type ChunkReader } from './stream-accumulator';
+import { classified, classifyStatus, type RequestContext } from '../dialects/errors';
+import { looksLikeEventStream } from './sse-events';
+import type { GenerationResult } from '../dialects/types';
 
 export function parseReply(reader: ChunkReader, ctx: RequestContext, status: number, body: string, contentType: string): GenerationResult {
   if (status < 200 || status >= 300) return failed(status, classifyStatus(status, body, ctx));

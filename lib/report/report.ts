@@ -6,7 +6,7 @@ import type { Plan, Run } from '../plan/matrix';
 import { preflightKey, subKey } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
 import { runFigures, type RunFigures } from './model';
-import { loadWords } from './format';
+import { loadWords } from './render/report-format';
 import { sloSet } from '../metrics/samples';
 import type { BenchmarkSpec } from '../benchmarks';
 import { TRANSPORTS } from '../transports';

@@ -9,7 +9,6 @@ const LIB = path.join(__dirname, '..', '..', 'lib');
 /** Unit → rank. A file's unit is the longest key that names it: a file key before its folder's. */
 const RANKS = {
   // Leaves: no import from lib/ outside themselves (the next ones only from leaves below them).
-  'dialects/': 0,
   'stats/': 0,
   'clock/': 0,
   'prometheus/': 0,
@@ -17,29 +16,39 @@ const RANKS = {
   'transports.ts': 0,
   'http-port.ts': 0,
   'config/parse.ts': 0,
-  'config/dataset.ts': 1,
-  'config/trace.ts': 1,
-  'plan/types.ts': 1,
-  'config/types.ts': 2,
+  'reading/stream-arrivals.ts': 0,
+  'dialects/adapter.ts': 0,
+  'dialects/json-schema.ts': 0,
+  // The words of a request and a reply (dialects' types and error classes), which the reading code
+  // speaks; then the reading code; then the dialects, which read their replies with it.
+  'dialects/structured.ts': 1,
+  'dialects/types.ts': 2,
+  'dialects/errors.ts': 3,
+  'reading/': 4,
+  'dialects/': 5,
+  'config/dataset.ts': 6,
+  'config/trace.ts': 6,
+  'plan/types.ts': 6,
+  'config/types.ts': 7,
   // Definitions over the leaves.
-  'engines/': 3,
-  'metrics/': 3,
-  'benchmarks.ts': 3,
-  'config/': 4,
-  'workload/': 5,
-  'dataset/': 6,
-  'server-metrics/': 7,
-  'variants.ts': 8,
-  'preflight/': 9,
-  'plan/': 10,
+  'engines/': 8,
+  'metrics/': 8,
+  'benchmarks.ts': 8,
+  'config/': 9,
+  'workload/': 10,
+  'dataset/': 11,
+  'server-metrics/': 12,
+  'variants.ts': 13,
+  'preflight/': 14,
+  'plan/': 15,
   // What reads a run: the reports, then what stands on them.
-  'report/': 11,
-  'capacity/': 12,
-  'compare/': 12,
-  'raw/': 12,
+  'report/': 16,
+  'capacity/': 17,
+  'compare/': 17,
+  'raw/': 17,
   // The k6 layer, then the public library over it.
-  'k6/': 13,
-  'api/': 14,
+  'k6/': 18,
+  'api/': 19,
 };
 
 /** The unit of a lib/ file (absolute path), or null outside lib/. */

@@ -216,7 +216,7 @@ test('what every VU evaluates is laid out in one scope: webpack wraps in a lazy 
     const hoisted = [...src.matchAll(/^;\/\/ \.\/(lib\/\S+)$/gm)].map((m) => m[1]);
     assert.ok(wrapped.includes('lib/server-metrics/probe.ts'), `${file}: the probe stays in the bundle, evaluated on first use`);
     assert.ok(
-      hoisted.includes('lib/dialects/template.ts') && hoisted.includes('lib/k6/measure.ts'),
+      hoisted.includes('lib/reading/chunk-template.ts') && hoisted.includes('lib/k6/measure.ts'),
       `${file}: the reader and the measuring function in one scope`,
     );
     assert.deepEqual(

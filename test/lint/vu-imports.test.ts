@@ -38,7 +38,7 @@ const NOT_IN_EVERY_VU = [
 
 test('a VU that sends requests evaluates none of what only VU 0, a probe or a reset runs', () => {
   const vu = evaluated('lib/k6/benchmark.ts');
-  assert.ok(vu.has('lib/k6/transport.ts') && vu.has('lib/dialects/template.ts'), `the walk reaches the sender and the reader: ${[...vu].join(', ')}`);
+  assert.ok(vu.has('lib/k6/transport.ts') && vu.has('lib/reading/chunk-template.ts'), `the walk reaches the sender and the reader: ${[...vu].join(', ')}`);
   const bad = [...vu].filter((f) => NOT_IN_EVERY_VU.some((r) => r.test(f)));
   assert.deepEqual(bad, [], 'imported statically from lib/k6/benchmark.ts: reach them through require() where they run');
 });

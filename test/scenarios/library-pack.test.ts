@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fmt } from '../../lib/report/format';
+import { fmt } from '../../lib/report/render/report-format';
 import type { K6RunResult } from '../../scripts/k6-runtime';
 import { spawnSim, type RemoteSim } from './sim-process';
 import { explain, ROOT, RUNNERS } from './harness';

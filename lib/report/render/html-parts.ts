@@ -1,6 +1,6 @@
 // Pieces of report.html shared by html.ts and the sections (lib/report/sections) that draw in it.
 import { esc } from './svg/common';
-import type { Figure } from './svg/figures';
+import type { Figure } from './svg/report-charts';
 
 export function htmlSection(title: string, body: string): string {
   return `<section><h2>${esc(title)}</h2>${body}</section>`;

@@ -1,15 +1,15 @@
 // report.html: a self-contained page (inline CSS and SVG, no scripts, fonts or external files), so
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
-import { TRANSPORTS } from '../transports';
-import { display } from './analysis';
-import { NOT_MEASURED, draftLines, fmt, fmtCi, fmtFailed, itlRuleLines, itlValue, loadLabel } from './format';
-import type { Dist, RunFigures } from './model';
-import type { Report } from './types';
+import { TRANSPORTS } from '../../transports';
+import { display } from '../analysis';
+import { NOT_MEASURED, draftLines, fmt, fmtCi, fmtFailed, itlRuleLines, itlValue, loadLabel } from './report-format';
+import type { Dist, RunFigures } from '../model';
+import type { Report } from '../types';
 import { htmlSection as section } from './html-parts';
-import { sectionsHtml } from './sections/index';
+import { sectionsHtml } from '../sections/index';
 import { esc } from './svg/common';
-import { targetColors } from './svg/figures';
+import { targetColors } from './svg/report-charts';
 
 export const REPORT_CSS = `
 :root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}

@@ -1,8 +1,8 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
-import { TRANSPORTS } from '../transports';
-import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable, runLabel } from './format';
-import type { Report } from './types';
-import { sectionsMarkdown } from './sections/index';
+import { TRANSPORTS } from '../../transports';
+import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable, runLabel } from './report-format';
+import type { Report } from '../types';
+import { sectionsMarkdown } from '../sections/index';
 
 export function renderMarkdown(r: Report): string {
   const out: string[] = [];

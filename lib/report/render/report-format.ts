@@ -1,7 +1,7 @@
 // Number formatting shared by the text, markdown and html renderers.
-import type { ItlRule } from '../metrics/timing';
-import type { Load } from '../plan/matrix';
-import type { RunFigures } from './model';
+import type { ItlRule } from '../../metrics/timing';
+import type { Load } from '../../plan/matrix';
+import type { RunFigures } from '../model';
 
 export const NOT_MEASURED = 'not measured';
 

@@ -1,10 +1,10 @@
 // summary.json: one record per cell and variant, every field named with its unit. Values that
 // were not measured are null, never zero.
-import type { ConnectionFigures, Dist, RunFigures } from './model';
-import type { Report } from './types';
-import { renamedKeys, sectionsJson } from './sections/index';
-import { faithful } from './client-check';
-import { RELATIVE_ERROR } from '../stats/log-buckets';
+import type { ConnectionFigures, Dist, RunFigures } from '../model';
+import type { Report } from '../types';
+import { renamedKeys, sectionsJson } from '../sections/index';
+import { faithful } from '../client-check';
+import { RELATIVE_ERROR } from '../../stats/log-buckets';
 
 function ms(d: Dist | null) {
   if (d === null) return null;

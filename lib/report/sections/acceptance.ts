@@ -3,11 +3,11 @@
 // steady window), the share of steps that accepted each draft position. One chart per cell, one
 // line per variant; the acceptance length beside it, each named by its source.
 import { ACCEPTANCE_SOURCES, type AcceptanceByPosition } from '../acceptance';
-import { fmtCi } from '../format';
+import { fmtCi } from '../render/report-format';
 import type { RunFigures } from '../model';
-import { esc } from '../svg/common';
-import { cellLabel, targetColors } from '../svg/figures';
-import { lineChart, type Series } from '../svg/line';
+import { esc } from '../render/svg/common';
+import { cellLabel, targetColors } from '../render/svg/report-charts';
+import { lineChart, type Series } from '../render/svg/line';
 import type { ReportSection } from './section';
 
 interface Row {

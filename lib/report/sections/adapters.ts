@@ -3,10 +3,10 @@
 // for runs without ADAPTERS.
 import { display } from '../analysis';
 import { adapterReport, type AdapterReport } from '../adapters';
-import { fmtMs, mdTable, table } from '../format';
-import { htmlSection } from '../html-parts';
+import { fmtMs, mdTable, table } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { Dist } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 const HEAD = ['cell', 'variant', 'adapter', 'requests', 'failed', 'prompt tokens', 'output tokens', 'e2e mean', 'e2e p50', 'TTFT p50'];

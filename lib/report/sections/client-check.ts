@@ -4,10 +4,10 @@
 // summary.json carries it in each record (client_check).
 import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from '../client-check';
 import { display } from '../analysis';
-import { fmtMs, loadLabel, mdTable } from '../format';
-import { htmlSection } from '../html-parts';
+import { fmtMs, loadLabel, mdTable } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { ConnectionFigures, RunFigures } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 /** The network's share: requests on a new connection and its connect (one round trip) and TLS time. */

@@ -1,10 +1,10 @@
 // A/B benchmarks: the first variant against the second in every cell, output-throughput ratio and
 // e2e speedup with their intervals and a verdict (lib/report/analysis.ts compare()).
 import { AB_LEVEL, compare, display, type Comparison } from '../analysis';
-import { NOT_MEASURED, fmtCi, mdTable } from '../format';
-import { figureGrid, htmlSection } from '../html-parts';
-import { esc } from '../svg/common';
-import { speedupFigures, targetColors, verdictClass, type VerdictClass } from '../svg/figures';
+import { NOT_MEASURED, fmtCi, mdTable } from '../render/report-format';
+import { figureGrid, htmlSection } from '../render/html-parts';
+import { esc } from '../render/svg/common';
+import { speedupFigures, targetColors, verdictClass, type VerdictClass } from '../render/svg/report-charts';
 import type { ReportSection } from './section';
 import { confoundedNote } from '../confounding';
 import { servingOf } from './serving';

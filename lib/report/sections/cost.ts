@@ -4,9 +4,9 @@
 // and summary.json's cost is null; never a cost of 0.
 import type { RunFigures } from '../model';
 import { hourly, perMillion, type Price } from '../cost';
-import { fmt, loadLabel, mdTable } from '../format';
-import { htmlSection } from '../html-parts';
-import { esc } from '../svg/common';
+import { fmt, loadLabel, mdTable } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export interface CostRow {

@@ -3,9 +3,9 @@
 // format; nothing for runs without DATASET.
 import { display } from '../analysis';
 import { datasetReport, type DatasetReport, type DatasetRun, type DomainComparison } from '../dataset';
-import { fmt, fmtMs, mdTable, table } from '../format';
+import { fmt, fmtMs, mdTable, table } from '../render/report-format';
 import type { Dist } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 import { confoundedNote } from '../confounding';
 import { servingOf } from './serving';

@@ -11,10 +11,10 @@ import { subKey } from '../../plan/summary-keys';
 import { GPU_ENERGY_SOURCES, GPU_EXPORTERS, GPU_NOT_MEASURED, GPU_PROFILES, type GpuEnergySource, type GpuExporter } from '../../server-metrics/gpu';
 import type { Interval } from '../../stats/bootstrap';
 import { tMeanInterval } from '../../stats/t-interval';
-import { fmt, loadLabel, mdTable } from '../format';
-import { htmlSection } from '../html-parts';
+import { fmt, loadLabel, mdTable } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { RunFigures, SummaryMetrics } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export interface EnergyRow {

@@ -4,10 +4,10 @@ import type { ErrorClass } from '../../dialects/types';
 import { ERROR_CLASSES } from '../../dialects/types';
 import { METRICS } from '../../metrics/catalog';
 import { display } from '../analysis';
-import { mdTable } from '../format';
-import { htmlSection } from '../html-parts';
-import { esc } from '../svg/common';
-import { cellLabel } from '../svg/figures';
+import { mdTable } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
+import { esc } from '../render/svg/common';
+import { cellLabel } from '../render/svg/report-charts';
 import type { ReportSection } from './section';
 
 type ByClass = Partial<Record<ErrorClass, number>>;

@@ -1,6 +1,6 @@
 // Arrival-rate ramps: the first offered rate the server does not keep up with (analysis.ts findFallBehind).
 import { findFallBehind, type FallBehind } from '../analysis';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export const fallBehind: ReportSection<FallBehind> = {

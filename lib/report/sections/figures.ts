@@ -2,8 +2,8 @@
 // the runs themselves (with the knee or fall-behind marked), so the section's value is the runs and
 // it has nothing to say in the terminal, report.md or summary.json (the records carry the numbers).
 import type { RunFigures } from '../model';
-import { figureGrid, htmlSection } from '../html-parts';
-import { latencyFigures, throughputFigures } from '../svg/figures';
+import { figureGrid, htmlSection } from '../render/html-parts';
+import { latencyFigures, throughputFigures } from '../render/svg/report-charts';
 import type { ReportSection } from './section';
 
 export const figures: ReportSection<RunFigures[]> = {

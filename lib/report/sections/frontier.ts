@@ -3,12 +3,12 @@
 // against throughput per GPU (output tokens/s ÷ GPUS; per deployment when GPUS is unset); each
 // variant's Pareto frontier over its cells, and which variant gives the most throughput where.
 import type { RunFigures } from '../model';
-import { fmt, loadLabel } from '../format';
-import { htmlSection } from '../html-parts';
+import { fmt, loadLabel } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import { dominance, dominanceSentence, paretoFront } from '../pareto';
-import { esc } from '../svg/common';
-import { targetColors } from '../svg/figures';
-import { lineChart, type Series } from '../svg/line';
+import { esc } from '../render/svg/common';
+import { targetColors } from '../render/svg/report-charts';
+import { lineChart, type Series } from '../render/svg/line';
 import type { ReportSection } from './section';
 
 export interface FrontierPoint {

@@ -6,10 +6,10 @@
 // with the reason; nothing is assumed.
 import type { Run } from '../../plan/matrix';
 import { subKey } from '../../plan/summary-keys';
-import { loadLabel, mdTable } from '../format';
-import { htmlSection } from '../html-parts';
+import { loadLabel, mdTable } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { RunFigures, SummaryMetrics } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export interface ImagesRow {

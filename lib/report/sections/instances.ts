@@ -2,9 +2,9 @@
 // the round trip it was measured over, and how its per-slice figures were aligned to the lead
 // instance's (lib/report/align.ts). Only in a report merged from partials.
 import type { InstanceRow } from '../align';
-import { mdTable } from '../format';
-import { htmlSection } from '../html-parts';
-import { esc } from '../svg/common';
+import { mdTable } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 const HEAD = ['instance', 'segment', 'clock offset (ms)', 'round trip (ms)', 'start after the lead (ms)', 'slices moved'];

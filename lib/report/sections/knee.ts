@@ -1,6 +1,6 @@
 // Concurrency ramps: the level after which more concurrency stops paying (analysis.ts findKnee).
 import { findKnee, type Knee } from '../analysis';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export const knee: ReportSection<Knee> = {

@@ -3,10 +3,10 @@
 // vectors' dimension; with two or more variants, each against the baseline in every cell, by the
 // same statistics as the generation verdicts (analysis.ts compare()) over items per second.
 import { compare, type Comparison } from '../analysis';
-import { fmtCi, fmtMs, loadWords, mdTable, NOT_MEASURED, table } from '../format';
-import { htmlSection } from '../html-parts';
+import { fmtCi, fmtMs, loadWords, mdTable, NOT_MEASURED, table } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { RunFigures, SummaryMetrics } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import { tMeanInterval } from '../../stats/t-interval';
 import type { Interval } from '../../stats/bootstrap';
 import { subKey } from '../../plan/summary-keys';

@@ -10,10 +10,10 @@ import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from '../../pl
 import { probeScenario, type Plan, type Run } from '../../plan/matrix';
 import { cacheResetKey, subKey } from '../../plan/summary-keys';
 import { display } from '../analysis';
-import { loadLabel, mdTable, runLabel } from '../format';
-import { htmlSection } from '../html-parts';
+import { loadLabel, mdTable, runLabel } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { SummaryMetrics } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { SummaryDataLike } from '../types';
 import type { ReportSection } from './section';
 

@@ -4,9 +4,9 @@
 // not compared (lib/report/confounding.ts).
 import { display } from '../analysis';
 import { compareServing, differenceText, type PairCheck, type RowMark, type ServingComparison } from '../confounding';
-import { mdTable, table } from '../format';
-import { htmlSection } from '../html-parts';
-import { esc } from '../svg/common';
+import { mdTable, table } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
+import { esc } from '../render/svg/common';
 import { showSetting, type ServingSetting } from '../../engines/serving';
 import type { SectionInputs, ReportSection } from './section';
 

@@ -5,10 +5,10 @@
 // tokens that were written; a run past SHORT_FLAG_SHARE is flagged in every report.
 import type { ShortCause } from '../../metrics/samples';
 import { display } from '../analysis';
-import { loadLabel, mdTable } from '../format';
-import { htmlSection } from '../html-parts';
+import { loadLabel, mdTable } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { RunFigures } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 /** A run with more than this share of its counted replies short is flagged. */

@@ -1,8 +1,8 @@
 // The SLOs: each k6 threshold the run declared (SLO_* variables) and whether it held.
 import { KEEP, TARGET_UP } from '../../plan/summary-keys';
-import { htmlSection } from '../html-parts';
+import { htmlSection } from '../render/html-parts';
 import type { SummaryMetrics } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { Threshold } from '../types';
 import type { ReportSection } from './section';
 

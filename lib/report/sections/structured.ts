@@ -6,10 +6,10 @@
 import { subKey } from '../../plan/summary-keys';
 import { display } from '../analysis';
 import type { Dist } from '../dist';
-import { fmtMs, loadLabel, mdTable, NOT_MEASURED } from '../format';
-import { htmlSection } from '../html-parts';
+import { fmtMs, loadLabel, mdTable, NOT_MEASURED } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import type { SummaryMetrics } from '../model';
-import { esc } from '../svg/common';
+import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export interface StructuredRow {

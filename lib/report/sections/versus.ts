@@ -2,13 +2,13 @@
 // report format: a speedup matrix (variants × cells, the baseline 1.00×), the rankings, the
 // crossovers, and for report.html a chart of speedup against concurrency.
 import { display } from '../analysis';
-import { mdTable, table } from '../format';
-import { htmlSection } from '../html-parts';
+import { mdTable, table } from '../render/report-format';
+import { htmlSection } from '../render/html-parts';
 import { MARK, entryVerdict, versus as versusOf, type Versus, type VersusEntry } from '../versus';
 import { isRepeated, repeatsJson, repeatsLine, versusAcrossRepeats } from '../repeats';
 import type { Report } from '../types';
-import { PALETTE, esc } from '../svg/common';
-import { lineChart, plottable, type Series } from '../svg/line';
+import { PALETTE, esc } from '../render/svg/common';
+import { lineChart, plottable, type Series } from '../render/svg/line';
 import type { ReportSection } from './section';
 import { confoundedNote } from '../confounding';
 

@@ -7,8 +7,8 @@ import { libraryReport, setupOf } from '../../../lib/api/report';
 import type { ClientSpec } from '../../../lib/api/config';
 import { subKey } from '../../../lib/plan/summary-keys';
 import type { SummaryMetrics } from '../../../lib/report/model';
-import { renderMarkdown } from '../../../lib/report/markdown';
-import { summaryJson } from '../../../lib/report/json';
+import { renderMarkdown } from '../../../lib/report/render/markdown-report';
+import { summaryJson } from '../../../lib/report/render/summary-json';
 
 const NOW = new Date('2026-12-01T10:00:00Z');
 

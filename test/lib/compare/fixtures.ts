@@ -7,7 +7,7 @@ import { BENCHMARKS } from '../../../lib/benchmarks';
 import { loadConfig } from '../../../lib/config/load';
 import { planOf, probeScenario } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
-import { summaryJson } from '../../../lib/report/json';
+import { summaryJson } from '../../../lib/report/render/summary-json';
 import type { SummaryMetrics } from '../../../lib/report/model';
 import { buildReport } from '../../../lib/report/report';
 import { mulberry32 } from '../../../lib/stats/rng';

@@ -2,8 +2,8 @@
 // transport's whole body (Dialect.parseBody), and the sse transport's events, framed from the bytes
 // as xk6-sse frames them and read one at a time or kept and read in batches (lib/k6/transport.ts).
 import { createDialect, type DialectName, type GenerationResult, type RequestContext } from '../../../lib/dialects/index';
-import { asErrorData } from '../../../lib/dialects/sse';
-import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../../../lib/dialects/arrivals';
+import { asErrorData } from '../../../lib/reading/sse-events';
+import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../../../lib/reading/stream-arrivals';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 
 export const CTX: Omit<RequestContext, 'route'> = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };
@@ -97,7 +97,7 @@ export function batched(
   ctx = CTX,
 ): StreamRead {
   const d = createDialect(dialect, ctx);
-  // A stream read before by the same dialect leaves it its chunk template (template.ts).
+  // A stream read before by the same dialect leaves it its chunk template (lib/reading/chunk-template.ts).
   if (warmWith) oneByOneOn(d.streamReader(), warmWith);
   const r = d.streamReader();
   const log = arrivals();

@@ -3,9 +3,9 @@
 // the split is checked against the simulator's ground truth (its reasoning profile).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { arrivals, tokenColumns } from '../../../lib/dialects/arrivals';
+import { arrivals, tokenColumns } from '../../../lib/reading/stream-arrivals';
 import { createDialect } from '../../../lib/dialects/index';
-import type { Accumulator } from '../../../lib/dialects/accumulator';
+import type { Accumulator } from '../../../lib/reading/stream-accumulator';
 import { recordRequest } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
 import type { RequestRecord } from '../../../sim/ground-truth';

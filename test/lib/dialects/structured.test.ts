@@ -11,8 +11,8 @@ import { structuredFields, structuredOfRow, structuredRefusal, structuredValid, 
 import { parseDataset } from '../../../lib/dataset/format';
 import { structured as structuredSection } from '../../../lib/report/sections/structured';
 import { buildStore } from '../../../lib/dataset/store';
-import { arrivals } from '../../../lib/dialects/arrivals';
-import type { Accumulator } from '../../../lib/dialects/accumulator';
+import { arrivals } from '../../../lib/reading/stream-arrivals';
+import type { Accumulator } from '../../../lib/reading/stream-accumulator';
 import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA, structuredConfig } from '../../../lib/config/structured';
 import { recordRequest } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
@@ -307,8 +307,7 @@ describe('the simulator answers tools and response_format; the reader agrees wit
         { cellStartMs: 0, sliceMs: 1e9, slices: 1, trackLastEnd: false, latencyFromMs: 0 },
         { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null },
         (m, v) => void (got[m] = (got[m] ?? 0) + v),
-        24,
-        tools,
+        { maxTokens: 24, structured: tools },
       );
       assert.equal(got.toolCallTokens, 24);
       assert.equal(got.toolCallRequests, 1);

@@ -1,16 +1,16 @@
-// The chunk template (lib/dialects/template.ts) reads most events of a stream without JSON.parse.
+// The chunk template (lib/reading/chunk-template.ts) reads most events of a stream without JSON.parse.
 // Whatever it reads must come out exactly as the full parser reads it: every event's answer and
 // the final result, on recorded replies, on the simulator's streams and on altered chunks.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Accumulator, type ChunkReader } from '../../../lib/dialects/accumulator';
-import { arrivals, tokenColumns } from '../../../lib/dialects/arrivals';
+import { Accumulator, type ChunkReader } from '../../../lib/reading/stream-accumulator';
+import { arrivals, tokenColumns } from '../../../lib/reading/stream-arrivals';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 import { llamacppChunkReader } from '../../../lib/dialects/llamacpp';
 import { sglangChunkReader } from '../../../lib/dialects/sglang';
-import type { TemplateCache } from '../../../lib/dialects/template';
+import type { TemplateCache } from '../../../lib/reading/chunk-template';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import { startSim, type SimHandle } from '../../../sim/index';
 import { request } from '../../sim/helpers';

@@ -1,9 +1,9 @@
-// Events kept on arrival and read a batch at a time (lib/dialects/arrivals.ts) must come out as
+// Events kept on arrival and read a batch at a time (lib/reading/stream-arrivals.ts) must come out as
 // reading each event as it arrives does: the same token events with their arrival times, the
 // end of the stream at its [DONE], and the same final result, however the batches fall.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARRIVAL_BATCH, arrivals, restart, tokenColumns, type Arrivals } from '../../../lib/dialects/arrivals';
+import { ARRIVAL_BATCH, arrivals, restart, tokenColumns, type Arrivals } from '../../../lib/reading/stream-arrivals';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 

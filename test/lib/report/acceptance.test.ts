@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect } from '../../../lib/dialects/index';
-import type { Accumulator } from '../../../lib/dialects/accumulator';
+import type { Accumulator } from '../../../lib/reading/stream-accumulator';
 import { readSpecSteps } from '../../../lib/dialects/openai';
 import { recordRequest, SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
@@ -110,7 +110,7 @@ describe("vLLM's per-request speculative counts against the simulator's truth", 
           { cellStartMs: 0, sliceMs: 1e9, slices: 1, trackLastEnd: false, latencyFromMs: 0 },
           { ttftP99Ms: null, ttftOf: 'first', itlP99Ms: null, e2eP99Ms: null },
           add,
-          body.max_tokens,
+          { maxTokens: body.max_tokens },
         );
       }
       const counted = Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => got[`specStepsByAccepted:${specAcceptedLabel(j)}`] ?? 0);

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clientCheck, limitMs } from '../../../lib/report/client-check';
-import { renderMarkdown } from '../../../lib/report/markdown';
-import { renderText } from '../../../lib/report/text';
-import { renderHtml } from '../../../lib/report/html';
-import { summaryJson } from '../../../lib/report/json';
+import { renderMarkdown } from '../../../lib/report/render/markdown-report';
+import { renderText } from '../../../lib/report/render/text-report';
+import { renderHtml } from '../../../lib/report/render/html-report';
+import { summaryJson } from '../../../lib/report/render/summary-json';
 import { abReport, dist } from '../../fixtures/report/reports';
 
 const base = {

@@ -9,10 +9,10 @@ import { buildCells, buildPlan, probeScenario, type Plan } from '../../../lib/pl
 import { subKey } from '../../../lib/plan/summary-keys';
 import type { SummaryMetrics } from '../../../lib/report/model';
 import { buildReport } from '../../../lib/report/report';
-import { renderText } from '../../../lib/report/text';
-import { summaryJson } from '../../../lib/report/json';
-import { renderMarkdown } from '../../../lib/report/markdown';
-import { renderHtml } from '../../../lib/report/html';
+import { renderText } from '../../../lib/report/render/text-report';
+import { summaryJson } from '../../../lib/report/render/summary-json';
+import { renderMarkdown } from '../../../lib/report/render/markdown-report';
+import { renderHtml } from '../../../lib/report/render/html-report';
 
 const NOW = new Date('2026-11-29T20:15:00Z');
 const counter = (count: number) => ({ type: 'counter', contains: 'default', values: { count, rate: 0 } });

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Comparison } from '../../../lib/report/analysis';
-import { intervalChart } from '../../../lib/report/svg/interval';
-import { lineChart, plottable, type Series } from '../../../lib/report/svg/line';
-import { verdictClass } from '../../../lib/report/svg/figures';
-import { linearTicks, makeScale, niceStep, round125, tickLabel } from '../../../lib/report/svg/scale';
+import { intervalChart } from '../../../lib/report/render/svg/interval';
+import { lineChart, plottable, type Series } from '../../../lib/report/render/svg/line';
+import { verdictClass } from '../../../lib/report/render/svg/report-charts';
+import { linearTicks, makeScale, niceStep, round125, tickLabel } from '../../../lib/report/render/svg/scale';
 
 test('niceStep and linearTicks give 1-2-5 steps covering the range', () => {
   assert.equal(niceStep(1730, 5), 500);

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { display } from '../../../lib/report/analysis';
-import { renderHtml } from '../../../lib/report/html';
-import { esc } from '../../../lib/report/svg/common';
+import { renderHtml } from '../../../lib/report/render/html-report';
+import { esc } from '../../../lib/report/render/svg/common';
 import { ALL, abReport, arrivalReport, dist, oneTargetDownReport, rampReport, setupFailedReport, sseReport } from '../../fixtures/report/reports';
 
 const rendered = Object.fromEntries(Object.entries(ALL).map(([k, f]) => [k, renderHtml(f())]));

@@ -7,10 +7,10 @@ import { BENCHMARKS } from '../../../lib/benchmarks';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { subKey, summaryThresholds } from '../../../lib/plan/summary-keys';
 import { runFigures, type SummaryMetrics } from '../../../lib/report/model';
-import { renderText } from '../../../lib/report/text';
-import { renderMarkdown } from '../../../lib/report/markdown';
-import { renderHtml } from '../../../lib/report/html';
-import { summaryJson } from '../../../lib/report/json';
+import { renderText } from '../../../lib/report/render/text-report';
+import { renderMarkdown } from '../../../lib/report/render/markdown-report';
+import { renderHtml } from '../../../lib/report/render/html-report';
+import { summaryJson } from '../../../lib/report/render/summary-json';
 import { dist, sseReport } from '../../fixtures/report/reports';
 
 const NOW = new Date('2026-12-01T10:00:00Z');

@@ -6,9 +6,9 @@ import { buildCells, buildPlan, type Plan } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import type { SummaryMetrics } from '../../../lib/report/model';
 import { buildReport } from '../../../lib/report/report';
-import { renderText } from '../../../lib/report/text';
-import { summaryJson } from '../../../lib/report/json';
-import { renderMarkdown } from '../../../lib/report/markdown';
+import { renderText } from '../../../lib/report/render/text-report';
+import { summaryJson } from '../../../lib/report/render/summary-json';
+import { renderMarkdown } from '../../../lib/report/render/markdown-report';
 import { verdict } from '../../../lib/report/analysis';
 
 const NOW = new Date('2026-11-29T20:15:00Z');

@@ -3,10 +3,10 @@
 // and summary.json each show it, in its slot; a section that does not apply is skipped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderHtml } from '../../../lib/report/html';
-import { summaryJson } from '../../../lib/report/json';
-import { renderMarkdown } from '../../../lib/report/markdown';
-import { renderText } from '../../../lib/report/text';
+import { renderHtml } from '../../../lib/report/render/html-report';
+import { summaryJson } from '../../../lib/report/render/summary-json';
+import { renderMarkdown } from '../../../lib/report/render/markdown-report';
+import { renderText } from '../../../lib/report/render/text-report';
 import { SECTIONS, registerSection, type ReportSection } from '../../../lib/report/sections/index';
 import { rebuild } from '../../../lib/raw/rebuild';
 import { rampPlan, recordUpTo, T0 } from '../raw/synthetic';

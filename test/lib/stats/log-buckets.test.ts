@@ -14,7 +14,7 @@ import { bucketKey, subKey, summaryThresholds } from '../../../lib/plan/summary-
 import { k6Options } from '../../../lib/plan/k6-options';
 import { buildReport } from '../../../lib/report/report';
 import { withRunTrends } from '../../../lib/report/run-trends';
-import { runRecord } from '../../../lib/report/json';
+import { runRecord } from '../../../lib/report/render/summary-json';
 import { rampPlan, T0 } from '../raw/synthetic';
 
 /** The value of rank ⌈q·n⌉ (the rank figuresOf reads). */

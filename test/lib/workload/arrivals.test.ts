@@ -9,7 +9,7 @@ import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { planOf } from '../../../lib/plan/matrix';
 import { traceShape } from '../../../lib/workload/trace';
-import { loadLabel } from '../../../lib/report/format';
+import { loadLabel } from '../../../lib/report/render/report-format';
 
 function moments(xs: number[]): { mean: number; cv2: number } {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;

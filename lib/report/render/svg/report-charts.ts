@@ -1,10 +1,10 @@
 // Turns a Report into the charts of report.html: which charts apply, their series, and — when a
 // chart does not apply — a sentence saying why, so an absent chart never looks like a bug.
-import { TRANSPORTS } from '../../transports';
-import { display, type Comparison } from '../analysis';
-import type { RunFigures } from '../model';
-import { loadWords } from '../format';
-import type { Report } from '../types';
+import { TRANSPORTS } from '../../../transports';
+import { display, type Comparison } from '../../analysis';
+import type { RunFigures } from '../../model';
+import { loadWords } from '../report-format';
+import type { Report } from '../../types';
 import { PALETTE } from './common';
 import { intervalChart, type IntervalRow } from './interval';
 import { lineChart, plottable, type Series } from './line';
