@@ -1,6 +1,6 @@
 // Every variable the benchmarks read, with its default and meaning: the single list that config
 // loading uses and that the README's variable table is generated from. Which benchmarks read a
-// variable is derived from their definitions (target slots, load model), never listed by name.
+// variable is derived from their definitions (variant slots, load model), never listed by name.
 
 import { BENCHMARKS, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
 import { dialectHelp } from '../dialects/index';
@@ -18,12 +18,12 @@ export interface VariableDef {
 const ALL = Object.values(BENCHMARKS);
 const where = (pred: (b: BenchmarkSpec) => boolean) => ALL.filter(pred).map((b) => b.name);
 
-/** A target's four variables, for every variable prefix some benchmark's target slots use. */
-function targetVariables(): VariableDef[] {
-  const prefixes = [...new Set(ALL.flatMap((b) => b.slots.map((t) => t.prefix)))];
+/** A variant's four variables, for every variable prefix some benchmark's variant slots use. */
+function variantVariables(): VariableDef[] {
+  const prefixes = [...new Set(ALL.flatMap((b) => b.slots.map((v) => v.prefix)))];
   return prefixes.flatMap((prefix): VariableDef[] => {
-    const slot = ALL.flatMap((b) => b.slots).find((t) => t.prefix === prefix) as VariantSlot;
-    const benchmarks = where((b) => b.slots.some((t) => t.prefix === prefix));
+    const slot = ALL.flatMap((b) => b.slots).find((v) => v.prefix === prefix) as VariantSlot;
+    const benchmarks = where((b) => b.slots.some((v) => v.prefix === prefix));
     if (prefix === '') {
       return [
         { name: 'TARGET_URL', default: '', help: `Base URL of ${slot.role}, e.g. http://127.0.0.1:30000 (required).`, benchmarks },
@@ -65,7 +65,7 @@ export const VARIABLES: readonly VariableDef[] = [
     default: '',
     help: 'Path of a JSON file whose keys are these variable names (absolute, or relative to the bundle in dist/ as k6 reads it); variables set in the environment win over it.',
   },
-  { name: 'API_KEY', default: '', help: 'Bearer token sent in Authorization to the target(s) only; never printed or tagged.', secret: true },
+  { name: 'API_KEY', default: '', help: 'Bearer token sent in Authorization to the variant(s) only; never printed or tagged.', secret: true },
   {
     name: 'VARIANTS',
     default: '',
@@ -84,7 +84,7 @@ export const VARIABLES: readonly VariableDef[] = [
     help: "Serving settings the variants are meant to differ in besides the speculative method, comma-separated (e.g. max_running_requests,context_length; names as in docs/engines.md, 'Serving configuration'). Before any load each variant's configuration is read from its server; a verdict between variants that differ in any other setting is marked confounded, naming it. Declared settings are shown as declared, not as confounders.",
     benchmarks: where((b) => b.variants === true || b.slots.length > 1),
   },
-  ...targetVariables(),
+  ...variantVariables(),
   {
     name: 'GPU_HOUR_COST',
     default: '',
@@ -173,16 +173,16 @@ export const VARIABLES: readonly VariableDef[] = [
     help: "Time a cell's in-flight requests get to finish after DURATION before the next cell starts; default REQUEST_TIMEOUT, so no request is cut.",
   },
   {
-    name: 'TARGET_DOWN_AFTER',
+    name: 'VARIANT_DOWN_AFTER',
     default: '30s',
-    help: 'A VU that finds nothing listening backs off (50 ms doubling to 1 s); after this long without a single connection it declares the target down and sends it nothing more; the report says which runs were not measured.',
+    help: 'A VU that finds nothing listening backs off (50 ms doubling to 1 s); after this long without a single connection it declares the variant down and sends it nothing more; the report says which runs were not measured. Was TARGET_DOWN_AFTER, still read until the next release.',
   },
   { name: 'PREFLIGHT_TIMEOUT', default: '10s', help: 'Deadline of the one-token generation in preflight: no token by then means the engine is stalled.' },
-  { name: 'WARMUP_REQUESTS', default: '2', help: 'Requests sent to each target in setup before measuring (not counted).' },
+  { name: 'WARMUP_REQUESTS', default: '2', help: 'Requests sent to each variant in setup before measuring (not counted).' },
   {
     name: 'PROMPT_POOL',
     default: '64',
-    help: 'Distinct prompts per input length; requests cycle through them in the same order for every target. With DATASET: the first this many items (in seeded order) of each ISL bucket.',
+    help: 'Distinct prompts per input length; requests cycle through them in the same order for every variant. With DATASET: the first this many items (in seeded order) of each ISL bucket.',
   },
   { name: 'VOCAB_SIZE', default: '32000', help: 'Token ids are drawn from [1000, VOCAB_SIZE): set it to the model vocabulary size or less.' },
   { name: 'SHARED_PREFIX', default: '0', help: 'Tokens at the start of every prompt that are the same across the pool (exercises prefix caching).' },
@@ -194,7 +194,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'DATASET',
     default: '',
-    help: 'Real prompts instead of random token ids: a file of ShareGPT JSON, JSONL of {"messages": …} or {"prompt": …} objects (optional domain, output_tokens, id, images: image files beside the dataset, sent with the first request of the row) or one prompt per line (absolute path, or relative to the bundle in dist/), read once at init; or builtin, builtin:code,math,chat,summarization for the built-in set. Sent in a seeded order, the same for every target; each item goes to the ISL whose bucket holds its token count (counted by the server where it has a tokenize route, else estimated as characters ÷ 4); output_tokens wins over OSL. Unset: seeded token ids of exact length.',
+    help: 'Real prompts instead of random token ids: a file of ShareGPT JSON, JSONL of {"messages": …} or {"prompt": …} objects (optional domain, output_tokens, id, images: image files beside the dataset, sent with the first request of the row) or one prompt per line (absolute path, or relative to the bundle in dist/), read once at init; or builtin, builtin:code,math,chat,summarization for the built-in set. Sent in a seeded order, the same for every variant; each item goes to the ISL whose bucket holds its token count (counted by the server where it has a tokenize route, else estimated as characters ÷ 4); output_tokens wins over OSL. Unset: seeded token ids of exact length.',
   },
   { name: 'DATASET_DOMAINS', default: '', help: "With DATASET: only the file's prompts of these domains, comma-separated." },
   { name: 'DATASET_MIN_TOKENS', default: '', help: 'With DATASET: leave out prompts of fewer tokens (the first request of a conversation).' },
@@ -271,7 +271,7 @@ export const VARIABLES: readonly VariableDef[] = [
   {
     name: 'SERVER_METRICS',
     default: 'auto',
-    help: "Scrape the target's /metrics at each cell's steady window: auto (when it answers), on (warn if missing) or off.",
+    help: "Scrape each variant's /metrics at each cell's steady window: auto (when it answers), on (warn if missing) or off.",
   },
   {
     name: 'CACHE_RESET',
@@ -319,3 +319,6 @@ export const VARIABLES: readonly VariableDef[] = [
     help: 'Name of this test (the whole k6 invocation): prefix of the result files and default testid tag; default <benchmark>-<UTC time>.',
   },
 ];
+
+/** Variables renamed (old name → new): the old name is still read, with a note, until the next release. */
+export const RENAMED_VARIABLES: Readonly<Record<string, string>> = { TARGET_DOWN_AFTER: 'VARIANT_DOWN_AFTER' };

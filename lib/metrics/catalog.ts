@@ -455,12 +455,20 @@ export const METRICS = {
     unit: 'ratio',
     help: "DATASET runs: the server's prompt_tokens ÷ the length the benchmark intended (setup's count: the server's tokenize route, or characters ÷ 4), per first-turn request; far from 1 means the prompts are not the lengths the ISL axis says.",
   },
-  targetDown: {
+  variantDown: {
+    name: 'llm_variant_down',
+    type: 'counter',
+    time: false,
+    unit: 'VUs',
+    help: 'VUs that declared their variant down in this run: nothing listened for VARIANT_DOWN_AFTER, so they stopped sending to it; the report marks the run as not fully measured.',
+  },
+  /** @deprecated The old name of llm_variant_down, emitted beside it until the next release. */
+  variantDownOldName: {
     name: 'llm_target_down',
     type: 'counter',
     time: false,
     unit: 'VUs',
-    help: 'VUs that declared their target down in this run: nothing listened for TARGET_DOWN_AFTER, so they stopped sending to it; the report marks the run as not fully measured.',
+    help: 'Renamed llm_variant_down (the same samples); this old name is emitted until the next release.',
   },
   preflightFailed: {
     name: 'llm_preflight_failed',
@@ -669,7 +677,7 @@ export const TAGS = {
   finish_reason:
     "Why a reply shorter than asked ended, by the server's word: stop (EOS or a stop sequence), length (a limit before max tokens), other, unknown (llm_short_replies only).",
   itl_rule: "How a request's ITL was measured: server-counts, one-token-per-event or per-chunk (llm_itl_rule only).",
-  reason: 'Why a target failed preflight (llm_preflight_failed only).',
+  reason: 'Why a variant failed preflight (llm_preflight_failed only).',
   gpu_exporter: 'Which GPU exporter GPU_METRICS_URL served: dcgm or nvidia_smi (llm_gpu_count only).',
   gpu_energy_source: "How a run's GPU energy was had: energy-counter or power-integral (llm_gpu_count only).",
   gpu_reason: 'Why a run’s GPU figures are not measured (llm_gpu_not_measured only).',

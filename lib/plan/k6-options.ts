@@ -62,8 +62,8 @@ export function probesEnabled(plan: Plan, cfg: BenchConfig): boolean {
 
 /** Preflight's worst case: health wait, the one-token check (the other layers probed beside it), its retries after a transient failure (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries. */
 export function setupTimeoutMs(cfg: Pick<BenchConfig, 'preflightTimeoutMs' | 'warmupRequests' | 'requestTimeoutMs' | 'variants'>): number {
-  const perTarget = cfg.preflightTimeoutMs * 3 + 30_000 + cfg.warmupRequests * (4 * cfg.requestTimeoutMs + 3_500);
-  return perTarget * cfg.variants.length + 30_000;
+  const perVariant = cfg.preflightTimeoutMs * 3 + 30_000 + cfg.warmupRequests * (4 * cfg.requestTimeoutMs + 3_500);
+  return perVariant * cfg.variants.length + 30_000;
 }
 
 export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown> {

@@ -1,6 +1,6 @@
-// The measurement plan: matrix cells, one run per cell and target, chained one after another
-// with k6's startTime, and the target order rotating from cell to cell (a balanced Latin square: A B, B A … for two) so
-// drift over time hits every target alike.
+// The measurement plan: matrix cells, one run per cell and variant, chained one after another
+// with k6's startTime, and the variant order rotating from cell to cell (a balanced Latin square: A B, B A … for two) so
+// drift over time hits every variant alike.
 import type { BenchConfig } from '../config/types';
 import type { TraceShape } from '../workload/trace';
 
@@ -131,7 +131,7 @@ export function traceDurationMs(shape: Pick<TraceShape, 'spanMs'>, speed: number
 
 /**
  * The plan of a benchmark under a configuration: its load axis, cells and runs. With TRACE, one
- * cell (`trace_x<speed>`) whose ISL and OSL are the trace's mean lengths, replayed once per target.
+ * cell (`trace_x<speed>`) whose ISL and OSL are the trace's mean lengths, replayed once per variant.
  */
 export function planOf(
   load: 'vus' | 'rate',

@@ -35,8 +35,8 @@ export function bucketKey(metric: BucketCounter, scenario: string, bucket: numbe
   return subKey(metric, scenario, { [BUCKET_TAG[metric]]: labelOf(bucket) });
 }
 
-/** The threshold that fails a run in which a VU declared its target down. */
-export const TARGET_UP = 'count==0';
+/** The threshold that fails a run in which a VU declared its variant down. */
+export const VARIANT_UP = 'count==0';
 
 /** Always true for the non-negative values these metrics hold; only there to make k6 keep them. */
 export const KEEP: Record<MetricType, string> = {
@@ -147,8 +147,8 @@ function keepGpu(keep: (key: string, m: MetricKey) => void, probe: string, slice
   for (const gpu_reason of Object.keys(GPU_NOT_MEASURED)) keep(subKey('gpuNotMeasured', probe, { gpu_reason }), 'gpuNotMeasured');
 }
 
-export function preflightKey(target: string, reason: string): string {
-  return `${METRICS.preflightFailed.name}{variant:${target},reason:${reason}}`;
+export function preflightKey(variant: string, reason: string): string {
+  return `${METRICS.preflightFailed.name}{variant:${variant},reason:${reason}}`;
 }
 
 export function summaryThresholds(
@@ -158,7 +158,7 @@ export function summaryThresholds(
   /** shareOneRun: a one-run plan declares no trend sub-metric of its run (runTrendsShared); the benchmarks, not the library. */
   opts: { shareOneRun?: boolean } = {},
 ): Record<string, string[]> {
-  const targets = [...new Set(plan.runs.map((r) => r.variant))];
+  const variants = [...new Set(plan.runs.map((r) => r.variant))];
   const th: Record<string, string[]> = {};
   const keep = (key: string, m: MetricKey) => (th[key] = [KEEP[METRICS[m].type]]);
   const buckets = cfg.itlSamples === 'histogram';
@@ -196,12 +196,12 @@ export function summaryThresholds(
   }
   for (const run of resetDue(plan, cfg.cacheReset ?? 'never')) for (const o of CACHE_RESET_OUTCOMES) keep(cacheResetKey(run.scenario, o), 'cacheReset');
   for (const cls of ERROR_CLASSES) th[`${METRICS.errors.name}{error_class:${cls}}`] = ['count>=0'];
-  for (const target of targets) for (const reason of Object.keys(PREFLIGHT_REASONS)) th[preflightKey(target, reason)] = ['count>=0'];
+  for (const variant of variants) for (const reason of Object.keys(PREFLIGHT_REASONS)) th[preflightKey(variant, reason)] = ['count>=0'];
   // The SLOs: real thresholds, whose breach makes k6 exit 99.
   const slo = cfg.slo;
   th[METRICS.success.name] = [`rate>=${round(1 - slo.errorRate)}`];
-  // Per target too: one deployment failing must not hide behind the other's successes.
-  if (targets.length > 1) for (const target of targets) th[`${METRICS.success.name}{variant:${target}}`] = [`rate>=${round(1 - slo.errorRate)}`];
+  // Per variant too: one deployment failing must not hide behind the other's successes.
+  if (variants.length > 1) for (const variant of variants) th[`${METRICS.success.name}{variant:${variant}}`] = [`rate>=${round(1 - slo.errorRate)}`];
   th[METRICS.variantDown.name] = [VARIANT_UP];
   if (slo.e2eP99Ms !== null) th[METRICS.e2e.name] = [`p(99)<=${slo.e2eP99Ms}`];
   if (slo.ttftP99Ms !== null) th[METRICS[slo.ttftOf === 'answer' ? 'ttftAnswer' : 'ttft'].name] = [`p(99)<=${slo.ttftP99Ms}`];

@@ -1,7 +1,7 @@
 // The SLOs: each k6 threshold the run declared (SLO_* variables) and whether it held.
-import { KEEP, TARGET_UP } from '../../plan/summary-keys';
+import { KEEP, VARIANT_UP } from '../../plan/summary-keys';
 import { htmlSection } from '../render/html-parts';
-import type { SummaryMetrics } from '../model';
+import type { SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { Threshold } from '../types';
 import type { ReportSection } from './section';
@@ -16,8 +16,8 @@ function thresholds(m: SummaryMetrics): Threshold[] {
     const samples = (v.count ?? 0) + (v.passes ?? 0) + (v.fails ?? 0);
     for (const [expression, t] of Object.entries(metric.thresholds)) {
       if (keep.has(expression)) continue;
-      // "No target went down" holds without a sample: that is its point.
-      out.push({ metric: name, expression, ok: samples > 0 || expression === TARGET_UP ? t.ok : null });
+      // "No variant went down" holds without a sample: that is its point.
+      out.push({ metric: name, expression, ok: samples > 0 || expression === VARIANT_UP ? t.ok : null });
     }
   }
   // k6 hands the metrics over in no fixed order: sorted, every report of a run lists them alike.
