@@ -9,7 +9,7 @@ import { METRICS } from '../lib/metrics/catalog';
 import { GRID_STATS, QUANTILE_GRID } from '../lib/stats/quantile-merge';
 import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../lib/report/partial';
 import { buildReport } from '../lib/report/report';
-import type { SummaryMetrics } from '../lib/report/model';
+import type { SummaryMetrics } from '../lib/report/figures/run-figures';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -17,7 +17,7 @@ import { summaryJson } from '../lib/report/render/summary-json';
 import { renderHtml } from '../lib/report/render/html-report';
 import { renderMarkdown } from '../lib/report/render/markdown-report';
 import { renderText } from '../lib/report/render/text-report';
-import type { SummaryMetrics } from '../lib/report/model';
+import type { SummaryMetrics } from '../lib/report/figures/run-figures';
 import { findK6, INSTALL_K6 } from '../scripts/k6-runtime';
 
 const arg = (name: string, def: string) => {

@@ -3,7 +3,7 @@
 // What the benchmarks' report would say about settings the script does not have (ISL, OSL,
 // CONCURRENCY …) is replaced by what the script did set. Pure.
 import { buildReport, type Report, type SummaryDataLike } from '../report/report';
-import type { SummaryMetrics } from '../report/model';
+import type { SummaryMetrics } from '../report/figures/run-figures';
 import type { SetupData, VariantInfo } from '../variants';
 import { TRANSPORTS, type TransportName } from '../transports';
 import { libraryConfig, type ClientSpec } from './config';

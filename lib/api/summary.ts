@@ -4,7 +4,7 @@ import { stamp } from '../config/load';
 import { renderHtml } from '../report/render/html-report';
 import { summaryJson } from '../report/render/summary-json';
 import { renderMarkdown } from '../report/render/markdown-report';
-import type { SummaryMetrics } from '../report/model';
+import type { SummaryMetrics } from '../report/figures/run-figures';
 import type { Report } from '../report/report';
 import { renderText } from '../report/render/text-report';
 import { testId, testScenarios } from '../k6/library';

@@ -1,7 +1,7 @@
 // report.html of a capacity search: the answer first, then one chart per SLO (load against the
 // measured p99 with its interval, the SLO as a line, each variant's capacity marked), the search
 // path and where each SLO broke. Self-contained like the benchmarks' report.html. Pure.
-import { display } from '../report/analysis';
+import { display } from '../report/figures/ab-comparison';
 import { REPORT_CSS } from '../report/render/html-report';
 import { fmt } from '../report/render/report-format';
 import { PALETTE, esc } from '../report/render/svg/common';

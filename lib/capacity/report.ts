@@ -3,8 +3,8 @@
 // variants the ratio at equal SLO. One model, rendered for the terminal, report.md and summary.json
 // here and report.html in html.ts. Pure.
 import type { GpuCost } from '../config/types';
-import { display } from '../report/analysis';
-import { hourly, perMillion, type Price } from '../report/cost';
+import { display } from '../report/figures/ab-comparison';
+import { hourly, perMillion, type Price } from '../report/figures/token-price';
 import { fmt, fmtMs, table } from '../report/render/report-format';
 import { capacityOf, capacityRatio, type Capacity, type CapacityRatio } from './estimate';
 import { label } from './search';

@@ -6,8 +6,8 @@
 import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
 import { ratioOfMeans } from '../stats/t-interval';
 import { unpairedRatio } from '../stats/across-runs';
-import type { Ratio } from '../report/analysis';
-import { hourly } from '../report/cost';
+import type { Ratio } from '../report/figures/ab-comparison';
+import { hourly } from '../report/figures/token-price';
 import { CompareInputError, type BenchSummary, type SummaryCostRun, type SummaryEnergyRun, type SummaryRecord, type SummarySlices } from './summary';
 import { ENERGY_NO_URL } from '../report/sections/energy';
 import { checkWorkload, describeDifferences, type Difference } from './workload';
@@ -164,7 +164,7 @@ function holding(ci: Interval | null, value: number): Interval | null {
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
-/** A run that lost requests, or whose target went down, is no fair side of a comparison. */
+/** A run that lost requests, or whose variant went down, is no fair side of a comparison. */
 function lostNotes(b: SummaryRecord, n: SummaryRecord): string[] {
   const notes: string[] = [];
   for (const [who, r] of [
@@ -172,8 +172,9 @@ function lostNotes(b: SummaryRecord, n: SummaryRecord): string[] {
     ['new run', n],
   ] as const) {
     const lost = (r.requests_failed ?? 0) + (r.unreachable_attempts ?? 0);
-    if (lost > 0 || (r.target_down_vus ?? 0) > 0)
-      notes.push(`${who}: ${lost} failed attempt(s)${(r.target_down_vus ?? 0) > 0 ? ', target declared down' : ''}: not a fair comparison`);
+    // An older summary has the old key alone.
+    const down = r.variant_down_vus ?? r.target_down_vus ?? 0;
+    if (lost > 0 || down > 0) notes.push(`${who}: ${lost} failed attempt(s)${down > 0 ? ', variant declared down' : ''}: not a fair comparison`);
   }
   return notes;
 }

@@ -6,10 +6,10 @@
 import type { Plan, Run } from '../plan/matrix';
 import type { SummaryDataLike } from '../report/report';
 import { subKey } from '../plan/summary-keys';
-import { WRITTEN_MS, type Ending, type Progress, type RunProgress, type RunState } from '../report/stopped';
+import { WRITTEN_MS, type Ending, type Progress, type RunProgress, type RunState } from '../report/figures/stopped-runs';
 import type { RawRecord } from './record';
 
-export { ENDINGS, stopSentence, type Ending, type Progress, type RunProgress, type RunState } from '../report/stopped';
+export { ENDINGS, stopSentence, type Ending, type Progress, type RunProgress, type RunState } from '../report/figures/stopped-runs';
 
 /** k6 emits its vus gauge every second: a closed record reaching this close to a run's planned end ran it whole. */
 const CLOSE_SLACK_MS = 1500;

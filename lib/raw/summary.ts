@@ -5,7 +5,7 @@
 // evaluated on them as k6 does at the end of a test (empty sinks included).
 import { METRICS } from '../metrics/catalog';
 import { evalThreshold } from '../report/partial';
-import type { SummaryMetric, SummaryMetrics } from '../report/model';
+import type { SummaryMetric, SummaryMetrics } from '../report/figures/run-figures';
 import { matches, type MetricType, type RawRecord, type RecordMetric, type TagGroup } from './record';
 
 /** k6's percentile: linear between the two values around pct·(n−1) of the sorted values. */

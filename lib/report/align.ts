@@ -9,7 +9,7 @@ import type { ClockReading } from '../clock/offset';
 import type { InstanceClock, InstanceRow } from '../clock/instance';
 
 export type { InstanceClock, InstanceRow } from '../clock/instance';
-import type { SummaryMetrics } from './model';
+import type { SummaryMetrics } from './figures/run-figures';
 
 export interface AlignInput {
   segment: string | null;

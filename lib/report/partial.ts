@@ -8,7 +8,7 @@
 import type { SetupData } from '../variants';
 import { mergeTrends } from '../stats/quantile-merge';
 import { alignInstances } from './align';
-import type { SummaryMetric, SummaryMetrics } from './model';
+import type { SummaryMetric, SummaryMetrics } from './figures/run-figures';
 import type { SummaryDataLike } from './report';
 
 export const PARTIAL_FORMAT = 'k6-llm-bench-partial/1';

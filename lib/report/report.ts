@@ -5,13 +5,13 @@ import type { BenchConfig } from '../config/types';
 import type { Plan, Run } from '../plan/matrix';
 import { preflightKey, subKey } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
-import { runFigures, type RunFigures } from './model';
+import { runFigures, type RunFigures } from './figures/run-figures';
 import { loadWords } from './render/report-format';
 import { sloSet } from '../metrics/samples';
 import type { BenchmarkSpec } from '../benchmarks';
 import { TRANSPORTS } from '../transports';
 import { buildSections } from './sections/index';
-import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './stopped';
+import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './figures/stopped-runs';
 
 export type { PreflightFailure, Report, ReportKind, SummaryDataLike, VariantSummary, Threshold } from './types';
 import type { Report, SummaryDataLike } from './types';

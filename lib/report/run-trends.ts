@@ -4,7 +4,7 @@ import type { BenchConfig } from '../config/types';
 import { METRICS } from '../metrics/catalog';
 import type { Plan } from '../plan/matrix';
 import { perRunTrends, runTrendsShared, subKey, summaryTrendStats, type BucketRule } from '../plan/summary-keys';
-import type { SummaryMetric, SummaryMetrics } from './model';
+import type { SummaryMetric, SummaryMetrics } from './figures/run-figures';
 
 /**
  * The summary's metrics with the run's trend sub-metrics as k6 would have given them declared:

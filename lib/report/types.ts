@@ -1,13 +1,13 @@
 // The report of a run as the renderers read it: a leaf of lib/report, so that buildReport
 // (report.ts) and the sections it builds (sections/) can both name it without an import cycle.
-import type { Versus } from './versus';
+import type { Versus } from './figures/standings';
 import type { ErrorClass } from '../dialects/types';
-import type { Comparison, FallBehind, Knee } from './analysis';
-import type { RunFigures, SummaryMetrics } from './model';
+import type { Comparison, FallBehind, Knee } from './figures/ab-comparison';
+import type { RunFigures, SummaryMetrics } from './figures/run-figures';
 import type { SetupData } from '../variants';
 import type { TransportName } from '../transports';
-import type { DatasetReport } from './dataset';
-import type { ServingComparison } from './confounding';
+import type { DatasetReport } from './figures/domain-figures';
+import type { ServingComparison } from './figures/confounding';
 
 /** What a benchmark concludes, besides the per-run table. */
 export type { ReportKind } from '../benchmarks';

@@ -25,7 +25,7 @@ import { clientRequests, JOIN_SYSTEM_TAGS, pct, truthItl, vuOfLength } from './t
 import { hostsDown, hostsUnavailable, hostsUp, linkCounts, type HostsEnv, type LinkCounts } from '../net/test-hosts';
 import { k6OnClient, simOnServer } from './hosts-sim';
 import { poolLengths } from '../../lib/workload/prompts';
-import { LIMIT_ABS_MS } from '../../lib/report/client-check';
+import { LIMIT_ABS_MS } from '../../lib/report/figures/client-overhead';
 import { runK6 } from '../../scripts/k6-runtime';
 import type { RequestRecord } from '../../sim/index';
 

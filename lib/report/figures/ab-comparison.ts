@@ -1,8 +1,8 @@
 // Conclusions drawn from the per-run figures: A/B speedups with intervals and a plain verdict,
 // the knee of a concurrency ramp, the rate where an open-model load falls behind.
-import type { Interval } from '../stats/bootstrap';
-import { versusOne } from './versus';
-import type { RunFigures } from './model';
+import type { Interval } from '../../stats/bootstrap';
+import { versusOne } from './standings';
+import type { RunFigures } from './run-figures';
 import { acrossRepeats, repeatsLine, type RepeatFigures, type RepeatPair } from './repeats';
 
 export interface Ratio {
@@ -56,10 +56,10 @@ function compareRepeated(pairs: RepeatPair[], where: string, sliceMs: number): C
 
 /** A ratio over a run that lost requests compares a server with a broken one: say so beside the verdict. */
 function caveat(...runs: RunFigures[]): string {
-  const hurt = runs.filter((r) => r.requests.failed + r.requests.unreachable > 0 || r.targetDown > 0);
+  const hurt = runs.filter((r) => r.requests.failed + r.requests.unreachable > 0 || r.variantDown > 0);
   if (hurt.length === 0) return '';
   const what = hurt.map(
-    (r) => `${display(r.variant)} had ${r.requests.failed + r.requests.unreachable} failed attempt(s)${r.targetDown > 0 ? ' and went down' : ''}`,
+    (r) => `${display(r.variant)} had ${r.requests.failed + r.requests.unreachable} failed attempt(s)${r.variantDown > 0 ? ' and went down' : ''}`,
   );
   return `; not a fair comparison: ${what.join(', ')}`;
 }

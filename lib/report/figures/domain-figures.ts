@@ -3,17 +3,17 @@
 // the intended ones; per domain the latency, acceptance length and, in an A/B, a verdict with its
 // interval; per turn of a conversation TTFT and the prompt tokens served from cache. Read from the
 // sub-metrics lib/plan/dataset-keys.ts declares. Pure.
-import type { BenchConfig } from '../config/types';
-import type { Plan, Run } from '../plan/matrix';
-import { byDomain } from '../plan/dataset-keys';
-import { subKey } from '../plan/summary-keys';
-import { SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../metrics/samples';
-import { acceptanceByPosition } from './acceptance';
-import { bootstrapRatio, pooledMean, type Interval } from '../stats/bootstrap';
-import type { DatasetPlan } from '../dataset/plan';
-import { describeLengths } from '../dataset/lengths';
-import { display, type Ratio } from './analysis';
-import type { Dist, SummaryMetrics } from './model';
+import type { BenchConfig } from '../../config/types';
+import type { Plan, Run } from '../../plan/matrix';
+import { byDomain } from '../../plan/dataset-keys';
+import { subKey } from '../../plan/summary-keys';
+import { SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../metrics/samples';
+import { acceptanceByPosition } from './draft-acceptance';
+import { bootstrapRatio, pooledMean, type Interval } from '../../stats/bootstrap';
+import type { DatasetPlan } from '../../dataset/plan';
+import { describeLengths } from '../../dataset/lengths';
+import { display, type Ratio } from './ab-comparison';
+import type { Dist, SummaryMetrics } from './run-figures';
 
 export interface DomainFigures {
   domain: string;

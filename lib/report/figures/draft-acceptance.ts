@@ -1,8 +1,8 @@
 // A run's speculative acceptance from the counts its requests left: the acceptance length named by
 // where it came from, with its interval, and acceptance by draft position (vLLM's per-request
 // histograms). Pure arithmetic over the summary's counts; model.ts reads them.
-import type { Interval } from '../stats/bootstrap';
-import { ratioEstimate } from '../stats/t-interval';
+import type { Interval } from '../../stats/bootstrap';
+import { ratioEstimate } from '../../stats/t-interval';
 
 /** Where an acceptance length came from, most direct first: a run takes the first it has. */
 export const ACCEPTANCE_SOURCES = {

@@ -3,10 +3,10 @@
 // across-run interval, a t interval over the repeats' log ratios (lib/stats/across-runs.ts), at
 // the same (Bonferroni-adjusted) level as the within-run ones. The within-run verdicts are shown
 // beside it, and where they disagree with each other or with the across-run verdict, it says so.
-import { pairedRatio, spreadOf, type AcrossRuns, type Spread } from '../stats/across-runs';
-import type { Interval } from '../stats/bootstrap';
-import type { RunFigures } from './model';
-import { crossovers, MARK, rank, versusOne, FAMILY_LEVEL, type Standing, type Versus, type VersusEntry } from './versus';
+import { pairedRatio, spreadOf, type AcrossRuns, type Spread } from '../../stats/across-runs';
+import type { Interval } from '../../stats/bootstrap';
+import type { RunFigures } from './run-figures';
+import { crossovers, MARK, rank, versusOne, FAMILY_LEVEL, type Standing, type Versus, type VersusEntry } from './standings';
 
 export interface RepeatWithin {
   repeat: number;

@@ -1,18 +1,18 @@
 // Reads k6's end-of-test summary data back into per-run figures, using the same sub-metric keys
 // the thresholds declared. Only measured values appear; a figure nobody measured is null.
-import type { ErrorClass } from '../dialects/types';
-import { ERROR_CLASSES } from '../dialects/types';
-import type { Load, Plan, Run } from '../plan/matrix';
-import { probeScenario, steadyWindow, watchScenario } from '../plan/matrix';
-import { SATURATION_RULES } from '../server-metrics/saturation';
-import type { Interval } from '../stats/bootstrap';
-import { tMeanInterval } from '../stats/t-interval';
-import { ITL_RULES, type ItlRule } from '../metrics/timing';
-import { BUCKETS_OF, SERVER_POSITIONS, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../metrics/samples';
-import { acceptanceByPosition, acceptanceOf, serverPositions, type Acceptance, type AcceptanceByPosition } from './acceptance';
-import { bucketKey, subKey } from '../plan/summary-keys';
-import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../stats/log-buckets';
-import { clientCheck, faithful, type ClientCheck } from './client-check';
+import type { ErrorClass } from '../../dialects/types';
+import { ERROR_CLASSES } from '../../dialects/types';
+import type { Load, Plan, Run } from '../../plan/matrix';
+import { probeScenario, steadyWindow, watchScenario } from '../../plan/matrix';
+import { SATURATION_RULES } from '../../server-metrics/saturation';
+import type { Interval } from '../../stats/bootstrap';
+import { tMeanInterval } from '../../stats/t-interval';
+import { ITL_RULES, type ItlRule } from '../../metrics/timing';
+import { BUCKETS_OF, SERVER_POSITIONS, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../../metrics/samples';
+import { acceptanceByPosition, acceptanceOf, serverPositions, type Acceptance, type AcceptanceByPosition } from './draft-acceptance';
+import { bucketKey, subKey } from '../../plan/summary-keys';
+import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../../stats/log-buckets';
+import { clientCheck, faithful, type ClientCheck } from './client-overhead';
 
 export interface SummaryMetric {
   type: string;
@@ -49,11 +49,11 @@ export interface RunFigures {
   load: Load;
   /**
    * total, ok and failed count requests that reached the server; attempts that found nothing
-   * listening are `unreachable` (also in errors), so a dead target cannot inflate the request count.
+   * listening are `unreachable` (also in errors), so a dead variant cannot inflate the request count.
    */
   requests: { total: number; ok: number; failed: number; unreachable: number; errors: Partial<Record<ErrorClass, number>> };
-  /** VUs that declared the target down during this run (TARGET_DOWN_AFTER). */
-  targetDown: number;
+  /** VUs that declared the variant down during this run (VARIANT_DOWN_AFTER). */
+  variantDown: number;
   /** The measurement window, ms from the run's start. */
   window: { fromMs: number; toMs: number; method: 'steady-slices' | 'until-last-request' } | null;
   /** Aggregate output tokens per second over the window; its interval from slice batch means. */
@@ -334,12 +334,13 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const s = run.scenario;
   const requests = requestCounts(m, s);
   const ok = requests.ok;
-  const targetDown = count(m, subKey('targetDown', s));
+  // A summary of the last release holds the old name alone (llm_target_down).
+  const variantDown = count(m, subKey('variantDown', s)) || count(m, subKey('variantDownOldName', s));
   const e2e = dist(m, subKey('e2e', s));
   const notes: string[] = [];
-  if (targetDown > 0) {
+  if (variantDown > 0) {
     notes.push(
-      `the target was declared down: nothing listened for TARGET_DOWN_AFTER, so ${targetDown} VU(s) stopped sending to it; this run is not fully measured and its figures cover only the time before.`,
+      `the variant was declared down: nothing listened for VARIANT_DOWN_AFTER, so ${variantDown} VU(s) stopped sending to it; this run is not fully measured and its figures cover only the time before.`,
     );
   }
   const good = count(m, subKey('good', s));
@@ -385,7 +386,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
     osl: run.cell.osl,
     load: run.cell.load,
     requests,
-    targetDown,
+    variantDown,
     window: w.window,
     throughput: w.throughput,
     throughputCi: w.throughputCi,

@@ -3,10 +3,10 @@
 // percentile bootstrap, shown beside it), with Bonferroni-adjusted simultaneous intervals so that a
 // cell's verdicts hold together at 95 %; a ranking that only orders what the intervals separate; and per variant, the concurrency
 // beyond which its gain over the baseline is no longer significant (the crossover).
-import { percentileInterval, pooledMean, ratioDistribution, resampledMeans, type Interval } from '../stats/bootstrap';
-import { ratioOfMeans } from '../stats/t-interval';
-import type { Load } from '../plan/matrix';
-import type { RunFigures } from './model';
+import { percentileInterval, pooledMean, ratioDistribution, resampledMeans, type Interval } from '../../stats/bootstrap';
+import { ratioOfMeans } from '../../stats/t-interval';
+import type { Load } from '../../plan/matrix';
+import type { RunFigures } from './run-figures';
 
 /** Family-wise confidence per cell. */
 export const FAMILY_LEVEL = 0.95;

@@ -2,7 +2,7 @@
 // ran whole, which was in flight and which never started (lib/raw/progress.ts tells it from the raw
 // record, or from the clock in handleSummary), the sentence that says so, and how many steady
 // slices the run in flight measured whole. buildReport builds such a report once from this.
-import type { Plan, Run } from '../plan/matrix';
+import type { Plan, Run } from '../../plan/matrix';
 
 export type RunState = 'complete' | 'incomplete' | 'not run';
 

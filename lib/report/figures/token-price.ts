@@ -2,7 +2,7 @@
 // GPU_HOUR_COST × GPUS / (tokens/s × 3600) × 1e6. Pure. All of the deployment's time is charged to
 // the one kind of token priced (output, or input), as a price per token is quoted; never 0: a cost
 // nobody set, or a throughput nobody measured, is null.
-import type { Interval } from '../stats/bootstrap';
+import type { Interval } from '../../stats/bootstrap';
 
 export interface Price {
   /** Dollars per million tokens. */

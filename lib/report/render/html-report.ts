@@ -2,9 +2,9 @@
 // it opens offline, attaches to a ticket and prints. Runs inside k6: no DOM, Node or Intl here.
 // Every string that comes from the report goes through esc(); numbers go through the formatters.
 import { TRANSPORTS } from '../../transports';
-import { display } from '../analysis';
+import { display } from '../figures/ab-comparison';
 import { NOT_MEASURED, draftLines, fmt, fmtCi, fmtFailed, itlRuleLines, itlValue, loadLabel } from './report-format';
-import type { Dist, RunFigures } from '../model';
+import type { Dist, RunFigures } from '../figures/run-figures';
 import type { Report } from '../types';
 import { htmlSection as section } from './html-parts';
 import { sectionsHtml } from '../sections/index';

@@ -1,7 +1,7 @@
 // Number formatting shared by the text, markdown and html renderers.
 import type { ItlRule } from '../../metrics/timing';
 import type { Load } from '../../plan/matrix';
-import type { RunFigures } from '../model';
+import type { RunFigures } from '../figures/run-figures';
 
 export const NOT_MEASURED = 'not measured';
 

@@ -1,9 +1,9 @@
 // summary.json: one record per cell and variant, every field named with its unit. Values that
 // were not measured are null, never zero.
-import type { ConnectionFigures, Dist, RunFigures } from '../model';
+import type { ConnectionFigures, Dist, RunFigures } from '../figures/run-figures';
 import type { Report } from '../types';
 import { renamedKeys, sectionsJson } from '../sections/index';
-import { faithful } from '../client-check';
+import { faithful } from '../figures/client-overhead';
 import { RELATIVE_ERROR } from '../../stats/log-buckets';
 
 function ms(d: Dist | null) {
@@ -78,7 +78,8 @@ export function runRecord(r: RunFigures) {
     requests_ok: r.requests.ok,
     requests_failed: r.requests.failed,
     unreachable_attempts: r.requests.unreachable,
-    target_down_vus: r.targetDown,
+    variant_down_vus: r.variantDown,
+    target_down_vus: r.variantDown,
     errors_by_class: r.requests.errors,
     window_ms: r.window === null ? null : { from: r.window.fromMs, to: r.window.toMs, method: r.window.method },
     output_throughput_tokens_per_s: r.throughput,
@@ -130,7 +131,13 @@ export function runRecord(r: RunFigures) {
 }
 
 /** summary.json keys renamed outside the sections (old path → new); the old key is written one release more. */
-const RENAMED: Record<string, string> = { targets: 'variants', 'targets[].engine': 'variants[].engineLabel' };
+const RENAMED: Record<string, string> = {
+  targets: 'variants',
+  'targets[].engine': 'variants[].engineLabel',
+  'records[].target_down_vus': 'records[].variant_down_vus',
+};
+/** Metrics renamed (old name → new): k6 emits the old name beside the new one until the next release. */
+const RENAMED_METRICS: Record<string, string> = { llm_target_down: 'renamed llm_variant_down; the old name is emitted until the next release' };
 
 export function summaryJson(report: Report): string {
   return JSON.stringify(
@@ -152,6 +159,7 @@ export function summaryJson(report: Report): string {
       test_run_duration_ms: report.testRunDurationMs,
       ...sectionsJson(report, 'details'),
       renamed_keys: renamedKeys(RENAMED),
+      renamed_metrics: RENAMED_METRICS,
     },
     null,
     2,

@@ -2,9 +2,9 @@
 // request in vLLM's metrics.speculative_decoding, else its per-position /metrics counter over the
 // steady window), the share of steps that accepted each draft position. One chart per cell, one
 // line per variant; the acceptance length beside it, each named by its source.
-import { ACCEPTANCE_SOURCES, type AcceptanceByPosition } from '../acceptance';
+import { ACCEPTANCE_SOURCES, type AcceptanceByPosition } from '../figures/draft-acceptance';
 import { fmtCi } from '../render/report-format';
-import type { RunFigures } from '../model';
+import type { RunFigures } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import { cellLabel, targetColors } from '../render/svg/report-charts';
 import { lineChart, type Series } from '../render/svg/line';

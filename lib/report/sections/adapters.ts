@@ -1,11 +1,11 @@
 // ADAPTERS runs: per run and adapter the requests the client sent and how they went, and per
 // adapter a verdict between the variants (lib/report/adapters.ts), in each report format; nothing
 // for runs without ADAPTERS.
-import { display } from '../analysis';
-import { adapterReport, type AdapterReport } from '../adapters';
+import { display } from '../figures/ab-comparison';
+import { adapterReport, type AdapterReport } from '../figures/adapter-figures';
 import { fmtMs, mdTable, table } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import type { Dist } from '../model';
+import type { Dist } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 

@@ -2,11 +2,11 @@
 // the server's own figures, the VUs' gap between requests and dropped iterations (client-check.ts
 // judges each run once, in runFigures). A view of the runs: it builds nothing of its own, and
 // summary.json carries it in each record (client_check).
-import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from '../client-check';
-import { display } from '../analysis';
+import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from '../figures/client-overhead';
+import { display } from '../figures/ab-comparison';
 import { fmtMs, loadLabel, mdTable } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import type { ConnectionFigures, RunFigures } from '../model';
+import type { ConnectionFigures, RunFigures } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 

@@ -1,14 +1,14 @@
 // A/B benchmarks: the first variant against the second in every cell, output-throughput ratio and
 // e2e speedup with their intervals and a verdict (lib/report/analysis.ts compare()).
-import { AB_LEVEL, compare, display, type Comparison } from '../analysis';
+import { AB_LEVEL, compare, display, type Comparison } from '../figures/ab-comparison';
 import { NOT_MEASURED, fmtCi, mdTable } from '../render/report-format';
 import { figureGrid, htmlSection } from '../render/html-parts';
 import { esc } from '../render/svg/common';
 import { speedupFigures, targetColors, verdictClass, type VerdictClass } from '../render/svg/report-charts';
 import type { ReportSection } from './section';
-import { confoundedNote } from '../confounding';
+import { confoundedNote } from '../figures/confounding';
 import { servingOf } from './serving';
-import { pairsOf, repeatsJson } from '../repeats';
+import { pairsOf, repeatsJson } from '../figures/repeats';
 
 export const comparisons: ReportSection<Comparison[]> = {
   key: 'comparisons',

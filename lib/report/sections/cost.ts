@@ -2,8 +2,8 @@
 // <PREFIX>_GPU_HOUR_COST, <PREFIX>_GPUS), in dollars per million output tokens and, where the
 // server counted prompt tokens, per million input tokens. Nothing set: the section says nothing
 // and summary.json's cost is null; never a cost of 0.
-import type { RunFigures } from '../model';
-import { hourly, perMillion, type Price } from '../cost';
+import type { RunFigures } from '../figures/run-figures';
+import { hourly, perMillion, type Price } from '../figures/token-price';
 import { fmt, loadLabel, mdTable } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import { esc } from '../render/svg/common';

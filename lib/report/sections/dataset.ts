@@ -1,13 +1,13 @@
 // DATASET runs: where the prompts came from and the lengths meant, the lengths the server counted,
 // per-domain figures and verdicts, per-turn TTFT and cache (lib/report/dataset.ts), in each report
 // format; nothing for runs without DATASET.
-import { display } from '../analysis';
-import { datasetReport, type DatasetReport, type DatasetRun, type DomainComparison } from '../dataset';
+import { display } from '../figures/ab-comparison';
+import { datasetReport, type DatasetReport, type DatasetRun, type DomainComparison } from '../figures/domain-figures';
 import { fmt, fmtMs, mdTable, table } from '../render/report-format';
-import type { Dist } from '../model';
+import type { Dist } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
-import { confoundedNote } from '../confounding';
+import { confoundedNote } from '../figures/confounding';
 import { servingOf } from './serving';
 
 const n0 = (v: number | null | undefined) => fmt(v ?? null, 0);

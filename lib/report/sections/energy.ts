@@ -13,7 +13,7 @@ import type { Interval } from '../../stats/bootstrap';
 import { tMeanInterval } from '../../stats/t-interval';
 import { fmt, loadLabel, mdTable } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import type { RunFigures, SummaryMetrics } from '../model';
+import type { RunFigures, SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 

@@ -3,7 +3,7 @@
 import type { ErrorClass } from '../../dialects/types';
 import { ERROR_CLASSES } from '../../dialects/types';
 import { METRICS } from '../../metrics/catalog';
-import { display } from '../analysis';
+import { display } from '../figures/ab-comparison';
 import { mdTable } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import { esc } from '../render/svg/common';

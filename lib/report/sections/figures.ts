@@ -1,7 +1,7 @@
 // report.html's charts of every run: throughput against the load, and latency. They are drawn from
 // the runs themselves (with the knee or fall-behind marked), so the section's value is the runs and
 // it has nothing to say in the terminal, report.md or summary.json (the records carry the numbers).
-import type { RunFigures } from '../model';
+import type { RunFigures } from '../figures/run-figures';
 import { figureGrid, htmlSection } from '../render/html-parts';
 import { latencyFigures, throughputFigures } from '../render/svg/report-charts';
 import type { ReportSection } from './section';

@@ -2,10 +2,10 @@
 // 1000 ÷ TPOT p50 in ms: the median request's decode rate, TTFT left out, stalls not averaged in)
 // against throughput per GPU (output tokens/s ÷ GPUS; per deployment when GPUS is unset); each
 // variant's Pareto frontier over its cells, and which variant gives the most throughput where.
-import type { RunFigures } from '../model';
+import type { RunFigures } from '../figures/run-figures';
 import { fmt, loadLabel } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import { dominance, dominanceSentence, paretoFront } from '../pareto';
+import { dominance, dominanceSentence, paretoFront } from '../figures/pareto';
 import { esc } from '../render/svg/common';
 import { targetColors } from '../render/svg/report-charts';
 import { lineChart, type Series } from '../render/svg/line';

@@ -8,7 +8,7 @@ import type { Run } from '../../plan/matrix';
 import { subKey } from '../../plan/summary-keys';
 import { loadLabel, mdTable } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import type { RunFigures, SummaryMetrics } from '../model';
+import type { RunFigures, SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 

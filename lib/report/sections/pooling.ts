@@ -2,10 +2,10 @@
 // steady slices), input tokens per second by the server's usage, latency percentiles and the
 // vectors' dimension; with two or more variants, each against the baseline in every cell, by the
 // same statistics as the generation verdicts (analysis.ts compare()) over items per second.
-import { compare, type Comparison } from '../analysis';
+import { compare, type Comparison } from '../figures/ab-comparison';
 import { fmtCi, fmtMs, loadWords, mdTable, NOT_MEASURED, table } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import type { RunFigures, SummaryMetrics } from '../model';
+import type { RunFigures, SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import { tMeanInterval } from '../../stats/t-interval';
 import type { Interval } from '../../stats/bootstrap';

@@ -3,7 +3,7 @@
 // sections/index.ts, so a new section is one file here and one entry there.
 import type { BenchConfig } from '../../config/types';
 import type { Plan, Run } from '../../plan/matrix';
-import type { RunFigures } from '../model';
+import type { RunFigures } from '../figures/run-figures';
 import type { Report, ReportKind, SummaryDataLike } from '../types';
 
 export interface SectionInputs {

@@ -2,8 +2,8 @@
 // by side; rows that differ from the baseline marked (a confounder, or declared by AB_DIFFERS),
 // the speculative method shown as the intended difference, what a server does not show listed as
 // not compared (lib/report/confounding.ts).
-import { display } from '../analysis';
-import { compareServing, differenceText, type PairCheck, type RowMark, type ServingComparison } from '../confounding';
+import { display } from '../figures/ab-comparison';
+import { compareServing, differenceText, type PairCheck, type RowMark, type ServingComparison } from '../figures/confounding';
 import { mdTable, table } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import { esc } from '../render/svg/common';

@@ -4,10 +4,10 @@
 // replies the server counted short, why each ended (its finish reason), and the share of the asked
 // tokens that were written; a run past SHORT_FLAG_SHARE is flagged in every report.
 import type { ShortCause } from '../../metrics/samples';
-import { display } from '../analysis';
+import { display } from '../figures/ab-comparison';
 import { loadLabel, mdTable } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import type { RunFigures } from '../model';
+import type { RunFigures } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 

@@ -4,11 +4,11 @@
 // calls' tokens and the time to the first tool-call token. A share is given only over replies
 // judged; a run that judged none says so.
 import { subKey } from '../../plan/summary-keys';
-import { display } from '../analysis';
-import type { Dist } from '../dist';
+import { display } from '../figures/ab-comparison';
+import type { Dist } from '../figures/dist';
 import { fmtMs, loadLabel, mdTable, NOT_MEASURED } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import type { SummaryMetrics } from '../model';
+import type { SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 

@@ -1,16 +1,16 @@
 // The compare benchmark: every variant against the baseline (lib/report/versus.ts), in each
 // report format: a speedup matrix (variants × cells, the baseline 1.00×), the rankings, the
 // crossovers, and for report.html a chart of speedup against concurrency.
-import { display } from '../analysis';
+import { display } from '../figures/ab-comparison';
 import { mdTable, table } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
-import { MARK, entryVerdict, versus as versusOf, type Versus, type VersusEntry } from '../versus';
-import { isRepeated, repeatsJson, repeatsLine, versusAcrossRepeats } from '../repeats';
+import { MARK, entryVerdict, versus as versusOf, type Versus, type VersusEntry } from '../figures/standings';
+import { isRepeated, repeatsJson, repeatsLine, versusAcrossRepeats } from '../figures/repeats';
 import type { Report } from '../types';
 import { PALETTE, esc } from '../render/svg/common';
 import { lineChart, plottable, type Series } from '../render/svg/line';
 import type { ReportSection } from './section';
-import { confoundedNote } from '../confounding';
+import { confoundedNote } from '../figures/confounding';
 
 const x2 = (v: number) => `${v.toFixed(2)}×`;
 

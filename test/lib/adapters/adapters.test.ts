@@ -12,8 +12,8 @@ import { checkAdapters } from '../../../lib/preflight/adapters';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { adapterThresholds } from '../../../lib/plan/adapter-keys';
-import { adapterReport } from '../../../lib/report/adapters';
-import type { SummaryMetrics } from '../../../lib/report/model';
+import { adapterReport } from '../../../lib/report/figures/adapter-figures';
+import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { engineById, type EngineProfile } from '../../../lib/engines/index';
 
 const ENGINES = { vllm: engineById('vllm') as EngineProfile, sglang: engineById('sglang') as EngineProfile, llamacpp: engineById('llamacpp') as EngineProfile };

@@ -6,7 +6,7 @@ import { keepThresholds, loadOf, mergeThresholds, scenariosOf, variantKey, windo
 import { libraryReport, setupOf } from '../../../lib/api/report';
 import type { ClientSpec } from '../../../lib/api/config';
 import { subKey } from '../../../lib/plan/summary-keys';
-import type { SummaryMetrics } from '../../../lib/report/model';
+import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { renderMarkdown } from '../../../lib/report/render/markdown-report';
 import { summaryJson } from '../../../lib/report/render/summary-json';
 

@@ -8,7 +8,7 @@ import { loadConfig } from '../../../lib/config/load';
 import { planOf, probeScenario } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { summaryJson } from '../../../lib/report/render/summary-json';
-import type { SummaryMetrics } from '../../../lib/report/model';
+import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { buildReport } from '../../../lib/report/report';
 import { mulberry32 } from '../../../lib/stats/rng';
 

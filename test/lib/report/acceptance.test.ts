@@ -8,7 +8,7 @@ import type { Accumulator } from '../../../lib/reading/stream-accumulator';
 import { readSpecSteps } from '../../../lib/dialects/openai';
 import { recordRequest, SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
-import { acceptanceByPosition, acceptanceOf, serverPositions } from '../../../lib/report/acceptance';
+import { acceptanceByPosition, acceptanceOf, serverPositions } from '../../../lib/report/figures/draft-acceptance';
 import { ratioEstimate, tQuantile } from '../../../lib/stats/t-interval';
 import { acceptance } from '../../../lib/report/sections/acceptance';
 import type { Report } from '../../../lib/report/types';

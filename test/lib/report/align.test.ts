@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../../../lib/report/partial';
 import type { InstanceClock } from '../../../lib/report/align';
-import type { SummaryMetrics } from '../../../lib/report/model';
+import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 
 const T = 1_765_000_000_000;
 const SLICE_MS = 1000;

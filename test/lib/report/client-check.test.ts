@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientCheck, limitMs } from '../../../lib/report/client-check';
+import { clientCheck, limitMs } from '../../../lib/report/figures/client-overhead';
 import { renderMarkdown } from '../../../lib/report/render/markdown-report';
 import { renderText } from '../../../lib/report/render/text-report';
 import { renderHtml } from '../../../lib/report/render/html-report';

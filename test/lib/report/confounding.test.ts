@@ -3,7 +3,7 @@
 // serving section and the verdict lines of a report built from setup data that carries them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareServing, confoundedNote } from '../../../lib/report/confounding';
+import { compareServing, confoundedNote } from '../../../lib/report/figures/confounding';
 import { serving } from '../../../lib/report/sections/serving';
 import { parseAbDiffers } from '../../../lib/config/ab-differs';
 import { ConfigError } from '../../../lib/config/parse';

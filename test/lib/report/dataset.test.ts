@@ -10,9 +10,9 @@ import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { datasetThresholds } from '../../../lib/plan/dataset-keys';
 import { k6Options } from '../../../lib/plan/k6-options';
 import { subKey } from '../../../lib/plan/summary-keys';
-import { datasetReport, domainVerdict } from '../../../lib/report/dataset';
+import { datasetReport, domainVerdict } from '../../../lib/report/figures/domain-figures';
 import { dataset } from '../../../lib/report/sections/dataset';
-import type { SummaryMetrics } from '../../../lib/report/model';
+import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import type { Report } from '../../../lib/report/report';
 import type { DatasetPlan } from '../../../lib/dataset/plan';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Comparison } from '../../../lib/report/analysis';
+import type { Comparison } from '../../../lib/report/figures/ab-comparison';
 import { intervalChart } from '../../../lib/report/render/svg/interval';
 import { lineChart, plottable, type Series } from '../../../lib/report/render/svg/line';
 import { verdictClass } from '../../../lib/report/render/svg/report-charts';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { display } from '../../../lib/report/analysis';
+import { display } from '../../../lib/report/figures/ab-comparison';
 import { renderHtml } from '../../../lib/report/render/html-report';
 import { esc } from '../../../lib/report/render/svg/common';
 import { ALL, abReport, arrivalReport, dist, oneTargetDownReport, rampReport, setupFailedReport, sseReport } from '../../fixtures/report/reports';

@@ -7,7 +7,7 @@ import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { parseImages } from '../../../lib/config/images';
 import type { SectionInputs } from '../../../lib/report/sections/section';
-import type { RunFigures } from '../../../lib/report/model';
+import type { RunFigures } from '../../../lib/report/figures/run-figures';
 
 function inputs(spec: string, prompts: Record<string, number | null>, ttft: Record<string, number | null>) {
   const cells = buildCells([64], [8], [{ kind: 'vus', vus: 2 }], parseImages(spec));

@@ -6,7 +6,7 @@ import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { subKey, summaryThresholds } from '../../../lib/plan/summary-keys';
-import { runFigures, type SummaryMetrics } from '../../../lib/report/model';
+import { runFigures, type SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { renderText } from '../../../lib/report/render/text-report';
 import { renderMarkdown } from '../../../lib/report/render/markdown-report';
 import { renderHtml } from '../../../lib/report/render/html-report';

@@ -2,8 +2,8 @@
 // interval, the Pareto frontier (max both), and which variant leads at which interactivity.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hourly, perMillion } from '../../../lib/report/cost';
-import { dominance, dominanceSentence, paretoFront, reachAt } from '../../../lib/report/pareto';
+import { hourly, perMillion } from '../../../lib/report/figures/token-price';
+import { dominance, dominanceSentence, paretoFront, reachAt } from '../../../lib/report/figures/pareto';
 
 test('dollars per million tokens: GPU_HOUR_COST × GPUS / (tokens/s × 3600) × 1e6, the interval swapped', () => {
   assert.equal(hourly(2.5, null), 2.5, 'GPUS unset counts 1');

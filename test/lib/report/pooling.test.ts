@@ -11,7 +11,7 @@ import { planOf, type Plan } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { METRICS, type MetricKey } from '../../../lib/metrics/catalog';
 import { recordPooling } from '../../../lib/metrics/pooling-samples';
-import { runFigures, type SummaryMetrics } from '../../../lib/report/model';
+import { runFigures, type SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { pooling } from '../../../lib/report/sections/pooling';
 import type { BenchConfig } from '../../../lib/config/types';
 

@@ -2,10 +2,10 @@
 // independent slices, simultaneous intervals, rankings that order only what is separated, crossovers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rank, versus, versusOne, type VersusEntry } from '../../../lib/report/versus';
+import { rank, versus, versusOne, type VersusEntry } from '../../../lib/report/figures/standings';
 import { williams } from '../../../lib/plan/matrix';
 import { mulberry32 } from '../../../lib/stats/rng';
-import type { RunFigures } from '../../../lib/report/model';
+import type { RunFigures } from '../../../lib/report/figures/run-figures';
 
 const SLICE_MS = 2000;
 

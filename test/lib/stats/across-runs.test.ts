@@ -5,14 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pairedRatio, spreadOf, unpairedRatio } from '../../../lib/stats/across-runs';
 import { ratioOfMeans, tQuantile } from '../../../lib/stats/t-interval';
-import { acrossRepeats, pairsOf, repeatsOf, versusAcrossRepeats, type RepeatPair } from '../../../lib/report/repeats';
-import { compare } from '../../../lib/report/analysis';
+import { acrossRepeats, pairsOf, repeatsOf, versusAcrossRepeats, type RepeatPair } from '../../../lib/report/figures/repeats';
+import { compare } from '../../../lib/report/figures/ab-comparison';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { resetDue } from '../../../lib/plan/cache-reset';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { readCapacitySettings } from '../../../lib/capacity/settings';
-import type { RunFigures } from '../../../lib/report/model';
+import type { RunFigures } from '../../../lib/report/figures/run-figures';
 
 const SLICE_MS = 2000;
 
@@ -30,7 +30,7 @@ function run(variant: string, repeat: number, tps: number, cellId = 'i128_o64_c1
     slices,
     throughput: tps,
     requests: { total: 80, ok: 80, failed: 0, unreachable: 0, errors: {} },
-    targetDown: 0,
+    variantDown: 0,
     e2e: { avg: 500, p50: 500, p90: 500, p99: 500, max: 500, count: 80 },
   } as unknown as RunFigures;
 }

@@ -1,8 +1,8 @@
 // Turns a Report into the charts of report.html: which charts apply, their series, and — when a
 // chart does not apply — a sentence saying why, so an absent chart never looks like a bug.
 import { TRANSPORTS } from '../../../transports';
-import { display, type Comparison } from '../../analysis';
-import type { RunFigures } from '../../model';
+import { display, type Comparison } from '../../figures/ab-comparison';
+import type { RunFigures } from '../../figures/run-figures';
 import { loadWords } from '../report-format';
 import type { Report } from '../../types';
 import { PALETTE } from './common';
