@@ -7,8 +7,8 @@ import { planOf } from '../lib/plan/matrix';
 import { summaryThresholds, TREND_STATS } from '../lib/plan/summary-keys';
 import { METRICS } from '../lib/metrics/catalog';
 import { GRID_STATS, QUANTILE_GRID } from '../lib/stats/quantile-merge';
-import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../lib/report/partial';
-import { buildReport } from '../lib/report/report';
+import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../lib/report/merge-instances';
+import { buildReport } from '../lib/report/build-report';
 import type { SummaryMetrics } from '../lib/report/figures/run-figures';
 
 const arg = (name: string, def: number) => {

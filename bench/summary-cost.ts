@@ -12,7 +12,7 @@ import { loadConfig } from '../lib/config/load';
 import { planOf } from '../lib/plan/matrix';
 import { summaryThresholds, TREND_STATS } from '../lib/plan/summary-keys';
 import { METRICS } from '../lib/metrics/catalog';
-import { buildReport } from '../lib/report/report';
+import { buildReport } from '../lib/report/build-report';
 import { summaryJson } from '../lib/report/render/summary-json';
 import { renderHtml } from '../lib/report/render/html-report';
 import { renderMarkdown } from '../lib/report/render/markdown-report';

@@ -10,8 +10,8 @@ import { planOf } from '../lib/plan/matrix';
 import { renderHtml } from '../lib/report/render/html-report';
 import { summaryJson } from '../lib/report/render/summary-json';
 import { renderMarkdown } from '../lib/report/render/markdown-report';
-import { MergeError, mergePartials, readPartial } from '../lib/report/partial';
-import { buildReport, type Report } from '../lib/report/report';
+import { MergeError, mergePartials, readPartial } from '../lib/report/merge-instances';
+import { buildReport, type Report } from '../lib/report/build-report';
 import { renderText } from '../lib/report/render/text-report';
 
 export interface MergeOutput {

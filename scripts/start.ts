@@ -21,7 +21,7 @@ import { BENCHMARKS, BENCHMARK_NAMES, slotsOf, type VariantSlot } from '../lib/b
 import { TRANSPORTS, type TransportName } from '../lib/transports';
 import { findK6, INSTALL_K6, INSTALL_SSE, k6Info, versionWarning } from './k6-runtime';
 import { mergeFiles } from './merge';
-import { segmentFileName } from '../lib/report/partial';
+import { segmentFileName } from '../lib/report/merge-instances';
 import { realK6, runCapacity } from './capacity';
 import { rawRecordArgs, rawRecordPath, recordMeasuredAny, writeSidecar } from './raw-record';
 import { lossSentence, remoteWriteLoss, RW_FAILED, RW_SLOW, type RemoteWriteLoss } from '../lib/raw/k6-log';

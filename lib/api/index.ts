@@ -39,4 +39,4 @@ import type { VariantInfo } from '../variants';
 export type { VariantInfo };
 /** @deprecated VariantInfo's old name, exported until the next release. */
 export type TargetInfo = VariantInfo;
-export type { Report } from '../report/report';
+export type { Report } from '../report/build-report';

@@ -2,7 +2,7 @@
 // made of the script's scenarios (plan.ts) and a configuration made of its clients (config.ts).
 // What the benchmarks' report would say about settings the script does not have (ISL, OSL,
 // CONCURRENCY …) is replaced by what the script did set. Pure.
-import { buildReport, type Report, type SummaryDataLike } from '../report/report';
+import { buildReport, type Report, type SummaryDataLike } from '../report/build-report';
 import type { SummaryMetrics } from '../report/figures/run-figures';
 import type { SetupData, VariantInfo } from '../variants';
 import { TRANSPORTS, type TransportName } from '../transports';

@@ -5,7 +5,7 @@ import { renderHtml } from '../report/render/html-report';
 import { summaryJson } from '../report/render/summary-json';
 import { renderMarkdown } from '../report/render/markdown-report';
 import type { SummaryMetrics } from '../report/figures/run-figures';
-import type { Report } from '../report/report';
+import type { Report } from '../report/build-report';
 import { renderText } from '../report/render/text-report';
 import { testId, testScenarios } from '../k6/library';
 import { scenariosOf, type ScenarioOptions } from './plan';

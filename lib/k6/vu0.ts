@@ -5,7 +5,7 @@
 // statistics, the comparison or the preflight's diagnosis.
 import { readBaseline } from '../compare/baseline';
 import type { SetupData } from '../variants';
-import type { SummaryDataLike } from '../report/report';
+import type { SummaryDataLike } from '../report/build-report';
 import type { Bench } from './bench-context';
 import { configErrorOf } from './config-error';
 import { makeSetup } from './setup';

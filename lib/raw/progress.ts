@@ -4,7 +4,7 @@
 // graceful stop and a gap, and its output writes samples in the order they were taken), or when
 // the record was closed by k6 after the run's load ended.
 import type { Plan, Run } from '../plan/matrix';
-import type { SummaryDataLike } from '../report/report';
+import type { SummaryDataLike } from '../report/build-report';
 import { subKey } from '../plan/summary-keys';
 import { WRITTEN_MS, type Ending, type Progress, type RunProgress, type RunState } from '../report/figures/stopped-runs';
 import type { RawRecord } from './record';

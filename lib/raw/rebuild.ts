@@ -9,7 +9,7 @@ import { k6Options } from '../plan/k6-options';
 import { planOf, probeScenario, watchScenario, type Plan } from '../plan/matrix';
 import { resetScenario } from '../plan/cache-reset';
 import { KEEP, summaryTrendStats } from '../plan/summary-keys';
-import { buildReport, type Report, type SummaryDataLike } from '../report/report';
+import { buildReport, type Report, type SummaryDataLike } from '../report/build-report';
 import { withRunTrends } from '../report/run-trends';
 import type { SetupData, VariantInfo } from '../variants';
 import { progressOf, type Progress } from './progress';

@@ -4,7 +4,7 @@
 // value/min/max, trend stats by k6's own percentile rule over every value), and each threshold
 // evaluated on them as k6 does at the end of a test (empty sinks included).
 import { METRICS } from '../metrics/catalog';
-import { evalThreshold } from '../report/partial';
+import { evalThreshold } from '../report/merge-instances';
 import type { SummaryMetric, SummaryMetrics } from '../report/figures/run-figures';
 import { matches, type MetricType, type RawRecord, type RecordMetric, type TagGroup } from './record';
 

@@ -5,7 +5,7 @@ import { TRANSPORTS } from '../../transports';
 import { display } from '../figures/ab-comparison';
 import { NOT_MEASURED, draftLines, fmt, fmtCi, fmtFailed, itlRuleLines, itlValue, loadLabel } from './report-format';
 import type { Dist, RunFigures } from '../figures/run-figures';
-import type { Report } from '../types';
+import type { Report } from '../report-types';
 import { htmlSection as section } from './html-parts';
 import { sectionsHtml } from '../sections/index';
 import { esc } from './svg/common';

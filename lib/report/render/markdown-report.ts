@@ -1,7 +1,7 @@
 // report.md: the same content as the html report, as tables for a PR comment or a wiki.
 import { TRANSPORTS } from '../../transports';
 import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, mdTable, runLabel } from './report-format';
-import type { Report } from '../types';
+import type { Report } from '../report-types';
 import { sectionsMarkdown } from '../sections/index';
 
 export function renderMarkdown(r: Report): string {

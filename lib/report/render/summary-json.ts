@@ -1,7 +1,7 @@
 // summary.json: one record per cell and variant, every field named with its unit. Values that
 // were not measured are null, never zero.
 import type { ConnectionFigures, Dist, RunFigures } from '../figures/run-figures';
-import type { Report } from '../types';
+import type { Report } from '../report-types';
 import { renamedKeys, sectionsJson } from '../sections/index';
 import { faithful } from '../figures/client-overhead';
 import { RELATIVE_ERROR } from '../../stats/log-buckets';

@@ -1,7 +1,7 @@
 // The compact stdout summary: one line per cell and variant, then the conclusions.
 import { TRANSPORTS } from '../../transports';
 import { NOT_MEASURED, fmt, fmtCi, fmtFailed, draftLines, fmtItl, fmtMs, itlRuleLines, loadLabel, table, runLabel } from './report-format';
-import type { Report } from '../types';
+import type { Report } from '../report-types';
 import { sectionsText } from '../sections/index';
 
 export function renderText(r: Report, files: string[]): string {

@@ -14,7 +14,7 @@ import { loadLabel, mdTable, runLabel } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import type { SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
-import type { SummaryDataLike } from '../types';
+import type { SummaryDataLike } from '../report-types';
 import type { ReportSection } from './section';
 
 export type CacheSource = 'server-counters' | 'requests';

@@ -4,7 +4,7 @@
 import type { BenchConfig } from '../../config/types';
 import type { Plan, Run } from '../../plan/matrix';
 import type { RunFigures } from '../figures/run-figures';
-import type { Report, ReportKind, SummaryDataLike } from '../types';
+import type { Report, ReportKind, SummaryDataLike } from '../report-types';
 
 export interface SectionInputs {
   kind: ReportKind;

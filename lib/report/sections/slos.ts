@@ -3,7 +3,7 @@ import { KEEP, VARIANT_UP } from '../../plan/summary-keys';
 import { htmlSection } from '../render/html-parts';
 import type { SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
-import type { Threshold } from '../types';
+import type { Threshold } from '../report-types';
 import type { ReportSection } from './section';
 
 /** The real thresholds (SLOs): the always-true declarations that keep sub-metrics are left out. */

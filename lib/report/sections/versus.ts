@@ -6,7 +6,7 @@ import { mdTable, table } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import { MARK, entryVerdict, versus as versusOf, type Versus, type VersusEntry } from '../figures/standings';
 import { isRepeated, repeatsJson, repeatsLine, versusAcrossRepeats } from '../figures/repeats';
-import type { Report } from '../types';
+import type { Report } from '../report-types';
 import { PALETTE, esc } from '../render/svg/common';
 import { lineChart, plottable, type Series } from '../render/svg/line';
 import type { ReportSection } from './section';

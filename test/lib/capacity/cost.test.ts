@@ -13,7 +13,7 @@ import { BENCHMARKS } from '../../../lib/benchmarks';
 import { loadConfig } from '../../../lib/config/load';
 import { planOf, probeScenario } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
-import { PARTIAL_FORMAT } from '../../../lib/report/partial';
+import { PARTIAL_FORMAT } from '../../../lib/report/merge-instances';
 import { ConfigError } from '../../../lib/config/parse';
 import { ENERGY_NO_URL } from '../../../lib/report/sections/energy';
 import { prepare } from '../../../scripts/capacity';

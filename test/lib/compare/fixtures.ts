@@ -9,7 +9,7 @@ import { planOf, probeScenario } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { summaryJson } from '../../../lib/report/render/summary-json';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
-import { buildReport } from '../../../lib/report/report';
+import { buildReport } from '../../../lib/report/build-report';
 import { mulberry32 } from '../../../lib/stats/rng';
 
 const NOW = new Date('2026-12-03T10:00:00Z');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { lossSentence, remoteWriteLoss } from '../../../lib/raw/k6-log';
 import { progressAt, progressOf, stopSentence, stoppedProgress } from '../../../lib/raw/progress';
-import { buildReport } from '../../../lib/report/report';
+import { buildReport } from '../../../lib/report/build-report';
 import { rebuild } from '../../../lib/raw/rebuild';
 import { RawRecord, timeMs } from '../../../lib/raw/record';
 import { metricLine, point, rampPlan, recordUpTo, T0 } from './synthetic';

@@ -11,7 +11,7 @@ import type { MetricKey } from '../../../lib/metrics/catalog';
 import { acceptanceByPosition, acceptanceOf, serverPositions } from '../../../lib/report/figures/draft-acceptance';
 import { ratioEstimate, tQuantile } from '../../../lib/stats/t-interval';
 import { acceptance } from '../../../lib/report/sections/acceptance';
-import type { Report } from '../../../lib/report/types';
+import type { Report } from '../../../lib/report/report-types';
 import type { RequestRecord } from '../../../sim/ground-truth';
 import { startSim, type SimHandle } from '../../../sim/index';
 import { request } from '../../sim/helpers';

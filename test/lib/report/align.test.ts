@@ -2,8 +2,8 @@
 // clock is its own start plus its measured offset (lib/report/align.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../../../lib/report/partial';
-import type { InstanceClock } from '../../../lib/report/align';
+import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../../../lib/report/merge-instances';
+import type { InstanceClock } from '../../../lib/report/align-instances';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 
 const T = 1_765_000_000_000;

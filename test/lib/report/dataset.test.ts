@@ -13,7 +13,7 @@ import { subKey } from '../../../lib/plan/summary-keys';
 import { datasetReport, domainVerdict } from '../../../lib/report/figures/domain-figures';
 import { dataset } from '../../../lib/report/sections/dataset';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
-import type { Report } from '../../../lib/report/report';
+import type { Report } from '../../../lib/report/build-report';
 import type { DatasetPlan } from '../../../lib/dataset/plan';
 
 const NOW = new Date('2026-12-01T00:00:00Z');

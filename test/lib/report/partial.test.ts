@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSegments, evalThreshold, mergePartials, parseFraction, PARTIAL_FORMAT, readPartial, type PartialResult } from '../../../lib/report/partial';
+import { checkSegments, evalThreshold, mergePartials, parseFraction, PARTIAL_FORMAT, readPartial, type PartialResult } from '../../../lib/report/merge-instances';
 
 function partial(over: Partial<PartialResult> = {}): PartialResult {
   return {

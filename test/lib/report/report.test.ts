@@ -5,7 +5,7 @@ import { BENCHMARKS } from '../../../lib/benchmarks';
 import { buildCells, buildPlan, type Plan } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
-import { buildReport } from '../../../lib/report/report';
+import { buildReport } from '../../../lib/report/build-report';
 import { renderText } from '../../../lib/report/render/text-report';
 import { summaryJson } from '../../../lib/report/render/summary-json';
 import { renderMarkdown } from '../../../lib/report/render/markdown-report';

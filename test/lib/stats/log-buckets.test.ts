@@ -12,7 +12,7 @@ import type { TimedEvent } from '../../../lib/metrics/timing';
 import type { GenerationResult } from '../../../lib/dialects/types';
 import { bucketKey, subKey, summaryThresholds } from '../../../lib/plan/summary-keys';
 import { k6Options } from '../../../lib/plan/k6-options';
-import { buildReport } from '../../../lib/report/report';
+import { buildReport } from '../../../lib/report/build-report';
 import { withRunTrends } from '../../../lib/report/run-trends';
 import { runRecord } from '../../../lib/report/render/summary-json';
 import { rampPlan, T0 } from '../raw/synthetic';

@@ -4,7 +4,7 @@ import { TRANSPORTS } from '../../../transports';
 import { display, type Comparison } from '../../figures/ab-comparison';
 import type { RunFigures } from '../../figures/run-figures';
 import { loadWords } from '../report-format';
-import type { Report } from '../../types';
+import type { Report } from '../../report-types';
 import { PALETTE } from './common';
 import { intervalChart, type IntervalRow } from './interval';
 import { lineChart, plottable, type Series } from './line';

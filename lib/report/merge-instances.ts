@@ -7,9 +7,9 @@
 // are refused with one line naming the difference.
 import type { SetupData } from '../variants';
 import { mergeTrends } from '../stats/quantile-merge';
-import { alignInstances } from './align';
+import { alignInstances } from './align-instances';
 import type { SummaryMetric, SummaryMetrics } from './figures/run-figures';
-import type { SummaryDataLike } from './report';
+import type { SummaryDataLike } from './build-report';
 
 export const PARTIAL_FORMAT = 'k6-llm-bench-partial/1';
 

@@ -13,8 +13,8 @@ import { TRANSPORTS } from '../transports';
 import { buildSections } from './sections/index';
 import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './figures/stopped-runs';
 
-export type { PreflightFailure, Report, ReportKind, SummaryDataLike, VariantSummary, Threshold } from './types';
-import type { Report, SummaryDataLike } from './types';
+export type { PreflightFailure, Report, ReportKind, SummaryDataLike, VariantSummary, Threshold } from './report-types';
+import type { Report, SummaryDataLike } from './report-types';
 
 /**
  * @param progress how far each run got when the test stopped early (lib/raw/progress.ts), null when
