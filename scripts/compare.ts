@@ -6,9 +6,9 @@
 // The logic is lib/compare/; docs/compare.md describes the rules.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { compareSummaries, DEFAULT_TOLERANCE, EXIT, parseTolerance } from '../lib/compare/compare';
-import { renderCompareHtml, renderCompareMarkdown, renderCompareText } from '../lib/compare/render';
-import { CompareInputError, parseSummary, type BenchSummary } from '../lib/compare/summary';
+import { compareSummaries, DEFAULT_TOLERANCE, EXIT, parseTolerance } from '../lib/compare/compare-summaries';
+import { renderCompareHtml, renderCompareMarkdown, renderCompareText } from '../lib/compare/render-comparison';
+import { CompareInputError, parseSummary, type BenchSummary } from '../lib/compare/read-summary';
 
 const USAGE = 'usage: npm run compare -- [--tolerance 5%] [--force] [--out DIR] <baseline summary.json> <new summary.json>';
 

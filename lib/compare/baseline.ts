@@ -4,9 +4,9 @@
 // reports. The exit code stays k6's: a gate runs `npm run compare`, whose exit code says.
 import { ConfigError, quote } from '../config/parse';
 import type { ReadFile } from '../config/environment';
-import { compareSummaries, DEFAULT_TOLERANCE, parseTolerance } from './compare';
-import { renderCompareHtml, renderCompareMarkdown, renderCompareText } from './render';
-import { CompareInputError, parseSummary, type BenchSummary } from './summary';
+import { compareSummaries, DEFAULT_TOLERANCE, parseTolerance } from './compare-summaries';
+import { renderCompareHtml, renderCompareMarkdown, renderCompareText } from './render-comparison';
+import { CompareInputError, parseSummary, type BenchSummary } from './read-summary';
 
 export interface Baseline {
   path: string;

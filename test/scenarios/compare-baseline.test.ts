@@ -5,8 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCompare } from '../../scripts/compare';
-import { compareSummaries, EXIT, type Comparison } from '../../lib/compare/compare';
-import { parseSummary } from '../../lib/compare/summary';
+import { compareSummaries, EXIT, type Comparison } from '../../lib/compare/compare-summaries';
+import { parseSummary } from '../../lib/compare/read-summary';
 import { readFileSync } from 'node:fs';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS, type Run, type Runner } from './harness';

@@ -2,9 +2,9 @@
 // repeat means) where both were repeated, said in the output; the within-run rule otherwise.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareSummaries, type Comparison } from '../../../lib/compare/compare';
-import { parseSummary } from '../../../lib/compare/summary';
-import { renderCompareText } from '../../../lib/compare/render';
+import { compareSummaries, type Comparison } from '../../../lib/compare/compare-summaries';
+import { parseSummary } from '../../../lib/compare/read-summary';
+import { renderCompareText } from '../../../lib/compare/render-comparison';
 import { fakeSummary } from './fixtures';
 
 const summary = (o: Parameters<typeof fakeSummary>[0]) => parseSummary(fakeSummary(o), 'x');

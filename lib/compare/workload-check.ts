@@ -2,7 +2,7 @@
 // prompts, transport, the variants' engines, dialects and models) makes a ratio meaningless, so the
 // comparison refuses it unless forced; a difference in how long or how finely it was measured
 // (DURATION, SLICES, the load levels) is only noted: the cells both runs have are still alike.
-import type { BenchSummary, SettingValue } from './summary';
+import type { BenchSummary, SettingValue } from './read-summary';
 
 export interface Difference {
   /** The setting's name as the user knows it (ISL, SEED, variant mtp model …). */

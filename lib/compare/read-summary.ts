@@ -22,6 +22,8 @@ export interface SummaryRecord {
   requests_ok?: number;
   requests_failed?: number;
   unreachable_attempts?: number;
+  variant_down_vus?: number;
+  /** The old name of variant_down_vus (a summary of the last release has it alone). */
   target_down_vus?: number;
   output_throughput_tokens_per_s: number | null;
   e2e_ms: { avg: number; count?: number } | null;

@@ -5,8 +5,8 @@ import { fmt, table } from '../report/render/report-format';
 import { REPORT_CSS } from '../report/render/html-report';
 import { esc } from '../report/render/svg/common';
 import type { Ratio } from '../report/figures/ab-comparison';
-import { MIN_SLICES, VERDICT_TEXT, regressedAny, type CellComparison, type Comparison, type RunId } from './compare';
-import { describeDifferences } from './workload';
+import { MIN_SLICES, VERDICT_TEXT, regressedAny, type CellComparison, type Comparison, type RunId } from './compare-summaries';
+import { describeDifferences } from './workload-check';
 
 export function pct(tolerance: number): string {
   return `${Math.round(tolerance * 10000) / 100}%`;
