@@ -9,7 +9,7 @@ import { fmt, fmtMs, table } from '../report/render/report-format';
 import { capacityOf, capacityRatio, type Capacity, type CapacityRatio } from './estimate';
 import { label } from './search';
 import type { PointDetail, VariantSearch } from './runner';
-import { ENERGY_NO_URL } from '../report/sections/energy';
+import { ENERGY_NO_URL } from '../report/sections/energy-section';
 import type { Interval } from '../stats/bootstrap';
 import type { CapacitySettings, Criterion } from './settings';
 

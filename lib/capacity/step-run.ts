@@ -8,7 +8,7 @@ import { planOf } from '../plan/matrix';
 import { subKey } from '../plan/summary-keys';
 import { mergePartials, readPartial } from '../report/merge-instances';
 import { buildReport } from '../report/build-report';
-import { ENERGY_NO_URL, energy as energySection } from '../report/sections/energy';
+import { ENERGY_NO_URL, energy as energySection } from '../report/sections/energy-section';
 import { valueOf } from '../report/sections/section';
 import type { Interval } from '../stats/bootstrap';
 import type { TrendValues } from '../stats/quantile-merge';

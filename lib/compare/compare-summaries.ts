@@ -9,7 +9,7 @@ import { unpairedRatio } from '../stats/across-runs';
 import type { Ratio } from '../report/figures/ab-comparison';
 import { hourly } from '../report/figures/token-price';
 import { CompareInputError, type BenchSummary, type SummaryCostRun, type SummaryEnergyRun, type SummaryRecord, type SummarySlices } from './read-summary';
-import { ENERGY_NO_URL } from '../report/sections/energy';
+import { ENERGY_NO_URL } from '../report/sections/energy-section';
 import { checkWorkload, describeDifferences, type Difference } from './workload-check';
 
 /** Fewer steady slices than this on either side: "too few samples", not a verdict. */

@@ -2,28 +2,28 @@
 // section is a file beside these and one entry here; buildReport builds each once and the four
 // renderers (text.ts, markdown.ts, html.ts, json.ts) loop over this list.
 import type { Report } from '../report-types';
-import { acceptance } from './acceptance';
-import { adapters } from './adapters';
-import { clientSelfCheck } from './client-check';
-import { comparisons } from './comparisons';
-import { cost } from './cost';
-import { dataset } from './dataset';
-import { energy } from './energy';
-import { errors } from './errors';
-import { fallBehind } from './fall-behind';
-import { figures } from './figures';
-import { frontier } from './frontier';
-import { images } from './images';
-import { instances } from './instances';
-import { knee } from './knee';
-import { pooling } from './pooling';
-import { prefixCache } from './prefix-cache';
-import { serving } from './serving';
-import { shortReplies } from './short-replies';
-import { structured } from './structured';
-import { slos } from './slos';
+import { acceptance } from './acceptance-section';
+import { adapters } from './adapters-section';
+import { clientSelfCheck } from './client-check-section';
+import { comparisons } from './comparisons-section';
+import { cost } from './cost-section';
+import { dataset } from './dataset-section';
+import { energy } from './energy-section';
+import { errors } from './errors-section';
+import { fallBehind } from './fall-behind-section';
+import { figures } from './figures-section';
+import { frontier } from './frontier-section';
+import { images } from './images-section';
+import { instances } from './instances-section';
+import { knee } from './knee-section';
+import { pooling } from './pooling-section';
+import { prefixCache } from './prefix-cache-section';
+import { serving } from './serving-section';
+import { shortReplies } from './short-replies-section';
+import { structured } from './structured-section';
+import { slos } from './slos-section';
 import { valueOf, store, type AnySection, type SectionInputs, type Slot } from './section';
-import { versus } from './versus';
+import { versus } from './versus-section';
 
 export type { ReportSection, SectionInputs, Slot } from './section';
 

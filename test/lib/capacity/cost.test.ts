@@ -15,7 +15,7 @@ import { planOf, probeScenario } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { PARTIAL_FORMAT } from '../../../lib/report/merge-instances';
 import { ConfigError } from '../../../lib/config/parse';
-import { ENERGY_NO_URL } from '../../../lib/report/sections/energy';
+import { ENERGY_NO_URL } from '../../../lib/report/sections/energy-section';
 import { prepare } from '../../../scripts/capacity';
 import { k6Trend, settings } from './fixtures';
 

@@ -9,7 +9,7 @@ import { createDialect, DIALECT_TRAITS } from '../../../lib/dialects/index';
 import { jsonViolation, schemaProblem, schemaViolation } from '../../../lib/dialects/json-schema';
 import { structuredFields, structuredOfRow, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
 import { parseDataset } from '../../../lib/dataset/format';
-import { structured as structuredSection } from '../../../lib/report/sections/structured';
+import { structured as structuredSection } from '../../../lib/report/sections/structured-section';
 import { buildStore } from '../../../lib/dataset/store';
 import { arrivals } from '../../../lib/reading/stream-arrivals';
 import type { Accumulator } from '../../../lib/reading/stream-accumulator';

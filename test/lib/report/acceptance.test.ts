@@ -10,7 +10,7 @@ import { recordRequest, SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../../l
 import type { MetricKey } from '../../../lib/metrics/catalog';
 import { acceptanceByPosition, acceptanceOf, serverPositions } from '../../../lib/report/figures/draft-acceptance';
 import { ratioEstimate, tQuantile } from '../../../lib/stats/t-interval';
-import { acceptance } from '../../../lib/report/sections/acceptance';
+import { acceptance } from '../../../lib/report/sections/acceptance-section';
 import type { Report } from '../../../lib/report/report-types';
 import type { RequestRecord } from '../../../sim/ground-truth';
 import { startSim, type SimHandle } from '../../../sim/index';

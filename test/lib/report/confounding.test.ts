@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareServing, confoundedNote } from '../../../lib/report/figures/confounding';
-import { serving } from '../../../lib/report/sections/serving';
+import { serving } from '../../../lib/report/sections/serving-section';
 import { parseAbDiffers } from '../../../lib/config/ab-differs';
 import { ConfigError } from '../../../lib/config/parse';
 import { loadConfig } from '../../../lib/config/load';

@@ -11,7 +11,7 @@ import { datasetThresholds } from '../../../lib/plan/dataset-keys';
 import { k6Options } from '../../../lib/plan/k6-options';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { datasetReport, domainVerdict } from '../../../lib/report/figures/domain-figures';
-import { dataset } from '../../../lib/report/sections/dataset';
+import { dataset } from '../../../lib/report/sections/dataset-section';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import type { Report } from '../../../lib/report/build-report';
 import type { DatasetPlan } from '../../../lib/dataset/plan';

@@ -2,7 +2,7 @@
 // without images, and "not measured" with the reason where a side is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { images } from '../../../lib/report/sections/images';
+import { images } from '../../../lib/report/sections/images-section';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
 import { parseImages } from '../../../lib/config/images';

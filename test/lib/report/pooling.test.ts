@@ -12,7 +12,7 @@ import { subKey } from '../../../lib/plan/summary-keys';
 import { METRICS, type MetricKey } from '../../../lib/metrics/catalog';
 import { recordPooling } from '../../../lib/metrics/pooling-samples';
 import { runFigures, type SummaryMetrics } from '../../../lib/report/figures/run-figures';
-import { pooling } from '../../../lib/report/sections/pooling';
+import { pooling } from '../../../lib/report/sections/pooling-section';
 import type { BenchConfig } from '../../../lib/config/types';
 
 const NOW = new Date('2026-12-07T17:00:00Z');

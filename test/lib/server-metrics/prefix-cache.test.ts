@@ -10,7 +10,7 @@ import type { HttpPort, HttpReply } from '../../../lib/http-port';
 import { resetDue, resetInSetup, resetScenario } from '../../../lib/plan/cache-reset';
 import { k6Options } from '../../../lib/plan/k6-options';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
-import { hitRateOf, resetStateOf } from '../../../lib/report/sections/prefix-cache';
+import { hitRateOf, resetStateOf } from '../../../lib/report/sections/prefix-cache-section';
 import { resetCache, slotIds } from '../../../lib/server-metrics/cache-reset';
 import { snapshot, windowFigures } from '../../../lib/server-metrics/window';
 

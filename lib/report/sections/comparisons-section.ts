@@ -7,7 +7,7 @@ import { esc } from '../render/svg/common';
 import { speedupFigures, targetColors, verdictClass, type VerdictClass } from '../render/svg/report-charts';
 import type { ReportSection } from './section';
 import { confoundedNote } from '../figures/confounding';
-import { servingOf } from './serving';
+import { servingOf } from './serving-section';
 import { pairsOf, repeatsJson } from '../figures/repeats';
 
 export const comparisons: ReportSection<Comparison[]> = {

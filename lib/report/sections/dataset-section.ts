@@ -8,7 +8,7 @@ import type { Dist } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 import { confoundedNote } from '../figures/confounding';
-import { servingOf } from './serving';
+import { servingOf } from './serving-section';
 
 const n0 = (v: number | null | undefined) => fmt(v ?? null, 0);
 const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(0)}%`);
