@@ -118,7 +118,7 @@ async function measureLoad(
     if ('error' in out) return { stop: 'error', reason: out.error };
     const r = out.run;
     if (r.preflight) return { stop: 'error', reason: `preflight at ${fmtLoad(s, load)} ${s.loop.unit}: ${r.preflight}` };
-    if (r.targetDown) return { stop: 'error', reason: `the target went down at ${fmtLoad(s, load)} ${s.loop.unit} (nothing listening)` };
+    if (r.variantDown) return { stop: 'error', reason: `the variant went down at ${fmtLoad(s, load)} ${s.loop.unit} (nothing listening)` };
     const sent = r.ok + r.failed;
     if (sent > 0 && r.failed / sent > s.errorRate) {
       const classes = Object.entries(r.errors)

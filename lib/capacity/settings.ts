@@ -7,7 +7,7 @@ import { ConfigError, duration, number, oneOf, positiveInt, invalid } from '../c
 /** The two load models, described once: which bundle a step runs, which variable carries the load. */
 export interface LoopKind {
   name: 'closed' | 'open';
-  /** The single-target benchmark whose bundle runs one step (one cell at one load). */
+  /** The single-variant benchmark whose bundle runs one step (one cell at one load). */
   benchmark: string;
   /** The variable that sets a step's load. */
   variable: 'CONCURRENCY' | 'RATE';
@@ -190,7 +190,7 @@ export function readCapacitySettings(env: Env): CapacitySettings {
   };
 }
 
-/** The benchmark a step runs, checked to exist and to be single-target. */
+/** The benchmark a step runs, checked to exist and to be single-variant. */
 export function stepBenchmark(loop: LoopKind) {
   const spec = BENCHMARKS[loop.benchmark];
   if (!spec || spec.slots.length !== 1 || (spec.load === 'rate') !== (loop.name === 'open'))

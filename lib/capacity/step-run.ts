@@ -27,7 +27,7 @@ export interface StepRun extends RunSample {
   energyWhy?: string | null;
   requestRate: number | null;
   dropped: number;
-  targetDown: boolean;
+  variantDown: boolean;
   /** Failed requests by class, for the stop reason. */
   errors: Record<string, number>;
   /** Why the client, not the server, may have set this run's numbers (empty when it did not). */
@@ -68,7 +68,7 @@ export function readStepRun(name: string, partialText: string, now = new Date())
       energyWhy: null,
       requestRate: null,
       dropped: 0,
-      targetDown: false,
+      variantDown: false,
       errors: {},
       clientLimited: [],
       preflight: failure ? failure.headline || failure.reason : 'the run measured nothing (no run in its report)',
@@ -95,7 +95,7 @@ export function readStepRun(name: string, partialText: string, now = new Date())
     energyWhy: e === null ? ENERGY_NO_URL : e.why,
     requestRate: run.requestRate,
     dropped: run.dropped,
-    targetDown: run.targetDown > 0,
+    variantDown: run.variantDown > 0,
     errors: run.requests.errors as Record<string, number>,
     clientLimited: run.client.limited,
     preflight: null,

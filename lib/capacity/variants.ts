@@ -1,12 +1,12 @@
 // Which variants a capacity search measures and the environment of one step against one of them:
-// the step bundle is single-target (TARGET_URL, DIALECT, MODEL, API_KEY), so an A/B slot's own
+// the step bundle is single-variant (TARGET_URL, DIALECT, MODEL, API_KEY), so an A/B slot's own
 // variables (DFLASH_URL …) are mapped onto those, and every other variant's variables, its API
 // key above all, are left out, so a secret goes only to its variant. Pure.
 import { BENCHMARKS, type VariantSlot } from '../benchmarks';
 import { ConfigError } from '../config/parse';
 import type { CapacitySettings } from './settings';
 
-/** The A/B's slots when any of their URLs is set, else the single-server benchmark's one (`target`). */
+/** The A/B's slots when any of their URLs is set, else the single-server benchmark's one (named `target`). */
 export function capacitySlots(env: Record<string, string | undefined>, loopBenchmark: string): readonly VariantSlot[] {
   const ab = BENCHMARKS['dflash-vs-mtp'].slots;
   const set = ab.filter((s) => (env[`${s.prefix}_URL`] ?? '').trim() !== '');
@@ -60,7 +60,7 @@ export function stepEnv(s: CapacitySettings, env: Record<string, string | undefi
   if (dialect) out.DIALECT = dialect;
   if (model) out.MODEL = model;
   if (key) out.API_KEY = key;
-  // The step bundle is single-target: the variant's own GPU exporter is its GPU_METRICS_URL.
+  // The step bundle is single-variant: the variant's own GPU exporter is its GPU_METRICS_URL.
   const gpu = x.slot.prefix ? env[`${x.slot.prefix}_GPU_METRICS_URL`] : undefined;
   if (gpu !== undefined && gpu.trim() !== '') out.GPU_METRICS_URL = gpu;
   out[s.loop.variable] = s.loop.integer ? String(x.load) : String(x.load);

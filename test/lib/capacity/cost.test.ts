@@ -42,7 +42,7 @@ function fake(perStream: number, tps: number): RunnerPorts {
       throughputCi: { lo: throughput * 0.95, hi: throughput * 1.05 },
       requestRate: null,
       dropped: 0,
-      targetDown: false,
+      variantDown: false,
       errors: {},
       clientLimited: [],
       preflight: null,

@@ -36,7 +36,7 @@ function fakeServer(curve: (load: number) => number, perSec: (load: number) => n
       throughput: null,
       requestRate: null,
       dropped: 0,
-      targetDown: false,
+      variantDown: false,
       errors: failed ? { server_error: failed } : {},
       clientLimited: [],
       preflight: null,
