@@ -1,11 +1,11 @@
-// LlmClient: one target (URL, dialect, model, transport) whose calls each send one request through
+// LlmClient: one variant (URL, dialect, model, transport) whose calls each send one request through
 // the project's single request path (lib/k6/request.ts: the dialect builds it, the transport sends
 // and times it, lib/metrics/samples.ts records it) into the user's own k6 test, with the metric
 // names and tags the benchmarks use. Create clients in the init context (top level of the script).
 import { createDialect, DIALECT_NAMES, DIALECT_TRAITS, isDialectName, type DialectName, type DialectSetting, type Prompt } from '../dialects/index';
 import type { AddSample, SloLimits, Window } from '../metrics/samples';
 import type { MetricKey } from '../metrics/catalog';
-import { identifyTarget, PreflightError, preflightVariant } from '../preflight/run';
+import { identifyVariant, PreflightError, preflightVariant } from '../preflight/run';
 import { requestHeaders, type ResolvedVariant, type VariantInfo } from '../variants';
 import { TRANSPORTS, type TransportName } from '../transports';
 import { turnsText } from '../dataset/format';
@@ -13,7 +13,7 @@ import { llmRequest } from '../k6/request';
 import { httpSender, k6Port, libraryMetrics, scenarioNow, sseSender, testScenarios, type Send } from '../k6/library';
 import type { K6Metrics } from '../k6/metrics';
 import { durationMs, NO_WINDOW, scenarioWindow, windowMode, type WindowMode } from './plan';
-import { CLIENT_VARS, libraryConfig, targetConfig, type ClientSpec, type PreflightSettings } from './config';
+import { CLIENT_VARS, libraryConfig, variantConfig, type ClientSpec, type PreflightSettings } from './config';
 import { libraryWording, notSent, toResult, type LlmResult } from './result';
 import { register, state } from './state';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';
@@ -122,7 +122,7 @@ function currentMode(): WindowMode {
 }
 
 interface Resolved {
-  target: ResolvedVariant;
+  variant: ResolvedVariant;
   tags: Record<string, string>;
 }
 
@@ -136,7 +136,7 @@ export class LlmClient {
   private readonly metrics: K6Metrics;
   private readonly defaults: CallOptions;
   private resolved: Resolved | null = null;
-  /** The same target in the dialects calls asked for besides the client's own. */
+  /** The same variant in the dialects calls asked for besides the client's own. */
   private readonly also = new Map<DialectName, Resolved>();
   private readonly windows = new Map<string, Window>();
   private readonly logged = new Set<string>();
@@ -222,7 +222,7 @@ export class LlmClient {
     };
     const cfg = libraryConfig('preflight', 'preflight', [this.spec], this.transport, pf);
     try {
-      const r = preflightVariant(k6Port('preflight'), cfg, targetConfig(this.spec));
+      const r = preflightVariant(k6Port('preflight'), cfg, variantConfig(this.spec));
       this.adoptInfo(r.info);
       return { ok: true, client: this.name, reason: null, headline: null, message: null, info: r.info, warnings: r.warnings.map(libraryWording) };
     } catch (e) {
@@ -241,9 +241,11 @@ export class LlmClient {
   }
 
   /** Uses what preflight found in setup() (its `info`, or an LlmSetup), so this VU does not look the dialect and model up itself. */
-  adopt(found: VariantInfo | { targets?: readonly VariantInfo[] } | null | undefined): void {
+  adopt(found: VariantInfo | { variants?: readonly VariantInfo[]; targets?: readonly VariantInfo[] } | null | undefined): void {
     if (!found) return;
-    const info = 'targets' in found ? found.targets?.find((t) => t.variant === this.name) : (found as VariantInfo);
+    // An LlmSetup of the last release has `targets` alone.
+    const list = 'variants' in found ? found.variants : 'targets' in found ? found.targets : undefined;
+    const info = 'variants' in found || 'targets' in found ? list?.find((v) => v.variant === this.name) : (found as VariantInfo);
     if (info && info.variant === this.name) this.adoptInfo(info);
   }
 
@@ -256,7 +258,7 @@ export class LlmClient {
     const s = this.spec;
     const dialect = createDialect(dialectName, { dialectVar: CLIENT_VARS.dialect, modelVar: CLIENT_VARS.model, model });
     const headers = requestHeaders(s, TRANSPORTS[s.transport].accept ?? undefined, dialectName);
-    const target: ResolvedVariant = {
+    const variant: ResolvedVariant = {
       variant: s.name,
       url: s.url,
       dialect,
@@ -267,7 +269,7 @@ export class LlmClient {
       probeHeaders: requestHeaders(s),
       metrics: null,
     };
-    return { target, tags: { variant: s.name, dialect: dialectName, ...s.tags } };
+    return { variant, tags: { variant: s.name, dialect: dialectName, ...s.tags } };
   }
 
   /** The dialect and model: as configured, else found by GETs (once per VU, tagged phase:preflight). */
@@ -279,7 +281,7 @@ export class LlmClient {
       return this.resolved;
     }
     try {
-      const found = identifyTarget(k6Port('preflight'), targetConfig(s));
+      const found = identifyVariant(k6Port('preflight'), variantConfig(s));
       this.resolved = this.resolveAs(found.dialect, found.model);
       return this.resolved;
     } catch (e) {
@@ -297,13 +299,13 @@ export class LlmClient {
     }
   }
 
-  /** The call's target: the client's own, or the same server in the call's dialect (its model as found for the client's). */
+  /** The call's variant: the client's own, or the same server in the call's dialect (its model as found for the client's). */
   private resolveFor(dialect: DialectName | undefined): ReturnType<LlmClient['resolve']> {
     const r = this.resolve();
-    if (dialect === undefined || 'error' in r || dialect === r.target.dialect.name) return r;
+    if (dialect === undefined || 'error' in r || dialect === r.variant.dialect.name) return r;
     if (!isDialectName(dialect)) throw new Error(`k6-llm-bench: dialect '${String(dialect)}' is not one of ${DIALECT_NAMES.join(', ')}.`);
     let other = this.also.get(dialect);
-    if (other === undefined) this.also.set(dialect, (other = this.resolveAs(dialect, r.target.model)));
+    if (other === undefined) this.also.set(dialect, (other = this.resolveAs(dialect, r.variant.model)));
     return other;
   }
 
@@ -318,29 +320,29 @@ export class LlmClient {
       this.warnOnce(r.error.class, r.error.message);
       return notSent(r.error, Date.now(), { ...who, dialect: this.spec.dialect, model: this.spec.model });
     }
-    let target = r.target;
-    if (prompt.kind === 'tokens' && !target.dialect.acceptsTokenIds) {
-      throw new Error(`k6-llm-bench: ${this.name} speaks ${target.dialect.name}, which takes text only: send prompt or messages, not tokenIds.`);
+    let variant = r.variant;
+    if (prompt.kind === 'tokens' && !variant.dialect.acceptsTokenIds) {
+      throw new Error(`k6-llm-bench: ${this.name} speaks ${variant.dialect.name}, which takes text only: send prompt or messages, not tokenIds.`);
     }
     const timeoutMs = c.timeout === undefined ? this.spec.timeoutMs : ms(c.timeout, this.spec.timeoutMs, 'timeout');
-    if (timeoutMs !== this.spec.timeoutMs) target = { ...target, params: { headers: target.headers, timeout: timeoutMs } };
+    if (timeoutMs !== this.spec.timeoutMs) variant = { ...variant, params: { headers: variant.headers, timeout: timeoutMs } };
     const tags = c.tags ? { ...r.tags, ...c.tags } : r.tags;
     const add = this.adder(tags);
     const outcome = llmRequest(
       this.send,
-      target,
+      variant,
       {
         prompt,
         maxTokens: c.maxTokens ?? DEFAULT_MAX_TOKENS,
         ignoreEos: c.ignoreEos ?? false,
         temperature: c.temperature ?? 0,
         stream: TRANSPORTS[this.transport].streams || (c.stream ?? false),
-        model: target.model || undefined,
+        model: variant.model || undefined,
       },
       timeoutMs,
       { window: this.window(add), slo: NO_SLO, add },
     );
-    const result = toResult(outcome, { ...who, dialect: target.dialect.name, model: target.model });
+    const result = toResult(outcome, { ...who, dialect: variant.dialect.name, model: variant.model });
     if (result.error) {
       result.error.message = libraryWording(result.error.message);
       this.warnOnce(result.error.class, result.error.message);

@@ -3,7 +3,18 @@
 import type { GenerationResult, ReasoningSplit } from '../dialects/types';
 import { structuredValid, type Structured, type ToolCalls } from '../dialects/structured';
 import type { MetricKey } from './catalog';
-import { eachItl, eventColumns, requestFigures, sliceColumns, sliceOf, type EventColumns, type Events, type ItlRule, type SampleSink, type SliceGrid } from './timing';
+import {
+  eachItl,
+  eventColumns,
+  requestFigures,
+  sliceColumns,
+  sliceOf,
+  type EventColumns,
+  type Events,
+  type ItlRule,
+  type SampleSink,
+  type SliceGrid,
+} from './timing';
 import { BUCKETS, bucketOf, labelOf } from '../stats/log-buckets';
 
 export interface Outcome {

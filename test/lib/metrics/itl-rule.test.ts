@@ -143,14 +143,14 @@ describe('recordRequest: the rule is counted, per-chunk gaps under their own met
 
 describe('sliceTokens with one token per event', () => {
   test('events without counts, as many as the tokens: each goes to its slice', () => {
-    assert.deepEqual(sliceTokens(0, 2500, 3, 0, 1000, 3, [ev(500), ev(1500), ev(2400)]), [
+    assert.deepEqual(sliceTokens({ startMs: 0, endMs: 2500, tokens: 3 }, { cellStartMs: 0, sliceMs: 1000, slices: 3 }, [ev(500), ev(1500), ev(2400)]), [
       [0, 1],
       [1, 1],
       [2, 1],
     ]);
   });
   test('events without counts, fewer than the tokens: spread evenly as with http', () => {
-    assert.deepEqual(sliceTokens(0, 2000, 4, 0, 1000, 2, [ev(500), ev(1500)]), [
+    assert.deepEqual(sliceTokens({ startMs: 0, endMs: 2000, tokens: 4 }, { cellStartMs: 0, sliceMs: 1000, slices: 2 }, [ev(500), ev(1500)]), [
       [0, 2],
       [1, 2],
     ]);

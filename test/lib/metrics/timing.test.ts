@@ -69,7 +69,7 @@ describe('requestTiming', () => {
 describe('sliceTokens', () => {
   test('http: tokens spread evenly over the request', () => {
     // request 500..2500 ms with 200 tokens, slices of 1 s from 0
-    assert.deepEqual(sliceTokens(500, 2500, 200, 0, 1000, 4, null), [
+    assert.deepEqual(sliceTokens({ startMs: 500, endMs: 2500, tokens: 200 }, { cellStartMs: 0, sliceMs: 1000, slices: 4 }, null), [
       [0, 50],
       [1, 100],
       [2, 50],
@@ -77,7 +77,7 @@ describe('sliceTokens', () => {
   });
   test('sse: tokens go to the slice of their event', () => {
     assert.deepEqual(
-      sliceTokens(0, 0, 0, 1000, 1000, 3, [
+      sliceTokens({ startMs: 0, endMs: 0, tokens: 0 }, { cellStartMs: 1000, sliceMs: 1000, slices: 3 }, [
         { t: 1500, tokens: 3 },
         { t: 2100, tokens: 2 },
         { t: 5000, tokens: 9 },
@@ -89,7 +89,7 @@ describe('sliceTokens', () => {
     );
   });
   test('tokens outside the window are dropped', () => {
-    assert.deepEqual(sliceTokens(2500, 3500, 100, 0, 1000, 3, null), [[2, 50]]);
+    assert.deepEqual(sliceTokens({ startMs: 2500, endMs: 3500, tokens: 100 }, { cellStartMs: 0, sliceMs: 1000, slices: 3 }, null), [[2, 50]]);
   });
 });
 
