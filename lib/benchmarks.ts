@@ -7,7 +7,7 @@ import type { BenchConfig } from './config/types';
 import { ConfigError } from './config/parse';
 import type { PoolingTask } from './dialects/pooling';
 
-/** Which report a benchmark writes (lib/report/report.ts renders each). */
+/** Which report a benchmark writes (lib/report/build-report.ts renders each). */
 export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke' | 'pooling';
 
 /** A target a benchmark measures, and how its variables are named. */

@@ -47,7 +47,7 @@ export interface SetupData {
   runsStartMs?: number;
   /** PARTIAL runs: this instance's name and its clock against the server host's (lib/k6/clock.ts). */
   instance?: InstanceClock;
-  /** A merged run: each instance's clock offset and how its slices were aligned (lib/report/align.ts). */
+  /** A merged run: each instance's clock offset and how its slices were aligned (lib/report/align-instances.ts). */
   instances?: InstanceRow[];
 }
 

@@ -1,5 +1,5 @@
 // What an instance of a split run says of its clock (its setup data), and what the merged report
-// says of each instance (summary.json's `instances`); lib/report/align.ts turns one into the other.
+// says of each instance (summary.json's `instances`); lib/report/align-instances.ts turns one into the other.
 import type { ClockReading } from './offset';
 
 /** What an instance says of itself in its setup data (lib/k6/clock.ts). */

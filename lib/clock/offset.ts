@@ -1,6 +1,6 @@
 // A load generator's clock against the server host's, measured NTP-style before the load: the
 // instances of one test (execution segments on several hosts) each say how far their clock is
-// from the server's, so that the merge lays their timelines on one clock (lib/report/align.ts).
+// from the server's, so that the merge lays their timelines on one clock (lib/report/align-instances.ts).
 
 /** One exchange: the client's clock at send and at receipt, the server's reading in between (epoch ms). */
 export interface ClockExchange {

@@ -1,10 +1,10 @@
-// The parts of a summary.json (lib/report/json.ts) that a comparison of two runs reads, and the
+// The parts of a summary.json (lib/report/render/summary-json.ts) that a comparison of two runs reads, and the
 // check that a parsed file is one. Pure: the CLI (scripts/compare.ts) and handleSummary (BASELINE)
 // hand in the text.
 
 export type SettingValue = string | number | boolean | null;
 
-/** Per steady slice, as lib/report/json.ts writes them (absent from summaries written before they were). */
+/** Per steady slice, as lib/report/render/summary-json.ts writes them (absent from summaries written before they were). */
 export interface SummarySlices {
   slice_ms: number;
   output_tokens_per_s: number[];
@@ -39,7 +39,7 @@ export interface SummaryVariant {
   url?: string;
 }
 
-/** One run of summary.json's `cost` section (lib/report/sections/cost.ts). */
+/** One run of summary.json's `cost` section (lib/report/sections/cost-section.ts). */
 export interface SummaryCostRun {
   variant: string;
   cell: string;
@@ -52,7 +52,7 @@ export interface SummaryCostRun {
   not_measured: string | null;
 }
 
-/** One run of summary.json's `energy` section (lib/report/sections/energy.ts). */
+/** One run of summary.json's `energy` section (lib/report/sections/energy-section.ts). */
 export interface SummaryEnergyRun {
   variant: string;
   cell: string;

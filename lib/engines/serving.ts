@@ -1,7 +1,7 @@
 // A server's serving configuration in one vocabulary: the settings that decide how fast it serves
 // (scheduling, model, numerics, parallelism, context) and its speculative method, each read from
 // where its engine says it (a JSON route's field, or a label of a /metrics info gauge). An A/B is
-// fair only when its variants agree on everything but the speculative method (lib/report/confounding.ts).
+// fair only when its variants agree on everything but the speculative method (lib/report/figures/confounding.ts).
 // What an engine does not expose is absent, never assumed.
 
 /** Setting → what it is; `speculative` ones are the intended difference of an A/B, never a confounder. */

@@ -55,7 +55,7 @@ export interface Report {
   variants: VariantSummary[];
   runs: RunFigures[];
   comparisons: Comparison[];
-  /** The compare benchmark: every variant against the baseline (lib/report/versus.ts); null otherwise. */
+  /** The compare benchmark: every variant against the baseline (lib/report/figures/standings.ts); null otherwise. */
   versus?: Versus | null;
   knee: Knee | null;
   fallBehind: FallBehind | null;
@@ -65,9 +65,9 @@ export interface Report {
   thresholds: Threshold[];
   warnings: string[];
   testRunDurationMs: number | null;
-  /** DATASET runs: prompt lengths, per-domain figures and verdicts, per-turn figures (lib/report/dataset.ts); null otherwise. */
+  /** DATASET runs: prompt lengths, per-domain figures and verdicts, per-turn figures (lib/report/figures/domain-figures.ts); null otherwise. */
   dataset?: DatasetReport | null;
-  /** The variants' serving configurations side by side (lib/report/confounding.ts); null in a record without them. */
+  /** The variants' serving configurations side by side (lib/report/figures/confounding.ts); null in a record without them. */
   serving?: ServingComparison | null;
 }
 

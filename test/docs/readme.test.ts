@@ -163,7 +163,7 @@ test('the words keep their one meaning: the forms Words retired do not come back
       });
   }
   // "scenario" where a benchmark is meant: in these files only k6's scenario (a run's, `scenarios`) is one.
-  for (const f of ['lib/config/load.ts', 'lib/metrics/catalog.ts', 'lib/report/report.ts', 'lib/report/types.ts', 'lib/config/variables.ts']) {
+  for (const f of ['lib/config/load.ts', 'lib/metrics/catalog.ts', 'lib/report/build-report.ts', 'lib/report/report-types.ts', 'lib/config/variables.ts']) {
     read(f)
       .split('\n')
       .forEach((line, i) => {

@@ -19,7 +19,7 @@ export interface Comparison {
   /** Mean e2e latency of b ÷ that of a: > 1 means a answers faster. */
   latency: Ratio | null;
   verdict: string;
-  /** REPEATS > 1: the repeats the ratios and the verdict were drawn from (lib/report/repeats.ts). */
+  /** REPEATS > 1: the repeats the ratios and the verdict were drawn from (lib/report/figures/repeats.ts). */
   repeats?: RepeatFigures;
 }
 

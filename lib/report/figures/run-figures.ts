@@ -327,7 +327,7 @@ function requestCounts(m: SummaryMetrics, s: string): RunFigures['requests'] {
 
 /**
  * @param sloSet whether latency SLOs were set: without them every success counts as good.
- * @param wholeSlices a run the test stopped in: the steady slices it measured whole (lib/report/stopped.ts);
+ * @param wholeSlices a run the test stopped in: the steady slices it measured whole (lib/report/figures/stopped-runs.ts);
  *   its throughput, request rate and slices are over those alone. null: the run ran whole.
  */
 export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: boolean, wholeSlices: number | null = null): RunFigures {

@@ -1,5 +1,5 @@
 // ADAPTERS runs: per run and adapter the requests the client sent and how they went, and per
-// adapter a verdict between the variants (lib/report/adapters.ts), in each report format; nothing
+// adapter a verdict between the variants (lib/report/figures/adapter-figures.ts), in each report format; nothing
 // for runs without ADAPTERS.
 import { display } from '../figures/ab-comparison';
 import { adapterReport, type AdapterReport } from '../figures/adapter-figures';

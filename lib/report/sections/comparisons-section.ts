@@ -1,5 +1,5 @@
 // A/B benchmarks: the first variant against the second in every cell, output-throughput ratio and
-// e2e speedup with their intervals and a verdict (lib/report/analysis.ts compare()).
+// e2e speedup with their intervals and a verdict (lib/report/figures/ab-comparison.ts compare()).
 import { AB_LEVEL, compare, display, type Comparison } from '../figures/ab-comparison';
 import { NOT_MEASURED, fmtCi, mdTable } from '../render/report-format';
 import { figureGrid, htmlSection } from '../render/html-parts';

@@ -1,5 +1,5 @@
 // DATASET runs: where the prompts came from and the lengths meant, the lengths the server counted,
-// per-domain figures and verdicts, per-turn TTFT and cache (lib/report/dataset.ts), in each report
+// per-domain figures and verdicts, per-turn TTFT and cache (lib/report/figures/domain-figures.ts), in each report
 // format; nothing for runs without DATASET.
 import { display } from '../figures/ab-comparison';
 import { datasetReport, type DatasetReport, type DatasetRun, type DomainComparison } from '../figures/domain-figures';

@@ -1,6 +1,6 @@
 // A merged run's instances (k6 on several hosts): each one's clock offset against the server host,
 // the round trip it was measured over, and how its per-slice figures were aligned to the lead
-// instance's (lib/report/align.ts). Only in a report merged from partials.
+// instance's (lib/report/align-instances.ts). Only in a report merged from partials.
 import type { InstanceRow } from '../align-instances';
 import { mdTable } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';

@@ -49,7 +49,7 @@ export interface PoolingFigures {
 const value = (m: SummaryMetrics, key: string, stat: string): number | null => m[key]?.values[stat] ?? null;
 const sum = (m: SummaryMetrics, key: string): number => value(m, key, 'count') ?? 0;
 
-/** One run's pooling figures over its steady slices (lib/report/model.ts's window); items per slice for the interval. */
+/** One run's pooling figures over its steady slices (lib/report/figures/run-figures.ts's window); items per slice for the interval. */
 function rowOf(m: SummaryMetrics, plan: Plan, r: RunFigures): { row: PoolingRow; slices: Array<[number, number, number]> } {
   const s = r.scenario;
   const first = plan.slices > 1 ? 1 : 0;

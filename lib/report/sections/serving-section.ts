@@ -1,7 +1,7 @@
 // Serving configuration: each variant's settings as its server showed them before any load, side
 // by side; rows that differ from the baseline marked (a confounder, or declared by AB_DIFFERS),
 // the speculative method shown as the intended difference, what a server does not show listed as
-// not compared (lib/report/confounding.ts).
+// not compared (lib/report/figures/confounding.ts).
 import { display } from '../figures/ab-comparison';
 import { compareServing, differenceText, type PairCheck, type RowMark, type ServingComparison } from '../figures/confounding';
 import { mdTable, table } from '../render/report-format';

@@ -1,4 +1,4 @@
-// The compare benchmark: every variant against the baseline (lib/report/versus.ts), in each
+// The compare benchmark: every variant against the baseline (lib/report/figures/standings.ts), in each
 // report format: a speedup matrix (variants × cells, the baseline 1.00×), the rankings, the
 // crossovers, and for report.html a chart of speedup against concurrency.
 import { display } from '../figures/ab-comparison';

@@ -1,5 +1,5 @@
 // The merge lays the instances' per-slice figures on one clock: each instance's start on the server's
-// clock is its own start plus its measured offset (lib/report/align.ts).
+// clock is its own start plus its measured offset (lib/report/align-instances.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../../../lib/report/merge-instances';

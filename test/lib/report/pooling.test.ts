@@ -1,4 +1,4 @@
-// The pooling section (lib/report/sections/pooling.ts) from samples recordPooling produces, summed as
+// The pooling section (lib/report/sections/pooling-section.ts) from samples recordPooling produces, summed as
 // k6's end-of-test summary keeps them (counters' sums, rates' passes and fails, trends' statistics,
 // per run and slice): items per second over the steady slices, tokens per second only when every
 // reply carried usage, the dimension, and a verdict over items per second against the baseline.

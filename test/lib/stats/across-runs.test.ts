@@ -1,5 +1,5 @@
 // REPEATS: intervals across repeated runs (lib/stats/across-runs.ts) and the verdicts drawn from
-// them (lib/report/repeats.ts): t over the repeats' log ratios with R − 1 degrees of freedom, a
+// them (lib/report/figures/repeats.ts): t over the repeats' log ratios with R − 1 degrees of freedom, a
 // verdict only where that interval excludes 1, whatever each repeat's within-run interval said.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
