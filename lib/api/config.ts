@@ -21,11 +21,11 @@ export interface ClientSpec {
 /** How messages name a client's settings ("set dialect to …"): its options, not environment variables. */
 export const CLIENT_VARS = { url: 'url', dialect: 'dialect', model: 'model', apiKey: 'apiKey' };
 
-export function targetConfig(c: ClientSpec): VariantConfig {
+export function variantConfig(c: ClientSpec): VariantConfig {
   return { variant: c.name, url: c.url, dialect: c.dialect, model: c.model, apiKey: c.apiKey, vars: CLIENT_VARS };
 }
 
-/** What preflight reads besides the target: its deadlines, the lengths to check, the warm-ups. */
+/** What preflight reads besides the variant: its deadlines, the lengths to check, the warm-ups. */
 export interface PreflightSettings {
   timeoutMs: number;
   warmupRequests: number;
@@ -46,7 +46,7 @@ export function libraryConfig(title: string, runId: string, clients: readonly Cl
     benchmark: title,
     runId,
     resultsDir: '.',
-    variants: clients.map(targetConfig),
+    variants: clients.map(variantConfig),
     baseline: clients[0]?.name ?? 'target',
     isl: [pf?.maxPromptTokens ?? 1],
     osl: [pf?.maxTokens ?? 1],

@@ -148,7 +148,7 @@ export function keepThresholds(scenarios: Record<string, ScenarioOptions>, varia
     },
     false,
   );
-  // Only the declarations: the benchmarks' SLO thresholds (success rate, no target down) are not the user's.
+  // Only the declarations: the benchmarks' SLO thresholds (success rate, no variant down) are not the user's.
   const keep = new Set<string>(Object.values(KEEP));
   const success = METRICS.success.name;
   const out: Record<string, string[]> = {};

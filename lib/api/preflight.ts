@@ -12,12 +12,14 @@ export interface PreflightAllOptions extends PreflightOptions {
 
 export function preflight(clients: LlmClient | readonly LlmClient[], o: PreflightAllOptions = {}): LlmSetup {
   const list = Array.isArray(clients) ? (clients as readonly LlmClient[]) : [clients as LlmClient];
-  const out: LlmSetup = { ok: true, targets: [], warnings: [], failures: [] };
+  const variants: LlmSetup['variants'] = [];
+  // `targets`, the old name, one release more (the same list).
+  const out: LlmSetup = { ok: true, variants, targets: variants, warnings: [], failures: [] };
   for (const c of list) {
     const r = c.preflight(o);
     out.warnings.push(...r.warnings);
     if (r.ok && r.info) {
-      out.targets.push(r.info);
+      out.variants.push(r.info);
       console.log(`${c.name}: ${r.info.engineLabel} at ${c.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}`);
     } else {
       out.ok = false;

@@ -14,7 +14,9 @@ import { METRICS } from '../metrics/catalog';
 /** What preflight() in setup() found, as the script returns it from setup (directly or under `llm`). */
 export interface LlmSetup {
   ok: boolean;
-  targets: VariantInfo[];
+  variants: VariantInfo[];
+  /** @deprecated `variants`' old name: preflight() writes both until the next release; readers take either. */
+  targets?: VariantInfo[];
   warnings: string[];
   failures: Array<{ variant: string; reason: string; message: string }>;
 }
@@ -31,7 +33,7 @@ export interface LibraryReportInput {
 
 function isLlmSetup(v: unknown): v is LlmSetup {
   const o = v as LlmSetup | null;
-  return o !== null && typeof o === 'object' && Array.isArray(o.targets) && Array.isArray(o.failures) && Array.isArray(o.warnings);
+  return o !== null && typeof o === 'object' && (Array.isArray(o.variants) || Array.isArray(o.targets)) && Array.isArray(o.failures) && Array.isArray(o.warnings);
 }
 
 /** The LlmSetup a script's setup() returned, as itself or as its `llm` field; null when there is none. */
@@ -68,7 +70,7 @@ export function libraryReport(input: LibraryReportInput): Report {
   const cfg = libraryConfig(input.title, input.runId, ordered, transport);
   const setupData: SetupData = {
     runId: input.runId,
-    variants: setup?.targets ?? [],
+    variants: setup?.variants ?? setup?.targets ?? [],
     warnings: setup?.warnings ?? [],
     failures: setup?.failures ?? [],
     segment: null,

@@ -10,7 +10,7 @@ export const state: { clients: ClientSpec[]; slices: number; options: OptionsLik
   options: null,
 };
 
-/** Registers a client; two clients of one name must be the same target. */
+/** Registers a client; two clients of one name must be the same variant. */
 export function register(spec: ClientSpec): void {
   const same = state.clients.find((c) => c.name === spec.name);
   if (same && (same.url !== spec.url || same.model !== spec.model || same.transport !== spec.transport)) {

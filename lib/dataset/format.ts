@@ -396,7 +396,7 @@ export function selectDomains(ds: Dataset, domains: readonly string[]): Dataset 
 
 /**
  * A seeded permutation of 0..n−1: the order in which the items are sent. The same seed gives the
- * same order on every machine and for every target, so both sides of an A/B get the same prompts
+ * same order on every machine and for every variant, so both sides of an A/B get the same prompts
  * in the same order.
  */
 export function seededOrder(n: number, seed: number): number[] {

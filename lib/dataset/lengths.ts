@@ -10,7 +10,7 @@ import { DatasetError, turnsText, type DatasetItem, type Turn } from './format';
 
 export interface TokenizeCall {
   method: 'POST';
-  /** Appended to the target's base URL. */
+  /** Appended to the variant's base URL. */
   path: string;
   body: string;
 }

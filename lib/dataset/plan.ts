@@ -2,7 +2,7 @@
 // (its tokenize route, where it has one) or as the stated estimate (characters ÷ 4), and which
 // items each ISL bucket sends. Items are examined in the seeded order (the store's order) until
 // every bucket holds PROMPT_POOL of them, so a bucket's prompts are the first of the seeded order
-// that fit it, the same for every target. Pure: the tokenize requests go through an HttpPort.
+// that fit it, the same for every variant. Pure: the tokenize requests go through an HttpPort.
 import type { HttpPort } from '../http-port';
 import { DatasetError, type DatasetFormat, type Turn } from './format';
 import { engineById } from '../engines/index';
@@ -31,7 +31,7 @@ export interface DatasetBucket {
 export interface DatasetPlan {
   source: string;
   lengths: LengthSource;
-  /** The target whose server counted the tokens; null for the estimate. */
+  /** The variant whose server counted the tokens; null for the estimate. */
   countedBy: string | null;
   /** Items in the dataset, and how many were examined (counted) to fill the buckets. */
   total: number;
@@ -165,8 +165,8 @@ export function estimateCounter(estimate: (index: number) => number): Counter {
   return { source: { kind: 'estimate' }, variant: null, count: estimate };
 }
 
-/** A target that may count tokens: its server software, model and request headers. */
-export interface CountingTarget {
+/** A variant that may count tokens: its server software, model and request headers. */
+export interface CountingVariant {
   variant: string;
   url: string;
   /** vllm, sglang or llamacpp; anything else has no tokenize route. */
@@ -180,16 +180,16 @@ export interface CountingTarget {
 const TOKENIZE_TIMEOUT_MS = 10_000;
 
 /**
- * The first target (in slot order) whose tokenize route answers with a count for the first item,
+ * The first variant (in slot order) whose tokenize route answers with a count for the first item,
  * as a Counter; null when none does (then the estimate applies). `firstRequest(i, chat)` is the
  * i-th item's first request as sent: text, or the chat messages.
  */
 export function serverCounter(
   io: HttpPort,
-  targets: readonly CountingTarget[],
+  variants: readonly CountingVariant[],
   firstRequest: (index: number, chat: boolean) => string | Turn[],
 ): Counter | null {
-  for (const t of targets) {
+  for (const t of variants) {
     if (t.engine === null) continue;
     const one = (index: number): number | null => {
       const call = tokenizeRequest(t.engine as string, t.model || null, firstRequest(index, t.chat));
@@ -217,7 +217,7 @@ export function serverCounter(
   return null;
 }
 
-/** The profile whose tokenize route a target uses: its own, else the one its /metrics names; null: none. */
+/** The profile whose tokenize route a variant uses: its own, else the one its /metrics names; null: none. */
 export function tokenizeEngine(metrics: string | null, engine: string | null): string | null {
   for (const id of [engine, metrics]) if (engineById(id)?.tokenize) return id;
   return null;

@@ -1,5 +1,5 @@
 // What a VU sends in a dataset run. Single-turn: the items of the cell's ISL bucket, each VU
-// cycling through its own block of them (promptIndex), so both targets get the same prompts in the
+// cycling through its own block of them (promptIndex), so both variants get the same prompts in the
 // same order. Multi-turn: one conversation at a time per VU, one request per user turn; each
 // request carries the conversation so far, the earlier replies being the dataset's assistant turns
 // or the server's own replies. Pure: items come through `item(index)`.
@@ -31,7 +31,7 @@ export interface PlayerOptions {
   plan: DatasetPlan;
   /** The i-th item of the store (the k6 layer reads the SharedArray and keeps what it reads). */
   item: (index: number) => DatasetItem;
-  /** Chat targets get the messages; the others the turns as one text. */
+  /** Chat variants get the messages; the others the turns as one text. */
   chat: boolean;
   marker: boolean;
   multiTurn: boolean;
@@ -77,7 +77,7 @@ export class DatasetPlayer {
 
   constructor(private readonly o: PlayerOptions) {}
 
-  /** A new run (k6 scenario): its ISL bucket and this VU's slot among its VUs. Counters restart, so every target sees the same order. */
+  /** A new run (k6 scenario): its ISL bucket and this VU's slot among its VUs. Counters restart, so every variant sees the same order. */
   start(isl: number, slot: number, vus: number): void {
     const b = this.o.plan.buckets.find((x) => x.isl === isl);
     if (!b) throw new Error(`the dataset plan has no bucket for ISL ${isl}`);

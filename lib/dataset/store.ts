@@ -1,5 +1,5 @@
 // A dataset as the benchmarks keep it: read once at init (the file through k6's open(), or the
-// built-in set), put in the seeded order every target is sent, and stored compactly for k6's
+// built-in set), put in the seeded order every variant is sent, and stored compactly for k6's
 // SharedArray (one copy per test, not per VU), with a small header every VU reads (the domains,
 // for the per-domain sub-metrics k6 must declare at init) and each item's estimated length
 // (so setup can fill the ISL buckets without parsing every item). Pure: no k6 import.

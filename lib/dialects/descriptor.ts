@@ -21,7 +21,7 @@ export interface DialectTraits {
   readonly images?: ImageTrait;
 }
 
-/** What a dialect's module builds for one target: the request and the reading of its reply. */
+/** What a dialect's module builds for one variant: the request and the reading of its reply. */
 export interface DialectCodec {
   build(req: GenerationRequest): WireRequest;
   /** Parse a complete response body (streamed or not). */
@@ -44,7 +44,7 @@ export interface DialectDescriptor<N extends string = string> {
   readonly adapter?: AdapterNaming;
   /** Headers that carry the API key besides Authorization: Bearer (Anthropic's x-api-key). */
   readonly keyHeaders?: (apiKey: string) => Record<string, string>;
-  /** The dialect for one target; `ctx.route` is `POST <path>`. */
+  /** The dialect for one variant; `ctx.route` is `POST <path>`. */
   create(ctx: RequestContext): DialectCodec;
 }
 

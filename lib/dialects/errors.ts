@@ -63,14 +63,14 @@ const MODEL_RE = /model/i;
 export interface RequestContext {
   /** e.g. "POST /v1/completions" */
   route: string;
-  /** The variable that chooses the dialect for this target, e.g. DIALECT or DFLASH_DIALECT. */
+  /** The variable that chooses the dialect for this variant, e.g. DIALECT or DFLASH_DIALECT. */
   dialectVar: string;
   /** The variable that names the model, e.g. MODEL. */
   modelVar: string;
   model?: string;
   /** THINK_TAGS: the content's <think>…</think> is reasoning (OpenAI routes; see think.ts). */
   thinkTags?: boolean;
-  /** How this target's requests name an adapter: the server's own way (its profile's adapters.naming), else the dialect's. */
+  /** How this variant's requests name an adapter: the server's own way (its profile's adapters.naming), else the dialect's. */
   adapterNaming?: AdapterNaming;
 }
 

@@ -16,7 +16,7 @@ export { defineDialect } from './descriptor';
 export { ADAPTER_NAMING_DOCS, type AdapterBinding, type AdapterChoice, type AdapterNaming } from './adapter';
 export { ERROR_CLASSES } from './types';
 export { classifyStatus, classifyTransport, serverMessage, type RequestContext } from './errors';
-export { splitSseEvents } from '../reading/sse-events';
+export { splitSseEvents } from '../reading';
 
 /** The suite's dialects, in the order the docs and the help list them. */
 const BUILT_IN = [sglang, openai, openaiChat, llamacpp, anthropic, responses] as const;
@@ -26,7 +26,7 @@ export type DialectName = (typeof BUILT_IN)[number]['name'];
 /** What DIALECT may say: a name, or `auto` (resolved by probing in setup()). */
 export type DialectSetting = DialectName | 'auto';
 
-/** One dialect, built for one target (createDialect). */
+/** One dialect, built for one variant (createDialect). */
 export interface Dialect extends DialectCodec {
   readonly name: DialectName;
   /** The generation route, e.g. /generate. */

@@ -79,7 +79,7 @@ export interface ImageInput {
   height: number;
 }
 
-/** What goes on the wire. `path` is appended to the target's base URL. */
+/** What goes on the wire. `path` is appended to the variant's base URL. */
 export interface WireRequest {
   method: 'POST';
   path: string;

@@ -1,4 +1,4 @@
-// The engine profiles and the one place that decides which server a target is. Adding a server is
+// The engine profiles and the one place that decides which server a variant is. Adding a server is
 // one profile (a file like vllm.ts) in ENGINES, plus its captured replies under test/fixtures/corpus.
 import { jsonObject, type EngineProfile, type MetricNames, type Recognised, type Seen, type Sightings } from './profile';
 import { llamacpp } from './llamacpp';

@@ -45,7 +45,7 @@ const READ: Readonly<Record<AdapterProfile['list'], (v: unknown) => Listed[] | n
 
 /**
  * Checks ADAPTERS against what the server lists; the binding on success, else the one message that
- * stops the run. `fetch` GETs a route of the target.
+ * stops the run. `fetch` GETs a route of the variant.
  */
 export function checkAdapters(
   variant: string,

@@ -1,4 +1,4 @@
-// A pooling benchmark's preflight (embeddings, rerank): after the target is identified (its API and
+// A pooling benchmark's preflight (embeddings, rerank): after the variant is identified (its API and
 // model, from GETs), one request of one short item on the benchmark's route instead of a one-token
 // generation. A server that has the route but not turned on (llama.cpp without --embeddings or
 // --reranking: 501) fails here, before any load, with the flag to start it with.
@@ -20,7 +20,7 @@ export interface PoolingRefusal {
   message: string;
 }
 
-/** One pooling request of one item: its reply read, or why the target cannot run this benchmark. */
+/** One pooling request of one item: its reply read, or why the variant cannot run this benchmark. */
 export function checkPooling(
   io: HttpPort,
   cfg: Pick<BenchConfig, 'pooling' | 'preflightTimeoutMs'>,

@@ -1,7 +1,7 @@
-// Why a target failed preflight, a leaf: the plan's summary keys name these without loading the
+// Why a variant failed preflight, a leaf: the plan's summary keys name these without loading the
 // preflight's diagnosis (which only VU 0 runs).
 
-/** Why a target failed preflight: a low-cardinality tag, and the headline the report shows. */
+/** Why a variant failed preflight: a low-cardinality tag, and the headline the report shows. */
 export const PREFLIGHT_REASONS = {
   unreachable: 'nothing answers at the URL',
   not_ready: 'the server is not ready (503 on /health)',

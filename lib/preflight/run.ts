@@ -1,7 +1,7 @@
-// Preflight, in order: can each target be benchmarked? Reachability, dialect, model, a one-token
+// Preflight, in order: can each variant be benchmarked? Reachability, dialect, model, a one-token
 // generation under a short deadline, warm-up. Every failure becomes one diagnosis and the run
 // stops before any load, in seconds rather than after k6's default timeouts. Transient failures
-// (429, 5xx, a dropped connection) are retried and only a persistent one fails the target. The
+// (429, 5xx, a dropped connection) are retried and only a persistent one fails the variant. The
 // one-token check goes out together with a generation on each other API layer of the server, so a
 // hung server is localised after one deadline. The messages live in diagnose.ts; the requests go
 // through a BatchPort, so this runs in Node tests with a fake server as it runs in k6.
@@ -21,7 +21,7 @@ import {
 import { classifyTransport } from '../dialects/errors';
 import { checkAdapters } from './adapters';
 import { checkPooling } from './pooling';
-import { failed } from '../reading/whole-reply';
+import { failed } from '../reading';
 import {
   PREFLIGHT_ATTEMPTS,
   attemptsFailedMessage,
@@ -257,11 +257,11 @@ export interface Identified {
 }
 
 /**
- * Which API a target speaks and which model to name, from GETs only (no generation): the part of
+ * Which API a variant speaks and which model to name, from GETs only (no generation): the part of
  * preflight that resolves DIALECT=auto and an empty MODEL. The public library (lib/api) runs it
  * alone in each VU whose client was created with dialect 'auto' or without a needed model.
  */
-export function identifyTarget(io: HttpPort, t: VariantConfig): Identified {
+export function identifyVariant(io: HttpPort, t: VariantConfig): Identified {
   const notes: string[] = [];
   const warnings: string[] = [];
   const modelsProbe = get(io, t, '/v1/models');
@@ -296,7 +296,7 @@ export function identifyTarget(io: HttpPort, t: VariantConfig): Identified {
 
 export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConfig): PreflightResult {
   const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
-  const found = identifyTarget(io, t);
+  const found = identifyVariant(io, t);
   const { id, dialect, notes, warnings } = found;
   // IMAGES with DIALECT=auto: only now is the dialect known (a named one was checked with the configuration).
   const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;

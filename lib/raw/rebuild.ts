@@ -23,7 +23,7 @@ export interface Rebuilt {
   plan: Plan;
   progress: Progress;
   data: SummaryDataLike;
-  /** Whether setup's own data was in the record; without it targets' engines and setup's warnings are unknown. */
+  /** Whether setup's own data was in the record; without it variants' engines and setup's warnings are unknown. */
   setupRecorded: boolean;
 }
 

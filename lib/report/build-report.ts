@@ -39,7 +39,7 @@ export function buildReport(
     if (p?.state !== 'incomplete') return null;
     return wholeSlices(plan, run, progress?.stoppedAtMs ?? 0, data.metrics[subKey('e2e', run.scenario)]?.values.max ?? 0);
   };
-  // Runs were measured in alternating order; the report lists them cell by cell, targets in order.
+  // Runs were measured in alternating order; the report lists them cell by cell, variants in order.
   const order = (r: { cell: { id: string }; variant: string }) =>
     plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((t) => t.variant === r.variant);
   const planned = [...plan.runs].sort((a, b) => order(a) - order(b));

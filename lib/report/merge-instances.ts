@@ -240,7 +240,7 @@ export function mergePartials(parts: Array<{ name: string; partial: PartialResul
       seconds,
     );
   }
-  // Setup data: the instance holding the first segment speaks for the targets (it also took the
+  // Setup data: the instance holding the first segment speaks for the variants (it also took the
   // server-metrics window); failures and warnings of every instance are kept.
   const setups = parts.map((p) => p.partial.setup).filter((s): s is Partial<SetupData> => s !== null);
   const lead = parts[leadAt].partial.setup ?? setups[0] ?? null;

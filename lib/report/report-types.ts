@@ -60,7 +60,7 @@ export interface Report {
   knee: Knee | null;
   fallBehind: FallBehind | null;
   errorsByClass: Partial<Record<ErrorClass, number>>;
-  /** Targets that failed preflight; the run was aborted before any load. */
+  /** Variants that failed preflight; the run was aborted before any load. */
   preflightFailures: PreflightFailure[];
   thresholds: Threshold[];
   warnings: string[];

@@ -9,7 +9,7 @@ import type { CacheResetOutcome } from './reset-outcome';
 const RETRY_PAUSE_MS = 100;
 const TIMEOUT_MS = 10_000;
 
-export interface ResetTarget {
+export interface ResetVariant {
   url: string;
   engine: EngineId | null;
   headers: Record<string, string>;
@@ -35,7 +35,7 @@ export function slotIds(body: string): number[] | null {
   }
 }
 
-export function resetCache(io: HttpPort, t: ResetTarget, budgetMs: number): ResetResult {
+export function resetCache(io: HttpPort, t: ResetVariant, budgetMs: number): ResetResult {
   const profile = engineById(t.engine);
   const route = profile?.prefixCache?.reset ?? null;
   if (route === null) return { outcome: 'no_route', detail: `${profile?.label ?? 'the server (engine not recognised)'} has no prefix-cache reset route` };

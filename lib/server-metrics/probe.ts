@@ -1,4 +1,4 @@
-// The server-metrics probe of one run: scrape the target's /metrics at the start and at the end
+// The server-metrics probe of one run: scrape the variant's /metrics at the start and at the end
 // of the run's steady window and turn the two snapshots into window figures, or say why there are
 // none. The decisions (one retry, a window cut short) live here, tested with a fake HttpPort;
 // the k6 layer only hands in the port and records the figures.
@@ -10,7 +10,7 @@ export const MIN_WINDOW_SHARE = 0.5;
 const SCRAPE_TIMEOUT_MS = 10_000;
 const RETRY_PAUSE_MS = 500;
 
-export interface ProbeTarget {
+export interface ProbeVariant {
   url: string;
   engine: EngineId;
   headers: Record<string, string>;
@@ -19,7 +19,7 @@ export interface ProbeTarget {
 export type ProbeOutcome = { figures: WindowFigures } | { notMeasured: string };
 
 /** One scrape, tried twice; the reason when it cannot be had. */
-export function scrape(io: HttpPort, t: ProbeTarget, when: 'start' | 'end'): Snapshot | string {
+export function scrape(io: HttpPort, t: ProbeVariant, when: 'start' | 'end'): Snapshot | string {
   for (let attempt = 1; ; attempt++) {
     const res = io.get(`${t.url}/metrics`, { headers: t.headers, timeoutMs: SCRAPE_TIMEOUT_MS, name: 'GET /metrics' });
     if (res.status === 200) return snapshot(t.engine, res.body, io.now());
@@ -33,7 +33,7 @@ export function scrape(io: HttpPort, t: ProbeTarget, when: 'start' | 'end'): Sna
  * figures, or why they are not measured. `during` is the wait's work (the GPU probe), run after
  * the first scrape; the rest of the wait is slept.
  */
-export function probeWindow(io: HttpPort, t: ProbeTarget, endMs: number, windowMs: number, during?: () => void): ProbeOutcome {
+export function probeWindow(io: HttpPort, t: ProbeVariant, endMs: number, windowMs: number, during?: () => void): ProbeOutcome {
   const first = scrape(io, t, 'start');
   if (typeof first === 'string') {
     during?.();

@@ -6,7 +6,7 @@
 import { metricNames } from '../engines/index';
 import type { HttpPort } from '../http-port';
 import { parsePromText, total } from './promtext';
-import type { ProbeTarget } from './probe';
+import type { ProbeVariant } from './probe';
 import type { Load } from '../plan/types';
 
 /** The span the rule judges. */
@@ -138,7 +138,7 @@ export function queueNames(engine: string): { waiting: string; completed: string
 }
 
 /** One scrape's queue sample; null when the scrape failed or lacks the gauge. */
-export function queueSample(io: HttpPort, t: ProbeTarget, names: { waiting: string; completed: string | null }): QueueSample | null {
+export function queueSample(io: HttpPort, t: ProbeVariant, names: { waiting: string; completed: string | null }): QueueSample | null {
   const res = io.get(`${t.url}/metrics`, { headers: t.headers, timeoutMs: SCRAPE_EVERY_MS * 2, name: 'GET /metrics (saturation)' });
   if (res.status !== 200) return null;
   const samples = parsePromText(res.body);
@@ -151,7 +151,7 @@ export function queueSample(io: HttpPort, t: ProbeTarget, names: { waiting: stri
  * Scrapes about once a second until `endMs` (client clock) and returns the first verdict of
  * saturation, or null. A failed scrape is skipped: the window then holds fewer scrapes.
  */
-export function watchRun(io: HttpPort, t: ProbeTarget, load: Load, endMs: number): Saturation | null {
+export function watchRun(io: HttpPort, t: ProbeVariant, load: Load, endMs: number): Saturation | null {
   const names = queueNames(t.engine);
   if (names === null) return null;
   const samples: QueueSample[] = [];

@@ -115,7 +115,7 @@ export function bootstrapRatio<T>(a: T[], b: T[], stat: (xs: T[]) => number, opt
   return ratios === null ? null : percentileInterval(ratios, opts.level ?? 0.95);
 }
 
-/** Interval for the mean of one sample (e.g. a target's slice throughputs). */
+/** Interval for the mean of one sample (e.g. a variant's slice throughputs). */
 export function bootstrapMean(xs: number[], opts: { reps?: number; seed?: number; level?: number } = {}): Interval | null {
   if (xs.length < 2) return null;
   return percentileInterval(resampledMeans(xs, null, opts.reps ?? 1000, opts.seed ?? 54321).sort(), opts.level ?? 0.95);

@@ -1,6 +1,6 @@
-// How a VU treats a target that does not answer connections: it backs off (doubling up to a cap)
+// How a VU treats a variant that does not answer connections: it backs off (doubling up to a cap)
 // instead of retrying at full speed, and once nothing but refused connections has come back for
-// TARGET_DOWN_AFTER it declares the target down and sends it nothing more in this run. Pure, so
+// VARIANT_DOWN_AFTER it declares the variant down and sends it nothing more in this run. Pure, so
 // the schedule is tested in Node; the k6 layer only sleeps for what it is told.
 
 export interface ReachabilityPolicy {
@@ -8,7 +8,7 @@ export interface ReachabilityPolicy {
   firstBackoffMs: number;
   /** The longest wait between attempts. */
   maxBackoffMs: number;
-  /** Unreachable without a break for this long: the target is down. */
+  /** Unreachable without a break for this long: the variant is down. */
   downAfterMs: number;
 }
 
@@ -17,7 +17,7 @@ export const BACKOFF = { firstBackoffMs: 50, maxBackoffMs: 1000 } as const;
 export class Reachability {
   private failingSince: number | null = null;
   private waitMs = 0;
-  /** Client time at which the target was declared down; null while it is not. */
+  /** Client time at which the variant was declared down; null while it is not. */
   downAtMs: number | null = null;
   /** When the series of failures that brought it down began. */
   downSinceMs: number | null = null;
@@ -25,8 +25,8 @@ export class Reachability {
   constructor(private readonly policy: ReachabilityPolicy) {}
 
   /**
-   * After each request: how long to wait before the next one (0 when the target answered).
-   * A reply of any kind, an error status included, proves the target reachable.
+   * After each request: how long to wait before the next one (0 when the variant answered).
+   * A reply of any kind, an error status included, proves the variant reachable.
    */
   after(unreachable: boolean, nowMs: number): { waitMs: number; declaredDown: boolean } {
     if (!unreachable) {

@@ -246,7 +246,7 @@ export function datasetReport(
   where: (run: Run) => string,
 ): DatasetReport | null {
   if (!cfg.dataset || !ds) return null;
-  // Cell by cell, targets in their order (runs were measured in alternating order).
+  // Cell by cell, variants in their order (runs were measured in alternating order).
   const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((t) => t.variant === r.variant);
   const runs = [...plan.runs].sort((x, y) => order(x) - order(y)).map((r) => runOf(m, plan, r, ds));
   // The A/B: the first variant against the second. A comparison of N: each variant against the

@@ -9,7 +9,7 @@ import type { Report } from '../report-types';
 import { htmlSection as section } from './html-parts';
 import { sectionsHtml } from '../sections/index';
 import { esc } from './svg/common';
-import { targetColors } from './svg/report-charts';
+import { variantColors } from './svg/report-charts';
 
 export const REPORT_CSS = `
 :root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
@@ -24,7 +24,7 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;white-space:nowrap}
 td.n,th.n{text-align:right;white-space:nowrap}
-.runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.targets td{white-space:nowrap}.targets td.notes{white-space:normal;min-width:220px}.runs tr.cell-start td{border-top:2px solid var(--line)}
+.runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.variants td{white-space:nowrap}.variants td.notes{white-space:normal;min-width:220px}.runs tr.cell-start td{border-top:2px solid var(--line)}
 .runs tr.dead td{color:var(--muted)}.client tr.limited td{color:var(--bad);font-weight:600}.runs td.fail{color:var(--bad);font-weight:600}
 .ci{display:block;font-size:11px;color:var(--muted)}
 .na{color:var(--muted)}
@@ -79,7 +79,7 @@ function inUnit(v: number | null | undefined, u: { unit: string; k: number }): s
 }
 
 function header(r: Report): string {
-  const colors = targetColors(r);
+  const colors = variantColors(r);
   const dur = finite(r.testRunDurationMs) ? ` · test ran <b>${esc(fmt(r.testRunDurationMs / 1000, 0))} s</b>` : '';
   const notes = r.variants.some((t) => t.notes.length > 0);
   const rows = r.variants.map(
@@ -102,7 +102,7 @@ function header(r: Report): string {
     : '';
   return (
     `<header><h1>${esc(r.benchmark)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +
-    `<div class="scroll"><table class="targets"><thead><tr><th>variant</th><th>engine</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
+    `<div class="scroll"><table class="variants"><thead><tr><th>variant</th><th>engine</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody></table></div>${pf}${nm}</header>`
   );
 }
@@ -175,7 +175,7 @@ function runsTable(r: Report): string {
     const tds = cols.map(
       (c) => `<td class="${c.n ? 'n' : ''}${c.head === 'failed' && x.requests.failed + x.requests.unreachable > 0 ? ' fail' : ''}">${c.cell(x)}</td>`,
     );
-    return `<tr${cls ? ` class="${cls}"` : ''} data-target="${esc(x.variant)}">${tds.join('')}</tr>`;
+    return `<tr${cls ? ` class="${cls}"` : ''} data-variant="${esc(x.variant)}">${tds.join('')}</tr>`;
   });
   return (
     `<div class="scroll"><table class="runs"><thead><tr>${cols.map((c) => `<th class="${c.n ? 'n' : ''}">${esc(c.head)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +

@@ -106,7 +106,7 @@ export function fmtItl(x: RunFigures, p: 'p50' | 'p99'): string {
   return v.value === null ? '–' : `${fmtMs(v.value)}${v.perChunk ? '†' : ''}`;
 }
 
-/** Per target: draft tokens accepted ÷ drafted over all its runs (llama.cpp timings); none when not reported. */
+/** Per variant: draft tokens accepted ÷ drafted over all its runs (llama.cpp timings); none when not reported. */
 export function draftLines(runs: readonly RunFigures[]): string[] {
   const byVariant = new Map<string, { drafted: number; accepted: number }>();
   for (const x of runs) {
@@ -117,7 +117,7 @@ export function draftLines(runs: readonly RunFigures[]): string[] {
     byVariant.set(x.variant, acc);
   }
   return [...byVariant].map(
-    ([target, d]) =>
-      `${target}: ${((d.accepted / d.drafted) * 100).toFixed(1)}% of draft tokens accepted (${d.accepted} of ${d.drafted}, the server's per-request counts; per cell in summary.json; not an acceptance length)`,
+    ([variant, d]) =>
+      `${variant}: ${((d.accepted / d.drafted) * 100).toFixed(1)}% of draft tokens accepted (${d.accepted} of ${d.drafted}, the server's per-request counts; per cell in summary.json; not an acceptance length)`,
   );
 }

@@ -16,7 +16,7 @@ export function renderText(r: Report, files: string[]): string {
     out.push('', 'PREFLIGHT FAILED, no load was sent:');
     for (const f of r.preflightFailures) {
       const text = f.message ?? `${f.headline} (full diagnosis in the "test aborted" line)`;
-      // The diagnosis names its variant already ("target: GET /health …"): not twice.
+      // The diagnosis names its variant already ("dflash: GET /health …"): not twice.
       out.push(`  ✗ ${text.startsWith(`${f.variant}: `) ? text : `${f.variant}: ${text}`}`);
     }
     if (files.length > 0) out.push('', `Reports: ${files.join(', ')}`);

@@ -6,7 +6,7 @@ import { ACCEPTANCE_SOURCES, type AcceptanceByPosition } from '../figures/draft-
 import { fmtCi } from '../render/report-format';
 import type { RunFigures } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
-import { cellLabel, targetColors } from '../render/svg/report-charts';
+import { cellLabel, variantColors } from '../render/svg/report-charts';
 import { lineChart, type Series } from '../render/svg/line';
 import type { ReportSection } from './section';
 
@@ -63,7 +63,7 @@ export const acceptance: ReportSection<Row[]> = {
     return [...lines, ''];
   },
   html: (rows, report) => {
-    const colors = targetColors(report);
+    const colors = variantColors(report);
     const charts: string[] = [];
     for (const cellId of [...new Set(rows.map((r) => r.cellId))]) {
       const series: Series[] = rows

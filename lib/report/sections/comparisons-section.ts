@@ -4,7 +4,7 @@ import { AB_LEVEL, compare, display, type Comparison } from '../figures/ab-compa
 import { NOT_MEASURED, fmtCi, mdTable } from '../render/report-format';
 import { figureGrid, htmlSection } from '../render/html-parts';
 import { esc } from '../render/svg/common';
-import { speedupFigures, targetColors, verdictClass, type VerdictClass } from '../render/svg/report-charts';
+import { speedupFigures, variantColors, verdictClass, type VerdictClass } from '../render/svg/report-charts';
 import type { ReportSection } from './section';
 import { confoundedNote } from '../figures/confounding';
 import { servingOf } from './serving-section';
@@ -46,7 +46,7 @@ export const comparisons: ReportSection<Comparison[]> = {
   },
   html(cs, r) {
     if (r.kind !== 'ab' || cs.length === 0) return '';
-    const colors = targetColors(r);
+    const colors = variantColors(r);
     const { a, b } = cs[0];
     const badge: Record<VerdictClass, [string, string]> = {
       a: [`${display(a)} faster`, `background:${colors.get(a)}`],

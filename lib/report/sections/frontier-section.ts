@@ -7,7 +7,7 @@ import { fmt, loadLabel } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import { dominance, dominanceSentence, paretoFront } from '../figures/pareto';
 import { esc } from '../render/svg/common';
-import { targetColors } from '../render/svg/report-charts';
+import { variantColors } from '../render/svg/report-charts';
 import { lineChart, type Series } from '../render/svg/line';
 import type { ReportSection } from './section';
 
@@ -99,7 +99,7 @@ export const frontier: ReportSection<Frontier> = {
     htmlSection(
       'Throughput–interactivity frontier',
       `<p class="legend-note">${esc(f.why ?? HOW(f))}</p>${f.sentence === null ? '' : `<div class="box callout">${esc(f.sentence)}</div>`}` +
-        (f.why === null ? `<div class="figs">${chart(f, targetColors(r))}</div>` : ''),
+        (f.why === null ? `<div class="figs">${chart(f, variantColors(r))}</div>` : ''),
     ),
   json: (f) => ({
     x: 'output tokens/s per user (1000 / TPOT p50 ms)',

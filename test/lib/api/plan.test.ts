@@ -45,6 +45,7 @@ test('llmOptions declares the sub-metrics the report reads and no threshold that
   assert.deepEqual(keep[subKey('windowTokens', 'journey', { slice: '2' })], ['count>=0']);
   assert.deepEqual(keep[variantKey('journey', 'b')], ['rate>=0']);
   assert.equal(keep['llm_success'], undefined, "the benchmarks' success-rate SLO is not the user's");
+  assert.equal(keep['llm_variant_down'], undefined);
   assert.equal(keep['llm_target_down'], undefined);
   const always = new Set(['min>=0', 'count>=0', 'rate>=0']);
   for (const [k, v] of Object.entries(keep))
@@ -152,11 +153,14 @@ test('two clients in one scenario: one row that says it mixes them', () => {
 });
 
 test("setup's preflight result is found as setup's value or its llm field", () => {
-  const s = { ok: true, targets: [], warnings: [], failures: [] };
+  const s = { ok: true, variants: [], warnings: [], failures: [] };
   assert.equal(setupOf(s), s);
   assert.equal(setupOf({ llm: s, other: 1 }), s);
   assert.equal(setupOf({ other: 1 }), null);
   assert.equal(setupOf(undefined), null);
+  // The last release's LlmSetup named its variants `targets`: still read until the next one.
+  const old = { ok: true, targets: [], warnings: [], failures: [] };
+  assert.equal(setupOf(old), old);
 });
 
 test('a script that did not wrap its options in llmOptions is told why its report has no rows', () => {

@@ -176,7 +176,7 @@ test('arrival: offered rate on x, completed-vs-offered chart with its diagonal, 
 test('a target whose setup failed: no points for it, a note why, greyed rows, errors listed', () => {
   const html = renderHtml(oneTargetDownReport());
   assert.match(html, /MTP: not plotted, no successful requests\./);
-  assert.equal(count(html, /<tr class="[^"]*dead[^"]*" data-target="mtp">/g), 3);
+  assert.equal(count(html, /<tr class="[^"]*dead[^"]*" data-variant="mtp">/g), 3);
   assert.equal(count(html, /data-series="MTP/g), 0, 'no MTP series in any chart');
   assert.match(html, /unreachable 12/);
   assert.equal(count(html, /data-verdict="not-measured"/g), 3);
@@ -222,7 +222,7 @@ test('NaN and null values are shown as "–", never as numbers', () => {
   r.runs[1].requestRate = null;
   const html = renderHtml(r);
   assert.doesNotMatch(html, /NaN/);
-  const row = html.match(/<tr[^>]*data-target="dflash">[\s\S]*?<\/tr>/)?.[0] as string;
+  const row = html.match(/<tr[^>]*data-variant="dflash">[\s\S]*?<\/tr>/)?.[0] as string;
   assert.match(row, /title="not measured">–/);
 });
 

@@ -19,8 +19,8 @@ export interface Figure {
 /** At most this many small multiples per section: beyond it the table reads better. */
 const MAX_PANELS = 8;
 
-/** One colour per target, in the order the targets were configured (runs' order as a fallback). */
-export function targetColors(r: Report): Map<string, string> {
+/** One colour per variant, in the order the variants were configured (runs' order as a fallback). */
+export function variantColors(r: Report): Map<string, string> {
   const m = new Map<string, string>();
   for (const label of [...r.variants.map((t) => t.variant), ...r.runs.map((x) => x.variant)]) {
     if (!m.has(label)) m.set(label, PALETTE[m.size % PALETTE.length]);
@@ -66,7 +66,7 @@ export function cellLabel(r: Report, cellId: string): string {
 /** The A/B interval charts: output-throughput ratio, and the e2e-latency speedup when measured. */
 export function speedupFigures(r: Report): Figure[] {
   if (r.comparisons.length === 0) return [];
-  const colors = targetColors(r);
+  const colors = variantColors(r);
   const a = r.comparisons[0].a;
   const b = r.comparisons[0].b;
   const grey = '#7F7F7F';
@@ -95,7 +95,7 @@ export function speedupFigures(r: Report): Figure[] {
             xLabel: `output tokens/s of ${display(a)} ÷ ${display(b)} (log scale, 95% interval)`,
           }),
         }
-      : { title: 'Output throughput ratio', svg: null, note: 'Not measured for both targets in any cell, so there is no ratio to plot.' },
+      : { title: 'Output throughput ratio', svg: null, note: 'Not measured for both variants in any cell, so there is no ratio to plot.' },
   );
   const lat = rowsFor((c) => c.latency);
   if (lat.some((x) => x.value !== null)) {
@@ -115,13 +115,13 @@ function marks(r: Report): Array<{ x: number; label: string }> {
   return m;
 }
 
-function deadTargets(runs: RunFigures[], has: (x: RunFigures) => boolean): string[] {
+function deadVariants(runs: RunFigures[], has: (x: RunFigures) => boolean): string[] {
   return groupBy(runs, (x) => x.variant)
     .filter(([, xs]) => !xs.some(has))
     .map(([t, xs]) => `${display(t)}: not plotted, ${xs.every((x) => x.requests.ok === 0) ? 'no successful requests' : 'not measured'}.`);
 }
 
-/** Throughput against concurrency (or offered rate), one panel per ISL/OSL, one line per target. */
+/** Throughput against concurrency (or offered rate), one panel per ISL/OSL, one line per variant. */
 export function throughputFigures(r: Report): Figure[] {
   const arrival = isArrival(r);
   const what = arrival ? 'offered rate' : 'concurrency';
@@ -134,7 +134,7 @@ export function throughputFigures(r: Report): Figure[] {
   if (levels.length < 2) {
     return [{ title, svg: null, note: `Only one ${what} level (${loadText(r.runs[0])}): a line needs at least two. The table below has the figures.` }];
   }
-  const colors = targetColors(r);
+  const colors = variantColors(r);
   const groups = groupBy(r.runs, (x) => `ISL ${x.isl} · OSL ${x.osl}`);
   const out: Figure[] = [];
   const xLabel = arrival ? 'offered arrival rate (requests/s)' : 'concurrency (requests in flight)';
@@ -144,15 +144,15 @@ export function throughputFigures(r: Report): Figure[] {
       out.push({ title: title + panel, svg: null, note: `Only one ${what} level for ${key}.` });
       continue;
     }
-    const perTarget = groupBy(runs, (x) => x.variant);
+    const perVariant = groupBy(runs, (x) => x.variant);
     const line = (t: string, points: Series['points']): Series => ({ name: display(t), color: colors.get(t) ?? PALETTE[0], points });
-    const series = perTarget.map(([t, xs]) =>
+    const series = perVariant.map(([t, xs]) =>
       line(
         t,
         xs.map((x) => ({ x: loadX(x), y: x.throughput, lo: x.throughputCi?.lo ?? null, hi: x.throughputCi?.hi ?? null })),
       ),
     );
-    const notes = deadTargets(runs, (x) => x.throughput !== null);
+    const notes = deadVariants(runs, (x) => x.throughput !== null);
     if (!plottable(series)) {
       out.push({ title: title + panel, svg: null, note: `No throughput measured for ${key}.` });
       continue;
@@ -166,7 +166,7 @@ export function throughputFigures(r: Report): Figure[] {
       svg: lineChart(series, { title: title + panel, xLabel, yLabel: 'output tokens/s', yScale: 'linear', marks: marks(r) }),
     });
     if (arrival) {
-      const done = perTarget.map(([t, xs]) =>
+      const done = perVariant.map(([t, xs]) =>
         line(
           t,
           xs.map((x) => ({ x: loadX(x), y: x.requestRate })),
@@ -224,7 +224,7 @@ export function latencyFigures(r: Report): Figure[] {
   const title = 'Latency vs context length';
   if (r.runs.length === 0) return [{ title, svg: null, note: 'No runs in this report.' }];
   if (!r.runs.some((x) => x.e2e !== null)) return [{ title, svg: null, note: 'Latency was not measured in any run (no successful requests).' }];
-  const colors = targetColors(r);
+  const colors = variantColors(r);
   const ttft = TRANSPORTS[r.transport].timesEvents && r.runs.some((x) => x.ttft !== null);
   const byIsl = uniq(r.runs.map((x) => x.isl)).length >= 2;
   const byLoad = uniq(r.runs.map(loadX)).length >= 2;
@@ -258,7 +258,7 @@ export function latencyFigures(r: Report): Figure[] {
         out.push({ title: t, svg: null, note: `${name} not measured for ${key}.` });
         continue;
       }
-      const dead = deadTargets(runs, (x) => x[m] !== null);
+      const dead = deadVariants(runs, (x) => x[m] !== null);
       out.push({
         title: t,
         note: [...dead, 'Solid: p50 (median); dashed, hollow markers: p99.'].join(' '),
