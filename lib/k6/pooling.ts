@@ -51,6 +51,6 @@ export function poolingIteration(b: Bench, cur: VuRun): Outcome {
         : readPooling(pool.task, n, res.status, typeof res.body === 'string' ? res.body : '', ctx);
   }
   const endMs = Date.now();
-  recordPooling(result, startMs, endMs, cur.window, b.slo, b.add);
+  recordPooling(result, startMs, endMs, { window: cur.window, slo: b.slo, add: b.add });
   return { result: asGeneration(result), startMs, endMs, events: null };
 }

@@ -4,7 +4,7 @@
 // tokens are recorded here. Pure, so Node tests check the arithmetic.
 import type { PoolingResult } from '../dialects/pooling';
 import type { GenerationResult } from '../dialects/types';
-import { recordRequest, type AddSample, type Outcome, type SloLimits, type Window } from './samples';
+import { recordRequest, type Outcome, type Recording } from './samples';
 import { sliceOf } from './timing';
 
 const SLICE_TAGS: Array<Record<string, string>> = [];
@@ -27,7 +27,7 @@ export function asGeneration(r: PoolingResult): GenerationResult {
   };
 }
 
-export function recordPooling(r: PoolingResult, startMs: number, endMs: number, w: Window, slo: SloLimits, add: AddSample): void {
+export function recordPooling(r: PoolingResult, startMs: number, endMs: number, { window: w, slo, add }: Recording): void {
   const outcome: Outcome = { result: asGeneration(r), startMs, endMs, events: null };
   recordRequest(outcome, w, slo, add);
   if (!r.ok) return;

@@ -65,7 +65,7 @@ describe('one pooling reply as samples', () => {
   const slo = { ttftP99Ms: null, ttftOf: 'first' as const, itlP99Ms: null, e2eP99Ms: null };
   const run = (r: PoolingResult, endMs = 1500) => {
     const got: Array<[string, number, string]> = [];
-    recordPooling(r, 1000, endMs, window, slo, (m, v, tags) => got.push([m, v, tags?.slice ?? tags?.error_class ?? '']));
+    recordPooling(r, 1000, endMs, { window, slo, add: (m, v, tags) => got.push([m, v, tags?.slice ?? tags?.error_class ?? '']) });
     return got;
   };
   test('a success: items, dimension, the server tokens, in the slice it ended in; e2e as any request', () => {

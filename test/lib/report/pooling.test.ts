@@ -58,7 +58,7 @@ function runOf(m: SummaryMetrics, p: Plan, variant: string, ms: number, usage: (
   const add = summarise(m, run.scenario);
   const w = { cellStartMs: 0, sliceMs: p.sliceMs, slices: p.slices, trackLastEnd: false, latencyFromMs: -Infinity };
   for (let t = 0, i = 0; t + ms <= 6000; t += ms, i++)
-    recordPooling({ ok: true, status: 200, items: 4, dimension: 384, promptTokens: usage(i) ? 256 : null, error: null }, t, t + ms, w, slo, add);
+    recordPooling({ ok: true, status: 200, items: 4, dimension: 384, promptTokens: usage(i) ? 256 : null, error: null }, t, t + ms, { window: w, slo, add });
 }
 
 function build(m: SummaryMetrics, c: BenchConfig = cfg) {
