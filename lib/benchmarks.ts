@@ -1,4 +1,4 @@
-// What each benchmark is: the question it answers, its report, its load model, the targets it
+// What each benchmark is: the question it answers, its report, its load model, the variants it
 // measures and the defaults that differ from the shared ones. Everything that differs between
 // benchmarks is here as data; the configuration, the variables table, the report and `npm start`
 // derive from it. Pure, so the README's tables and the tests read the same definitions k6 runs.
@@ -10,7 +10,7 @@ import type { PoolingTask } from './dialects/pooling';
 /** Which report a benchmark writes (lib/report/build-report.ts renders each). */
 export type ReportKind = 'ab' | 'compare' | 'ramp' | 'context' | 'arrival' | 'smoke' | 'pooling';
 
-/** A target a benchmark measures, and how its variables are named. */
+/** A variant a benchmark measures, and how its variables are named. (What `npm start` simulates for it: sim/stand-ins.ts.) */
 export interface VariantSlot {
   /** The variant: tag value and report label, e.g. dflash. */
   variant: string;
@@ -18,8 +18,6 @@ export interface VariantSlot {
   prefix: string;
   /** How the variables table names it, e.g. "deployment A". */
   role: string;
-  /** The simulated server `npm start` runs for it. */
-  sim: { engine: 'sglang' | 'vllm'; spec: 'none' | 'mtp' | 'dflash' | 'ddtree' };
 }
 
 export interface BenchmarkSpec {
@@ -35,7 +33,7 @@ export interface BenchmarkSpec {
   defaults?: Record<string, string>;
   /** Extra checks of the configuration, throwing ConfigError. */
   validate?: (cfg: BenchConfig) => void;
-  /** The targets are named by VARIANTS (`targets` are its default), one of them BASELINE_VARIANT. */
+  /** The variants are named by VARIANTS (`slots` are its default), one of them BASELINE_VARIANT. */
   variants?: true;
   /** TRACE may replace the load axis with a trace replayed on its own clock. */
   trace?: true;
@@ -45,16 +43,12 @@ export interface BenchmarkSpec {
   pooling?: PoolingTask;
 }
 
-/** The speculative profiles the simulator has: a variant of that name runs on it under `npm start`. */
-const SIM_SPECS = ['none', 'mtp', 'dflash', 'ddtree'] as const;
-
-/** The slot of a variant named by VARIANTS: NONE_URL, MTP_URL …; same engine, the simulator profile of its name. */
+/** The slot of a variant named by VARIANTS: NONE_URL, MTP_URL …. */
 export function variantSlot(variant: string): VariantSlot {
-  const spec = (SIM_SPECS as readonly string[]).includes(variant) ? (variant as VariantSlot['sim']['spec']) : 'none';
-  return { variant, prefix: variant.toUpperCase().replace(/[^A-Z0-9]/g, '_'), role: `the ${variant} deployment`, sim: { engine: 'sglang', spec } };
+  return { variant, prefix: variant.toUpperCase().replace(/[^A-Z0-9]/g, '_'), role: `the ${variant} deployment` };
 }
 
-/** The target slots of a benchmark under an environment: VARIANTS for a comparison of N, else its own. */
+/** The variant slots of a benchmark under an environment: VARIANTS for a comparison of N, else its own. */
 export function slotsOf(spec: Pick<BenchmarkSpec, 'slots' | 'variants'>, env: Record<string, string | undefined>): readonly VariantSlot[] {
   if (!spec.variants) return spec.slots;
   const raw = (env.VARIANTS ?? '').trim();
@@ -69,13 +63,13 @@ export function slotsOf(spec: Pick<BenchmarkSpec, 'slots' | 'variants'>, env: Re
   return names.map(variantSlot);
 }
 
-/** The one server under test of the single-target benchmarks. */
-const SINGLE: readonly VariantSlot[] = [{ variant: 'target', prefix: '', role: 'the server under test', sim: { engine: 'sglang', spec: 'dflash' } }];
+/** The one server under test of the single-server benchmarks: its variant is named `target`, after TARGET_URL. */
+const SINGLE: readonly VariantSlot[] = [{ variant: 'target', prefix: '', role: 'the server under test' }];
 
 /** The A/B: two deployments, each its own engine and speculative method. */
 const AB: readonly VariantSlot[] = [
-  { variant: 'dflash', prefix: 'DFLASH', role: 'deployment A', sim: { engine: 'sglang', spec: 'dflash' } },
-  { variant: 'mtp', prefix: 'MTP', role: 'deployment B', sim: { engine: 'vllm', spec: 'mtp' } },
+  { variant: 'dflash', prefix: 'DFLASH', role: 'deployment A' },
+  { variant: 'mtp', prefix: 'MTP', role: 'deployment B' },
 ];
 
 /** The N-way comparison's default: one model without speculation and with three methods. */

@@ -17,6 +17,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startSim, type SimHandle } from '../sim/index';
+import { standIn } from '../sim/stand-ins';
 import { BENCHMARKS, BENCHMARK_NAMES, slotsOf, type VariantSlot } from '../lib/benchmarks';
 import { TRANSPORTS, type TransportName } from '../lib/transports';
 import { findK6, INSTALL_K6, INSTALL_SSE, k6Info, versionWarning } from './k6-runtime';
@@ -138,23 +139,25 @@ function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Inf
   return { args, k6, info };
 }
 
-/** One simulator per target slot of the benchmark, with the engine and profile the slot names; their URLs go into env. Null, or the exit code. */
+/** One simulator per variant slot of the benchmark, with the engine and profile its stand-in names (sim/stand-ins.ts); their URLs go into env. Null, or the exit code. */
 async function startSimulators(benchmark: string, capacity: boolean, env: NodeJS.ProcessEnv, sims: SimHandle[]): Promise<number | null> {
   let slots: readonly VariantSlot[];
+  const simulated = capacity ? 'dflash-vs-mtp' : benchmark;
   try {
-    slots = slotsOf(BENCHMARKS[capacity ? 'dflash-vs-mtp' : benchmark], process.env);
+    slots = slotsOf(BENCHMARKS[simulated], process.env);
   } catch (e) {
     console.error(`npm start: ${(e as Error).message}`);
     return 2;
   }
   for (const slot of slots) {
-    const sim = await startSim({ engine: slot.sim.engine, spec: slot.sim.spec, port: 0, ...(capacity ? { timeScale: CAPACITY_SIM_TIME_SCALE } : {}) });
+    const stand = standIn(simulated, slot.variant);
+    const sim = await startSim({ engine: stand.engine, spec: stand.spec, port: 0, ...(capacity ? { timeScale: CAPACITY_SIM_TIME_SCALE } : {}) });
     sims.push(sim);
     env[slot.prefix ? `${slot.prefix}_URL` : 'TARGET_URL'] = sim.url;
     // The simulator's DCGM-shaped exporter, so the report has energy per token (docs/simulator.md).
     const gpuVar = slot.prefix ? `${slot.prefix}_GPU_METRICS_URL` : 'GPU_METRICS_URL';
     const gpu = !capacity && !env[gpuVar] && !env.GPU_METRICS_URL ? (env[gpuVar] = `${sim.url}/sim/dcgm/metrics`) : null;
-    console.log(`simulator for ${slot.variant}: ${slot.sim.engine}, ${slot.sim.spec} profile, at ${sim.url}${gpu ? ` (simulated GPU telemetry: ${gpu})` : ''}`);
+    console.log(`simulator for ${slot.variant}: ${stand.engine}, ${stand.spec} profile, at ${sim.url}${gpu ? ` (simulated GPU telemetry: ${gpu})` : ''}`);
   }
   for (const [k, v] of Object.entries(capacity ? CAPACITY_SIM_DEFAULTS : SIM_DEFAULTS)) if (!env[k]) env[k] = v;
   if (capacity) console.log(`simulators run ${CAPACITY_SIM_TIME_SCALE}× faster than model time, so the SLOs here are in their (wall) time`);
@@ -279,7 +282,7 @@ async function main(): Promise<number> {
     if (failed !== null) return failed;
   }
   env.RESULTS_DIR = env.RESULTS_DIR || 'results';
-  // A benchmark run sends traffic only to its targets unless the user says otherwise.
+  // A benchmark run sends traffic only to its variants unless the user says otherwise.
   env.K6_NO_USAGE_REPORT = env.K6_NO_USAGE_REPORT || 'true';
   mkdirSync(resolve(ROOT, env.RESULTS_DIR), { recursive: true });
   if (capacity) {

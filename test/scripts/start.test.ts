@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { instanceSegments, parseStartArgs, remoteWriteWatch } from '../../scripts/start';
+import { standIn } from '../../sim/stand-ins';
 
 const ROOT = join(__dirname, '..', '..');
 const SCENARIOS = ['dflash-vs-mtp', 'smoke'];
@@ -46,6 +47,14 @@ test('arguments', () => {
   assert.equal(parseStartArgs(['--scenario=smoke'], SCENARIOS).benchmark, 'smoke');
   assert.throws(() => parseStartArgs(['--scenario', 'nope'], SCENARIOS), /--scenario nope: expected one of/);
   assert.throws(() => parseStartArgs(['--sim'], SCENARIOS), /unknown option --sim/);
+});
+
+test("the simulated server of each variant: the A/B's mtp on vLLM, compare's on SGLang, the single server's with DFlash", () => {
+  assert.deepEqual(standIn('dflash-vs-mtp', 'mtp'), { engine: 'vllm', spec: 'mtp' });
+  assert.deepEqual(standIn('dflash-vs-mtp', 'dflash'), { engine: 'sglang', spec: 'dflash' });
+  assert.deepEqual(standIn('compare', 'mtp'), { engine: 'sglang', spec: 'mtp' });
+  assert.deepEqual(standIn('compare', 'fp8'), { engine: 'sglang', spec: 'none' });
+  assert.deepEqual(standIn('smoke', 'target'), { engine: 'sglang', spec: 'dflash' });
 });
 
 test('instances: k6 execution segments that tile the run, with their sequence', () => {
