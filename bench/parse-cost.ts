@@ -2,7 +2,7 @@
 // dialect and transport, for 128, 1k and 8k output tokens. Prints figures; asserts nothing.
 //   npx tsx bench/parse-cost.ts
 import { createDialect, type DialectName } from '../lib/dialects/index';
-import { splitSseEvents } from '../lib/reading/sse-events';
+import { splitSseEvents } from '../lib/reading';
 import { tokenPromptPool } from '../lib/workload/prompts';
 import { recordRequest } from '../lib/metrics/samples';
 

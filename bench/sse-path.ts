@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { findK6 } from '../scripts/k6-runtime';
-import { splitSseEvents } from '../lib/reading/sse-events';
+import { splitSseEvents } from '../lib/reading';
 import { startSim } from '../sim/index';
 
 const arg = (name: string, def: string): string => {

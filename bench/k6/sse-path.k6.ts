@@ -7,7 +7,7 @@ import { METRICS } from '../../lib/metrics/catalog';
 import { adder, createMetrics } from '../../lib/k6/metrics';
 import { SENDERS } from '../../lib/k6/transport';
 import { recordRequest, type AddSample, type Outcome, type SloLimits, type Window } from '../../lib/metrics/samples';
-import { arrivals, restart } from '../../lib/reading/stream-arrivals';
+import { arrivals, restart } from '../../lib/reading';
 import type { ResolvedVariant } from '../../lib/variants';
 
 const events = JSON.parse(open(__ENV.EVENTS_FILE)) as string[];

@@ -5,16 +5,13 @@
 // message_stop; `ping` may come between. No [DONE]: message_stop ends the stream, and a stream
 // without it was cut. Per the API (and llama.cpp b11669), usage.input_tokens leaves out the prompt
 // tokens read from or written to the cache, so the prompt is their sum.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
-import type { Phase, ToolDelta } from '../reading/chunk-update';
+import { Accumulator, num, obj, parseReply, type ChunkReader, type ChunkUpdate, type Phase, type ToolDelta, type TemplateCache } from '../reading';
 import { promptTurns } from './conversation';
 import { structuredFields } from './structured';
 import { MESSAGES_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
-import { parseReply } from '../reading/whole-reply';
-import type { TemplateCache } from '../reading/chunk-template';
 import type { GenerationRequest, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 

@@ -2,13 +2,11 @@
 // stream}. Each streamed event carries one token with the cumulative `tokens_predicted`; the
 // last event (stop: true) has the totals and `timings`, with the speculative draft counts
 // `draft_n` / `draft_n_accepted` when the server drafts. The stream ends without [DONE].
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
+import { Accumulator, num, obj, parseReply, type ChunkReader, type ChunkUpdate, type TemplateCache } from '../reading';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
-import type { TemplateCache } from '../reading/chunk-template';
 import { readDraftTimings, readWhole } from './openai';
-import { parseReply } from '../reading/whole-reply';
 import type { GenerationRequest, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 

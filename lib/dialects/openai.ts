@@ -1,15 +1,12 @@
 // The OpenAI-compatible API served by vLLM and SGLang: /v1/completions and /v1/chat/completions.
 // Both share usage accounting; they differ in where the generated text sits in a choice.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
-import type { Phase, ToolDelta } from '../reading/chunk-update';
+import { Accumulator, num, obj, parseReply, type ChunkReader, type ChunkUpdate, type Phase, type ToolDelta, type TemplateCache } from '../reading';
 import { promptTurns } from './conversation';
 import { CHAT_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import { structuredFields } from './structured';
-import type { TemplateCache } from '../reading/chunk-template';
-import { parseReply } from '../reading/whole-reply';
 import { thinkPhases } from './think';
 import type { GenerationRequest, SpecStepCounts, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';

@@ -5,16 +5,13 @@
 // response once more in response.completed (usage.input_tokens, output_tokens,
 // input_tokens_details.cached_tokens), or response.incomplete / response.failed. No [DONE]: a
 // stream without one of those three was cut. The server says no token count per event.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
-import type { Phase } from '../reading/chunk-update';
+import { Accumulator, num, obj, parseReply, type ChunkReader, type ChunkUpdate, type Phase, type TemplateCache } from '../reading';
 import { promptTurns } from './conversation';
 import { structuredFields } from './structured';
 import { RESPONSES_IMAGES, withImages } from './images';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { readDraftTimings, readWhole } from './openai';
-import { parseReply } from '../reading/whole-reply';
-import type { TemplateCache } from '../reading/chunk-template';
 import type { GenerationRequest, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 

@@ -1,12 +1,10 @@
 // SGLang's native API: POST /generate, {text|input_ids, sampling_params, stream}, replies with
 // {text, output_ids, meta_info}. Streams are cumulative by default (each event repeats the whole
 // text), deltas with --incremental-streaming-output; token counts come from meta_info either way.
-import { Accumulator, num, obj, type ChunkReader, type ChunkUpdate } from '../reading/stream-accumulator';
+import { Accumulator, num, obj, parseReply, type ChunkReader, type ChunkUpdate, type TemplateCache, type TemplateSuffix } from '../reading';
 import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
-import type { TemplateCache, TemplateSuffix } from '../reading/chunk-template';
-import { parseReply } from '../reading/whole-reply';
 import type { GenerationRequest, WireRequest } from './types';
 import { defineDialect, type DialectCodec } from './descriptor';
 

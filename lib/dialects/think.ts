@@ -2,7 +2,7 @@
 // content, as <think>…</think> before the answer. Everything before the first </think> is
 // reasoning (the opening tag may sit in the prompt's chat template, as DeepSeek-R1's does, so it
 // is not looked for); after it, answer. Stateful per reply: the tag may be split across chunks.
-import type { Phase } from '../reading/chunk-update';
+import type { Phase } from '../reading';
 
 const CLOSE = '</think>';
 

@@ -2,10 +2,8 @@
 // receives the whole body at once; the sse transport (xk6-sse) timestamps every event.
 import http from 'k6/http';
 import { classifyTransport } from '../dialects/errors';
-import { failed } from '../reading/whole-reply';
-import { asErrorData } from '../reading/sse-events';
+import { failed, asErrorData, ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../reading';
 import type { ClassifiedError } from '../dialects/types';
-import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../reading/stream-arrivals';
 import type { WireRequest } from '../dialects/types';
 import type { Outcome } from '../metrics/samples';
 import type { ResolvedVariant } from '../variants';

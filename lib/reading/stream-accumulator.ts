@@ -3,10 +3,10 @@
 import { classified, classifyErrorObject, messageOf, type RequestContext } from '../dialects/errors';
 import { splitSseEvents } from './sse-events';
 import type { ChunkUpdate, Phase, ToolDelta } from './chunk-update';
-import type { ToolCall, ToolCalls } from '../dialects/structured';
-import { ChunkTemplate, remember, type FastRead, type TemplateCache, type TemplateSuffix } from './chunk-template';
+import { ChunkTemplate, remember, type FastRead, type TemplateCache } from './chunk-template';
 import type { Arrivals } from './stream-arrivals';
-export type { ChunkUpdate } from './chunk-update';
+import type { ChunkReader } from './chunk-reader';
+import { mergeToolDeltas, toolCallsOf, type ToolTally } from './tool-call-tally';
 import {
   EVENT_DONE,
   EVENT_NONE,
@@ -17,50 +17,6 @@ import {
   type SpecStepCounts,
   type StreamReader,
 } from '../dialects/types';
-
-export interface ChunkReader {
-  read(chunk: Record<string, unknown>): ChunkUpdate;
-  /** A cheaper parse of a raw event, or undefined to parse it whole. */
-  fastParse?(data: string): Record<string, unknown> | undefined;
-  /** The same for a whole non-streamed reply. */
-  fastParseWhole?(body: string): Record<string, unknown> | undefined;
-  /** The whole text, when the reader kept it aside instead of passing it on chunk by chunk. */
-  text?(): string | undefined;
-  /**
-   * Chunks read by a learned template (chunk-template.ts) instead of being parsed: the keys whose string
-   * value is a chunk's generated text (empty: the template input carries no text). Needs
-   * `readInput`; absent: every chunk is parsed.
-   */
-  templateText?: readonly string[];
-  /** The part of a raw event a template reads; undefined: none. Absent: the event itself. */
-  templateInput?(data: string): string | undefined;
-  /** Reads a template input in full, as the events it comes from are read; undefined when not valid. */
-  readInput?(input: string): ChunkUpdate | undefined;
-  /**
-   * Told of the last of the events a template read in a row, as fastParse would have seen it
-   * (told once, when the run of matches ends or the stream is finished, not per event).
-   */
-  templateMatched?(data: string): void;
-  /**
-   * The template input is the end of each event (see TemplateSuffix): the per-event path then
-   * reads whole events. Only for a template input that carries no text (`templateText` empty).
-   */
-  templateSuffix?: TemplateSuffix;
-  /**
-   * The stream ends with an event of its own (ChunkUpdate.done: Messages' message_stop, Responses'
-   * response.completed): without it the stream was cut, even after a finish reason.
-   */
-  endEvent?: boolean;
-}
-
-/** A reply's tool calls while they are read: see Accumulator.toolEvent. */
-interface ToolTally {
-  calls: ToolCall[];
-  /** Summed per-event counts of the call events; NaN once one was not said. */
-  tokens: number;
-  firstTool: number;
-  firstOther: number;
-}
 
 /** Learning attempts per stream: a stream whose chunks keep changing shape is parsed in full. */
 const MAX_LEARN = 8;
@@ -410,15 +366,7 @@ export class Accumulator implements StreamReader {
    */
   private toolEvent(ds: ToolDelta[], tokens: number | null): number {
     const t = (this.tools ??= { calls: [], tokens: 0, firstTool: -1, firstOther: this.firstAnswer >= 0 ? this.firstAnswer : this.firstReasoning });
-    let generated = false;
-    for (let i = 0; i < ds.length; i++) {
-      const d = ds[i];
-      const call = (t.calls[d.index] ??= { name: '', arguments: '' });
-      if (d.name) call.name += d.name;
-      call.arguments += d.args;
-      generated ||= !!d.name || d.args !== '';
-    }
-    if (!(generated || (tokens !== null && tokens > 0))) return EVENT_NONE;
+    if (!(mergeToolDeltas(t, ds) || (tokens !== null && tokens > 0))) return EVENT_NONE;
     this.tokenEvents++;
     if (t.firstTool < 0) t.firstTool = this.tokenEvents - 1;
     t.tokens += tokens === null ? NaN : tokens;
@@ -442,23 +390,6 @@ export class Accumulator implements StreamReader {
     // A chunk with both: how its tokens split is not said.
     else if (p === 'both') this.streamReasoningTokens = NaN;
     if (p !== 'reasoning' && this.firstAnswer < 0) this.firstAnswer = first;
-  }
-
-  /**
-   * The reply's calls (gaps in the indexes dropped). Their tokens: the stream's per-event counts
-   * when every call event said its count; else the server's whole count when nothing but calls
-   * was generated; else not known.
-   */
-  private toolCallsOf(t: ToolTally): ToolCalls {
-    const streamed = this.streamed && t.firstTool >= 0;
-    const onlyCalls = t.firstOther < 0 && !this.reasoningSeen && this.parts.length === 0 && (this.fullText ?? '') === '';
-    const counted = streamed && Number.isFinite(t.tokens) ? t.tokens : null;
-    return {
-      calls: t.calls.filter((c) => c !== undefined),
-      tokens: counted ?? (onlyCalls ? this.completion : null),
-      firstToolEvent: streamed ? t.firstTool : null,
-      firstOtherEvent: this.streamed && t.firstOther >= 0 ? t.firstOther : null,
-    };
   }
 
   /** A non-streamed reply is complete by construction: no [DONE] is expected. */
@@ -510,7 +441,12 @@ export class Accumulator implements StreamReader {
         firstAnswerEvent: this.streamed && this.firstAnswer >= 0 ? this.firstAnswer : null,
       };
     }
-    if (this.tools !== null) result.toolCalls = this.toolCallsOf(this.tools);
+    if (this.tools !== null)
+      result.toolCalls = toolCallsOf(this.tools, {
+        streamed: this.streamed,
+        onlyCalls: !this.reasoningSeen && this.parts.length === 0 && (this.fullText ?? '') === '',
+        completion: this.completion,
+      });
     // The text is built (or, when the reader kept it aside unparsed, parsed) only if someone reads
     // it: a benchmark rarely does, and joining hundreds of pieces costs on k6's engine.
     const reader = this.reader;
@@ -550,16 +486,4 @@ function stepAcceptance(s: SpecStepCounts | null): number | null {
 
 function snippet(s: string): string {
   return s.length > MAX_SNIPPET ? JSON.stringify(s.slice(0, MAX_SNIPPET)) + '…' : JSON.stringify(s);
-}
-
-/**
- * Reads a count or measure (every field read with it is one), or undefined when absent, not a
- * number or below zero: a negative count is no count, and would turn throughput and ITL negative.
- */
-export function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
-}
-
-export function obj(v: unknown): Record<string, unknown> | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }

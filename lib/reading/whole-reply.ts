@@ -1,6 +1,7 @@
 // Parses a complete HTTP reply for any dialect: status errors, event streams and plain JSON go
 // through the same steps, only the chunk reader differs.
-import { Accumulator, type ChunkReader } from './stream-accumulator';
+import { Accumulator } from './stream-accumulator';
+import type { ChunkReader } from './chunk-reader';
 import { classified, classifyStatus, type RequestContext } from '../dialects/errors';
 import { looksLikeEventStream } from './sse-events';
 import type { GenerationResult } from '../dialects/types';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect, type DialectName } from '../../lib/dialects/index';
-import type { Accumulator } from '../../lib/reading/stream-accumulator';
+import type { Accumulator } from '../../lib/reading';
 import { request, sim } from './helpers';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'qwen3-32b-sim' };

@@ -8,7 +8,7 @@ import { DatasetError, parseDataset, type DatasetItem } from '../../../lib/datas
 import { buildStore, firstRequestChars, readDataset, storedItem, NO_DOMAIN } from '../../../lib/dataset/store';
 import { estimateCounter, planDataset, serverCounter, tokenizeEngine, type Counter, type DatasetPlan } from '../../../lib/dataset/plan';
 import { DatasetPlayer, firstRequest, turnTag, turnTags } from '../../../lib/dataset/player';
-import { failed } from '../../../lib/reading/whole-reply';
+import { failed } from '../../../lib/reading';
 import type { GenerationResult } from '../../../lib/dialects/types';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
 

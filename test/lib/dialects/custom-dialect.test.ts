@@ -17,8 +17,8 @@ import {
   registerDialect,
   type DialectName,
 } from '../../../lib/dialects/index';
-import { Accumulator, num, type ChunkReader, type ChunkUpdate } from '../../../lib/reading/stream-accumulator';
-import { parseReply } from '../../../lib/reading/whole-reply';
+import { Accumulator, num, type ChunkReader, type ChunkUpdate } from '../../../lib/reading';
+import { parseReply } from '../../../lib/reading';
 import { VARIABLES } from '../../../lib/config/variables';
 import { TAGS } from '../../../lib/metrics/catalog';
 import { loadConfig } from '../../../lib/config/load';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect, type DialectName, type GenerationResult } from '../../../lib/dialects/index';
-import { asErrorData, splitSseEvents } from '../../../lib/reading/sse-events';
+import { asErrorData, splitSseEvents } from '../../../lib/reading';
 import { classifyTransport } from '../../../lib/dialects/errors';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };

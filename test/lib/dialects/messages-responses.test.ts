@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { authHeaders, createDialect, DIALECT_NAMES, DIALECT_TRAITS, isDialectName, type DialectName } from '../../../lib/dialects/index';
-import type { Accumulator } from '../../../lib/reading/stream-accumulator';
+import type { Accumulator } from '../../../lib/reading';
 import { classifyStatus } from '../../../lib/dialects/errors';
 import { requestHeaders } from '../../../lib/variants';
 import { libraryWording } from '../../../lib/api/result';

@@ -2,8 +2,8 @@
 // transport's whole body (Dialect.parseBody), and the sse transport's events, framed from the bytes
 // as xk6-sse frames them and read one at a time or kept and read in batches (lib/k6/transport.ts).
 import { createDialect, type DialectName, type GenerationResult, type RequestContext } from '../../../lib/dialects/index';
-import { asErrorData } from '../../../lib/reading/sse-events';
-import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../../../lib/reading/stream-arrivals';
+import { asErrorData } from '../../../lib/reading';
+import { ARRIVAL_BATCH, arrivals, restart, tokenColumns } from '../../../lib/reading';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 
 export const CTX: Omit<RequestContext, 'route'> = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };

@@ -3,9 +3,9 @@
 // the split is checked against the simulator's ground truth (its reasoning profile).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { arrivals, tokenColumns } from '../../../lib/reading/stream-arrivals';
+import { arrivals, tokenColumns } from '../../../lib/reading';
 import { createDialect } from '../../../lib/dialects/index';
-import type { Accumulator } from '../../../lib/reading/stream-accumulator';
+import type { Accumulator } from '../../../lib/reading';
 import { recordRequest } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
 import type { RequestRecord } from '../../../sim/ground-truth';

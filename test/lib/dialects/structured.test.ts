@@ -11,8 +11,8 @@ import { structuredFields, structuredOfRow, structuredRefusal, structuredValid, 
 import { parseDataset } from '../../../lib/dataset/format';
 import { structured as structuredSection } from '../../../lib/report/sections/structured-section';
 import { buildStore } from '../../../lib/dataset/store';
-import { arrivals } from '../../../lib/reading/stream-arrivals';
-import type { Accumulator } from '../../../lib/reading/stream-accumulator';
+import { arrivals } from '../../../lib/reading';
+import type { Accumulator } from '../../../lib/reading';
 import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA, structuredConfig } from '../../../lib/config/structured';
 import { recordRequest } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';

@@ -6,9 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { thinkPhases } from '../../../lib/dialects/think';
-import { arrivals, tokenColumns } from '../../../lib/reading/stream-arrivals';
+import { arrivals, tokenColumns } from '../../../lib/reading';
 import { createDialect } from '../../../lib/dialects/index';
-import type { Accumulator } from '../../../lib/reading/stream-accumulator';
+import type { Accumulator } from '../../../lib/reading';
 import type { RequestRecord } from '../../../sim/ground-truth';
 import { startSim, type SimHandle } from '../../../sim/index';
 import { request } from '../../sim/helpers';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { splitSseEvents } from '../../../lib/reading/sse-events';
+import { splitSseEvents } from '../../../lib/reading';
 
 test('splits events on blank lines and joins multi-line data', () => {
   const r = splitSseEvents('data: a\n\n: comment\n\nevent: x\ndata: b1\ndata: b2\n\ndata:c\n\n');

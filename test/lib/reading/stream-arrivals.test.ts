@@ -3,7 +3,7 @@
 // end of the stream at its [DONE], and the same final result, however the batches fall.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ARRIVAL_BATCH, arrivals, restart, tokenColumns, type Arrivals } from '../../../lib/reading/stream-arrivals';
+import { ARRIVAL_BATCH, arrivals, restart, tokenColumns, type Arrivals } from '../../../lib/reading';
 import { createDialect, type DialectName } from '../../../lib/dialects/index';
 import { EVENT_DONE, EVENT_NONE } from '../../../lib/dialects/types';
 

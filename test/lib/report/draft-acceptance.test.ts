@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDialect } from '../../../lib/dialects/index';
-import type { Accumulator } from '../../../lib/reading/stream-accumulator';
+import type { Accumulator } from '../../../lib/reading';
 import { readSpecSteps } from '../../../lib/dialects/openai';
 import { recordRequest, SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
