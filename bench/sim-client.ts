@@ -25,7 +25,7 @@ export interface StreamResult {
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
 /** One keep-alive connection running streams back to back until the deadline. */
-function lane(job: ClientJob, host: string, port: number, deadline: number, first: number, out: StreamResult[]): Promise<number> {
+function lane(job: ClientJob, { host, port }: { host: string; port: number }, deadline: number, first: number, out: StreamResult[]): Promise<number> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port, noDelay: true });
     socket.setEncoding('latin1');
@@ -82,7 +82,9 @@ async function main(): Promise<void> {
   const deadline = nowMs() + job.durationMs;
   const results: StreamResult[] = [];
   process.send?.({ type: 'started' });
-  const failures = await Promise.all(Array.from({ length: job.concurrency }, (_, i) => lane(job, hostname, Number(port), deadline, i, results)));
+  const failures = await Promise.all(
+    Array.from({ length: job.concurrency }, (_, i) => lane(job, { host: hostname, port: Number(port) }, deadline, i, results)),
+  );
   process.send?.({ type: 'done', results, failures: failures.reduce((a, b) => a + b, 0) }, () => process.exit(0));
 }
 

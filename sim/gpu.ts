@@ -145,16 +145,15 @@ function identities(gpus: number, seed: number): GpuIdentity[] {
 const HOSTNAME = 'llm-sim';
 const MODEL_NAME = 'NVIDIA H100 80GB HBM3';
 
+/** The GPUs a page shows, and each one's labels. */
+interface GpuSeries {
+  ids: GpuIdentity[];
+  labels: (g: GpuIdentity) => string;
+}
+
 /** Lines of one metric of a page: HELP, TYPE, a series per GPU. */
-function family(
-  name: string,
-  help: string,
-  type: 'gauge' | 'counter',
-  ids: GpuIdentity[],
-  labels: (g: GpuIdentity) => string,
-  value: (g: GpuIdentity) => string,
-): string[] {
-  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...ids.map((g) => `${name}{${labels(g)}} ${value(g)}`)];
+function family(name: string, help: string, type: 'gauge' | 'counter', gpus: GpuSeries, value: (g: GpuIdentity) => string): string[] {
+  return [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...gpus.ids.map((g) => `${name}{${gpus.labels(g)}} ${value(g)}`)];
 }
 
 /** NVIDIA dcgm-exporter's page (its default counters that matter here), as it prints them. */
@@ -164,11 +163,13 @@ export function dcgmPage(m: GpuMeter, seed: number, kvUsedTokens: number, x = no
     `gpu="${g.index}",UUID="${g.uuid}",pci_bus_id="00000000:${(0x18 + g.index * 0x10).toString(16).toUpperCase()}:00.0",device="nvidia${g.index}",modelName="${MODEL_NAME}",Hostname="${HOSTNAME}"`;
   const util = m.utilization(x);
   return [
-    ...family('DCGM_FI_DEV_GPU_UTIL', 'GPU utilization (in %).', 'gauge', ids, labels, () => String(Math.round(util))),
-    ...family('DCGM_FI_DEV_FB_USED', 'Framebuffer memory used (in MiB).', 'gauge', ids, labels, () => String(Math.round(memoryMiB(m.o.gpus, kvUsedTokens)))),
-    ...family('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', 'gauge', ids, labels, (g) => m.watts(x, g.index).toFixed(3)),
+    ...family('DCGM_FI_DEV_GPU_UTIL', 'GPU utilization (in %).', 'gauge', { ids, labels }, () => String(Math.round(util))),
+    ...family('DCGM_FI_DEV_FB_USED', 'Framebuffer memory used (in MiB).', 'gauge', { ids, labels }, () =>
+      String(Math.round(memoryMiB(m.o.gpus, kvUsedTokens))),
+    ),
+    ...family('DCGM_FI_DEV_POWER_USAGE', 'Power draw (in W).', 'gauge', { ids, labels }, (g) => m.watts(x, g.index).toFixed(3)),
     // dcgm-exporter prints the counter as whole millijoules.
-    ...family('DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION', 'Total energy consumption since boot (in mJ).', 'counter', ids, labels, (g) =>
+    ...family('DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION', 'Total energy consumption since boot (in mJ).', 'counter', { ids, labels }, (g) =>
       String(Math.round((m.joules(x, g.index) as number) * 1000)),
     ),
     '',
@@ -185,15 +186,14 @@ export function nvidiaSmiPage(m: GpuMeter, seed: number, kvUsedTokens: number, x
       'nvidia_smi_gpu_info',
       "A metric with a constant '1' value labeled by gpu uuid, name, driver_model_current, driver_model_pending, vbios_version, driver_version.",
       'gauge',
-      ids,
-      (g) => `${labels(g)},name="${MODEL_NAME}"`,
+      { ids, labels: (g) => `${labels(g)},name="${MODEL_NAME}"` },
       () => '1',
     ),
-    ...family('nvidia_smi_utilization_gpu_ratio', 'utilization.gpu [%]', 'gauge', ids, labels, () => util.toFixed(2)),
-    ...family('nvidia_smi_memory_used_bytes', 'memory.used [MiB]', 'gauge', ids, labels, () =>
+    ...family('nvidia_smi_utilization_gpu_ratio', 'utilization.gpu [%]', 'gauge', { ids, labels }, () => util.toFixed(2)),
+    ...family('nvidia_smi_memory_used_bytes', 'memory.used [MiB]', 'gauge', { ids, labels }, () =>
       String(Math.round(memoryMiB(m.o.gpus, kvUsedTokens)) * 1_048_576),
     ),
-    ...family('nvidia_smi_power_draw_watts', 'power.draw [W]', 'gauge', ids, labels, (g) => m.watts(x, g.index).toFixed(2)),
+    ...family('nvidia_smi_power_draw_watts', 'power.draw [W]', 'gauge', { ids, labels }, (g) => m.watts(x, g.index).toFixed(2)),
     '',
   ].join('\n');
 }

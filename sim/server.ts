@@ -143,17 +143,22 @@ function listenOn(server: http.Server, host: string, port: number): Promise<numb
   });
 }
 
+/** The server and the port it listens on. */
+interface Listener {
+  server: http.Server;
+  port: number;
+}
+
 /**
  * When the server is ready: at once without a startup delay; else once it is over. vLLM binds its
  * port before loading the model but only listens once the engine is up: connections are refused
  * until then (the listener is closed and opened again).
  */
 async function readiness(
-  server: http.Server,
+  { server, port }: Listener,
   o: SimOptions,
   profile: EngineProfile,
   readyAt: number,
-  port: number,
   crashed: () => boolean,
 ): Promise<{ ready: Promise<void> }> {
   // setTimeout counts whole milliseconds and may fire up to one early on this clock: wait until
@@ -237,7 +242,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
 
   const port = await listenOn(server, o.host, o.port);
   o.port = port;
-  const { ready } = await readiness(server, o, profile, readyAt, port, () => crashed);
+  const { ready } = await readiness({ server, port }, o, profile, readyAt, () => crashed);
   if (o.faults.stall) engine.setStalled(true);
   scheduleCrash();
 

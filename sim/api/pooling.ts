@@ -91,7 +91,14 @@ function rerankInput(ctx: SimContext, body: Json): { query: number[]; docs: numb
   return { query: itemIds(ctx, body.query, 'query'), docs: docs.map((d) => itemIds(ctx, d, 'documents')) };
 }
 
-function record(ctx: SimContext, rc: RouteContext, route: string, items: number, tokens: number): RequestRecord {
+/** One pooling request's work: its route, its items (inputs or documents) and its tokens. */
+interface PoolingWork {
+  route: string;
+  items: number;
+  tokens: number;
+}
+
+function record(ctx: SimContext, rc: RouteContext, { route, items, tokens }: PoolingWork): RequestRecord {
   return {
     id: '',
     ordinal: ctx.nextOrdinal(),
@@ -125,8 +132,9 @@ function record(ctx: SimContext, rc: RouteContext, route: string, items: number,
 }
 
 /** Queues the request's pass and answers when it ends; the record is the truth of what was served. */
-function serve(ctx: SimContext, queue: PoolingQueue, rc: RouteContext, route: string, items: number, tokens: number, body: () => Json): void {
-  const rec = record(ctx, rc, route, items, tokens);
+function serve(ctx: SimContext, queue: PoolingQueue, rc: RouteContext, work: PoolingWork, body: () => Json): void {
+  const { tokens } = work;
+  const rec = record(ctx, rc, work);
   queue.submit({
     tokens,
     reply: () => {
@@ -146,7 +154,7 @@ export function addPoolingRoutes(router: Router, ctx: SimContext): void {
     checkModel(ctx, body);
     const items = embeddingItems(ctx, body);
     const tokens = items.reduce((s, ids) => s + ids.length, 0);
-    serve(ctx, queue, rc, EMBEDDINGS_ROUTE, items.length, tokens, () => ({
+    serve(ctx, queue, rc, { route: EMBEDDINGS_ROUTE, items: items.length, tokens }, () => ({
       object: 'list',
       model: ctx.o.model,
       data: items.map((ids, index) => ({ object: 'embedding', index, embedding: vector(ctx.o.seed, ids) })),
@@ -159,7 +167,7 @@ export function addPoolingRoutes(router: Router, ctx: SimContext): void {
     const { query, docs } = rerankInput(ctx, body);
     // Each document is scored with the query beside it, as a cross-encoder reads them: the query's tokens count once per document.
     const tokens = docs.reduce((s, d) => s + query.length + d.length, 0);
-    serve(ctx, queue, rc, RERANK_ROUTE, docs.length, tokens, () => {
+    serve(ctx, queue, rc, { route: RERANK_ROUTE, items: docs.length, tokens }, () => {
       const results = docs.map((d, index) => ({ index, relevance_score: vector(ctx.o.seed, [...query, ...d])[0] }));
       return { object: 'list', model: ctx.o.model, results: results.sort((a, b) => b.relevance_score - a.relevance_score), usage: usage(tokens) };
     });
