@@ -3,7 +3,7 @@
 // the in-run verdicts have them: Welch's t on the log ratio for throughput, a percentile bootstrap
 // for the pooled e2e), a verdict, and whether the new run is slower beyond the tolerance with its
 // whole interval: a regression.
-import { bootstrapRatio, mean, pooledMean, type Interval } from '../stats/bootstrap';
+import { bootstrapRatio, mean, pooledMean, ratioSample, seedOf, type Interval } from '../stats/bootstrap';
 import { ratioOfMeans } from '../stats/t-interval';
 import { unpairedRatio } from '../stats/across-runs';
 import type { Ratio } from '../report/figures/ab-comparison';
@@ -147,6 +147,11 @@ const tps = (xs: Slice[]) => mean(xs.map((x) => x[0]));
 const meanE2e = pooledMean(1, 2);
 const withRequests = (xs: Slice[]) => xs.filter((x) => x[2] > 0);
 
+/** The bootstrap interval of the new run's mean e2e ÷ the baseline's, each side seeded by its role and cell. */
+function e2eInterval(next: Slice[], base: Slice[], cell: string): Interval | null {
+  return bootstrapRatio(ratioSample(next, 1, 2, seedOf(`new/${cell}`)), ratioSample(base, 1, 2, seedOf(`baseline/${cell}`)));
+}
+
 function tuples(s: SummarySlices): Slice[] {
   return s.requests.map((r, i) => [s.output_tokens_per_s[i], s.e2e_sum_ms[i], r]);
 }
@@ -284,7 +289,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
             tPoint,
           ),
         };
-  const latency = lPoint === null ? null : { value: lPoint, ci: holding(bootstrapRatio(withRequests(tn), withRequests(tb), meanE2e), lPoint) };
+  const latency = lPoint === null ? null : { value: lPoint, ci: holding(e2eInterval(withRequests(tn), withRequests(tb), b.cell), lPoint) };
   if ((throughput !== null && throughput.ci === null) || (latency !== null && latency.ci === null)) {
     notes.unshift('not enough data for an interval: most resamples had nothing to divide by');
     return out(vb, vn, throughput, latency, 'no-interval');

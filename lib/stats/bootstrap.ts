@@ -1,6 +1,5 @@
 // Percentile bootstrap intervals for ratios of two independent samples (batch means of time
 // slices). Seeded, so the same data always gives the same interval.
-import { mulberry32 } from './rng';
 
 export interface Interval {
   lo: number;
@@ -36,31 +35,6 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
-
-/**
- * The bootstrap distribution of stat(a) / stat(b), resampling a and b independently with
- * replacement, sorted; null when either has fewer than 2 items or most resamples had no ratio.
- * `stat` gets the resampled items; items may be tuples, e.g. [sum, count] for a ratio estimator.
- */
-export function bootstrapRatios<T>(a: T[], b: T[], stat: (xs: T[]) => number, opts: { reps?: number; seed?: number } = {}): Float64Array | null {
-  if (a.length < 2 || b.length < 2) return null;
-  const reps = opts.reps ?? 2000;
-  const rng = mulberry32(opts.seed ?? 12345);
-  const ratios = new Float64Array(reps);
-  let n = 0;
-  const ra = new Array<T>(a.length);
-  const rb = new Array<T>(b.length);
-  for (let r = 0; r < reps; r++) {
-    for (let i = 0; i < a.length; i++) ra[i] = a[Math.floor(rng() * a.length)];
-    for (let i = 0; i < b.length; i++) rb[i] = b[Math.floor(rng() * b.length)];
-    const den = stat(rb);
-    if (den > 0) ratios[n++] = stat(ra) / den;
-  }
-  if (n < reps / 2) return null;
-  // A typed array sorts numerically in the engine itself: a comparator called 20,000 times per
-  // interval is most of handleSummary's time on k6's engine.
-  return ratios.subarray(0, n).sort();
 }
 
 /**
@@ -109,10 +83,54 @@ export function percentileInterval(sorted: ArrayLike<number>, level: number): In
   return { lo: quantileSorted(sorted, tail), hi: quantileSorted(sorted, 1 - tail) };
 }
 
-/** Interval for stat(a) / stat(b) (see bootstrapRatios). */
-export function bootstrapRatio<T>(a: T[], b: T[], stat: (xs: T[]) => number, opts: { reps?: number; seed?: number; level?: number } = {}): Interval | null {
-  const ratios = bootstrapRatios(a, b, stat, opts);
-  return ratios === null ? null : percentileInterval(ratios, opts.level ?? 0.95);
+/** Resamples per bootstrap distribution. */
+export const BOOTSTRAP_REPS = 2000;
+
+/**
+ * The items of a ratio estimator Σnum ÷ Σden (den null: the mean of num), resampled whole (a
+ * slice's e2e sum and its request count stay together), and the seed of their resamples.
+ */
+export interface RatioSample {
+  num: ArrayLike<number>;
+  den: ArrayLike<number> | null;
+  seed: number;
+}
+
+/** The sample of items[i][num] ÷ items[i][den] (den null: the mean of items[i][num]). */
+export function ratioSample(items: ReadonlyArray<readonly number[]>, num: number, den: number | null, seed: number): RatioSample {
+  return { num: items.map((x) => x[num]), den: den === null ? null : items.map((x) => x[den]), seed };
+}
+
+/**
+ * A sample's bootstrap distribution (BOOTSTRAP_REPS resamples), null below two items. The same seed
+ * gives the same draws, so a baseline drawn once stands in for itself in each bootstrapRatio with it.
+ */
+export function bootstrapDraws(s: RatioSample, reps = BOOTSTRAP_REPS): Float64Array | null {
+  return s.num.length < 2 ? null : resampledMeans(s.num, s.den, reps, s.seed);
+}
+
+/**
+ * The percentile interval of a's estimator ÷ b's, each resampled independently: the one bootstrap
+ * of every report and comparison (docs/definitions.md). A side may be its draws already made
+ * (bootstrapDraws); null when a side has fewer than two items or most resamples had no ratio.
+ */
+export function bootstrapRatio(
+  a: RatioSample | Float64Array | null,
+  b: RatioSample | Float64Array | null,
+  opts: { reps?: number; level?: number } = {},
+): Interval | null {
+  const drawn = (s: RatioSample | Float64Array | null) => (s === null || s instanceof Float64Array ? s : bootstrapDraws(s, opts.reps));
+  const da = drawn(a);
+  const db = drawn(b);
+  const dist = da && db ? ratioDistribution(da, db) : null;
+  return dist === null ? null : percentileInterval(dist, opts.level ?? 0.95);
+}
+
+/** A seed from a name (FNV-1a), so that one run's resamples are the same in every report of it. */
+export function seedOf(name: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+  return h >>> 0;
 }
 
 /** Interval for the mean of one sample (e.g. a variant's slice throughputs). */

@@ -9,7 +9,7 @@ import { byDomain } from '../../plan/dataset-keys';
 import { subKey } from '../../plan/summary-keys';
 import { SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../metrics/samples';
 import { acceptanceByPosition } from './draft-acceptance';
-import { bootstrapRatio, pooledMean, type Interval } from '../../stats/bootstrap';
+import { bootstrapRatio, pooledMean, ratioSample, seedOf, type Interval } from '../../stats/bootstrap';
 import type { DatasetPlan } from '../../dataset/plan';
 import { describeLengths } from '../../dataset/lengths';
 import { display, type Ratio } from './ab-comparison';
@@ -202,7 +202,10 @@ export function compareGroups(
       // With an interval, the estimate is the statistic it resamples (mean e2e over the steady slices), so it lies inside
       // it; the whole run's means (warm-up and drain included) could fall outside. Without one, the whole run's.
       const sliced = sa.length >= 2 && sb.length >= 2;
-      speedup = sliced ? { value: meanE2e(sb) / meanE2e(sa), ci: bootstrapRatio(sb, sa, meanE2e, { level }) } : { value: db.e2e.avg / da.e2e.avg, ci: null };
+      const sample = (xs: Array<[number, number]>, variant: string) => ratioSample(xs, 0, 1, seedOf(`${a.cellId}/${variant}/${da.domain}`));
+      speedup = sliced
+        ? { value: meanE2e(sb) / meanE2e(sa), ci: bootstrapRatio(sample(sb, `b/${b.variant}`), sample(sa, `a/${a.variant}`), { level }) }
+        : { value: db.e2e.avg / da.e2e.avg, ci: null };
     }
     return { domain: da.domain, speedup, text: domainVerdict(a.variant, b.variant, da.domain, speedup), acceptance: { a: da.acceptance, b: db.acceptance } };
   });

@@ -3,7 +3,7 @@
 // percentile bootstrap, shown beside it), with Bonferroni-adjusted simultaneous intervals so that a
 // cell's verdicts hold together at 95 %; a ranking that only orders what the intervals separate; and per variant, the concurrency
 // beyond which its gain over the baseline is no longer significant (the crossover).
-import { percentileInterval, pooledMean, ratioDistribution, resampledMeans, type Interval } from '../../stats/bootstrap';
+import { bootstrapDraws, bootstrapRatio, pooledMean, ratioSample, seedOf, type Interval } from '../../stats/bootstrap';
 import { ratioOfMeans } from '../../stats/t-interval';
 import type { Load } from '../../plan/matrix';
 import type { RunFigures } from './run-figures';
@@ -74,50 +74,35 @@ function tooFew(a: RunFigures, b: RunFigures, sliceMs: number): string | null {
   return null;
 }
 
-/** Reps of each bootstrap distribution. */
-const REPS = 2000;
-
-/** A run's bootstrap distribution of its mean e2e (a ratio estimator, Σe2e ÷ Σrequests), drawn once per run and seed. */
-interface Drawn {
-  e2e: Float64Array | null;
-}
-
-function draw(run: RunFigures, seed: number): Drawn {
+/**
+ * A run's bootstrap draws of its mean e2e (Σe2e ÷ Σrequests over the slices in which a request
+ * finished), seeded by its cell and variant: a baseline's are drawn once per cell and shared.
+ */
+function e2eDraws(run: RunFigures): Float64Array | null {
   const withReqs = run.slices.filter((x) => x[2] > 0);
-  return {
-    e2e:
-      withReqs.length >= 2
-        ? resampledMeans(
-            withReqs.map((x) => x[1]),
-            withReqs.map((x) => x[2]),
-            REPS,
-            seed + 1,
-          )
-        : null,
-  };
+  return bootstrapDraws(ratioSample(withReqs, 1, 2, seedOf(`${run.cellId}/${run.variant}`)));
 }
 
-/** A speedup and its interval from the same statistic, or null when the statistic is undefined. */
+/** A speedup and its interval (bootstrapRatio) from the same statistic, or null when the statistic is undefined. */
 function speedup(value: number, num: Float64Array | null, den: Float64Array | null, level: number): Speedup | null {
   if (!Number.isFinite(value) || !(value > 0)) return null;
-  const dist = num && den ? ratioDistribution(num, den) : null;
-  return { value, ci: dist === null ? null : percentileInterval(dist, level) };
+  return { value, ci: bootstrapRatio(num, den, { level }) };
 }
 
 /** One variant's run against the baseline's run of the same cell (`baseDrawn`: the baseline's distributions, when already drawn). */
-export function versusOne(v: RunFigures, base: RunFigures, sliceMs: number, level: number, baseDrawn?: Drawn): VersusEntry {
+export function versusOne(v: RunFigures, base: RunFigures, sliceMs: number, level: number, baseDrawn?: Float64Array | null): VersusEntry {
   const head = { cellId: v.cellId, isl: v.isl, osl: v.osl, load: v.load, variant: v.variant, baseline: base.variant };
   if (v.throughput === null || base.throughput === null)
     return { ...head, throughput: null, latency: null, standing: 'not_measured', why: 'throughput was not measured for both' };
-  const mine = draw(v, hash(`${v.cellId}/${v.variant}`));
-  const theirs = baseDrawn ?? draw(base, hash(`${base.cellId}/${base.variant}`));
+  const mine = e2eDraws(v);
+  const theirs = baseDrawn === undefined ? e2eDraws(base) : baseDrawn;
   const throughput = ratioOfMeans(
     v.slices.map((x) => x[0]),
     base.slices.map((x) => x[0]),
     level,
   );
   const withReqs = (xs: Slice[]) => xs.filter((x) => x[2] > 0);
-  const latency = speedup(meanE2e(withReqs(base.slices)) / meanE2e(withReqs(v.slices)), theirs.e2e, mine.e2e, level);
+  const latency = speedup(meanE2e(withReqs(base.slices)) / meanE2e(withReqs(v.slices)), theirs, mine, level);
   const few = tooFew(v, base, sliceMs);
   if (few !== null || throughput === null || throughput.ci === null) {
     return { ...head, throughput, latency, standing: 'too_few_samples', why: few ?? 'no interval could be drawn' };
@@ -146,7 +131,7 @@ export function versus(runs: RunFigures[], cells: ReadonlyArray<{ id: string }>,
     const base = runs.find((r) => r.cellId === cell.id && r.variant === baseline);
     if (!base) continue;
     const here: VersusEntry[] = [];
-    const baseDrawn = draw(base, hash(`${base.cellId}/${base.variant}`));
+    const baseDrawn = e2eDraws(base);
     for (const v of others) {
       const run = runs.find((r) => r.cellId === cell.id && r.variant === v);
       if (run) here.push(versusOne(run, base, sliceMs, level, baseDrawn));
@@ -270,12 +255,6 @@ export function crossovers(variant: string, mine: VersusEntry[]): Crossover[] {
 }
 
 const vus = (e: VersusEntry) => (e.load.kind === 'vus' ? e.load.vus : 0);
-
-function hash(s: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
 
 const x2 = (v: number) => `${v.toFixed(2)}×`;
 
