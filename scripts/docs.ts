@@ -155,7 +155,7 @@ export function libraryMetricsTable(): string {
   const when: Partial<Record<MetricKey, string>> = {
     success: 'every call: 1 or 0',
     errors: 'every failed call',
-    preflightFailed: 'preflight() of a target that failed',
+    preflightFailed: 'preflight() of a variant that failed',
     runVus: "a VU's first call in a scenario",
     windowTokens: 'constant-vus / constant-arrival-rate scenarios of one duration',
     windowRequests: 'the same',

@@ -166,10 +166,10 @@ export const FAULT_CASES: readonly FaultCase[] = [
     faults: {},
     when: 'load',
     crash: true,
-    env: { TARGET_DOWN_AFTER: '1s' },
+    env: { VARIANT_DOWN_AFTER: '1s' },
     exit: 99,
     classes: ['connection_lost', 'unreachable'],
-    sees: 'in-flight requests connection_lost; then back-off, refused attempts counted apart from requests, the target declared down after TARGET_DOWN_AFTER',
+    sees: 'in-flight requests connection_lost; then back-off, refused attempts counted apart from requests, the variant declared down after VARIANT_DOWN_AFTER',
   },
   {
     id: 'stall',

@@ -26,7 +26,7 @@ const STATUS_CLASSES = new Set(['bad_request', 'context_length', 'rate_limited',
 
 interface Extended extends SummaryJson {
   test_run_duration_ms: number | null;
-  records: Array<SummaryJson['records'][number] & { unreachable_attempts: number; target_down_vus: number }>;
+  records: Array<SummaryJson['records'][number] & { unreachable_attempts: number; variant_down_vus: number; target_down_vus: number }>;
   preflight_failures: Array<{ variant: string; reason: string; message: string | null }>;
 }
 
@@ -110,8 +110,10 @@ async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport
       );
     } else {
       assert.ok(rec.requests >= seenBeforeCrash, `client counted ${rec.requests}, the server had seen ${seenBeforeCrash} before dying`);
-      assert.ok(rec.target_down_vus > 0, 'the dead target was declared down');
-      // Back-off: 50 ms doubling to 1 s, then down after TARGET_DOWN_AFTER=1s: a handful per VU.
+      assert.ok(rec.variant_down_vus > 0, 'the dead variant was declared down');
+      // The old key, written one release more.
+      assert.equal(rec.target_down_vus, rec.variant_down_vus);
+      // Back-off: 50 ms doubling to 1 s, then down after VARIANT_DOWN_AFTER=1s: a handful per VU.
       assert.ok(rec.unreachable_attempts <= 2 * 12, `${rec.unreachable_attempts} refused attempts`);
       assert.match(md, /declared down/);
     }

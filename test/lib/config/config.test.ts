@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, mergeFile, redacted, stamp } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
+import { benchmarkEnv } from '../../../lib/config/environment';
 import { duration, intList } from '../../../lib/config/parse';
 import { planOf } from '../../../lib/plan/matrix';
 
@@ -36,6 +37,26 @@ describe('loadConfig', () => {
     assert.equal(c.gracefulStopMs, 30_000, 'GRACEFUL_STOP defaults to REQUEST_TIMEOUT');
     assert.equal(c.runId, 'smoke-20261129-201500');
     assert.equal(c.variants[0].dialect, 'auto');
+  });
+  test('VARIANT_DOWN_AFTER, and its old name TARGET_DOWN_AFTER still read (with a note, in a file too) until the next release', () => {
+    assert.equal(loadConfig(BENCHMARKS['smoke'], { ...base, VARIANT_DOWN_AFTER: '5s' }, NOW).variantDownAfterMs, 5000);
+    const notes: string[] = [];
+    const warn = console.warn;
+    console.warn = (line: string) => notes.push(line);
+    try {
+      const env = benchmarkEnv({ ...base, CONFIG: 'c.json' }, () => '{"TARGET_DOWN_AFTER": "7s"}', undefined, null);
+      assert.equal(loadConfig(BENCHMARKS['smoke'], env, NOW).variantDownAfterMs, 7000);
+      const both = benchmarkEnv({ ...base, TARGET_DOWN_AFTER: '7s', VARIANT_DOWN_AFTER: '9s' }, () => '', undefined, null);
+      assert.equal(loadConfig(BENCHMARKS['smoke'], both, NOW).variantDownAfterMs, 9000, 'the new name wins');
+    } finally {
+      console.warn = warn;
+    }
+    assert.deepEqual(notes, [
+      'TARGET_DOWN_AFTER is renamed VARIANT_DOWN_AFTER; the old name is still read until the next release.',
+      'TARGET_DOWN_AFTER is renamed VARIANT_DOWN_AFTER; the old name is still read until the next release.',
+    ]);
+    // A settings record of the last release (merge, report rebuild) holds the old name alone.
+    assert.equal(loadConfig(BENCHMARKS['smoke'], { ...base, TARGET_DOWN_AFTER: '3s' }, NOW).variantDownAfterMs, 3000);
   });
   test('ITL_SAMPLES=auto counts in buckets for a long plan of one or two runs only', () => {
     const itl = (name: string, env: Record<string, string>) => loadConfig(BENCHMARKS[name], { ...base, ...env }, NOW).itlSamples;

@@ -10,7 +10,7 @@ test('back-off doubles from 50 ms to a 1 s cap while nothing listens, and resets
   assert.equal(r.after(true, 110).waitMs, 50, 'a new series starts again at the first back-off');
 });
 
-test('declared down once, after TARGET_DOWN_AFTER of unbroken failures; a reply in between restarts the clock', () => {
+test('declared down once, after VARIANT_DOWN_AFTER of unbroken failures; a reply in between restarts the clock', () => {
   const r = new Reachability({ ...BACKOFF, downAfterMs: 5000 });
   assert.equal(r.after(true, 0).declaredDown, false);
   assert.equal(r.after(true, 4000).declaredDown, false);
