@@ -3,6 +3,7 @@
 // comparison refuses it unless forced; a difference in how long or how finely it was measured
 // (DURATION, SLICES, the load levels) is only noted: the cells both runs have are still alike.
 import type { BenchSummary, SettingValue } from './read-summary';
+import { settingsOf } from '../report/run-settings';
 
 export interface Difference {
   /** The setting's name as the user knows it (ISL, SEED, variant mtp model …). */
@@ -19,29 +20,10 @@ export interface WorkloadCheck {
 }
 
 /** Settings that shape the requests sent; compared when both summaries record them. */
-export const WORKLOAD_SETTINGS = [
-  'ISL',
-  'OSL',
-  'SEED',
-  'STREAM',
-  'PROMPT_POOL',
-  'SHARED_PREFIX',
-  'ISL_SPREAD',
-  'TEMPERATURE',
-  'IGNORE_EOS',
-  'VOCAB_SIZE',
-  'DATASET',
-  'DATASET_DOMAINS',
-  'DATASET_MIN_TOKENS',
-  'DATASET_MAX_TOKENS',
-  'DATASET_DOMAIN_MARKER',
-  'MULTI_TURN',
-  'MULTI_TURN_HISTORY',
-  'THINK_TIME_s',
-] as const;
+export const WORKLOAD_SETTINGS = settingsOf('workload');
 
 /** Settings of the measurement: a difference is reported beside the results, not refused. */
-export const MEASUREMENT_SETTINGS = ['CONCURRENCY', 'RATE', 'DURATION_s', 'REQUESTS', 'SLICES', 'REQUEST_TIMEOUT_s', 'LATENCY_WINDOW'] as const;
+export const MEASUREMENT_SETTINGS = settingsOf('measurement');
 
 const show = (v: SettingValue | undefined): string => (v === null || v === undefined ? '(unset)' : typeof v === 'string' ? `'${v}'` : String(v));
 

@@ -11,6 +11,7 @@ import { sloSet } from '../metrics/samples';
 import type { BenchmarkSpec } from '../benchmarks';
 import { TRANSPORTS } from '../transports';
 import { buildSections } from './sections/index';
+import { runSettings } from './run-settings';
 import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress } from './figures/stopped-runs';
 
 export type { PreflightFailure, Report, ReportKind, SummaryDataLike, VariantSummary, Threshold } from './report-types';
@@ -67,7 +68,7 @@ export function buildReport(
     generatedAt: now.toISOString(),
     transport: cfg.transport,
     notMeasured,
-    settings: settings(cfg, plan, spec.load),
+    settings: runSettings({ cfg, plan, load: spec.load }),
     variants: cfg.variants.map((t) => {
       const info = setup?.variants?.find((x) => x.variant === t.variant);
       return {
@@ -124,38 +125,4 @@ export function buildReport(
 
 export function where(isl: number, osl: number, load: RunFigures['load']): string {
   return `ISL ${isl}, OSL ${osl}, ${loadWords(load)}`;
-}
-
-function settings(cfg: BenchConfig, plan: Plan, load: BenchmarkSpec['load']): Report['settings'] {
-  const ds = cfg.dataset;
-  return {
-    ISL: cfg.isl.join(','),
-    OSL: cfg.osl.join(','),
-    CONCURRENCY: cfg.concurrency.join(','),
-    RATE: load === 'rate' ? cfg.rates.join(',') : null,
-    DURATION_s: plan.requests === null ? cfg.durationMs / 1000 : null,
-    REQUESTS: plan.requests,
-    SLICES: cfg.slices,
-    TRANSPORT: cfg.transport,
-    STREAM: cfg.stream,
-    SEED: cfg.seed,
-    PROMPT_POOL: cfg.promptPool,
-    SHARED_PREFIX: cfg.sharedPrefix,
-    ISL_SPREAD: cfg.islSpread,
-    TEMPERATURE: cfg.temperature,
-    IGNORE_EOS: cfg.ignoreEos,
-    REQUEST_TIMEOUT_s: cfg.requestTimeoutMs / 1000,
-    VOCAB_SIZE: cfg.vocabSize,
-    LATENCY_WINDOW: cfg.latencyWindow,
-    ITL_SAMPLES: cfg.itlSamples,
-    // The prompts' source (null: seeded random token ids), so `npm run compare` can tell workloads apart.
-    DATASET: ds?.spec ?? null,
-    DATASET_DOMAINS: ds?.domains?.join(',') ?? null,
-    DATASET_MIN_TOKENS: ds?.minTokens ?? null,
-    DATASET_MAX_TOKENS: ds?.maxTokens ?? null,
-    DATASET_DOMAIN_MARKER: ds ? ds.domainMarker : null,
-    MULTI_TURN: ds ? ds.multiTurn : null,
-    MULTI_TURN_HISTORY: ds?.multiTurn ? ds.history : null,
-    THINK_TIME_s: ds?.multiTurn ? ds.thinkTimeMs / 1000 : null,
-  };
 }
