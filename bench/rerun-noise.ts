@@ -32,8 +32,7 @@ async function main(): Promise<void> {
           transport === 'sse' ? 'dist/sse/concurrency-ramp.js' : 'dist/concurrency-ramp.js',
           'concurrency-ramp',
           { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: `noise${i}` },
-          dir,
-          { timeoutMs: 120_000 },
+          { dir, timeoutMs: 120_000 },
         );
         if (r.code !== 0 || r.summary === null) throw new Error(`run ${i} exit ${r.code}: ${r.stderr.slice(-1500)}`);
         records.push((r.summary as { records: Array<Record<string, unknown>> }).records);

@@ -291,7 +291,7 @@ function emitDatasetRun(om: OpenMetrics, r: DatasetRunSpec, t0: number): void {
       const rs = d.tps / r.cell.osl;
       om.add(promName(METRICS.success), labels, t, 1);
       om.add(promName(METRICS.outputTokens), labels, t, d.tps * rel);
-      trend(om, METRICS.e2e, labels, t, stats(d.e2eAvg, d.e2eAvg * 1.2, d.e2eAvg * 1.5, d.e2eAvg, d.e2eAvg * 2), rs * rel);
+      trend({ om, t }, METRICS.e2e, labels, stats(d.e2eAvg, d.e2eAvg * 1.2, d.e2eAvg * 1.5, d.e2eAvg, d.e2eAvg * 2), rs * rel);
       if (d.acceptanceTokens !== null) {
         om.add(promName(METRICS.specTokens), labels, t, d.tps * rel);
         om.add(promName(METRICS.specVerifySteps), labels, t, (d.tps * rel) / d.acceptanceTokens);
@@ -299,7 +299,7 @@ function emitDatasetRun(om: OpenMetrics, r: DatasetRunSpec, t0: number): void {
     }
     for (const turn of r.turns) {
       const labels = { ...base, domain: 'chat', turn: turn.turn };
-      trend(om, METRICS.ttft, labels, t, stats(turn.ttftP50, turn.ttftP50 * 1.5, turn.ttftP50 * 2, turn.ttftP50, turn.ttftP50 * 3), 10 * rel);
+      trend({ om, t }, METRICS.ttft, labels, stats(turn.ttftP50, turn.ttftP50 * 1.5, turn.ttftP50 * 2, turn.ttftP50, turn.ttftP50 * 3), 10 * rel);
       om.add(promName(METRICS.inputTokens), labels, t, turn.inputRate * rel);
       om.add(promName(METRICS.cachedTokens), labels, t, turn.inputRate * turn.cachedShare * rel);
     }
@@ -352,12 +352,18 @@ function pushTimes(from: number, to: number): number[] {
   return out;
 }
 
-function trend(om: OpenMetrics, def: MetricDef, labels: Labels, t: number, s: Stats, count: number): void {
+/** Where a series' samples go, and at what time. */
+interface At {
+  om: OpenMetrics;
+  t: number;
+}
+
+function trend({ om, t }: At, def: MetricDef, labels: Labels, s: Stats, count: number): void {
   for (const stat of STAT_SUFFIXES) om.add(promName(def, stat), labels, t, stat === 'count' ? count : s[stat]);
 }
 
 /** `once`: this instance sent the run's first iteration, which writes the once-per-run samples. */
-function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instance: Labels = {}, once = true): void {
+function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, { instance = {}, once = true }: { instance?: Labels; once?: boolean } = {}): void {
   const scenario = `${r.variant}_${r.cell.id}`;
   const runTags: Labels = {
     testid: test.testid,
@@ -375,36 +381,35 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
     om.add(promName(METRICS.outputTokens), base, t, r.tps * rel);
     om.add(promName(METRICS.inputTokens), base, t, rs * r.cell.isl * rel);
     om.add(promName(METRICS.success), base, t, 1 - r.errorRate);
-    trend(om, METRICS.e2e, base, t, r.e2e, rs * rel);
+    trend({ om, t }, METRICS.e2e, base, r.e2e, rs * rel);
     trend(
-      om,
+      { om, t },
       METRICS.requestTps,
       base,
-      t,
       stats(r.cell.osl / r.e2e.p50, (r.cell.osl / r.e2e.p50) * 1.1, (r.cell.osl / r.e2e.p50) * 1.3, r.cell.osl / r.e2e.avg, (r.cell.osl / r.e2e.p50) * 1.5),
       rs * rel,
     );
-    if (r.ttft) trend(om, METRICS.ttft, base, t, r.ttft, rs * rel);
-    if (r.itl) trend(om, METRICS.itl, base, t, r.itl, r.tps * rel);
+    if (r.ttft) trend({ om, t }, METRICS.ttft, base, r.ttft, rs * rel);
+    if (r.itl) trend({ om, t }, METRICS.itl, base, r.itl, r.tps * rel);
     if (r.itl) {
       const p = tpotP50(r);
-      trend(om, METRICS.tpot, base, t, stats(p, p * 1.3, p * 1.8, p * 1.05, p * 3), rs * rel);
+      trend({ om, t }, METRICS.tpot, base, stats(p, p * 1.3, p * 1.8, p * 1.05, p * 3), rs * rel);
     }
     // One sample at the run's first iteration: k6 pushes its series once, at the first push.
     if (once && r.price && rel === PUSH_S) {
       const one = (v: number) => stats(v, v, v, v, v);
-      if (r.price.gpuHourCost !== null) trend(om, METRICS.gpuHourCost, base, t, one(r.price.gpuHourCost), 1);
-      trend(om, METRICS.steadyGpuHours, base, t, one((r.price.gpus * STEADY_S) / 3600), 1);
+      if (r.price.gpuHourCost !== null) trend({ om, t }, METRICS.gpuHourCost, base, one(r.price.gpuHourCost), 1);
+      trend({ om, t }, METRICS.steadyGpuHours, base, one((r.price.gpus * STEADY_S) / 3600), 1);
     }
     if (r.reasoning) {
-      trend(om, METRICS.ttftAnswer, base, t, r.reasoning.answer, rs * rel);
-      trend(om, METRICS.ttftReasoning, base, t, r.reasoning.first, rs * rel);
+      trend({ om, t }, METRICS.ttftAnswer, base, r.reasoning.answer, rs * rel);
+      trend({ om, t }, METRICS.ttftReasoning, base, r.reasoning.first, rs * rel);
       om.add(promName(METRICS.reasoningTokens), base, t, r.reasoning.reasoningTps * rel);
       om.add(promName(METRICS.answerTokens), base, t, r.reasoning.answerTps * rel);
     }
     if (r.errorClass !== null && r.errorRate > 0) om.add(promName(METRICS.errors), { ...base, error_class: r.errorClass }, t, failRate(r) * rel);
     if (r.acceptanceMean !== null)
-      trend(om, METRICS.acceptance, base, t, stats(r.acceptanceMean, r.acceptanceMean + 2, r.acceptanceMean + 4, r.acceptanceMean, 16), rs * rel);
+      trend({ om, t }, METRICS.acceptance, base, stats(r.acceptanceMean, r.acceptanceMean + 2, r.acceptanceMean + 4, r.acceptanceMean, 16), rs * rel);
     if (r.acceptanceTokens !== null) {
       om.add(promName(METRICS.specTokens), base, t, r.tps * rel);
       om.add(promName(METRICS.specVerifySteps), base, t, (r.tps * rel) / r.acceptanceTokens);
@@ -423,14 +428,13 @@ function emitRun(om: OpenMetrics, test: TestSpec, r: RunSpec, t0: number, instan
   if (once && r.gpu) {
     const t = t0 + r.start + RUN_S;
     for (let s = 1; s < SLICES; s++) om.add(promName(METRICS.gpuEnergy), { ...probe, slice: String(s) }, t, r.gpu.watts * SLICE_S);
-    trend(om, METRICS.gpuPower, probe, t, stats(r.gpu.watts, r.gpu.watts, r.gpu.watts, r.gpu.watts, r.gpu.watts), 1);
+    trend({ om, t }, METRICS.gpuPower, probe, stats(r.gpu.watts, r.gpu.watts, r.gpu.watts, r.gpu.watts, r.gpu.watts), 1);
   }
   if (r.serverAcceptance !== null) {
     trend(
-      om,
+      { om, t: t0 + r.start + RUN_S },
       METRICS.serverAcceptance,
       probe,
-      t0 + r.start + RUN_S,
       stats(r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance, r.serverAcceptance),
       1,
     );
@@ -503,7 +507,10 @@ export function openMetrics(t0: number, endRel: number): string {
   // Each instance carries half of every run; the probe (one VU) runs in the first instance only.
   SPLIT.segments.forEach((segment, i) => {
     for (const r of SPLIT.runs)
-      emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, { segment }, i === 0);
+      emitRun(om, SPLIT, { ...r, tps: r.tps / SPLIT.segments.length, serverAcceptance: i === 0 ? r.serverAcceptance : null }, t0, {
+        instance: { segment },
+        once: i === 0,
+      });
   });
   for (const r of DATASET_TEST.runs) emitDatasetRun(om, r, t0);
   emitServers(om, t0, endRel);

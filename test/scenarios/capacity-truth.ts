@@ -55,8 +55,14 @@ export interface TruthPoint {
   finished: number;
 }
 
+/** How long a load is held, and how much of its start the truth skips. */
+export interface Hold {
+  holdMs: number;
+  skipMs: number;
+}
+
 /** Holds one load for `holdMs` and reads the ground truth over all but the first `skipMs`. */
-export async function truthAt(sim: RemoteSim, w: Workload, loop: 'closed' | 'open', load: number, holdMs: number, skipMs: number): Promise<TruthPoint> {
+export async function truthAt(sim: RemoteSim, w: Workload, loop: 'closed' | 'open', load: number, { holdMs, skipMs }: Hold): Promise<TruthPoint> {
   const t0 = Date.now();
   const end = t0 + holdMs;
   let seq = 0;

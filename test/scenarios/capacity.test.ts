@@ -64,16 +64,13 @@ async function sweep(
   sim: RemoteSim,
   w: Workload,
   loop: 'closed' | 'open',
-  start: number,
-  limit: number,
-  holdMs: number,
-  fine: (lo: number, hi: number) => number[],
+  { start, limit, holdMs, fine }: { start: number; limit: number; holdMs: number; fine: (lo: number, hi: number) => number[] },
 ): Promise<{ truth: number; points: TruthPoint[] }> {
   const points: TruthPoint[] = [];
   let load = start;
   let prev = start;
   for (;;) {
-    const p = await truthAt(sim, w, loop, load, 3000, 1000);
+    const p = await truthAt(sim, w, loop, load, { holdMs: 3000, skipMs: 1000 });
     points.push(p);
     if ((p.e2e ?? Infinity) > limit) break;
     assert.ok(load < 512, 'the truth sweep found no crossing');
@@ -83,7 +80,7 @@ async function sweep(
   // The bracket's ends again too, held as long as the fine points.
   for (const x of [prev, ...fine(prev, load), load]) {
     const i = points.findIndex((p) => p.load === x);
-    const p = await truthAt(sim, w, loop, x, holdMs, 1000);
+    const p = await truthAt(sim, w, loop, x, { holdMs, skipMs: 1000 });
     if (i >= 0) points[i] = p;
     else points.push(p);
   }
@@ -111,7 +108,12 @@ describe('capacity search against a fine sweep of the simulators', () => {
   const closedTruth = async (which: 'dflash' | 'mtp') => {
     if (truths[which] === undefined) {
       const sim = which === 'dflash' ? dflash : mtp;
-      const s = await sweep(sim, { engine: which === 'dflash' ? 'sglang' : 'vllm', isl: ISL, osl: OSL }, 'closed', 4, E2E_CLOSED_MS, 7000, integers);
+      const s = await sweep(sim, { engine: which === 'dflash' ? 'sglang' : 'vllm', isl: ISL, osl: OSL }, 'closed', {
+        start: 4,
+        limit: E2E_CLOSED_MS,
+        holdMs: 7000,
+        fine: integers,
+      });
       truths[which] = s.truth;
     }
     return truths[which] as number;
@@ -129,9 +131,12 @@ describe('capacity search against a fine sweep of the simulators', () => {
   });
   const openTruth = async () => {
     if (truths.open === undefined) {
-      const s = await sweep(dflash, { engine: 'sglang', isl: ISL, osl: OSL }, 'open', 8, E2E_OPEN_MS, 10_000, (lo, hi) =>
-        Array.from({ length: 5 }, (_, i) => Math.round((lo + ((hi - lo) * (i + 1)) / 6) * 10) / 10),
-      );
+      const s = await sweep(dflash, { engine: 'sglang', isl: ISL, osl: OSL }, 'open', {
+        start: 8,
+        limit: E2E_OPEN_MS,
+        holdMs: 10_000,
+        fine: (lo, hi) => Array.from({ length: 5 }, (_, i) => Math.round((lo + ((hi - lo) * (i + 1)) / 6) * 10) / 10),
+      });
       truths.open = s.truth;
     }
     return truths.open;

@@ -31,9 +31,9 @@ export async function recordedRun(
   bundle: string,
   benchmark: string,
   env: Record<string, string>,
-  dir: string,
-  opts: { kill?: KillAt; extraArgs?: string[]; timeoutMs: number },
+  opts: { dir: string; kill?: KillAt; extraArgs?: string[]; timeoutMs: number },
 ): Promise<RecordedRun> {
+  const { dir } = opts;
   const runId = env.RUN_ID;
   const raw = rawRecordPath(dir, runId);
   const full = { RESULTS_DIR: '.', ...env };

@@ -71,7 +71,7 @@ for (const runner of RUNNERS) {
         let sim = await spawnSim({ ...SIM });
         let full: RecordedRun;
         try {
-          full = await recordedRun(bin, bundle, 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'full' }, dir, { timeoutMs: 120_000 });
+          full = await recordedRun(bin, bundle, 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'full' }, { dir, timeoutMs: 120_000 });
         } finally {
           await sim.stop();
         }
@@ -87,10 +87,17 @@ for (const runner of RUNNERS) {
         sim = await spawnSim({ ...SIM });
         let killed: RecordedRun;
         try {
-          killed = await recordedRun(bin, bundle, 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'killed' }, dir, {
-            timeoutMs: 120_000,
-            kill: { signal: 'SIGKILL', run: 3, afterMs: 2000 },
-          });
+          killed = await recordedRun(
+            bin,
+            bundle,
+            'concurrency-ramp',
+            { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'killed' },
+            {
+              dir,
+              timeoutMs: 120_000,
+              kill: { signal: 'SIGKILL', run: 3, afterMs: 2000 },
+            },
+          );
         } finally {
           await sim.stop();
         }
@@ -134,10 +141,17 @@ for (const runner of RUNNERS) {
       const sim = await spawnSim({ ...SIM });
       let run: RecordedRun;
       try {
-        run = await recordedRun(bin, 'dist/concurrency-ramp.js', 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'int' }, dir, {
-          timeoutMs: 120_000,
-          kill: { signal: 'SIGINT', run: 3, afterMs: 2000 },
-        });
+        run = await recordedRun(
+          bin,
+          'dist/concurrency-ramp.js',
+          'concurrency-ramp',
+          { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'int' },
+          {
+            dir,
+            timeoutMs: 120_000,
+            kill: { signal: 'SIGINT', run: 3, afterMs: 2000 },
+          },
+        );
       } finally {
         await sim.stop();
       }
@@ -181,8 +195,7 @@ for (const runner of RUNNERS) {
             'dist/concurrency-ramp.js',
             'concurrency-ramp',
             { ...env, TARGET_URL: sim.url, RUN_ID: 'prom', K6_PROMETHEUS_RW_SERVER_URL: url, K6_PROMETHEUS_RW_PUSH_INTERVAL: '1s' },
-            dir,
-            { timeoutMs: 120_000, extraArgs: ['-o', 'experimental-prometheus-rw'] },
+            { dir, timeoutMs: 120_000, extraArgs: ['-o', 'experimental-prometheus-rw'] },
           );
           assert.ok(await pushed, 'Prometheus received series before it went down');
           await down;

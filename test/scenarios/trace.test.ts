@@ -152,7 +152,13 @@ function checkSharing(rows: SynthRow[], matched: Array<RequestRecord | null>, va
  * whichever it is; cached prefixes where the trace shares blocks. The A/B and the one-server replay
  * are held to the same.
  */
-async function judgeReplay(rows: SynthRow[], rec: TraceRecord, start: number, speed: number, sim: RemoteSim, label: string): Promise<void> {
+async function judgeReplay(
+  rows: SynthRow[],
+  rec: TraceRecord,
+  { start, speed }: { start: number; speed: number },
+  sim: RemoteSim,
+  label: string,
+): Promise<void> {
   // A lull longer than the server's keep-alive (5 s, uvicorn's default, which the simulator
   // keeps) lets k6 reuse a connection the server is closing: that request fails as
   // connection_lost before the server reads it. Rare, real, and counted; nothing else may fail.
@@ -266,7 +272,7 @@ for (const c of cases) {
             const rec = summary.records.find((r) => r.variant === variant) as TraceRecord;
             const start = clocks.get(variant);
             assert.ok(start !== undefined, `k6 logged ${variant}'s replay clock: ${run.result.stderr.slice(0, 2000)}`);
-            await judgeReplay(rows, rec, start, c.speed, sims[k], `${runner.name} ${c.transport} ${c.speed}×, ${variant}`);
+            await judgeReplay(rows, rec, { start, speed: c.speed }, sims[k], `${runner.name} ${c.transport} ${c.speed}×, ${variant}`);
           }
         } finally {
           await Promise.all(sims.map((s) => s.stop()));
@@ -321,7 +327,7 @@ for (const runner of process.env.TEST_SUBSET === 'v2' ? [] : RUNNERS) {
           assert.ok(Number.isFinite(start), `k6 logged the replay clock: ${run.result.stderr.slice(0, 2000)}`);
           // Held to what the A/B is held to, faithful or not: a replay the client marks not
           // faithful must be late by the server's record too.
-          await judgeReplay(rows, rec, start, 4, sim, `${runner.name} one server`);
+          await judgeReplay(rows, rec, { start, speed: 4 }, sim, `${runner.name} one server`);
         } finally {
           await sim.stop();
         }
