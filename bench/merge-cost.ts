@@ -58,7 +58,7 @@ global.gc?.();
 const heap0 = process.memoryUsage().heapUsed;
 const t0 = performance.now();
 const merged = mergePartials(parts);
-const report = buildReport(spec, cfg, plan, merged.data, new Date(0));
+const report = buildReport(spec, cfg, plan, merged.data, { now: new Date(0) });
 const ms = performance.now() - t0;
 const heap1 = process.memoryUsage().heapUsed;
 console.log(`${N} partials × ${plan.runs.length} runs (${keys.length} summary keys each, ${(bytes / 1e6).toFixed(1)} MB of JSON in all)`);

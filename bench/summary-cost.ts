@@ -108,7 +108,7 @@ export function handleSummary() { return {}; }
 );
 
 const t0 = performance.now();
-const report = buildReport(spec, cfg, plan, data as never, new Date(0));
+const report = buildReport(spec, cfg, plan, data as never, { now: new Date(0) });
 const nodeBytes = [summaryJson(report), renderMarkdown(report), renderHtml(report), renderText(report, [])].reduce((a, s) => a + s.length, 0);
 const nodeMs = performance.now() - t0;
 

@@ -35,7 +35,7 @@ export function mergeFiles(paths: string[], outDir?: string, now = new Date()): 
   const spec = BENCHMARKS[merged.benchmark];
   if (!spec) throw new MergeError(`${paths[0]}: unknown benchmark '${merged.benchmark}'`);
   const cfg = loadConfig(spec, { ...merged.variables, RUN_ID: merged.runId }, now);
-  const report = buildReport(spec, cfg, planOf(spec.load, cfg, merged.data.setup_data?.trace ?? null), merged.data, now);
+  const report = buildReport(spec, cfg, planOf(spec.load, cfg, merged.data.setup_data?.trace ?? null), merged.data, { now });
   report.warnings.unshift(
     `merged from ${merged.instances} instances' partial results: percentiles within 0.5 % of rank (0.1 % from p99) of the pooled samples; counts and sums exact.`,
   );

@@ -164,7 +164,7 @@ export async function reportFromRecord(paths: string | string[], o: ReportOption
   spec.validate?.(cfg);
   // The instances' records together are the whole run again.
   const setup = rec.meta?.setup ? (all.length > 1 ? { ...rec.meta.setup, segment: null, sequence: null } : rec.meta.setup) : null;
-  const rebuilt = rebuild(rec, closed, spec, cfg, setup, now);
+  const rebuilt = rebuild({ rec, closed }, spec, cfg, setup, now);
   rebuilt.report.warnings.push(...(o.warnings ?? []));
   const dir = o.out ?? dirname(path);
   mkdirSync(dir, { recursive: true });

@@ -77,7 +77,7 @@ export function libraryReport(input: LibraryReportInput): Report {
     sequence: null,
   };
   const dataLike: SummaryDataLike = { metrics, setup_data: setupData, state: data.state };
-  const report = buildReport({ report: paired ? 'ab' : 'smoke', load: 'vus' }, cfg, plan, dataLike, input.now);
+  const report = buildReport({ report: paired ? 'ab' : 'smoke', load: 'vus' }, cfg, plan, dataLike, { now: input.now });
 
   // Settings: what this script set, not the benchmarks' variables.
   report.settings = {

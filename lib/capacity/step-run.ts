@@ -48,7 +48,7 @@ export function readStepRun(name: string, partialText: string, now = new Date())
   const merged = mergePartials([{ name, partial }]);
   const cfg = loadConfig(spec, { ...merged.variables, RUN_ID: merged.runId }, now);
   const plan = planOf(spec.load, cfg);
-  const report = buildReport(spec, cfg, plan, merged.data, now);
+  const report = buildReport(spec, cfg, plan, merged.data, { now });
   const failure = report.preflightFailures[0];
   const run = report.runs[0];
   if (!run || failure) {

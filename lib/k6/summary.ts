@@ -17,7 +17,7 @@ export function makeSummary(b: Bench, baseline: Baseline | null): (data: Summary
   return function handleSummary(k6Data: SummaryDataLike): Record<string, string> {
     const data = { ...k6Data, metrics: withRunTrends(plan, k6Data.metrics, cfg) };
     // Stopped early (Ctrl-C, SIGTERM): the cell in flight is marked incomplete, as `npm run report` marks it.
-    const report = buildReport(spec, cfg, plan, data, new Date(), stoppedProgress(plan, data, Date.now()));
+    const report = buildReport(spec, cfg, plan, data, { now: new Date(), progress: stoppedProgress(plan, data, Date.now()) });
     // Instances of one run share its id (and a results volume, under the k6-operator): each
     // names its files after its segment.
     const segment = data.setup_data?.segment;

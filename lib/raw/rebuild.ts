@@ -68,11 +68,17 @@ function setupFromSamples(rec: RawRecord, cfg: BenchConfig): Partial<SetupData> 
   return { runId: [...rec.testids][0] ?? cfg.runId, variants, warnings: [], failures, segment: null, sequence: null };
 }
 
+/** A record as read, and whether its file ended as k6 closes it (null: cannot tell, a plain file). */
+export interface ReadRecord {
+  rec: RawRecord;
+  closed: boolean | null;
+}
+
 /**
  * Rebuilds a run's report from its record. `closed`: the file ended as k6 closes it (null: cannot tell, a plain file). `setup`: the
  * setup data the run recorded, if any.
  */
-export function rebuild(rec: RawRecord, closed: boolean | null, spec: BenchmarkSpec, cfg: BenchConfig, setup: Partial<SetupData> | null, now: Date): Rebuilt {
+export function rebuild({ rec, closed }: ReadRecord, spec: BenchmarkSpec, cfg: BenchConfig, setup: Partial<SetupData> | null, now: Date): Rebuilt {
   const plan = planOf(spec.load, cfg, setup?.trace ?? null);
   checkPlan(rec, plan);
   const thresholds = { ...(k6Options(plan, cfg).thresholds as Record<string, string[]>) };
@@ -83,6 +89,6 @@ export function rebuild(rec: RawRecord, closed: boolean | null, spec: BenchmarkS
   const setupData = setup ?? setupFromSamples(rec, cfg);
   const data: SummaryDataLike = { metrics, setup_data: setupData, state: { testRunDurationMs } };
   const progress = progressOf(rec, plan, closed);
-  const report = buildReport(spec, cfg, plan, data, now, progress);
+  const report = buildReport(spec, cfg, plan, data, { now, progress });
   return { report, plan, progress, data, setupRecorded: setup !== null };
 }

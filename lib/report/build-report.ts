@@ -17,6 +17,12 @@ import { NOT_RUN_NOTE, incompleteNote, stopSentence, wholeSlices, type Progress 
 export type { PreflightFailure, Report, ReportKind, SummaryDataLike, VariantSummary, Threshold } from './report-types';
 import type { Report, SummaryDataLike } from './report-types';
 
+/** When the report is built, and how far each run got (absent: each ran to its end). */
+export interface ReportMoment {
+  now: Date;
+  progress?: Progress | null;
+}
+
 /**
  * @param progress how far each run got when the test stopped early (lib/raw/progress.ts), null when
  *   it ran to its end: the report is then built once as a partial run's, incomplete runs cut to the
@@ -27,8 +33,7 @@ export function buildReport(
   cfg: BenchConfig,
   plan: Plan,
   data: SummaryDataLike,
-  now: Date,
-  progress: Progress | null = null,
+  { now, progress = null }: ReportMoment,
 ): Report {
   const kind = spec.report;
   const setup = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data : null;

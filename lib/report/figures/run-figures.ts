@@ -3,40 +3,22 @@
 import type { ErrorClass } from '../../dialects/types';
 import { ERROR_CLASSES } from '../../dialects/types';
 import type { Load, Plan, Run } from '../../plan/matrix';
-import { probeScenario, steadyWindow, watchScenario } from '../../plan/matrix';
-import { SATURATION_RULES } from '../../server-metrics/saturation';
+import { steadyWindow } from '../../plan/matrix';
 import type { Interval } from '../../stats/bootstrap';
 import { tMeanInterval } from '../../stats/t-interval';
 import { ITL_RULES, type ItlRule } from '../../metrics/timing';
-import { BUCKETS_OF, SERVER_POSITIONS, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type BucketCounter, type ShortCause } from '../../metrics/samples';
+import { BUCKETS_OF, SHORT_CAUSES, SPEC_ACCEPTED_BINS, specAcceptedLabel, type ShortCause } from '../../metrics/samples';
 import { acceptanceByPosition, acceptanceOf, serverPositions, type Acceptance, type AcceptanceByPosition } from './draft-acceptance';
-import { bucketKey, subKey } from '../../plan/summary-keys';
-import { BUCKETS, figuresOf, RELATIVE_ERROR } from '../../stats/log-buckets';
+import { subKey } from '../../plan/summary-keys';
+import { RELATIVE_ERROR } from '../../stats/log-buckets';
 import { clientCheck, faithful, type ClientCheck } from './client-overhead';
-
-export interface SummaryMetric {
-  type: string;
-  contains?: string;
-  values: Record<string, number>;
-  thresholds?: Record<string, { ok: boolean }>;
-}
-export type SummaryMetrics = Record<string, SummaryMetric>;
 
 export type { Dist } from './dist';
 import type { Dist } from './dist';
-
-export interface ServerFigures {
-  ttftMeanMs: number | null;
-  itlMeanMs: number | null;
-  e2eMeanMs: number | null;
-  queueMeanMs: number | null;
-  acceptanceLength: number | null;
-  /** Δ verify steps and Δ accepted drafts at positions 1 … 16 over the window; null when the server has no per-position counter or no step. */
-  acceptedByPosition: { steps: number; accepted: number[] } | null;
-  outputTokensPerSec: number | null;
-  /** llama.cpp: generation time per generated token over the window (llm_server_time_per_token). */
-  timePerTokenMs: number | null;
-}
+export type { SummaryMetric, SummaryMetrics } from './summary-metrics';
+import { bucketDist, count, dist, metric, type SummaryMetrics } from './summary-metrics';
+import { saturationNote, saturationOf, serverFigures, type SaturationFigures, type ServerFigures } from './server-figures';
+import { reasoningNote, reasoningOf, type Reasoning } from './reasoning-figures';
 
 export interface RunFigures {
   scenario: string;
@@ -114,36 +96,9 @@ export interface ConnectionFigures {
   tls: Dist | null;
 }
 
-function metric(m: SummaryMetrics, key: string): SummaryMetric | undefined {
-  return m[key];
-}
-
-function count(m: SummaryMetrics, key: string): number {
-  return metric(m, key)?.values.count ?? 0;
-}
-
-function dist(m: SummaryMetrics, key: string): Dist | null {
-  const v = metric(m, key)?.values;
-  if (!v || !v.count) return null;
-  return { avg: v.avg, p50: v.med, p90: v['p(90)'], p99: v['p(99)'], max: v.max, count: v.count };
-}
-
 /** "a", "a and b", "a, b and c". */
 function listed(xs: string[]): string {
   return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}` : xs.join('');
-}
-
-/** A run's distribution from its log-bucket counts (ITL_SAMPLES=histogram, BUCKETS_OF); null when none were counted. */
-function bucketDist(m: SummaryMetrics, key: BucketCounter, s: string): Dist | null {
-  if (metric(m, bucketKey(key, s, 0)) === undefined) return null;
-  const counts = Array.from({ length: BUCKETS }, (_, i) => count(m, bucketKey(key, s, i)));
-  const f = figuresOf(counts);
-  return f && { avg: f.avg, p50: f.p50, p90: f.p90, p99: f.p99, max: f.max, count: f.count, bucketed: true };
-}
-
-function single(m: SummaryMetrics, key: string): number | null {
-  const v = metric(m, key)?.values;
-  return v && v.count ? v.avg : null;
 }
 
 /** A run's measured window and what was measured over it; see runFigures for wholeSlices. */
@@ -221,30 +176,6 @@ function windowFigures(
     );
   }
   return out;
-}
-
-/** The server's own figures over the run's steady window, from its /metrics (the probe's scenario); null when it gave none. */
-function serverFigures(m: SummaryMetrics, run: Run): ServerFigures {
-  const p = probeScenario(run);
-  return {
-    ttftMeanMs: single(m, subKey('serverTtft', p)),
-    itlMeanMs: single(m, subKey('serverItl', p)),
-    e2eMeanMs: single(m, subKey('serverE2e', p)),
-    queueMeanMs: single(m, subKey('serverQueue', p)),
-    acceptanceLength: single(m, subKey('serverAcceptance', p)),
-    acceptedByPosition: serverAccepted(m, p),
-    outputTokensPerSec: single(m, subKey('serverThroughput', p)),
-    timePerTokenMs: single(m, subKey('serverTimePerToken', p)),
-  };
-}
-
-function serverAccepted(m: SummaryMetrics, probe: string): ServerFigures['acceptedByPosition'] {
-  const steps = count(m, subKey('serverSpecSteps', probe));
-  if (steps === 0) return null;
-  return {
-    steps,
-    accepted: Array.from({ length: SERVER_POSITIONS }, (_, i) => count(m, subKey('serverAcceptedByPosition', probe, { position: String(i + 1) }))),
-  };
 }
 
 /** The acceptance length (the server's per-request counts first, its /metrics else), by draft position, and the draft acceptance rate. */
@@ -427,79 +358,10 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   };
 }
 
-export interface Reasoning {
-  requests: number;
-  /** Time to the first reasoning and to the first answer token (sse only; null: not measured). */
-  ttftReasoning: Dist | null;
-  ttftAnswer: Dist | null;
-  /** Summed over the replies whose reasoning count was said; null when none said it. */
-  reasoningTokens: number | null;
-  answerTokens: number | null;
-}
-
-function reasoningOf(m: Parameters<typeof count>[0], s: string): Reasoning | null {
-  const requests = count(m, subKey('reasoningRequests', s));
-  if (requests === 0) return null;
-  // The benchmarks declare every summary key (thresholds keep them), so a counter nothing was added
-  // to is there with 0; a reply that reasoned has at least one reasoning token, so 0 is "not said"
-  // (Anthropic Messages: no count per event nor in its usage).
-  const reasoningTokens = count(m, subKey('reasoningTokens', s));
-  const said = reasoningTokens > 0;
-  return {
-    requests,
-    ttftReasoning: dist(m, subKey('ttftReasoning', s)),
-    ttftAnswer: dist(m, subKey('ttftAnswer', s)) ?? bucketDist(m, BUCKETS_OF.ttftAnswer, s),
-    reasoningTokens: said ? reasoningTokens : null,
-    answerTokens: said && m[subKey('answerTokens', s)] !== undefined ? count(m, subKey('answerTokens', s)) : null,
-  };
-}
-
-/** One sentence on the replies that reasoned: the answer's first token is the one a user waits for. */
-export interface SaturationFigures {
-  rule: (typeof SATURATION_RULES)[number];
-  /** From the run's start to the scrape that showed it. */
-  afterMs: number | null;
-  /** Requests waiting in the server's queue then. */
-  waiting: number | null;
-}
-
-function saturationOf(m: SummaryMetrics, run: Run): SaturationFigures | null {
-  const w = watchScenario(run);
-  const rule = SATURATION_RULES.find((r) => count(m, subKey('saturated', w, { saturation_rule: r })) > 0);
-  if (rule === undefined) return null;
-  return { rule, afterMs: single(m, subKey('saturationAfter', w)), waiting: single(m, subKey('saturationWaiting', w)) };
-}
-
-const SATURATION_WHY: Record<SaturationFigures['rule'], string> = {
-  growing: "the server's queue kept growing",
-  full: "at least half the level's requests waited in the server's queue throughout",
-};
-
-function saturationNote(s: SaturationFigures): string {
-  const when = s.afterMs === null ? '' : ` ${(s.afterMs / 1000).toFixed(1)} s into this level`;
-  const queue = s.waiting === null ? '' : ` (${s.waiting} waiting)`;
-  return `saturated${when}: ${SATURATION_WHY[s.rule]}${queue}; the test ended here and later levels were not run (SATURATION_STOP).`;
-}
-
 function traceNote(load: Extract<Run['cell']['load'], { kind: 'trace' }>, lag: Dist | null): string {
   const what = load.arrivals ? `replay of the drawn ${load.arrivals} arrival schedule` : `trace replay at ${load.speed}× speed`;
   const head = `${what}: ${lag?.count ?? 0} of ${load.requests} requests sent`;
   if (lag === null) return `${head}.`;
   const verdict = faithful(lag, load.maxLagMs) ? `within TRACE_MAX_LAG ${load.maxLagMs} ms` : `above TRACE_MAX_LAG ${load.maxLagMs} ms: not faithful`;
   return `${head}; schedule lag (sent − due) p50 ${lag.p50.toFixed(1)} ms, p99 ${lag.p99.toFixed(1)} ms (${verdict}), max ${lag.max.toFixed(1)} ms.`;
-}
-
-function reasoningNote(r: Reasoning): string {
-  const p50 = (d: Dist | null) => (d === null || d.count === 0 ? null : `${d.p50.toFixed(1)} ms`);
-  const answer = p50(r.ttftAnswer);
-  const first = p50(r.ttftReasoning);
-  const times =
-    answer === null && first === null
-      ? 'time to first answer token not measured (needs TRANSPORT=sse)'
-      : `time to first answer token p50 ${answer ?? 'not measured (no reply answered)'} (every reply that answered), to first reasoning token p50 ${first ?? 'not measured'}`;
-  const tokens =
-    r.reasoningTokens === null
-      ? 'reasoning tokens not measured (the server did not count them, nor did the stream per event)'
-      : `${r.reasoningTokens} reasoning and ${r.answerTokens ?? 'unknown'} answer tokens`;
-  return `${r.requests} replies reasoned before answering: ${times}; ${tokens}.`;
 }

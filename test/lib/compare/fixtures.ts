@@ -107,7 +107,7 @@ export function fakeSummary(o: FakeRun = {}): string {
     segment: null,
     sequence: null,
   };
-  const report = buildReport(spec, cfg, plan, { metrics: m, setup_data: setup as never }, NOW);
+  const report = buildReport(spec, cfg, plan, { metrics: m, setup_data: setup as never }, { now: NOW });
   return summaryJson(report);
 }
 

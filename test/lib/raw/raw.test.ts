@@ -123,8 +123,8 @@ test('where a run stopped: complete runs, the run in flight, runs not run; how t
 
 test('a killed record rebuilt: finished runs whole, the run in flight marked with throughput over its whole slices, later runs not run, the knee from complete runs', () => {
   const { spec, cfg, plan } = rampPlan();
-  const full = rebuild(recordUpTo(plan, 40_000), true, spec, cfg, null, new Date(T0));
-  const cut = rebuild(recordUpTo(plan, 15_600), false, spec, cfg, null, new Date(T0));
+  const full = rebuild({ rec: recordUpTo(plan, 40_000), closed: true }, spec, cfg, null, new Date(T0));
+  const cut = rebuild({ rec: recordUpTo(plan, 15_600), closed: false }, spec, cfg, null, new Date(T0));
   assert.equal(full.progress.ending, 'finished');
   assert.equal(cut.progress.ending, 'killed');
   for (const i of [0, 1]) {
@@ -150,7 +150,7 @@ test('a killed record rebuilt: finished runs whole, the run in flight marked wit
 test('a record of other settings is refused with the reason', () => {
   const { plan } = rampPlan();
   const other = rampPlan({ CONCURRENCY: '8,16' });
-  assert.throws(() => rebuild(recordUpTo(plan, 40_000), true, other.spec, other.cfg, null, new Date(T0)), /are not the plan of these settings/);
+  assert.throws(() => rebuild({ rec: recordUpTo(plan, 40_000), closed: true }, other.spec, other.cfg, null, new Date(T0)), /are not the plan of these settings/);
 });
 
 test("remote-write loss from k6's log lines (logfmt and json)", () => {
@@ -172,13 +172,13 @@ test("remote-write loss from k6's log lines (logfmt and json)", () => {
 
 test("handleSummary after a graceful stop: the report marked from setup's stamp and the clock; a finished run untouched; REQUESTS mode by the requests sent", () => {
   const { spec, cfg, plan } = rampPlan();
-  const stopped = rebuild(recordUpTo(plan, 14_500), true, spec, cfg, null, new Date(T0));
+  const stopped = rebuild({ rec: recordUpTo(plan, 14_500), closed: true }, spec, cfg, null, new Date(T0));
   const data = { ...stopped.data, setup_data: { ...stopped.data.setup_data, runsStartMs: T0 } };
-  assert.equal(buildReport(spec, cfg, plan, data, new Date(T0)).warnings.length, 0);
-  const report = buildReport(spec, cfg, plan, data, new Date(T0), stoppedProgress(plan, data, T0 + 14_600));
+  assert.equal(buildReport(spec, cfg, plan, data, { now: new Date(T0) }).warnings.length, 0);
+  const report = buildReport(spec, cfg, plan, data, { now: new Date(T0), progress: stoppedProgress(plan, data, T0 + 14_600) });
   assert.match(report.warnings[0], /^partial run: the test stopped 14\.6 s into the test's 30\.0 s of runs, 2\.6 s into run 3\/5 .*k6 stopped the test early/);
   assert.match(report.runs[2].notes[0], /^incomplete/);
-  const done = buildReport(spec, cfg, plan, data, new Date(T0), stoppedProgress(plan, data, T0 + 29_000));
+  const done = buildReport(spec, cfg, plan, data, { now: new Date(T0), progress: stoppedProgress(plan, data, T0 + 29_000) });
   assert.equal(done.warnings.length, 0);
   // Without the stamp (setup did not run writeRunRecord), nothing is marked.
   assert.equal(stoppedProgress(plan, stopped.data, T0 + 14_600), null);
@@ -196,7 +196,7 @@ test('killed after the last run (in the summary): ending killed, nothing marked 
   // k6 samples its VUs every second to the end: the record goes on past the last run's graceful stop.
   rec.add(metricLine('vus', 'gauge'));
   rec.add(point('vus', T0 + 31_000, 0, {}));
-  const r = rebuild(rec, false, spec, cfg, null, new Date(T0));
+  const r = rebuild({ rec: rec, closed: false }, spec, cfg, null, new Date(T0));
   assert.equal(r.progress.ending, 'killed');
   assert.ok(r.progress.runs.every((x) => x.state === 'complete'));
   assert.equal(stopSentence(r.progress, plan), null);

@@ -84,7 +84,7 @@ function abPlan(env: Record<string, string> = {}) {
 
 test('throughput is the steady-slice mean, the ramp-up slice left out, with an interval', () => {
   const { cfg, plan } = abPlan();
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, NOW);
+  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW });
   const run = r.runs.find((x) => x.scenario === 'dflash_i128_o64_c1');
   assert.ok(run && run.throughput !== null && run.throughputCi !== null);
   assert.ok(Math.abs(run.throughput - 400) < 400 * 0.03, `throughput ${run.throughput}`);
@@ -95,7 +95,7 @@ test('throughput is the steady-slice mean, the ramp-up slice left out, with an i
 
 test('A/B: speedup ratio with interval and a verdict naming the faster one', () => {
   const { cfg, plan } = abPlan();
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, NOW);
+  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW });
   assert.equal(r.comparisons.length, 2);
   const c = r.comparisons[0];
   assert.ok(c.throughput && Math.abs(c.throughput.value - 2) < 0.05);
@@ -114,7 +114,7 @@ test('verdict wording', () => {
 
 test('http transport: the report says TTFT is not measured and shows no TTFT column', () => {
   const { cfg, plan } = abPlan();
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, NOW);
+  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW });
   assert.match(r.notMeasured.join(' '), /TTFT, ITL and TPOT/);
   const text = renderText(r, ['results/x.report.html']);
   assert.doesNotMatch(text, /TTFT p50/);
@@ -127,7 +127,7 @@ test('http transport: the report says TTFT is not measured and shows no TTFT col
 test('summary.json: one record per cell and variant, unit-named fields, nulls for unmeasured', () => {
   const { cfg, plan } = abPlan();
   const j = JSON.parse(
-    summaryJson(buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, NOW)),
+    summaryJson(buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW })),
   );
   assert.equal(j.records.length, 4);
   const rec = j.records[0];
@@ -160,7 +160,7 @@ test('summary.json: one record per cell and variant, unit-named fields, nulls fo
 
 test('setup failed: the report exists, with nothing measured and no invented numbers', () => {
   const { cfg, plan } = abPlan();
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: {}, setup_data: undefined }, NOW);
+  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: {}, setup_data: undefined }, { now: NOW });
   assert.ok(r.runs.every((x) => x.throughput === null && x.e2e === null && x.requests.total === 0));
   assert.match(r.notMeasured.join(' '), /setup did not complete/);
   assert.match(r.comparisons[0].verdict, /not measured/);
@@ -173,7 +173,7 @@ test('REQUESTS mode: window until the last request, no interval', () => {
   m[subKey('outputTokens', s)] = counter(640);
   m[subKey('success', s)] = { type: 'rate', values: { rate: 1, passes: 10, fails: 0 } };
   m[subKey('windowLastEnd', s)] = trend([1000, 4000, 8000]);
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: m }, NOW);
+  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: m }, { now: NOW });
   assert.equal(r.runs[0].throughput, 80);
   assert.equal(r.runs[0].throughputCi, null);
   assert.equal(r.runs[0].requestRate, 1.25);

@@ -65,7 +65,7 @@ function report(env: Record<string, string>) {
     cfg.concurrency.map((vus) => ({ kind: 'vus' as const, vus })),
   );
   const plan = buildPlan(cfg, cells, ['dflash', 'mtp']);
-  return buildReport(spec, cfg, plan, { metrics: fakeRun(plan) }, NOW);
+  return buildReport(spec, cfg, plan, { metrics: fakeRun(plan) }, { now: NOW });
 }
 
 const close = (a: number, b: number) => Math.abs(a - b) < 1e-9 * Math.max(1, Math.abs(b));

@@ -53,7 +53,7 @@ function report(env: Record<string, string>, gpuFailed = false) {
   );
   const cells = buildCells(cfg.isl, cfg.osl, [{ kind: 'vus' as const, vus: 8 }]);
   const plan = buildPlan(cfg, cells, ['dflash', 'mtp']);
-  return buildReport(spec, cfg, plan, { metrics: fakeRun(plan, gpuFailed) }, NOW);
+  return buildReport(spec, cfg, plan, { metrics: fakeRun(plan, gpuFailed) }, { now: NOW });
 }
 
 test('J per output token over the steady slices, its interval, power, utilisation, memory: in every output', () => {

@@ -28,10 +28,10 @@ test('a one-run record rebuilt reads every figure as with its trends declared; t
   const { spec, cfg, plan } = rampPlan({ CONCURRENCY: '4', SLO_E2E_P99: '40ms' });
   const rec = recordUpTo(plan, 40_000);
   const now = new Date(T0);
-  const rebuilt = rebuild(rec, true, spec, cfg, null, now);
+  const rebuilt = rebuild({ rec: rec, closed: true }, spec, cfg, null, now);
   const declared = { ...summaryThresholds(plan, cfg, false), ...thresholdsOf(k6Options(plan, cfg)) };
   const metrics = summaryMetrics(rec, { thresholds: declared, trendStats: TREND_STATS, testRunDurationMs: rebuilt.data.state?.testRunDurationMs ?? 0 });
-  const before = buildReport(spec, cfg, plan, { ...rebuilt.data, metrics }, now);
+  const before = buildReport(spec, cfg, plan, { ...rebuilt.data, metrics }, { now });
   assert.ok(rebuilt.report.runs[0].e2e !== null && rebuilt.report.runs[0].e2e.count === 40, 'e2e read from the whole metric');
   assert.deepEqual(rebuilt.report.runs, before.runs);
   assert.deepEqual(

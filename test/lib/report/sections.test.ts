@@ -46,7 +46,7 @@ function withSection<T>(s: ReportSection<T>, body: () => void): void {
 test('a test-only section in one file and one list entry: built once, shown in the terminal, report.md, report.html and summary.json', () => {
   const { spec, cfg, plan } = rampPlan();
   withSection(busiest, () => {
-    const { report } = rebuild(recordUpTo(plan, plan.totalMs + 10_000, true), true, spec, cfg, null, new Date(T0));
+    const { report } = rebuild({ rec: recordUpTo(plan, plan.totalMs + 10_000, true), closed: true }, spec, cfg, null, new Date(T0));
     const top = [...report.runs].sort((a, b) => b.requests.total - a.requests.total)[0];
     const text = renderText(report, []);
     assert.match(text, new RegExp(`\\nBusiest run: ${top.variant} ${top.cellId}, ${top.requests.total} requests \\(of 5 runs\\)\\n`));
@@ -64,7 +64,7 @@ test('a test-only section in one file and one list entry: built once, shown in t
     assert.equal(keys.indexOf('busiest_run'), keys.indexOf('fall_behind') + 1, 'after the built-in conclusions, before the errors');
   });
   // Out of the list, out of every output.
-  const { report } = rebuild(recordUpTo(plan, plan.totalMs + 10_000, true), true, spec, cfg, null, new Date(T0));
+  const { report } = rebuild({ rec: recordUpTo(plan, plan.totalMs + 10_000, true), closed: true }, spec, cfg, null, new Date(T0));
   assert.doesNotMatch(renderText(report, []), /Busiest run/);
   assert.equal('busiest_run' in JSON.parse(summaryJson(report)), false);
 });
@@ -72,7 +72,7 @@ test('a test-only section in one file and one list entry: built once, shown in t
 test('a section that does not apply to the run (build gives null) is left out of every rendering and null in summary.json', () => {
   const { spec, cfg, plan } = rampPlan();
   withSection({ ...busiest, build: () => null }, () => {
-    const { report } = rebuild(recordUpTo(plan, plan.totalMs + 10_000, true), true, spec, cfg, null, new Date(T0));
+    const { report } = rebuild({ rec: recordUpTo(plan, plan.totalMs + 10_000, true), closed: true }, spec, cfg, null, new Date(T0));
     assert.doesNotMatch(renderText(report, []) + renderMarkdown(report) + renderHtml(report), /Busiest run/);
     assert.equal((JSON.parse(summaryJson(report)) as Record<string, unknown>).busiest_run, null);
   });
@@ -85,7 +85,7 @@ test('a run stopped early is built once: each section sees every run and draws f
     { ...busiest, build: (i) => (seen.push({ runs: i.runs.length, complete: i.complete.runs.length, cells: i.complete.cells.length }), busiest.build(i)) },
     () => {
       // Cut off 14.5 s into the runs: 2 of 5 complete, the third in flight.
-      const { report, progress } = rebuild(recordUpTo(plan, 14_500), false, spec, cfg, null, new Date(T0));
+      const { report, progress } = rebuild({ rec: recordUpTo(plan, 14_500), closed: false }, spec, cfg, null, new Date(T0));
       assert.deepEqual(
         progress.runs.map((r) => r.state),
         ['complete', 'complete', 'incomplete', 'not run', 'not run'],

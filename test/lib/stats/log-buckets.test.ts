@@ -213,7 +213,7 @@ describe("the VU's gap between requests under ITL_SAMPLES=histogram", () => {
     for (const r of rates) metrics[bucketKey('requestTpsBuckets', s, bucketOf(r))].values.count++;
     const th = k6Options(plan, cfg).thresholds as Record<string, string[]>;
     assert.ok(th[bucketKey('clientGapBuckets', s, 0)] && !th[subKey('clientGap', s)], 'buckets kept, no Trend sub-metric');
-    const run = buildReport(spec, cfg, plan, { metrics: withRunTrends(plan, metrics, cfg) }, new Date(T0)).runs[0];
+    const run = buildReport(spec, cfg, plan, { metrics: withRunTrends(plan, metrics, cfg) }, { now: new Date(T0) }).runs[0];
     const gap = run.client.gap;
     assert.ok(
       run.notes.some((n) => /^each request's output rate and the VUs' gap between requests counted in log buckets .*within 2\.5 %/.test(n)),
