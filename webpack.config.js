@@ -11,7 +11,7 @@
 //                        binary with xk6-sse itself. TRANSPORT=http still works there.
 //
 //   dist/once.js, dist/sse/once.js
-//                        What not every VU runs (lib/k6/once.ts): setup(), handleSummary() and the
+//                        What not every VU runs (lib/k6/lifecycle/once-table.ts): setup(), handleSummary() and the
 //                        configuration's reader (VU 0), the dataset and trace readers. Built apart:
 //                        a bundle's require() of one of them is a require of once.js, so that the
 //                        bundle lays out what every VU runs in one scope (docs/fidelity.md).
@@ -31,17 +31,27 @@ const entry = Object.fromEntries(
     .map((f) => [path.basename(f, '.ts'), path.join(scenarioDir, f)]),
 );
 const lib = path.resolve(__dirname, 'lib');
-const onceTs = path.join(lib, 'k6', 'once.ts');
-// The modules once.js holds: the keys of its table, paths under lib/.
-const ONCE_KEYS = [...fs.readFileSync(onceTs, 'utf8').matchAll(/^ {2}get '([^']+)'\(\)/gm)].map((m) => m[1]);
+const onceTs = path.join(lib, 'k6', 'lifecycle', 'once-table.ts');
+// The modules once.js holds, from its table (lib/k6/lifecycle/once-table.ts): each getter's name,
+// and the module its require() names, as a path under lib/.
+const ONCE = new Map(
+  [...fs.readFileSync(onceTs, 'utf8').matchAll(/^ {2}get (\w+)\(\) \{\n {4}return require\('([^']+)'\)/gm)].map((m) => [
+    path
+      .relative(lib, path.resolve(path.dirname(onceTs), m[2]))
+      .split(path.sep)
+      .join('/'),
+    m[1],
+  ]),
+);
 
-// In a bundle, require() of a module in once.js's table is a require of that entry: were it
-// bundled, webpack would evaluate it lazily, and so make every module it imports (most of the
-// suite) an accessor each VU calls on each use and keeps (lib/k6/once.ts).
+// In a bundle, require() of a module in once.js's table is a read of that getter of once.js
+// (`require("./once.js").modules[name]`): were it bundled, webpack would evaluate it lazily, and
+// so make every module it imports (most of the suite) an accessor each VU calls on each use and
+// keeps (lib/k6/lifecycle/once-table.ts).
 function toOnce({ request, context, dependencyType }, cb) {
   if (dependencyType !== 'commonjs' || !request.startsWith('.')) return cb();
-  const key = path.relative(lib, path.resolve(context, request)).split(path.sep).join('/');
-  return ONCE_KEYS.includes(key) ? cb(null, ['./once.js', 'modules', key], 'commonjs') : cb();
+  const key = path.relative(lib, path.resolve(context, request)).split(path.sep).join('/').replace(/\.ts$/, '');
+  return ONCE.has(key) ? cb(null, ['./once.js', 'modules', ONCE.get(key)], 'commonjs') : cb();
 }
 
 function bundles({ sse, once }) {

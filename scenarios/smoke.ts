@@ -1,5 +1,5 @@
 // Benchmark smoke: see BENCHMARKS['smoke'] in lib/benchmarks.ts for the question it answers and its defaults.
-import { defineBenchmark } from '../lib/k6/benchmark';
+import { defineBenchmark } from '../lib/k6/lifecycle/bundle-init';
 import { BENCHMARKS } from '../lib/benchmarks';
 
 export const { options, setup, measure, probe, watch, handleSummary } = defineBenchmark(BENCHMARKS['smoke']);

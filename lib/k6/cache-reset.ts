@@ -5,7 +5,7 @@ import type { HttpPort } from '../http-port';
 import type { Run } from '../plan/matrix';
 import { resetCache } from '../server-metrics/cache-reset';
 import type { SetupData } from '../variants';
-import type { Bench } from './bench-context';
+import type { Bench } from './lifecycle/each-vu-bench';
 
 export function resetBeforeRun(b: Bench, data: SetupData, run: Run, port: HttpPort, budgetMs: number): void {
   const t = b.variant(data, run.variant);

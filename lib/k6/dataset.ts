@@ -27,7 +27,7 @@ export interface SharedDataset {
   shape: DatasetShape;
 }
 
-/** What setup's token counting may take (bench-context.ts adds it to setupTimeout). */
+/** What setup's token counting may take (lifecycle/vu0-config.ts adds it to setupTimeout). */
 export { TOKENIZE_BUDGET_MS };
 
 // The first VU builds the store once and hands it to the three SharedArray callbacks.

@@ -3,12 +3,12 @@
 import { sleep } from 'k6';
 import { recordGap, type Outcome } from '../metrics/samples';
 import type { SetupData } from '../variants';
-import type { Bench } from './bench-context';
+import type { Bench } from './lifecycle/each-vu-bench';
 import { llmRequest } from './request';
 import { poolingIteration } from './pooling';
 import { nextAdapter } from './adapters';
 import { abortIfPreflightFailed } from './preflight-gate';
-import { vuRun, type VuRun } from './vu-run';
+import { vuRun, type VuRun } from './lifecycle/each-run';
 
 /**
  * A replayed request is built this long before it is due. Built at once, the 64 VUs of a replay's

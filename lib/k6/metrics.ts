@@ -1,6 +1,6 @@
 // The k6 metric objects for the catalog. k6 allows creating metrics only in the init context,
 // so this runs once per VU at module load. The definitions are an argument: a VU that sends requests
-// takes them from VU 0 (handoff.ts) rather than evaluate the catalog and its help texts.
+// takes them from VU 0 (lifecycle/vu0-handoff.ts) rather than evaluate the catalog and its help texts.
 import { Counter, Rate, Trend } from 'k6/metrics';
 import type { MetricDef, MetricKey } from '../metrics/catalog';
 import type { AddSample } from '../metrics/samples';

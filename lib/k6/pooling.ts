@@ -8,8 +8,8 @@ import type { Prompt } from '../dialects/types';
 import { asGeneration, recordPooling } from '../metrics/pooling-samples';
 import type { Outcome } from '../metrics/samples';
 import type { ResolvedVariant } from '../variants';
-import type { Bench } from './bench-context';
-import type { VuRun } from './vu-run';
+import type { Bench } from './lifecycle/each-vu-bench';
+import type { VuRun } from './lifecycle/each-run';
 
 /** Sends one pooling request of the VU's current run; the outcome (no output, no events) for the loop's gap, log and back-off. */
 export function poolingIteration(b: Bench, cur: VuRun): Outcome {

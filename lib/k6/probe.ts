@@ -8,7 +8,7 @@ import { steadyWindow } from '../plan/matrix';
 import { resetScenario, resetSlot } from '../plan/cache-reset';
 import type { GpuOutcome } from '../server-metrics/gpu';
 import type { SetupData } from '../variants';
-import type { Bench } from './bench-context';
+import type { Bench } from './lifecycle/each-vu-bench';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
 import { clearAdapterTag } from './adapters';

@@ -1,6 +1,6 @@
 // One LLM request, the only way this project sends one: the dialect builds the body, the
 // transport's sender sends it and times what it can, and the outcome becomes metric samples. The
-// benchmarks (lib/k6/benchmark.ts) and the public library (lib/api/) both call this function.
+// benchmarks (lib/k6/lifecycle/bundle-init.ts) and the public library (lib/api/) both call this function.
 import type { GenerationRequest } from '../dialects/types';
 import { recordRequest, type Outcome, type Recording } from '../metrics/samples';
 import type { ResolvedVariant } from '../variants';

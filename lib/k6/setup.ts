@@ -9,7 +9,7 @@ import { PreflightError, preflightVariant } from '../preflight/run';
 import { readServingConfig } from '../preflight/serving';
 import { engineById } from '../engines/index';
 import type { SetupData } from '../variants';
-import type { Bench } from './bench-context';
+import type { Bench } from './lifecycle/each-vu-bench';
 import { setupDataset } from './dataset';
 import { k6Port } from './http-port';
 import { writeRunRecord } from './run-record';

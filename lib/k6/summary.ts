@@ -9,7 +9,7 @@ import { PARTIAL_FORMAT, reportMetrics, segmentFileName, type PartialResult } fr
 import { buildReport, type SummaryDataLike } from '../report/build-report';
 import { withRunTrends } from '../report/run-trends';
 import { renderText } from '../report/render/text-report';
-import type { Bench } from './bench-context';
+import type { Bench } from './lifecycle/each-vu-bench';
 import { stoppedProgress } from '../raw/progress';
 
 export function makeSummary(b: Bench, baseline: Baseline | null): (data: SummaryDataLike) => Record<string, string> {

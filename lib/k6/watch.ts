@@ -5,7 +5,7 @@
 // handleSummary after an abort) and say where and why the run stopped.
 import exec from 'k6/execution';
 import type { SetupData } from '../variants';
-import type { Bench } from './bench-context';
+import type { Bench } from './lifecycle/each-vu-bench';
 import { k6Port } from './http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
 import { clearAdapterTag } from './adapters';

@@ -14,8 +14,8 @@ const scenarios = readdirSync(join(root, 'scenarios'))
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3));
 
-/** The modules once.js serves (lib/k6/once.ts's table, which webpack.config.js reads too). */
-const ONCE_KEYS = [...readFileSync(join(root, 'lib', 'k6', 'once.ts'), 'utf8').matchAll(/^ {2}get '([^']+)'\(\)/gm)].map((m) => m[1]);
+/** The modules once.js serves (lib/k6/lifecycle/once-table.ts's table, which webpack.config.js reads too). */
+const ONCE_KEYS = [...readFileSync(join(root, 'lib', 'k6', 'lifecycle', 'once-table.ts'), 'utf8').matchAll(/^ {2}get (\w+)\(\) \{/gm)].map((m) => m[1]);
 
 /** Globals a browser or Node has and k6 (v0.49 at least) does not. */
 const MISSING_IN_K6 = [
@@ -138,7 +138,7 @@ for (const { file: bundle, sse } of BUNDLES) {
     });
     assert.deepEqual([...freeGlobals], [], `uses globals k6 does not have: ${[...freeGlobals].join(', ')}`);
     assert.ok(required.length > 0);
-    // k6 modules, and once.js beside the bundle (what not every VU runs: lib/k6/once.ts), one
+    // k6 modules, and once.js beside the bundle (what not every VU runs: lib/k6/lifecycle/once-table.ts), one
     // require per entry of its table.
     for (const r of required) assert.match(r, /^(k6(\/.*)?|\.\/once\.js)$/, `requires ${r}, which k6 cannot load`);
     assert.equal(required.filter((r) => r === './once.js').length, ONCE_KEYS.length, 'requires once.js once per entry of its table');
@@ -188,7 +188,7 @@ for (const dir of ['', 'sse/']) {
     });
     for (const r of required) assert.match(r, /^k6(\/.*)?$/, `once.js requires ${r}`);
     assert.deepEqual(exported, ['modules'], 'once.js exports its table alone');
-    for (const key of ONCE_KEYS) assert.ok(src.includes(`get '${key}'() {`), `once.js serves ${key}`);
+    for (const key of ONCE_KEYS) assert.ok(src.includes(`get ${key}() {`), `once.js serves ${key}`);
     // The report code lives here, not in the bundle every VU compiles.
     assert.match(src, /function renderHtml\(/);
     assert.doesNotMatch(readFileSync(join(dist, dir, 'dflash-vs-mtp.js'), 'utf8'), /function renderHtml\(/);
@@ -200,7 +200,7 @@ const importGraph = require('../../scripts/lint/import-graph.cjs') as { graph(o?
 
 test('what every VU evaluates is laid out in one scope: webpack wraps in a lazy accessor only the modules the probe, watch and reset require', () => {
   // A module that webpack evaluates lazily (a require() target) makes every module it imports an
-  // accessor too, called on each use; once.js keeps those out of the bundle (lib/k6/once.ts).
+  // accessor too, called on each use; once.js keeps those out of the bundle (lib/k6/lifecycle/once-table.ts).
   const values = importGraph.graph({ values: true });
   const every = new Set<string>();
   const visit = (file: string) => {
@@ -208,7 +208,7 @@ test('what every VU evaluates is laid out in one scope: webpack wraps in a lazy 
     every.add(file);
     for (const d of values.get(file) ?? []) visit(d);
   };
-  visit(join(root, 'lib', 'k6', 'benchmark.ts'));
+  visit(join(root, 'lib', 'k6', 'lifecycle', 'bundle-init.ts'));
   const everyVu = new Set([...every].map((f) => relative(root, f)));
   for (const file of ['context-matrix.js', 'sse/context-matrix.js']) {
     const src = readFileSync(join(dist, file), 'utf8');

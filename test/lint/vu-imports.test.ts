@@ -26,7 +26,7 @@ function evaluated(entry: string): Set<string> {
 
 /** Evaluated in VU 0, the probe and reset scenarios, or runs with DATASET or TRACE: never in every VU. */
 const NOT_IN_EVERY_VU = [
-  /^lib\/k6\/(bench-context|once|vu0|setup|dataset|trace|cache-reset)\.ts$/,
+  /^lib\/k6\/(lifecycle\/vu0-(?:config|functions)|setup|dataset|trace|cache-reset)\.ts$/,
   /^lib\/config\/load\.ts$/,
   /^lib\/metrics\/catalog\.ts$/,
   /^lib\/engines\//,
@@ -37,14 +37,14 @@ const NOT_IN_EVERY_VU = [
 ];
 
 test('a VU that sends requests evaluates none of what only VU 0, a probe or a reset runs', () => {
-  const vu = evaluated('lib/k6/benchmark.ts');
+  const vu = evaluated('lib/k6/lifecycle/bundle-init.ts');
   assert.ok(vu.has('lib/k6/transport.ts') && vu.has('lib/reading/chunk-template.ts'), `the walk reaches the sender and the reader: ${[...vu].join(', ')}`);
   const bad = [...vu].filter((f) => NOT_IN_EVERY_VU.some((r) => r.test(f)));
-  assert.deepEqual(bad, [], 'imported statically from lib/k6/benchmark.ts: reach them through require() where they run');
+  assert.deepEqual(bad, [], 'imported statically from lib/k6/lifecycle/bundle-init.ts: reach them through require() where they run');
 });
 
 test('the walk follows imports: VU 0 configuration module brings the catalog and the engines', () => {
-  const vu0 = evaluated('lib/k6/bench-context.ts');
+  const vu0 = evaluated('lib/k6/lifecycle/vu0-config.ts');
   assert.ok(vu0.has('lib/metrics/catalog.ts'), 'catalog');
   assert.ok(
     [...vu0].some((f) => f.startsWith('lib/engines/')),

@@ -1,21 +1,22 @@
-// One mechanism behind every benchmark file: configuration at init, preflight in setup, the
-// measuring exec function, the server-metrics probe and the end-of-test report. A benchmark is a
-// BenchmarkSpec; scenarios/*.ts only re-export what defineBenchmark returns.
-import type { BenchmarkSpec } from '../benchmarks';
-import type * as Vu0 from './vu0';
-import type * as BenchContext from './bench-context';
-import { handedOver } from './handoff';
-import { fromHandoff } from './vu-bench';
-import { stopAtSetup } from './config-error';
-import { makeMeasure } from './measure';
-import { makeProbe } from './probe';
-import { makeWatch } from './watch';
+// The bundle's init, in every VU (VU 0 included): one mechanism behind every benchmark file:
+// configuration at init, preflight in setup, the measuring exec function, the server-metrics probe
+// and the end-of-test report. A benchmark is a BenchmarkSpec; scenarios/*.ts only re-export what
+// defineBenchmark returns. The stages of a VU, in lib/k6/lifecycle/: bundle-init.ts (here),
+// once-table.ts (what once.js holds), vu0-*.ts (VU 0), each-vu-bench.ts (each VU), each-run.ts
+// (each run of a VU); docs/architecture.md draws them.
+import type { BenchmarkSpec } from '../../benchmarks';
+import type { Bench } from './each-vu-bench';
+import { modules as once } from './once-table';
+import { handedOver } from './vu0-handoff';
+import { fromHandoff } from './each-vu-bench';
+import { stopAtSetup } from '../config-error';
+import { makeMeasure } from '../measure';
+import { makeProbe } from '../probe';
+import { makeWatch } from '../watch';
 
-// k6's require. webpack.config.js points a require() of a module in once.js's table (lib/k6/once.ts)
-// at once.js beside the bundle (dist/once.js, dist/sse/once.js): k6 evaluates a bundle in every
-// VU, and what only VU 0 runs is kept out of what every VU evaluates (docs/fidelity.md, "What a VU
-// holds").
-declare function require(id: string): unknown;
+// `once.<name>` reads once.js beside the bundle (dist/once.js, dist/sse/once.js) through k6's
+// require (once-table.ts says how): k6 evaluates a bundle in every VU, and what only VU 0 runs is
+// kept out of what every VU evaluates (docs/fidelity.md, "What a VU holds").
 
 /** A module that once.js holds, or the one line that says once.js is not beside the bundle. */
 function fromOnce<T>(load: () => T): T | { error: string } {
@@ -31,14 +32,14 @@ function fromOnce<T>(load: () => T): T | { error: string } {
 }
 
 /**
- * The Bench of this VU. VU 0 reads the configuration (bench-context.ts, in once.js); every other
- * VU takes what VU 0 read (handoff.ts), and so never evaluates the parser, the plan's builder or
+ * The Bench of this VU. VU 0 reads the configuration (vu0-config.ts, in once.js); every other
+ * VU takes what VU 0 read (vu0-handoff.ts), and so never evaluates the parser, the plan's builder or
  * the catalog. Where VU 0 handed nothing over (a bad configuration), a VU reads it itself.
  */
-function benchOf(spec: BenchmarkSpec): BenchContext.Bench | { error: string } {
+function benchOf(spec: BenchmarkSpec): Bench | { error: string } {
   const h = __VU === 0 ? null : handedOver();
   if (h !== null) return fromHandoff(spec, h);
-  const ctx = fromOnce(() => require('./bench-context') as typeof BenchContext);
+  const ctx = fromOnce(() => once.vu0Config);
   return 'error' in ctx ? ctx : ctx.loadBenchmark(spec);
 }
 
@@ -47,17 +48,17 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   // A bad variable or file: setup() stops the run with one line, before any load.
   if ('error' in b) return stopAtSetup(b.error);
   // setup() and handleSummary() run in VU 0 only: the VUs that send requests never load them.
-  const mod = __VU === 0 ? fromOnce(() => require('./vu0') as typeof Vu0) : null;
+  const mod = __VU === 0 ? fromOnce(() => once.vu0Functions) : null;
   if (mod !== null && 'error' in mod) return stopAtSetup(mod.error);
-  const once = mod === null ? null : mod.vu0Functions(b);
-  if (once !== null && 'error' in once) return stopAtSetup(once.error);
+  const vu0 = mod === null ? null : mod.vu0Functions(b);
+  if (vu0 !== null && 'error' in vu0) return stopAtSetup(vu0.error);
   return {
     options: b.options,
-    setup: once?.setup ?? onlyInVu0('setup'),
+    setup: vu0?.setup ?? onlyInVu0('setup'),
     measure: makeMeasure(b),
     probe: makeProbe(b),
     watch: makeWatch(b),
-    handleSummary: once?.handleSummary ?? onlyInVu0('handleSummary'),
+    handleSummary: vu0?.handleSummary ?? onlyInVu0('handleSummary'),
   };
 }
 

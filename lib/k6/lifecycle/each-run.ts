@@ -1,14 +1,14 @@
 // What one VU holds for the run it is in: resolved on its first iteration there, because k6's
 // execution fields are calls into the runtime, so per-request work reads none of them.
 import exec from 'k6/execution';
-import type { Window } from '../metrics/samples';
-import { startOffsetMs, steadyWindow, type Run } from '../plan/matrix';
-import type { ResolvedVariant, SetupData } from '../variants';
-import { BACKOFF, Reachability } from '../vu/reachability';
-import { runSlot } from '../vu/slot';
-import { AdapterPicker } from '../workload/adapters';
-import { clearAdapterTag } from './adapters';
-import type { Bench } from './bench-context';
+import type { Window } from '../../metrics/samples';
+import { startOffsetMs, steadyWindow, type Run } from '../../plan/matrix';
+import type { ResolvedVariant, SetupData } from '../../variants';
+import { BACKOFF, Reachability } from '../../vu/reachability';
+import { runSlot } from '../../vu/slot';
+import { AdapterPicker } from '../../workload/adapters';
+import { clearAdapterTag } from '../adapters';
+import type { Bench } from './vu0-config';
 
 export interface VuRun {
   /** The k6 scenario's name. */

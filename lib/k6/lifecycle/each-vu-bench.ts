@@ -1,35 +1,34 @@
-// The Bench (bench-context.ts) made from a configuration and a plan already read. VU 0 reads them
-// from the environment (bench-context.ts); a VU that sends requests takes them from VU 0
-// (handoff.ts), so that nothing here imports the configuration's parser, the plan's builder or the
+// Each VU: its Bench (vu0-config.ts) made from a configuration and a plan already read. VU 0 reads them
+// from the environment (vu0-config.ts); a VU that sends requests takes them from VU 0
+// (vu0-handoff.ts), so that nothing here imports the configuration's parser, the plan's builder or the
 // metric catalog: this module and what it imports are what such a VU evaluates.
-import type { BenchConfig, Env } from '../config/types';
-import type { BenchmarkSpec } from '../benchmarks';
-import { probeScenario, watchScenario, type Plan, type Run } from '../plan/matrix';
-import { resetScenario } from '../plan/cache-reset';
-import { resolveVariants, type ResolvedVariant } from '../variants';
-import { TRANSPORTS } from '../transports';
-import type { ImageCache } from '../workload/images';
-import { sharedImages } from './images';
-import { adder, createMetrics, type MetricDecls } from './metrics';
-import { SENDERS } from './transport';
-import { createPromptPools, neededKinds } from './prompts';
-import type { SharedDataset } from './dataset';
-import { datasetSource, poolSource, type PromptSource } from './prompt-source';
-import type { SharedTrace } from './trace';
-import type { AddSample, SloLimits } from '../metrics/samples';
-import type { SetupData } from '../variants';
-import type { TransportSpec } from '../transports';
-import type { k6Options } from '../plan/k6-options';
-import type { K6Metrics } from './metrics';
-import type { Send } from './transport';
-import type { Handoff } from './handoff';
+import type { BenchConfig, Env } from '../../config/types';
+import type { BenchmarkSpec } from '../../benchmarks';
+import { probeScenario, watchScenario, type Plan, type Run } from '../../plan/matrix';
+import { resetScenario } from '../../plan/cache-reset';
+import { resolveVariants, type ResolvedVariant } from '../../variants';
+import { TRANSPORTS } from '../../transports';
+import type { ImageCache } from '../../workload/images';
+import { sharedImages } from '../images';
+import { adder, createMetrics, type MetricDecls } from '../metrics';
+import { SENDERS } from '../transport';
+import { createPromptPools, neededKinds } from '../prompts';
+import type { SharedDataset } from '../dataset';
+import { datasetSource, poolSource, type PromptSource } from '../prompt-source';
+import type { SharedTrace } from '../trace';
+import type { AddSample, SloLimits } from '../../metrics/samples';
+import type { SetupData } from '../../variants';
+import type { TransportSpec } from '../../transports';
+import type { k6Options } from '../../plan/k6-options';
+import type { K6Metrics } from '../metrics';
+import type { Send } from '../transport';
+import type { Handoff } from './vu0-handoff';
+import { modules as once } from './once-table';
 
-// k6's require, of a module in once.js (lib/k6/once.ts), evaluated on its first call: the dataset
-// and trace code (118 KB, 0.08 MB of each VU's live heap: docs/fidelity.md) only in runs that set
-// DATASET or TRACE.
-declare function require(id: string): unknown;
-export const datasetModule = () => require('./dataset') as typeof import('./dataset');
-export const traceModule = () => require('./trace') as typeof import('./trace');
+// The dataset and trace code, from once.js (once-table.ts), evaluated on first use: 118 KB, 0.08 MB
+// of each VU's live heap (docs/fidelity.md), only in runs that set DATASET or TRACE.
+export const datasetModule = () => once.dataset;
+export const traceModule = () => once.trace;
 
 function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): PromptSource {
   if (trace !== null) return traceModule().traceSource(cfg, trace);

@@ -1,29 +1,40 @@
 // once.js, the file beside each bundle: the modules that not every VU runs, each evaluated on its
 // first use. k6 evaluates a bundle's modules in every VU and keeps what they make in each VU's heap,
-// so the bundle reaches these through require(), and webpack.config.js points such a require() at
-// this table. Bundled instead, a module required is evaluated lazily, and webpack makes every
-// module it imports (here: most of the suite) an accessor that every VU calls on each use and
-// keeps; from once.js, what every VU runs is laid out in one scope (docs/fidelity.md, "One scope
-// for what every VU runs"). k6's require works only at init, so only what is loaded at init is
-// here; the server-metrics probe, the watch and the cache reset, required when their scenarios
-// run, stay in the bundle (nothing that every VU runs imports them). The keys are paths under lib/.
+// so the bundle reaches these through require(), never through an import. Bundled instead, a
+// module required is evaluated lazily, and webpack makes every module it imports (here: most of
+// the suite) an accessor that every VU calls on each use and keeps; from once.js, what every VU
+// runs is laid out in one scope (docs/fidelity.md, "One scope for what every VU runs"). k6's
+// require works only at init, so only what is loaded at init is here; the server-metrics probe,
+// the watch and the cache reset, required when their scenarios run, stay in the bundle (nothing
+// that every VU runs imports them).
+//
+// This file is both sides of the table:
+// - once.js is built from it (webpack.config.js, the *-once builds: this file is their entry), and
+//   there each getter's require() is webpack's own: the module is evaluated on the getter's first
+//   read, inside once.js.
+// - the bundles import it (bundle-init.ts, each-vu-bench.ts read `modules.<name>`), and there
+//   webpack.config.js (toOnce) rewrites each getter's require() into k6's require of once.js, then
+//   a read of the same getter there: `require("./once.js").modules["<name>"]`. So the require
+//   below is where a bundle leaves for once.js; its path is the module, the getter's name the key.
+// A plain import cannot replace it: an import is evaluated in every VU at init, which is what
+// this table exists to avoid (test/lint/vu-imports.test.ts checks that no import brings them back).
 declare function require(id: string): unknown;
 
 export const modules = {
-  /** setup() and handleSummary(): VU 0. */
-  get 'k6/vu0'() {
-    return require('./vu0') as typeof import('./vu0');
+  /** setup() and handleSummary(): VU 0 (vu0-functions.ts). */
+  get vu0Functions() {
+    return require('./vu0-functions') as typeof import('./vu0-functions');
   },
-  /** The configuration read from the environment, the plan, the k6 options: VU 0. */
-  get 'k6/bench-context'() {
-    return require('./bench-context') as typeof import('./bench-context');
+  /** The configuration read from the environment, the plan, the k6 options: VU 0 (vu0-config.ts). */
+  get vu0Config() {
+    return require('./vu0-config') as typeof import('./vu0-config');
   },
   /** DATASET runs: every VU. */
-  get 'k6/dataset'() {
-    return require('./dataset') as typeof import('./dataset');
+  get dataset() {
+    return require('../dataset') as typeof import('../dataset');
   },
   /** TRACE runs: every VU. */
-  get 'k6/trace'() {
-    return require('./trace') as typeof import('./trace');
+  get trace() {
+    return require('../trace') as typeof import('../trace');
   },
 };

@@ -1,24 +1,24 @@
 // Everything a benchmark's k6 functions share, made once at init: the configuration (a bad value
 // stops the run in setup with one line), the plan, the metrics, the sender, the prompt source, the
 // k6 options. setup.ts, measure.ts, probe.ts and summary.ts each take this and return one function
-// (setup.ts and summary.ts in VU 0 only: vu0.ts). Evaluated in VU 0 (from once.js), and in a VU
-// that VU 0 handed nothing (handoff.ts); the others make their Bench in vu-bench.ts.
-import { loadConfig, type BenchConfig, type Env } from '../config/load';
-import { benchmarkEnv, checkResultsDir } from '../config/environment';
-import type { BenchmarkSpec } from '../benchmarks';
-import { configErrorOf } from './config-error';
-import { planOf, type Plan } from '../plan/matrix';
-import { k6Options, setupTimeoutMs } from '../plan/k6-options';
-import { datasetThresholds } from '../plan/dataset-keys';
-import { adapterThresholds } from '../plan/adapter-keys';
-import { METRICS, type MetricKey } from '../metrics/catalog';
-import type { MetricDecls } from './metrics';
-import type { SharedDataset } from './dataset';
-import type { SharedTrace } from './trace';
-import { handOff } from './handoff';
-import { assemble, datasetModule, traceModule, type Bench, type K6Options } from './vu-bench';
+// (setup.ts and summary.ts in VU 0 only: vu0-functions.ts). Evaluated in VU 0 (from once.js), and in a VU
+// that VU 0 handed nothing (vu0-handoff.ts); the others make their Bench in each-vu-bench.ts.
+import { loadConfig, type BenchConfig, type Env } from '../../config/load';
+import { benchmarkEnv, checkResultsDir } from '../../config/environment';
+import type { BenchmarkSpec } from '../../benchmarks';
+import { configErrorOf } from '../config-error';
+import { planOf, type Plan } from '../../plan/matrix';
+import { k6Options, setupTimeoutMs } from '../../plan/k6-options';
+import { datasetThresholds } from '../../plan/dataset-keys';
+import { adapterThresholds } from '../../plan/adapter-keys';
+import { METRICS, type MetricKey } from '../../metrics/catalog';
+import type { MetricDecls } from '../metrics';
+import type { SharedDataset } from '../dataset';
+import type { SharedTrace } from '../trace';
+import { handOff } from './vu0-handoff';
+import { assemble, datasetModule, traceModule, type Bench, type K6Options } from './each-vu-bench';
 
-export type { Bench, K6Options } from './vu-bench';
+export type { Bench, K6Options } from './each-vu-bench';
 
 /** The shared state of a benchmark, or the one-line message of a configuration error. */
 export function loadBenchmark(spec: BenchmarkSpec): Bench | { error: string } {
@@ -61,7 +61,7 @@ function withOptions(spec: BenchmarkSpec, env: Env, cfg: BenchConfig, dataset: S
   // k6 reads a script's options in VU 0 alone and overwrites every other VU's with its own: the
   // thresholds (a few dozen per run) are built there only.
   const options = __VU === 0 ? optionsOf(plan, cfg, dataset) : ({} as K6Options);
-  // The other VUs open the dataset's and the trace's shared arrays by name (vu-bench.ts).
+  // The other VUs open the dataset's and the trace's shared arrays by name (each-vu-bench.ts).
   if (__VU === 0) handOff({ env, cfg, plan, metrics: declsOf(METRICS) });
   return assemble({ spec, env, cfg, plan, dataset, trace, metrics: METRICS, options });
 }

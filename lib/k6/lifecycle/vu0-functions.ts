@@ -1,15 +1,15 @@
 // What only k6's VU 0 runs: setup() (preflight, the run record) and handleSummary() (every report,
 // and the comparison with BASELINE). k6 runs a script's init code in every VU, and again in VU 0
-// for the options, setup() and handleSummary(). benchmark.ts requires this module in VU 0 alone,
-// from once.js (once.ts), so the VUs that send requests never evaluate report rendering, charts,
+// for the options, setup() and handleSummary(). bundle-init.ts requires this module in VU 0 alone,
+// from once.js (once-table.ts), so the VUs that send requests never evaluate report rendering, charts,
 // statistics, the comparison or the preflight's diagnosis.
-import { readBaseline } from '../compare/baseline';
-import type { SetupData } from '../variants';
-import type { SummaryDataLike } from '../report/build-report';
-import type { Bench } from './bench-context';
-import { configErrorOf } from './config-error';
-import { makeSetup } from './setup';
-import { makeSummary } from './summary';
+import { readBaseline } from '../../compare/baseline';
+import type { SetupData } from '../../variants';
+import type { SummaryDataLike } from '../../report/build-report';
+import type { Bench } from './vu0-config';
+import { configErrorOf } from '../config-error';
+import { makeSetup } from '../setup';
+import { makeSummary } from '../summary';
 
 export interface Vu0Functions {
   setup: () => SetupData;
