@@ -1,6 +1,6 @@
 // Command line: npm run sim -- --engine vllm --spec dflash --port 8000 ...
 // Bad options fail before anything starts, with one message and exit code 2.
-import { ENGINES } from './engines';
+import { IMITATIONS } from './imitations';
 import { OptionError, helpText, parseArgs } from './options';
 import { startSim } from './server';
 
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   }
   const sim = await startSim(opts);
   const o = sim.options;
-  const refusesUntilReady = ENGINES[o.engine].readiness === 'listen-when-ready';
+  const refusesUntilReady = IMITATIONS[o.engine].readiness === 'listen-when-ready';
   // vLLM only listens once its engine is up; SGLang listens at once and answers 503 until ready.
   if (refusesUntilReady && o.startupDelayMs > 0) {
     process.stdout.write(`sim: ${o.engine} loading the model (${o.startupDelayMs / o.timeScale} ms): connections to ${sim.url} are refused until then\n`);

@@ -1,6 +1,6 @@
 // What every route handler needs from the running simulator.
-import type { BatchEngine } from './engine/scheduler';
-import type { EngineProfile } from './engines';
+import type { BatchScheduler } from './scheduler/batch-scheduler';
+import type { Imitation } from './imitations';
 import type { Recorder } from './ground-truth';
 import type { GpuMeter } from './gpu';
 import type { Metrics } from './metrics';
@@ -11,9 +11,9 @@ import type { Tokenizer } from './tokenizer';
 export interface SimContext {
   /** Current options; `o.faults` changes at run time through setFaults and POST /sim/faults. */
   readonly o: SimOptions;
-  /** The imitated server's profile (ENGINES[o.engine]). */
-  readonly profile: EngineProfile;
-  readonly engine: BatchEngine;
+  /** How the simulator imitates the engine it serves as (IMITATIONS[o.engine]). */
+  readonly imitation: Imitation;
+  readonly scheduler: BatchScheduler;
   readonly tokenizer: Tokenizer;
   readonly recorder: Recorder;
   readonly metrics: Metrics;

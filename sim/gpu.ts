@@ -1,10 +1,10 @@
-// The simulated GPUs: a power model that follows the engine's steps, an energy meter that integrates
+// The simulated GPUs: a power model that follows the scheduler's steps, an energy meter that integrates
 // it over the simulator's (wall) clock, and two exporters' Prometheus pages over it, NVIDIA's
 // dcgm-exporter (with an energy counter) and nvidia_gpu_exporter (nvidia-smi: power, no counter).
 // The meter is the ground truth: the exact joules at any time (GET /sim/gpu), so a client's
 // joules per token can be checked against it.
 import type { SimOptions } from './options';
-import { nowMs } from './engine/clock';
+import { nowMs } from './scheduler/clock';
 
 /** What a step does, as far as power goes. */
 export interface StepLoad {
@@ -68,7 +68,7 @@ export class GpuMeter {
     if (this.t.length > KEEP * 2) for (const a of [this.t, this.e, this.b, this.w, this.busy] as unknown[][]) a.splice(0, KEEP);
   }
 
-  /** A step starts (its load), or the engine goes idle (null), at `at` (now by default). */
+  /** A step starts (its load), or the scheduler goes idle (null), at `at` (now by default). */
   set(load: StepLoad | null, at = nowMs()): void {
     const i = this.t.length - 1;
     const t = Math.max(at, this.t[i]);
@@ -116,7 +116,7 @@ export class GpuMeter {
     return x > from ? (((b[0] - a[0]) * 1000) / (x - from)) * gpuFactor(gpu) : this.w[this.w.length - 1] * gpuFactor(gpu);
   }
 
-  /** Share of the trailing AVERAGE_MS the engine ran steps, %. */
+  /** Share of the trailing AVERAGE_MS the scheduler ran steps, %. */
   utilization(x: number): number {
     const from = Math.max(this.t[0], x - AVERAGE_MS);
     const a = this.at(from) as [number, number];

@@ -1,7 +1,7 @@
 // What really happened, per request and per engine step, so a benchmark's client-side figures can
 // be checked against the truth. All times are epoch milliseconds with sub-ms precision (wall clock,
 // i.e. already divided by the time scale).
-import type { StepRecord } from './engine/scheduler';
+import type { StepRecord } from './scheduler/batch-scheduler';
 
 export interface EventRecord {
   /** When the bytes were handed to the socket (streams) or the tokens were committed (non-stream). */

@@ -1,6 +1,7 @@
-// One profile per imitated server. Everything that differs between SGLang and vLLM is data here
+// How the simulator imitates each engine (an Imitation; the engines' own profiles, for the
+// benchmarks, are lib/engines/). Everything that differs between SGLang and vLLM is data here
 // (error shapes, auth, readiness, ids, routes, versions, ports, metric names and messages), so the
-// route and engine code reads a profile instead of comparing engine names.
+// route and scheduler code reads an imitation instead of comparing engine names.
 import type { ErrorStyle } from './api/common';
 
 export type EngineName = 'sglang' | 'vllm';
@@ -49,7 +50,7 @@ export interface CacheResetRouteProfile {
   busy(waiting: number, running: number): { status: number; body: string; json: boolean };
 }
 
-export interface EngineProfile {
+export interface Imitation {
   name: EngineName;
   /** As the server names itself. */
   displayName: string;
@@ -99,7 +100,7 @@ export interface EngineProfile {
 const VLLM_E2E = [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680];
 const SGLANG_E2E = [0.1, 0.2, 0.4, 0.6, 0.8, 1, 2, 4, 6, 8, 10, 20, 40, 60, 80, 100, 200, 400, 800];
 
-export const ENGINES: Record<EngineName, EngineProfile> = {
+export const IMITATIONS: Record<EngineName, Imitation> = {
   sglang: {
     name: 'sglang',
     displayName: 'SGLang',
@@ -209,6 +210,6 @@ export const ENGINES: Record<EngineName, EngineProfile> = {
 };
 
 /** True when `path` needs the API key on this engine. */
-export function authGuards(p: EngineProfile, path: string): boolean {
+export function authGuards(p: Imitation, path: string): boolean {
   return 'only' in p.auth ? path.startsWith(p.auth.only) : !path.startsWith(p.auth.except);
 }

@@ -1,9 +1,9 @@
 // Prometheus text exposition under each server's own metric names, labels and buckets.
 // Histograms observe server-side wall seconds. As on the real servers, the inter-token histogram
-// gets one observation per engine step that produced output (not per token), so under speculative
+// gets one observation per scheduler step that produced output (not per token), so under speculative
 // decoding it over-states per-token latency: that is the server's behaviour, kept on purpose.
-import type { BatchEngine, StepRecord } from './engine/scheduler';
-import type { MetricsProfile } from './engines';
+import type { BatchScheduler, StepRecord } from './scheduler/batch-scheduler';
+import type { MetricsProfile } from './imitations';
 
 class Histogram {
   readonly counts: number[];
@@ -48,7 +48,7 @@ export class Metrics {
   constructor(
     private readonly n: MetricsProfile,
     model: string,
-    private readonly engine: BatchEngine,
+    private readonly scheduler: BatchScheduler,
   ) {
     this.labels = `model_name="${model.replace(/["\\\n]/g, '_')}"${this.n.extraLabels}`;
     this.ttft = new Histogram(this.n.ttftBuckets);
@@ -79,7 +79,7 @@ export class Metrics {
   }
 
   onStep(r: StepRecord): void {
-    const c = this.engine.counters;
+    const c = this.scheduler.counters;
     this.recent.push({
       t: r.actualMs,
       tokens: c.generationTokens,
@@ -126,7 +126,7 @@ export class Metrics {
       h.buckets.forEach((b, i) => out.push(`${p}${name}_bucket{${L},le="${num(b)}"} ${num(h.counts[i] as number)}`));
       out.push(`${p}${name}_bucket{${L},le="+Inf"} ${num(h.count)}`, `${p}${name}_count{${L}} ${num(h.count)}`, `${p}${name}_sum{${L}} ${num(h.sum)}`);
     };
-    const e = this.engine;
+    const e = this.scheduler;
     const c = e.counters;
     const rates = this.windowRates();
     gauge(this.n.running, 'Number of requests in the running batch.', e.numRunning);

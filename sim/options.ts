@@ -1,18 +1,18 @@
 // One table of options, parsed and validated by one mechanism for the CLI (argv), for startSim()
 // (a partial object) and for the runtime fault route (a partial JSON body).
-import { ENGINES, ENGINE_NAMES, type EngineName } from './engines';
+import { IMITATIONS, ENGINE_NAMES, type EngineName } from './imitations';
 import { FAULT_SPECS, type Faults } from './faults';
 import { type OptionSpec, OptionError, validateValue, fromArgText, describeAllowed } from './option-spec';
-import { parseAcceptByDomain } from './engine/speculative';
+import { parseAcceptByDomain } from './scheduler/speculative';
 import { loraNames } from './lora';
 
 export { OptionError } from './option-spec';
 
-export type { EngineName } from './engines';
+export type { EngineName } from './imitations';
 export type SpecMode = 'none' | 'mtp' | 'dflash' | 'ddtree';
 
 export interface SimOptions {
-  /** Which server to imitate (its profile in ENGINES). */
+  /** Which server to imitate (its profile in IMITATIONS). */
   engine: EngineName;
   host: string;
   /** 0 = an ephemeral port; the CLI uses the engine's own default (30000 / 8000). */
@@ -486,7 +486,7 @@ export function parseArgs(argv: readonly string[], notice: (message: string) => 
     if (spec.key === 'port') portGiven = true;
   }
   const opts = out as unknown as SimOptions;
-  if (!portGiven) opts.port = ENGINES[opts.engine].defaultPort;
+  if (!portGiven) opts.port = IMITATIONS[opts.engine].defaultPort;
   return finish(opts);
 }
 
@@ -531,7 +531,7 @@ function finish(o: SimOptions): SimOptions {
 export function helpText(): string {
   const lines = ['Simulated SGLang / vLLM inference server.', '', 'Usage: npm run sim -- [--name value | --name=value | --flag | --no-flag] ...', ''];
   for (const s of OPTION_SPECS) {
-    const def = s.key === 'port' ? ENGINE_NAMES.map((e) => `${ENGINES[e].defaultPort} (${e})`).join(' / ') : JSON.stringify(s.def);
+    const def = s.key === 'port' ? ENGINE_NAMES.map((e) => `${IMITATIONS[e].defaultPort} (${e})`).join(' / ') : JSON.stringify(s.def);
     lines.push(`  --${s.flag.padEnd(30)} ${s.help}`);
     lines.push(`  ${''.padEnd(32)} (${describeAllowed(s)}; default ${def})`);
   }

@@ -1,4 +1,4 @@
-// Wires the pieces into an HTTP server: options, engine, routes, API key, readiness, crash.
+// Wires the pieces into an HTTP server: options, scheduler, routes, API key, readiness, crash.
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { addAdminRoutes } from './api/admin';
@@ -10,9 +10,9 @@ import { addPoolingRoutes } from './api/pooling';
 import { RESPONSES_ROUTE, addResponsesRoutes } from './api/responses';
 import { addSglangRoutes } from './api/sglang';
 import type { SimContext } from './context';
-import { LoopWatch, nowMs } from './engine/clock';
-import { BatchEngine } from './engine/scheduler';
-import { ENGINES, type EngineProfile, authGuards } from './engines';
+import { LoopWatch, nowMs } from './scheduler/clock';
+import { BatchScheduler } from './scheduler/batch-scheduler';
+import { IMITATIONS, type Imitation, authGuards } from './imitations';
 import type { Faults } from './faults';
 import { Recorder } from './ground-truth';
 import { GpuMeter } from './gpu';
@@ -31,14 +31,14 @@ export interface SimHandle {
   /** Resolves when the startup delay is over (at once without one). */
   ready: Promise<void>;
   setFaults(f: Partial<Faults>): void;
-  /** The "target dies mid-run" case: close the listener and reset every connection. */
+  /** The "server dies mid-run" case: close the listener and reset every connection. */
   crash(): void;
   groundTruth(): GroundTruth;
   stop(): Promise<void>;
 }
 
 /** Which error body a path answers with, on this engine. */
-function styleFor(path: string, p: EngineProfile): ErrorStyle {
+function styleFor(path: string, p: Imitation): ErrorStyle {
   if (path === MESSAGES_ROUTE) return 'anthropic';
   if (path.startsWith('/v1/')) return p.errors.openai;
   if (path === '/generate') return p.errors.native;
@@ -50,7 +50,7 @@ const GENERATION_ROUTES = new Set(['/generate', '/v1/completions', '/v1/chat/com
 /** Routes that answer during startup and while the engine is hung (static or health routes). */
 const ALWAYS_OPEN = new Set(['/health', '/health_generate', '/metrics', '/v1/models', '/version', '/get_model_info', '/get_server_info']);
 
-function authorized(path: string, headers: http.IncomingHttpHeaders, o: SimOptions, p: EngineProfile): boolean {
+function authorized(path: string, headers: http.IncomingHttpHeaders, o: SimOptions, p: Imitation): boolean {
   if (!o.apiKey || path === '/metrics') return true;
   // vLLM guards /v1/* only; SGLang guards everything but its health routes. The Messages route
   // takes the key as Anthropic's clients send it too.
@@ -60,7 +60,7 @@ function authorized(path: string, headers: http.IncomingHttpHeaders, o: SimOptio
 
 /** The API's routes for this engine, and what answers a request: the admin routes, the key, readiness, the API. */
 function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
-  const { o, profile, recorder, metrics } = ctx;
+  const { o, imitation: profile, recorder, metrics } = ctx;
   const api = new Router();
   addOpenAiRoutes(api, ctx);
   addMessagesRoutes(api, ctx);
@@ -109,15 +109,15 @@ function dispatch(ctx: SimContext, admin: Router): (rc: RouteContext) => void {
 /**
  * Intake: a request's arrival is the moment its headers are read, before anything else is done
  * with it. Requests read in one poll are all timestamped first; then they are worked on (body,
- * parsing, tokenizing, engine) one per loop turn, so the loop polls again between two of them and
+ * parsing, tokenizing, scheduler) one per loop turn, so the loop polls again between two of them and
  * a burst's later arrivals are timestamped while earlier ones are still being processed.
  */
-function intake(engine: BatchEngine, loop: LoopWatch, handle: (rc: RouteContext) => void): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+function intake(scheduler: BatchScheduler, loop: LoopWatch, handle: (rc: RouteContext) => void): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const queue: RouteContext[] = [];
   let head = 0;
   const drain = (): void => {
     // While a step's writes are under way, arrivals are timestamped but wait to be worked on.
-    if (engine.sending) return void setImmediate(drain);
+    if (scheduler.sending) return void setImmediate(drain);
     const rc = queue[head++] as RouteContext;
     const from = nowMs();
     handle(rc); // its body and parsing complete in this turn's microtasks, before the next poll
@@ -157,7 +157,7 @@ interface Listener {
 async function readiness(
   { server, port }: Listener,
   o: SimOptions,
-  profile: EngineProfile,
+  profile: Imitation,
   readyAt: number,
   crashed: () => boolean,
 ): Promise<{ ready: Promise<void> }> {
@@ -186,23 +186,33 @@ async function readiness(
 
 export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle> {
   const o = resolveOptions(partial);
-  const profile = ENGINES[o.engine];
+  const profile = IMITATIONS[o.engine];
   const tokenizer = new Tokenizer(o.vocabSize);
   const loop = new LoopWatch();
   loop.start();
-  const engine = new BatchEngine(o, tokenizer, loop);
+  const scheduler = new BatchScheduler(o, tokenizer, loop);
   const recorder = new Recorder(o.recordLimit, o.lagThresholdMs);
-  const metrics = new Metrics(profile.metrics, o.model, engine);
+  const metrics = new Metrics(profile.metrics, o.model, scheduler);
   const gpu = new GpuMeter(o);
-  engine.onStepStart = (load) => gpu.set(load);
-  engine.onStepRecord = (r) => {
+  scheduler.onStepStart = (load) => gpu.set(load);
+  scheduler.onStepRecord = (r) => {
     recorder.addStep(r);
     metrics.onStep(r);
   };
   const startedAt = nowMs();
   const readyAt = startedAt + o.startupDelayMs / o.timeScale;
   let ordinal = 0;
-  const ctx: SimContext = { o, profile, engine, tokenizer, recorder, metrics, gpu, ready: () => nowMs() >= readyAt, nextOrdinal: () => ordinal++ };
+  const ctx: SimContext = {
+    o,
+    imitation: profile,
+    scheduler,
+    tokenizer,
+    recorder,
+    metrics,
+    gpu,
+    ready: () => nowMs() >= readyAt,
+    nextOrdinal: () => ordinal++,
+  };
 
   const sockets = new Set<Socket>();
   let crashed = false;
@@ -212,7 +222,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const crash = (): void => {
     if (crashed) return;
     crashed = true;
-    engine.stop();
+    scheduler.stop();
     loop.stop();
     server.close();
     for (const s of sockets) s.resetAndDestroy();
@@ -224,14 +234,14 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   };
   const setFaults = (update: Partial<Faults> | Record<string, unknown>): void => {
     o.faults = applyFaults(o.faults, update as Record<string, unknown>);
-    engine.setStalled(o.faults.stall);
+    scheduler.setStalled(o.faults.stall);
     scheduleCrash();
   };
 
   const admin = new Router();
   addAdminRoutes(admin, ctx, { setFaults, crash });
   const handle = dispatch(ctx, admin);
-  server.on('request', intake(engine, loop, handle));
+  server.on('request', intake(scheduler, loop, handle));
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.setNoDelay(true);
@@ -243,7 +253,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
   const port = await listenOn(server, o.host, o.port);
   o.port = port;
   const { ready } = await readiness({ server, port }, o, profile, readyAt, () => crashed);
-  if (o.faults.stall) engine.setStalled(true);
+  if (o.faults.stall) scheduler.setStalled(true);
   scheduleCrash();
 
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
@@ -257,7 +267,7 @@ export async function startSim(partial: SimOptionsInput = {}): Promise<SimHandle
     groundTruth: () => recorder,
     async stop() {
       if (crashTimer) clearTimeout(crashTimer);
-      engine.stop();
+      scheduler.stop();
       loop.stop();
       await new Promise<void>((resolve) => {
         if (!server.listening) return resolve();

@@ -1,7 +1,7 @@
 // What `npm start` runs in place of each variant of a benchmark: the engine the simulator imitates
 // and its speculative profile. The benchmarks (lib/benchmarks.ts) name their variants; this is the
 // simulator's side of them, kept here so that lib/ holds nothing of the simulator.
-import type { EngineName } from './engines';
+import type { EngineName } from './imitations';
 import type { SpecMode } from './options';
 
 export interface StandIn {

@@ -1,7 +1,7 @@
 // The simulator's own routes under /sim/: ground truth and runtime faults. They bypass the API key,
 // readiness and fault injection, and are never recorded as requests.
 import type { SimContext } from '../context';
-import { nowMs } from '../engine/clock';
+import { nowMs } from '../scheduler/clock';
 import { dcgmPage, nvidiaSmiPage } from '../gpu';
 import { OptionError } from '../option-spec';
 import { type Json, type Router, readJsonObject, sendJson, sendText } from './common';
@@ -21,7 +21,7 @@ function num(url: URL, key: string): number | undefined {
 export function addAdminRoutes(router: Router, ctx: SimContext, actions: AdminActions): void {
   const gpuPage = (res: Parameters<typeof sendText>[0], page: 'dcgm' | 'nvidia-smi'): void => {
     const x = nowMs();
-    const kv = ctx.engine.kvUsedTokens;
+    const kv = ctx.scheduler.kvUsedTokens;
     const body = page === 'dcgm' ? dcgmPage(ctx.gpu, ctx.o.seed, kv, x) : nvidiaSmiPage(ctx.gpu, ctx.o.seed, kv, x);
     ctx.gpu.noteScrape(page, x);
     sendText(res, 200, body, 'text/plain; version=0.0.4; charset=utf-8');
@@ -58,7 +58,7 @@ export function addAdminRoutes(router: Router, ctx: SimContext, actions: AdminAc
     })
     // The prefix cache's own record: prompt tokens looked up and found, and resets (lifetime).
     .add('GET', '/sim/prefix-cache', ({ res }) => {
-      const c = ctx.engine.counters;
+      const c = ctx.scheduler.counters;
       sendJson(res, 200, { queryTokens: c.prefixQueries, hitTokens: c.prefixHits, resets: c.prefixResets });
     })
     .add('GET', '/sim/faults', ({ res }) => sendJson(res, 200, ctx.o.faults))

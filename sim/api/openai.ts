@@ -1,10 +1,10 @@
 // The OpenAI-compatible routes, served by both engines: /v1/completions, /v1/chat/completions,
-// /v1/models (and vLLM's /version). The engine profile picks the byte details: vLLM dumps stream chunks
+// /v1/models (and vLLM's /version). The engine's imitation picks the byte details: vLLM dumps stream chunks
 // of completions with every field and chat chunks with only the fields it set, and nests errors
 // under "error"; SGLang dumps every field (with its extra "matched_stop") and uses flat errors.
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
-import { domainOf } from '../engine/speculative';
+import { domainOf } from '../scheduler/speculative';
 import { adapterOfModel, loraModelCards } from '../lora';
 import { applyChatTemplate, type ChatMessage } from '../tokenizer';
 import { HttpError, type Json, type RouteContext, type Router, errorBody, readJsonObject, sendJson } from './common';
@@ -22,7 +22,7 @@ interface StreamOpts {
 
 /** The engine's context-length refusal, if the prompt and the output limit do not fit. */
 export function contextCheck(ctx: SimContext, promptLen: number, maxNew: number | undefined): void {
-  const message = ctx.profile.contextLengthError(ctx.o.maxModelLen, promptLen, maxNew);
+  const message = ctx.imitation.contextLengthError(ctx.o.maxModelLen, promptLen, maxNew);
   if (message !== null) throw new HttpError(400, message, null, 'context_length');
 }
 
@@ -79,7 +79,7 @@ function finishFields(f: Finish | null, toolCall = false): { finish_reason: stri
 }
 
 function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
-  const p = ctx.profile.openai;
+  const p = ctx.imitation.openai;
   // 'set' (vLLM): chat chunks carry only the fields that are set; 'all' (SGLang): every field.
   const sparse = p.chatChunkFields === 'set';
   const model = ctx.o.model;
@@ -131,7 +131,7 @@ function formatter(ctx: SimContext, kind: Kind, so: StreamOpts): Formatter {
     const metrics = specMetrics(ctx, s);
     return metrics ? { metrics } : {};
   };
-  const errorStyle = ctx.profile.errors.openai;
+  const errorStyle = ctx.imitation.errors.openai;
   return {
     errorStyle,
     event(s, d, first) {
@@ -173,7 +173,7 @@ export function checkModel(ctx: SimContext, body: Json): string | null {
   const model = optString(body, 'model');
   const adapter = adapterOfModel(ctx, model);
   // vLLM rejects other model names; SGLang serves whatever is loaded.
-  if (ctx.profile.openai.checksModel && model !== undefined && model !== ctx.o.model && adapter === null) {
+  if (ctx.imitation.openai.checksModel && model !== undefined && model !== ctx.o.model && adapter === null) {
     throw new HttpError(404, `The model \`${model}\` does not exist.`, 'model', 'unknown_model');
   }
   return adapter;
@@ -290,7 +290,7 @@ async function handle(ctx: SimContext, kind: Kind, rc: RouteContext): Promise<vo
   const route = kind === 'chat' ? '/v1/chat/completions' : '/v1/completions';
   const g: Generation = {
     route,
-    idPrefix: ctx.profile.idPrefix[kind],
+    idPrefix: ctx.imitation.idPrefix[kind],
     prompt,
     stream,
     maxNew,
@@ -305,7 +305,7 @@ async function handle(ctx: SimContext, kind: Kind, rc: RouteContext): Promise<vo
 
 function models(ctx: SimContext): Json {
   const created = Math.floor(Date.now() / 1000);
-  const p = ctx.profile.openai;
+  const p = ctx.imitation.openai;
   const card: Json = { id: ctx.o.model, object: 'model', created, owned_by: p.modelOwner, root: ctx.o.model };
   if (p.modelPermission) card.parent = null;
   card.max_model_len = ctx.o.maxModelLen;
@@ -336,5 +336,5 @@ export function addOpenAiRoutes(router: Router, ctx: SimContext): void {
     .add('POST', '/v1/chat/completions', (rc) => handle(ctx, 'chat', rc))
     // Served from static configuration: stays 200 while the engine is hung.
     .add('GET', '/v1/models', ({ res }) => sendJson(res, 200, models(ctx)));
-  if (ctx.profile.routes.version) router.add('GET', '/version', ({ res }) => sendJson(res, 200, { version: ctx.profile.version }));
+  if (ctx.imitation.routes.version) router.add('GET', '/version', ({ res }) => sendJson(res, 200, { version: ctx.imitation.version }));
 }

@@ -6,7 +6,7 @@
 // tokens go into the ground truth (RequestRecord.items).
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
-import { nowMs } from '../engine/clock';
+import { nowMs } from '../scheduler/clock';
 import type { RequestRecord } from '../ground-truth';
 import { Rng, deriveSeed, hashInts } from '../rng';
 import { HttpError, readJsonObject, sendJson, type Json, type RouteContext, type Router } from './common';

@@ -97,7 +97,7 @@ function formatter(ctx: SimContext, hex: string): Formatter {
       ? response(s, 'incomplete', { incomplete_details: { reason: 'max_output_tokens' }, output: items(s, 'incomplete') })
       : response(s, 'completed', { output: items(s, 'completed') });
   return {
-    errorStyle: ctx.profile.errors.openai,
+    errorStyle: ctx.imitation.errors.openai,
     sse: { named: true, done: false },
     event(s, d, first) {
       const out: string[] = [];

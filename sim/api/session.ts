@@ -1,12 +1,12 @@
 // One generation request from arrival to its last byte, for every generation route of both
-// engines: it applies faults, submits to the engine, turns committed tokens into text (stop
+// engines: it applies faults, submits to the scheduler, turns committed tokens into text (stop
 // strings, reasoning split, stream interval), writes SSE events or the final JSON through the
 // route's Formatter, and keeps the ground-truth record and the server metrics. Routes differ only
 // in how they parse the request and in their Formatter.
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
-import { nowMs } from '../engine/clock';
-import type { Seq, StepOutput } from '../engine/scheduler';
+import { nowMs } from '../scheduler/clock';
+import type { Seq, StepOutput } from '../scheduler/batch-scheduler';
 import { PRE_FAULT_MESSAGES, planFaults, type FaultPlan } from '../faults';
 import type { StructuredPlan } from './structured';
 import type { RequestRecord } from '../ground-truth';
@@ -24,7 +24,7 @@ export interface GenRequest {
   promptIds: readonly number[];
   /** Of the prompt, the images' tokens (vision.ts); absent: none. */
   imageTokens?: number;
-  /** The prompt text's `[domain: NAME]` marker (see engine/speculative.ts); null for token ids or no marker. */
+  /** The prompt text's `[domain: NAME]` marker (see scheduler/speculative.ts); null for token ids or no marker. */
   domain: string | null;
   /** The LoRA adapter it names (sim/lora.ts); null or absent: the base model. */
   adapter?: string | null;
@@ -195,7 +195,7 @@ export class Session implements SessionState {
     res.on('close', () => this.onClientClose());
     // A hung OpenAI layer: the request never reaches the engine, and nothing comes back.
     if (openaiStalled) return;
-    this.seq = ctx.engine.submit(
+    this.seq = ctx.scheduler.submit(
       { ordinal, promptIds: req.promptIds, maxNewTokens: req.maxNewTokens, ignoreEos: req.ignoreEos, domain: req.domain, adapter: req.adapter },
       {
         onScheduled: (t, cached) => this.onScheduled(t, cached),
@@ -231,7 +231,7 @@ export class Session implements SessionState {
   private onClientClose(): void {
     // The reply was complete (or reset on purpose) before the client closed: not a disconnect.
     if (this.record.finishMs !== null || this.responded) return;
-    if (this.seq) this.ctx.engine.cancel(this.seq);
+    if (this.seq) this.ctx.scheduler.cancel(this.seq);
     this.record.finishMs = nowMs();
     this.record.finishReason = 'disconnect';
     this.record.errorClass = 'client_disconnect';
@@ -366,7 +366,7 @@ export class Session implements SessionState {
       return;
     }
     if (st.kind === 'abort') {
-      if (this.seq) this.ctx.engine.cancel(this.seq);
+      if (this.seq) this.ctx.scheduler.cancel(this.seq);
       this.record.finishMs = st.sentAt;
       this.record.finishReason = 'abort';
       this.record.errorClass = 'fault_abort';
@@ -376,7 +376,7 @@ export class Session implements SessionState {
     this.noteEvent(st.sentAt, scheduledT, (st.delta as Delta).ids.length);
     if (this.finish) return this.complete(st.sentAt);
     if (st.streamError || st.truncated) {
-      if (this.seq) this.ctx.engine.cancel(this.seq);
+      if (this.seq) this.ctx.scheduler.cancel(this.seq);
       this.record.finishMs = st.sentAt;
       this.record.finishReason = 'error';
       this.record.errorClass = st.truncated ? 'fault_truncate' : 'fault_stream_error';

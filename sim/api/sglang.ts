@@ -2,9 +2,9 @@
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
 import { requestHex } from '../context';
-import { nowMs } from '../engine/clock';
-import { SILENT_SINK } from '../engine/scheduler';
-import { domainOf } from '../engine/speculative';
+import { nowMs } from '../scheduler/clock';
+import { SILENT_SINK } from '../scheduler/batch-scheduler';
+import { domainOf } from '../scheduler/speculative';
 import { adapterOfLoraPath } from '../lora';
 import { deriveSeed } from '../rng';
 import { HttpError, type Json, type RouteContext, type Router, readJsonObject, sendEmpty, sendJson } from './common';
@@ -48,7 +48,7 @@ function generateFormatter(ctx: SimContext): Formatter {
   const incremental = ctx.o.incrementalStreamingOutput;
   const out = (s: SessionState, text: string, ids: readonly number[]): string => JSON.stringify({ text, output_ids: ids, meta_info: metaInfo(ctx, s) });
   return {
-    errorStyle: ctx.profile.errors.native,
+    errorStyle: ctx.imitation.errors.native,
     // As newer SGLang: stream events carry only the new output_ids, while text is cumulative unless
     // --incremental-streaming-output (meta_info.completion_tokens is the reliable running count).
     event: (s, d) => [out(s, incremental ? d.content : s.content, d.ids)],
@@ -114,26 +114,26 @@ function healthGenerate(ctx: SimContext, res: ServerResponse, probe: number): vo
   if (!ctx.ready()) return sendEmpty(res, 503);
   const tic = nowMs();
   // Health probes draw from their own seed stream so they do not shift client requests' draws.
-  const seq = ctx.engine.submit(
+  const seq = ctx.scheduler.submit(
     { ordinal: deriveSeed(ctx.o.seed, 0x4ea1, probe), promptIds: [ctx.tokenizer.eosId], maxNewTokens: 1, ignoreEos: true },
     SILENT_SINK,
   );
   const deadline = tic + ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale;
   const finish = (status: number): void => {
     clearInterval(poll);
-    if (seq) ctx.engine.cancel(seq);
+    if (seq) ctx.scheduler.cancel(seq);
     sendEmpty(res, status);
   };
   const poll = setInterval(
     () => {
-      if (ctx.engine.lastOutputMs > tic) finish(200);
+      if (ctx.scheduler.lastOutputMs > tic) finish(200);
       else if (nowMs() >= deadline) finish(503);
     },
     Math.min(1000 / ctx.o.timeScale, ctx.o.healthGenerateTimeoutMs / ctx.o.timeScale),
   );
   res.on('close', () => {
     clearInterval(poll);
-    if (seq) ctx.engine.cancel(seq);
+    if (seq) ctx.scheduler.cancel(seq);
   });
 }
 
@@ -194,7 +194,7 @@ export function addSglangRoutes(router: Router, ctx: SimContext): void {
       }),
     )
     .add('GET', '/get_server_info', ({ res }) => {
-      const c = ctx.engine.counters;
+      const c = ctx.scheduler.counters;
       sendJson(res, 200, {
         ...sglangServerArgs(ctx),
         internal_states: [
@@ -204,7 +204,7 @@ export function addSglangRoutes(router: Router, ctx: SimContext): void {
             last_gen_throughput: ctx.metrics.windowRates().throughput,
           },
         ],
-        version: ctx.profile.version,
+        version: ctx.imitation.version,
       });
     });
 }

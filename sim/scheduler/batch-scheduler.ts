@@ -1,6 +1,6 @@
-// The engine: one loop of discrete steps with continuous batching, in real (scaled) time.
+// The simulator scheduler: one loop of discrete steps with continuous batching, in real (scaled) time.
 //
-// At each step boundary the engine (1) commits the step that just ended — prefill progress, one
+// At each step boundary the scheduler (1) commits the step that just ended — prefill progress, one
 // token per decoding sequence (or 1 + accepted drafts under speculation), the first token of every
 // sequence whose prefill completed — and hands each sequence's tokens to its sink; then (2) plans
 // the next step: drops cancelled sequences, admits waiting ones (FIFO) while the running batch and
@@ -9,7 +9,7 @@
 // Step boundaries are absolute times computed from the previous boundary, not from when the timer
 // actually fired, so timer lateness never accumulates.
 //
-// A step's output is prepared while the step runs, not at its end: soon after planning, the engine
+// A step's output is prepared while the step runs, not at its end: soon after planning, the scheduler
 // draws every sequence's tokens (each sequence has its own generator, so drawing early changes no
 // value) and each sink formats what it will send. At the boundary the sinks only write — one socket
 // write per stream, back to back — and then do their bookkeeping, so the spread of a step's writes
@@ -25,7 +25,7 @@ import { LoraSlots } from '../lora';
 
 export type EngineFinish = 'length' | 'eos' | null;
 
-/** Wall ms of work (a step's writes, its preparation) after which the engine lets the event loop read sockets once before going on. */
+/** Wall ms of work (a step's writes, its preparation) after which the scheduler lets the event loop read sockets once before going on. */
 const SLICE_MS = 1;
 
 /** One sequence's output of one step, known ahead of the step's end. */
@@ -135,7 +135,7 @@ export interface EngineCounters {
   acceptedPerPos: number[];
 }
 
-export class BatchEngine {
+export class BatchScheduler {
   private readonly waiting: Seq[] = [];
   private waitHead = 0;
   private running: Seq[] = [];
@@ -162,7 +162,7 @@ export class BatchEngine {
   constructor(
     private readonly o: SimOptions,
     private readonly tokenizer: Tokenizer,
-    /** Told about the engine's long synchronous stretches (so arrivals read after one know they may be late). */
+    /** Told about the scheduler's long synchronous stretches (so arrivals read after one know they may be late). */
     private readonly loop: LoopWatch = new LoopWatch(),
   ) {
     this.timer = new PreciseTimer(o.timerSpinMs);
@@ -453,7 +453,7 @@ export class BatchEngine {
     return { seq: s, out, ends: s.sink.prepare(out) };
   }
 
-  /** After the step's writes: engine state, counters and every sink's bookkeeping. */
+  /** After the step's writes: scheduler state, counters and every sink's bookkeeping. */
   private commit(step: PlannedStep, live: Emission[], prefill: [Seq, number][], actual: number, sentMs: number): void {
     const c = this.counters;
     c.steps++;

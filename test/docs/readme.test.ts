@@ -117,6 +117,8 @@ test("docs/architecture.md's Words name every word, and the code has what they n
     'engine',
     'engine label',
     'engine profile',
+    'imitation',
+    'simulator scheduler',
     'dialect',
     'transport',
     'cell',
@@ -142,7 +144,7 @@ test('the words keep their one meaning: the forms Words retired do not come back
   const retired: Array<[RegExp, string]> = [
     [/\bflavou?r\b/i, '"flavor": the word is engine'],
     [/\btype Engine = string\b/, 'type Engine = string: an engine id is EngineId (lib/engines)'],
-    [/\bclass Engine\b/, "class Engine: the simulator's batching model is BatchEngine"],
+    [/\bclass Engine\b/, "class Engine: the simulator's batching model is BatchScheduler"],
     [/\binterface PromSample\b/, 'PromSample: a scraped sample is ScrapedSample, a pushed one RemoteWriteSample'],
     [/\b(?:TargetSummary|ResolvedTarget|TargetSlot|TargetConfig|resolveTargets)\b/, 'a deployment under test is a variant'],
     [/\bengineId\b/, 'engineId: the engine is the id (`engine`), its label `engineLabel`'],
@@ -151,6 +153,11 @@ test('the words keep their one meaning: the forms Words retired do not come back
       "a capacity search's deployment is a variant (VariantSearch, lib/capacity/variants.ts)",
     ],
     [/\brecordRun\b/, 'recordRun: setup writes the run record of the whole test (writeRunRecord)'],
+    [
+      /\b(?:identifyTarget|targetColors|deadTargets|perTarget|ProbeTarget|ResetTarget|CountingTarget|targetConfig|targetDown\w*|TARGET_UP)\b/,
+      'a deployment under test is a variant (issue 55)',
+    ],
+    [/\bBatchEngine\b|\bsim\/engine\//, "the simulator's batch scheduler is BatchScheduler (sim/scheduler/)"],
   ];
   const found: string[] = [];
   for (const f of sources()) {

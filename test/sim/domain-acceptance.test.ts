@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DomainAcceptance, domainOf, parseAcceptByDomain } from '../../sim/engine/speculative';
+import { DomainAcceptance, domainOf, parseAcceptByDomain } from '../../sim/scheduler/speculative';
 import { parseArgs, resolveOptions } from '../../sim/index';
 import type { RequestRecord } from '../../sim/index';
 import { Rng } from '../../sim/rng';

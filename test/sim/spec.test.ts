@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AcceptanceModel, expectedAcceptLength, solveAlpha } from '../../sim/engine/speculative';
+import { AcceptanceModel, expectedAcceptLength, solveAlpha } from '../../sim/scheduler/speculative';
 import { Rng } from '../../sim/rng';
 import type { SimHandle, SpecMode } from '../../sim/index';
 import { events, request, sim } from './helpers';
