@@ -5,7 +5,7 @@
 //   dist/lib/types/            its declarations (package.json "types"), from lib/api/index.ts.
 // The xk6-sse module is never imported by name: the client requires it at run time, only for
 // transport 'sse' (lib/k6/library.ts), so a script that uses http never needs the extension.
-// The scenario bundles (webpack.config.js) are another build; this one leaves them alone.
+// The benchmarks' bundles (webpack.config.js) are another build; this one leaves them alone.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -18,8 +18,8 @@ import { ENABLE, POOLING_TASKS, poolingRoute } from '../lib/dialects/pooling';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-export function scenariosTable(): string {
-  const rows = Object.values(BENCHMARKS).map((s) => `| \`dist/${s.name}.js\` | ${cell(s.question)} |`);
+export function benchmarksTable(): string {
+  const rows = Object.values(BENCHMARKS).map((b) => `| \`dist/${b.name}.js\` | ${cell(b.question)} |`);
   return ['| bundle | answers |', '|---|---|', ...rows].join('\n');
 }
 
@@ -194,7 +194,7 @@ type Sections = Record<string, () => string>;
 
 /** Each generated file and its sections. */
 export const FILES: Record<string, Sections> = {
-  'README.md': { scenarios: scenariosTable },
+  'README.md': { benchmarks: benchmarksTable },
   'docs/variables.md': { variables: variablesTable },
   'docs/metrics.md': { metrics: metricsTable },
   'docs/capacity.md': { capacity: capacityTable },
