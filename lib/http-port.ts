@@ -1,5 +1,5 @@
 // The little HTTP the decisions in lib/ need (preflight, the server-metrics probe), as an
-// interface: the k6 layer implements it with k6/http (lib/k6/http-port.ts) and Node tests with
+// interface: the k6 layer implements it with k6/http (lib/k6/k6-http-port.ts) and Node tests with
 // fakes, so every decision is tested without k6.
 
 export interface HttpReply {

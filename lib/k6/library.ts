@@ -6,7 +6,7 @@ import { METRICS } from '../metrics/catalog';
 import { createMetrics, type K6Metrics } from './metrics';
 import { sendHttp, sseSenderWith, type Send, type SseModule } from './transport';
 
-export { k6Port } from './http-port';
+export { k6Port } from './k6-http-port';
 export type { Send, SseModule } from './transport';
 
 let metrics: K6Metrics | null = null;

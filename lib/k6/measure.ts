@@ -5,8 +5,8 @@ import { recordGap, type Outcome } from '../metrics/samples';
 import type { SetupData } from '../variants';
 import type { Bench } from './lifecycle/each-vu-bench';
 import { llmRequest } from './request';
-import { poolingIteration } from './pooling';
-import { nextAdapter } from './adapters';
+import { poolingIteration } from './pooling-iteration';
+import { nextAdapter } from './adapter-tag';
 import { abortIfPreflightFailed } from './preflight-gate';
 import { vuRun, type VuRun } from './lifecycle/each-run';
 

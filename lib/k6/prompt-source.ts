@@ -10,8 +10,8 @@ import type { ResolvedVariant, SetupData } from '../variants';
 import { promptIndex } from '../workload/prompts';
 import type { Structured } from '../dialects/structured';
 import type { ImageInput } from '../dialects/types';
-import type { DatasetVu } from './dataset';
-import type { PromptPools } from './prompts';
+import type { DatasetVu } from './shared-dataset';
+import type { PromptPools } from './prompt-pools';
 
 export interface NextPrompt {
   prompt: Prompt;

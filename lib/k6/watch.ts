@@ -6,11 +6,11 @@
 import exec from 'k6/execution';
 import type { SetupData } from '../variants';
 import type { Bench } from './lifecycle/each-vu-bench';
-import { k6Port } from './http-port';
+import { k6Port } from './k6-http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
-import { clearAdapterTag } from './adapters';
+import { clearAdapterTag } from './adapter-tag';
 
-// Evaluated on the first call, in the VUs that watch alone (as probe.ts's scraping code).
+// Evaluated on the first call, in the VUs that watch alone (as probe-scenario.ts's scraping code).
 declare function require(id: string): unknown;
 const saturation = () => require('../server-metrics/saturation') as typeof import('../server-metrics/saturation');
 

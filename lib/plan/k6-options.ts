@@ -36,7 +36,7 @@ function loadScenario(run: Run, plan: Plan, cfg: BenchConfig): Record<string, un
   const common = { startTime: ms(run.startMs), gracefulStop: ms(run.gracefulStopMs), exec: 'measure', tags: runTags(run) };
   const load = run.cell.load;
   if (load.kind === 'trace') {
-    // Iteration i is request i of the trace: a free VU takes it and sleeps until it is due (lib/k6/trace.ts).
+    // Iteration i is request i of the trace: a free VU takes it and sleeps until it is due (lib/k6/shared-trace.ts).
     return { executor: 'shared-iterations', vus: run.vus, iterations: load.requests, maxDuration: ms(run.durationMs), ...common };
   }
   if (load.kind === 'rate') {

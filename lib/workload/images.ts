@@ -2,7 +2,7 @@
 // URLs. An image is a function of (seed, its index in the request, its size) alone, so every
 // variant, VU and run gets the same bytes. Encoding is slow on k6's JavaScript (a 336×336 RGB PNG
 // is 340 KB, each byte through CRC-32 and Adler-32), so the k6 layer makes each distinct image once
-// per k6 process, in init (lib/k6/images.ts), and a VU reads each once (ImageCache).
+// per k6 process, in init (lib/k6/shared-images.ts), and a VU reads each once (ImageCache).
 import type { ImageInput } from '../dialects/types';
 import type { Cell, ImageSpec } from '../plan/types';
 import { rngFor } from '../stats/rng';

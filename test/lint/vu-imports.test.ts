@@ -26,7 +26,7 @@ function evaluated(entry: string): Set<string> {
 
 /** Evaluated in VU 0, the probe and reset scenarios, or runs with DATASET or TRACE: never in every VU. */
 const NOT_IN_EVERY_VU = [
-  /^lib\/k6\/(lifecycle\/vu0-(?:config|functions)|setup|dataset|trace|cache-reset)\.ts$/,
+  /^lib\/k6\/(lifecycle\/vu0-(?:config|functions)|setup|shared-dataset|shared-trace|run-cache-reset)\.ts$/,
   /^lib\/config\/load\.ts$/,
   /^lib\/metrics\/catalog\.ts$/,
   /^lib\/engines\//,

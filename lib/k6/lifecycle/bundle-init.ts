@@ -11,7 +11,7 @@ import { handedOver } from './vu0-handoff';
 import { fromHandoff } from './each-vu-bench';
 import { stopAtSetup } from '../config-error';
 import { makeMeasure } from '../measure';
-import { makeProbe } from '../probe';
+import { makeProbe } from '../probe-scenario';
 import { makeWatch } from '../watch';
 
 // `once.<name>` reads once.js beside the bundle (dist/once.js, dist/sse/once.js) through k6's

@@ -7,7 +7,7 @@ import type { ResolvedVariant, SetupData } from '../../variants';
 import { BACKOFF, Reachability } from '../../vu/reachability';
 import { runSlot } from '../../vu/slot';
 import { AdapterPicker } from '../../workload/adapters';
-import { clearAdapterTag } from '../adapters';
+import { clearAdapterTag } from '../adapter-tag';
 import type { Bench } from './vu0-config';
 
 export interface VuRun {

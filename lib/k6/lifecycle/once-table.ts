@@ -31,10 +31,10 @@ export const modules = {
   },
   /** DATASET runs: every VU. */
   get dataset() {
-    return require('../dataset') as typeof import('../dataset');
+    return require('../shared-dataset') as typeof import('../shared-dataset');
   },
   /** TRACE runs: every VU. */
   get trace() {
-    return require('../trace') as typeof import('../trace');
+    return require('../shared-trace') as typeof import('../shared-trace');
   },
 };

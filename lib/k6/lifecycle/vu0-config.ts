@@ -1,7 +1,7 @@
 // Everything a benchmark's k6 functions share, made once at init: the configuration (a bad value
 // stops the run in setup with one line), the plan, the metrics, the sender, the prompt source, the
-// k6 options. setup.ts, measure.ts, probe.ts and summary.ts each take this and return one function
-// (setup.ts and summary.ts in VU 0 only: vu0-functions.ts). Evaluated in VU 0 (from once.js), and in a VU
+// k6 options. setup.ts, measure.ts, probe-scenario.ts and handle-summary.ts each take this and return one function
+// (setup.ts and handle-summary.ts in VU 0 only: vu0-functions.ts). Evaluated in VU 0 (from once.js), and in a VU
 // that VU 0 handed nothing (vu0-handoff.ts); the others make their Bench in each-vu-bench.ts.
 import { loadConfig, type BenchConfig, type Env } from '../../config/load';
 import { benchmarkEnv, checkResultsDir } from '../../config/environment';
@@ -13,8 +13,8 @@ import { datasetThresholds } from '../../plan/dataset-keys';
 import { adapterThresholds } from '../../plan/adapter-keys';
 import { METRICS, type MetricKey } from '../../metrics/catalog';
 import type { MetricDecls } from '../metrics';
-import type { SharedDataset } from '../dataset';
-import type { SharedTrace } from '../trace';
+import type { SharedDataset } from '../shared-dataset';
+import type { SharedTrace } from '../shared-trace';
 import { handOff } from './vu0-handoff';
 import { assemble, datasetModule, traceModule, type Bench, type K6Options } from './each-vu-bench';
 

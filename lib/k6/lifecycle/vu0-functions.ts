@@ -9,7 +9,7 @@ import type { SummaryDataLike } from '../../report/build-report';
 import type { Bench } from './vu0-config';
 import { configErrorOf } from '../config-error';
 import { makeSetup } from '../setup';
-import { makeSummary } from '../summary';
+import { makeSummary } from '../handle-summary';
 
 export interface Vu0Functions {
   setup: () => SetupData;

@@ -9,9 +9,9 @@ import { resetScenario, resetSlot } from '../plan/cache-reset';
 import type { GpuOutcome } from '../server-metrics/gpu';
 import type { SetupData } from '../variants';
 import type { Bench } from './lifecycle/each-vu-bench';
-import { k6Port } from './http-port';
+import { k6Port } from './k6-http-port';
 import { abortIfPreflightFailed } from './preflight-gate';
-import { clearAdapterTag } from './adapters';
+import { clearAdapterTag } from './adapter-tag';
 import { SERVER_POSITIONS } from '../metrics/samples';
 
 // The scraping code (and the engines' metric names) is evaluated on the first call, in the VUs
@@ -20,7 +20,7 @@ declare function require(id: string): unknown;
 const probeModule = () => require('../server-metrics/probe') as typeof import('../server-metrics/probe');
 const gpuModule = () => require('../server-metrics/gpu') as typeof import('../server-metrics/gpu');
 // The reset code brings the engine profiles (their reset routes): evaluated in the reset scenarios alone.
-const resetModule = () => require('./cache-reset') as typeof import('./cache-reset');
+const resetModule = () => require('./run-cache-reset') as typeof import('./run-cache-reset');
 
 type ServerKey =
   | 'serverTtft'

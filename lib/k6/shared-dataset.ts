@@ -3,7 +3,7 @@
 // counts the prompts' tokens and fills the ISL buckets, and each VU keeps only the items it sends.
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
-import { nativeBase64 } from './images';
+import { nativeBase64 } from './shared-images';
 import { readRowImages } from '../dataset/images';
 import type { BenchConfig } from '../config/types';
 import { ConfigError } from '../config/parse';
