@@ -150,7 +150,10 @@ test('a killed record rebuilt: finished runs whole, the run in flight marked wit
 test('a record of other settings is refused with the reason', () => {
   const { plan } = rampPlan();
   const other = rampPlan({ CONCURRENCY: '8,16' });
-  assert.throws(() => rebuild({ rec: recordUpTo(plan, 40_000), closed: true }, other.spec, other.cfg, null, new Date(T0)), /are not the plan of these settings/);
+  assert.throws(
+    () => rebuild({ rec: recordUpTo(plan, 40_000), closed: true }, other.spec, other.cfg, null, new Date(T0)),
+    /are not the plan of these settings/,
+  );
 });
 
 test("remote-write loss from k6's log lines (logfmt and json)", () => {

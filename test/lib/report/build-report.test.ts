@@ -84,7 +84,13 @@ function abPlan(env: Record<string, string> = {}) {
 
 test('throughput is the steady-slice mean, the ramp-up slice left out, with an interval', () => {
   const { cfg, plan } = abPlan();
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW });
+  const r = buildReport(
+    BENCHMARKS['dflash-vs-mtp'],
+    cfg,
+    plan,
+    { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) },
+    { now: NOW },
+  );
   const run = r.runs.find((x) => x.scenario === 'dflash_i128_o64_c1');
   assert.ok(run && run.throughput !== null && run.throughputCi !== null);
   assert.ok(Math.abs(run.throughput - 400) < 400 * 0.03, `throughput ${run.throughput}`);
@@ -95,7 +101,13 @@ test('throughput is the steady-slice mean, the ramp-up slice left out, with an i
 
 test('A/B: speedup ratio with interval and a verdict naming the faster one', () => {
   const { cfg, plan } = abPlan();
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW });
+  const r = buildReport(
+    BENCHMARKS['dflash-vs-mtp'],
+    cfg,
+    plan,
+    { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) },
+    { now: NOW },
+  );
   assert.equal(r.comparisons.length, 2);
   const c = r.comparisons[0];
   assert.ok(c.throughput && Math.abs(c.throughput.value - 2) < 0.05);
@@ -114,7 +126,13 @@ test('verdict wording', () => {
 
 test('http transport: the report says TTFT is not measured and shows no TTFT column', () => {
   const { cfg, plan } = abPlan();
-  const r = buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW });
+  const r = buildReport(
+    BENCHMARKS['dflash-vs-mtp'],
+    cfg,
+    plan,
+    { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) },
+    { now: NOW },
+  );
   assert.match(r.notMeasured.join(' '), /TTFT, ITL and TPOT/);
   const text = renderText(r, ['results/x.report.html']);
   assert.doesNotMatch(text, /TTFT p50/);
@@ -127,7 +145,9 @@ test('http transport: the report says TTFT is not measured and shows no TTFT col
 test('summary.json: one record per cell and variant, unit-named fields, nulls for unmeasured', () => {
   const { cfg, plan } = abPlan();
   const j = JSON.parse(
-    summaryJson(buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW })),
+    summaryJson(
+      buildReport(BENCHMARKS['dflash-vs-mtp'], cfg, plan, { metrics: fakeRun(plan, { dflash: 400, mtp: 200 }, { dflash: 1000, mtp: 2000 }) }, { now: NOW }),
+    ),
   );
   assert.equal(j.records.length, 4);
   const rec = j.records[0];
