@@ -36,7 +36,7 @@ export interface SimOptions {
   devMode: boolean;
   blockSize: number;
   // Serving settings a real server shows (SGLang's /get_server_info, vLLM's cache_config_info) that
-  // do not change the simulated timing: an A/B's fairness check reads them (lib/engines/serving.ts).
+  // do not change the simulated timing: an A/B's fairness check reads them (lib/engines/serving-config.ts).
   cudaGraph: boolean;
   tpSize: number;
   dtype: string;
@@ -411,7 +411,7 @@ export type SimOptionsInput = Partial<Omit<SimOptions, 'faults'>> & { faults?: P
 /** Validates a partial object (startSim). Unknown keys and bad values throw OptionError. */
 export function resolveOptions(partial: SimOptionsInput = {}): SimOptions {
   const out = defaults();
-  const target = out as unknown as Record<string, unknown>;
+  const fields = out as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(partial)) {
     if (value === undefined) continue;
     if (key === 'faults') {
@@ -423,7 +423,7 @@ export function resolveOptions(partial: SimOptionsInput = {}): SimOptions {
     if (!spec) throw new OptionError(`option ${key}: unknown option; known options: ${SIM_SPECS.map((s) => s.key).join(', ')}, faults`);
     const v = validateValue(spec, value, `option ${key}`);
     if (FAULT_SPECS.includes(spec as (typeof FAULT_SPECS)[number])) (out.faults as unknown as Record<string, unknown>)[key] = v;
-    else target[key] = v;
+    else fields[key] = v;
   }
   return finish(out);
 }

@@ -1,7 +1,7 @@
 // Precise one-shot timer. setTimeout only has millisecond resolution and fires late by up to a
-// millisecond or more; so sleep with setTimeout until `spinMs` before the target, then poll with
-// setImmediate (which still lets socket I/O run between polls) until the target is reached.
-// Targets are absolute, so lateness of one step never shifts the next one (no accumulated drift).
+// millisecond or more; so sleep with setTimeout until `spinMs` before the due time, then poll with
+// setImmediate (which still lets socket I/O run between polls) until it is reached.
+// Due times are absolute, so lateness of one step never shifts the next one (no accumulated drift).
 
 /** Epoch milliseconds with sub-millisecond precision. */
 export function nowMs(): number {
@@ -11,7 +11,7 @@ export function nowMs(): number {
 export class PreciseTimer {
   private timeout: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
-  private target = 0;
+  private dueAt = 0;
   private fn: (() => void) | null = null;
 
   constructor(private readonly spinMs: number) {}
@@ -19,7 +19,7 @@ export class PreciseTimer {
   /** Calls fn at absolute epoch ms `at` (or as soon as possible if already past). Replaces any pending call. */
   at(at: number, fn: () => void): void {
     this.cancel();
-    this.target = at;
+    this.dueAt = at;
     this.fn = fn;
     // Never call back synchronously: the caller may be in the middle of a request handler.
     this.immediate = setImmediate(() => {
@@ -41,7 +41,7 @@ export class PreciseTimer {
   }
 
   private arm(): void {
-    const remaining = this.target - nowMs();
+    const remaining = this.dueAt - nowMs();
     if (remaining <= 0) {
       const fn = this.fn;
       this.fn = null;
