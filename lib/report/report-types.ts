@@ -2,7 +2,8 @@
 // (report.ts) and the sections it builds (sections/) can both name it without an import cycle.
 import type { Versus } from './figures/standings';
 import type { ErrorClass } from '../dialects/types';
-import type { Comparison, FallBehind, Knee } from './figures/ab-comparison';
+import type { Comparison } from './figures/ab-comparison';
+import type { FallBehind, Knee } from './figures/load-limits';
 import type { RunFigures, SummaryMetrics } from './figures/run-figures';
 import type { SetupData } from '../variants';
 import type { TransportName } from '../transports';

@@ -1,5 +1,5 @@
 // Arrival-rate ramps: the first offered rate the server does not keep up with (analysis.ts findFallBehind).
-import { findFallBehind, type FallBehind } from '../figures/ab-comparison';
+import { findFallBehind, type FallBehind } from '../figures/load-limits';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 

@@ -1,5 +1,5 @@
 // Concurrency ramps: the level after which more concurrency stops paying (analysis.ts findKnee).
-import { findKnee, type Knee } from '../figures/ab-comparison';
+import { findKnee, type Knee } from '../figures/load-limits';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
