@@ -3,7 +3,7 @@
 // benchmarks is here as data; the configuration, the variables table, the report and `npm start`
 // derive from it. Pure, so the README's tables and the tests read the same definitions k6 runs.
 // (A benchmark is what scenarios/<name>.ts runs; each of its runs is one k6 scenario.)
-import type { BenchConfig } from './config/types';
+import type { BenchConfig } from './config/config-types';
 import { ConfigError } from './config/parse';
 import type { PoolingTask } from './dialects/pooling';
 

@@ -1,10 +1,10 @@
 // A variant (one deployment under test) as setup() finds it (VariantInfo, part of the setup data
 // every report reads) and as a VU uses it: resolved dialect object, model and request headers, built lazily in each VU from the
 // configuration (which holds the API key) and setup's findings (which do not). Pure.
-import type { BenchConfig, VariantConfig } from './config/types';
+import type { BenchConfig, VariantConfig } from './config/config-types';
 import { authHeaders, createDialect, type AdapterBinding, type Dialect, type DialectName } from './dialects/index';
 import type { EngineId } from './engines/index';
-import type { ServingConfig } from './engines/serving';
+import type { ServingConfig } from './engines/serving-config';
 import type { PromptKind } from './workload/prompts';
 import type { DatasetPlan } from './dataset/plan';
 import type { TraceShape } from './workload/trace';

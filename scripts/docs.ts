@@ -12,7 +12,7 @@ import { BENCHMARKS } from '../lib/benchmarks';
 import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
-import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type SettingSource } from '../lib/engines/serving';
+import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type SettingSource } from '../lib/engines/serving-config';
 import { ADAPTER_NAMING_DOCS, DIALECTS, DIALECT_NAMES } from '../lib/dialects/index';
 import { ENABLE, POOLING_TASKS, poolingRoute } from '../lib/dialects/pooling';
 
@@ -67,7 +67,7 @@ export function enginesTable(): string {
   return ['| server | id | extra probes | DIALECT=auto | /metrics | tokenize | checked against |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
-/** Where each engine shows each serving setting, from the profiles' `serving` (lib/engines/serving.ts). */
+/** Where each engine shows each serving setting, from the profiles' `serving` (lib/engines/serving-config.ts). */
 export function servingTable(): string {
   const engines = ENGINES.filter((e) => e.serving);
   const where = (src: SettingSource) =>

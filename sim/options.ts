@@ -119,7 +119,7 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     def: 1,
     help: 'run N times faster than the model time (every duration is divided by it)',
   },
-  { key: 'stepBaseMs', flag: 'step-base-ms', kind: 'number', min: 0.01, max: 10_000, def: 26.6, help: 'fixed cost of one engine step, model ms' },
+  { key: 'stepBaseMs', flag: 'step-base-ms', kind: 'number', min: 0.01, max: 10_000, def: 26.6, help: 'fixed cost of one scheduler step, model ms' },
   {
     key: 'prefillTokenMs',
     flag: 'prefill-token-ms',

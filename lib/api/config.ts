@@ -1,7 +1,7 @@
 // The configuration the shared code (preflight, the report) expects, built from what a user's
 // script says and nothing more: a user script has no matrix, so the matrix fields hold only what
 // the preflight or the report reads, and the report's settings are the library's own (summary.ts).
-import type { BenchConfig, VariantConfig } from '../config/types';
+import type { BenchConfig, VariantConfig } from '../config/config-types';
 import type { DialectSetting } from '../dialects/index';
 import type { TransportName } from '../transports';
 

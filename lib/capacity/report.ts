@@ -2,7 +2,7 @@
 // path (every load measured, each p99 against its SLO) and the step that broke each SLO; for two
 // variants the ratio at equal SLO. One model, rendered for the terminal, report.md and summary.json
 // here and report.html in html.ts. Pure.
-import type { GpuCost } from '../config/types';
+import type { GpuCost } from '../config/config-types';
 import { display } from '../report/figures/ab-comparison';
 import { hourly, perMillion, type Price } from '../report/figures/token-price';
 import { fmt, fmtMs, table } from '../report/render/report-format';

@@ -1,6 +1,6 @@
 // AB_DIFFERS: the serving settings the variants are meant to differ in besides the speculative
-// method, named in the vocabulary of lib/engines/serving.ts; the report then does not call them confounders.
-import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type ServingSetting } from '../engines/serving';
+// method, named in the vocabulary of lib/engines/serving-config.ts; the report then does not call them confounders.
+import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type ServingSetting } from '../engines/serving-config';
 import { ConfigError } from './parse';
 
 export function parseAbDiffers(raw: string): ServingSetting[] {

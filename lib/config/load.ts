@@ -1,24 +1,24 @@
 // Builds the typed configuration of a benchmark from the environment (and an optional JSON file).
-import { poolingConfig } from './pooling';
-import { imagesConfig } from './images';
-import { structuredConfig } from './structured';
+import { poolingConfig } from './pooling-config';
+import { imagesConfig } from './images-config';
+import { structuredConfig } from './structured-config';
 import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
 import * as p from './parse';
 import { ConfigError, quote } from './parse';
 import { RENAMED_VARIABLES, VARIABLES } from './variables';
 import { BENCHMARKS, slotsOf, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
-import { datasetConfig } from './dataset';
-import { arrivalsConfig, traceConfig } from './trace';
+import { datasetConfig } from './dataset-config';
+import { arrivalsConfig, traceConfig } from './trace-config';
 import { parseAbDiffers } from './ab-differs';
-import { parseAdapters } from './adapters';
+import { parseAdapters } from './adapters-config';
 
-export type { Env, VariantConfig, Slo, BenchConfig } from './types';
+export type { Env, VariantConfig, Slo, BenchConfig } from './config-types';
 export type { TransportName as Transport } from '../transports';
 import { TRANSPORTS, TRANSPORT_NAMES } from '../transports';
-import { CACHE_RESET_MODES, type BenchConfig, type Env, type GpuCost, type VariantConfig } from './types';
+import { CACHE_RESET_MODES, type BenchConfig, type Env, type GpuCost, type VariantConfig } from './config-types';
 
-export { TOKEN_ID_FLOOR } from './types';
-import { TOKEN_ID_FLOOR } from './types';
+export { TOKEN_ID_FLOOR } from './config-types';
+import { TOKEN_ID_FLOOR } from './config-types';
 
 const KNOWN = new Set([...VARIABLES.map((v) => v.name), ...Object.keys(RENAMED_VARIABLES)]);
 /** A renamed variable's old name (new → old), still read until the next release (a settings record of the last one holds it). */

@@ -3,7 +3,7 @@
 // same order. Multi-turn: one conversation at a time per VU, one request per user turn; each
 // request carries the conversation so far, the earlier replies being the dataset's assistant turns
 // or the server's own replies. Pure: items come through `item(index)`.
-import type { HistorySource } from '../config/dataset';
+import type { HistorySource } from '../config/dataset-config';
 import type { GenerationResult, Prompt } from '../dialects/types';
 import type { Structured } from '../dialects/structured';
 import type { ImageInput } from '../dialects/types';

@@ -3,7 +3,7 @@
 // SharedArray (one copy per test, not per VU), with a small header every VU reads (the domains,
 // for the per-domain sub-metrics k6 must declare at init) and each item's estimated length
 // (so setup can fill the ISL buckets without parsing every item). Pure: no k6 import.
-import type { DatasetConfig } from '../config/dataset';
+import type { DatasetConfig } from '../config/dataset-config';
 import { ConfigError, quote } from '../config/parse';
 import { builtinDataset, isBuiltinSpec } from './builtin';
 import { domainMarker, parseDataset, seededOrder, selectDomains, userTurns, type Dataset, type DatasetFormat, type DatasetItem } from './format';

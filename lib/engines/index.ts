@@ -1,13 +1,13 @@
 // The engine profiles and the one place that decides which server a variant is. Adding a server is
 // one profile (a file like vllm.ts) in ENGINES, plus its captured replies under test/fixtures/corpus.
 import { jsonObject, type EngineProfile, type MetricNames, type Recognised, type Seen, type Sightings } from './profile';
-import { llamacpp } from './llamacpp';
-import { lmstudio } from './lmstudio';
-import { ollama } from './ollama';
-import { sglang } from './sglang';
-import { tgi } from './tgi';
-import { trtllm } from './trtllm';
-import { vllm } from './vllm';
+import { llamacpp } from './llamacpp-profile';
+import { lmstudio } from './lmstudio-profile';
+import { ollama } from './ollama-profile';
+import { sglang } from './sglang-profile';
+import { tgi } from './tgi-profile';
+import { trtllm } from './trtllm-profile';
+import { vllm } from './vllm-profile';
 
 export type { EngineId, EngineProfile, MetricNames, Recognised, Seen, Sightings, TokenizeRoute } from './profile';
 

@@ -2,7 +2,7 @@
 // dialect `auto` picks and which generation routes it offers, its /metrics names, its tokenize route
 // and a label for reports. Every place that asks "which server is this" reads a profile (index.ts).
 import type { AdapterNaming, DialectName } from '../dialects/index';
-import type { ServingProfile } from './serving';
+import type { ServingProfile } from './serving-config';
 
 /** A GET the preflight made and what came back (status 0: no answer). */
 export interface Seen {

@@ -5,7 +5,7 @@
 // function makes a run's prefix-cache reset in the gap before it (CACHE_RESET, its reset_ scenario).
 import exec from 'k6/execution';
 import { steadyWindow } from '../plan/matrix';
-import { resetScenario, resetSlot } from '../plan/cache-reset';
+import { resetScenario, resetSlot } from '../plan/cache-reset-plan';
 import type { GpuOutcome } from '../server-metrics/gpu';
 import type { SetupData } from '../variants';
 import type { Bench } from './lifecycle/each-vu-bench';

@@ -5,7 +5,7 @@
 // also walked every character of a string element to "freeze" it, which cost hundreds of µs per
 // request for a 1k-token prompt. So each VU keeps the few elements it uses (see promptIndex).
 import { SharedArray } from 'k6/data';
-import { TOKEN_ID_FLOOR, type BenchConfig } from '../config/types';
+import { TOKEN_ID_FLOOR, type BenchConfig } from '../config/config-types';
 import type { Prompt } from '../dialects/types';
 import { DIALECT_TRAITS } from '../dialects/index';
 import { poolLengths, textPromptPool, tokenPromptPool, type PromptKind, type PromptSpec } from '../workload/prompts';

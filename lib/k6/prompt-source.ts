@@ -1,7 +1,7 @@
 // Where a VU's prompts come from, behind one interface: seeded token pools (the default) or a
 // dataset (DATASET, with multi-turn conversations). The request loop asks a source for the next
 // prompt and tells it how the request went; it never asks which source it has.
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import type { GenerationResult, Prompt } from '../dialects/types';
 import { recordDatasetRequest } from '../metrics/dataset-samples';
 import type { AddSample } from '../metrics/samples';

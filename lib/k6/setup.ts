@@ -3,7 +3,7 @@
 import exec from 'k6/execution';
 import { redacted } from '../config/load';
 import { formatDuration } from '../plan/matrix';
-import { resetDue, resetInSetup } from '../plan/cache-reset';
+import { resetDue, resetInSetup } from '../plan/cache-reset-plan';
 import { resetBeforeRun } from './run-cache-reset';
 import { PreflightError, preflightVariant } from '../preflight/run';
 import { readServingConfig } from '../preflight/serving';

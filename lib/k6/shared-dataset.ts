@@ -5,7 +5,7 @@ import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
 import { nativeBase64 } from './shared-images';
 import { readRowImages } from '../dataset/images';
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
 import { requestHeaders, type ResolvedVariant, type VariantInfo } from '../variants';

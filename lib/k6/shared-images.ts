@@ -4,7 +4,7 @@
 import { SharedArray } from 'k6/data';
 import encoding from 'k6/encoding';
 import type { ImageInput } from '../dialects/types';
-import type { Plan } from '../plan/types';
+import type { Plan } from '../plan/plan-types';
 import { ImageCache, makeImage, planImages } from '../workload/images';
 
 export const nativeBase64 = (png: Uint8Array): string =>

@@ -1,8 +1,8 @@
 // The sub-metrics an ADAPTERS run adds to the summary (only threshold-named sub-metrics reach
 // handleSummary, see summary-keys.ts): per run × adapter the figures of the per-adapter rows and
 // verdicts, per run × adapter × slice the two window counters the verdicts' intervals are
-// bootstrapped from. Bounded: at most 16 adapters (lib/config/adapters.ts).
-import type { AdapterWeight } from '../config/types';
+// bootstrapped from. Bounded: at most 16 adapters (lib/config/adapters-config.ts).
+import type { AdapterWeight } from '../config/config-types';
 import { METRICS, type MetricKey } from '../metrics/catalog';
 import { KEEP, subKey } from './summary-keys';
 import type { Plan } from './matrix';

@@ -1,9 +1,9 @@
 // The k6 `options` for a plan: one scenario per run (plus a server-metrics probe per run), the
 // sub-metric declarations the report reads, and the SLO thresholds. Pure data, no k6 import.
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import { summaryThresholds, summaryTrendStats } from './summary-keys';
 import { probeScenario, steadyWindow, watchScenario, type Plan, type Run } from './matrix';
-import { resetDue, resetInSetup, resetScenario, resetSlot } from './cache-reset';
+import { resetDue, resetInSetup, resetScenario, resetSlot } from './cache-reset-plan';
 
 const PROBE_SLACK_MS = 20_000;
 
@@ -100,7 +100,7 @@ export function k6Options(plan: Plan, cfg: BenchConfig): Record<string, unknown>
   }
   for (const run of resetDue(plan, cfg.cacheReset)) {
     if (resetInSetup(run)) continue;
-    // In the gap before the run (lib/plan/cache-reset.ts); the probe's exec function makes it.
+    // In the gap before the run (lib/plan/cache-reset-plan.ts); the probe's exec function makes it.
     const slot = resetSlot(run);
     scenarios[resetScenario(run)] = {
       executor: 'per-vu-iterations',

@@ -1,11 +1,11 @@
 // The measurement plan: matrix cells, one run per cell and variant, chained one after another
 // with k6's startTime, and the variant order rotating from cell to cell (a balanced Latin square: A B, B A … for two) so
 // drift over time hits every variant alike.
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import type { TraceShape } from '../workload/trace';
 
-export type { Cell, Load, Plan, Run } from './types';
-import type { Cell, ImageSpec, Load, Plan, Run } from './types';
+export type { Cell, Load, Plan, Run } from './plan-types';
+import type { Cell, ImageSpec, Load, Plan, Run } from './plan-types';
 
 export function loadId(load: Load): string {
   if (load.kind === 'trace') return `x${String(load.speed).replace('.', 'p')}`;

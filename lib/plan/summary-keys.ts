@@ -3,7 +3,7 @@
 // key function that the report later reads them with.
 import { GPU_ENERGY_SOURCES, GPU_EXPORTERS, GPU_NOT_MEASURED } from '../server-metrics/gpu';
 import { SATURATION_RULES } from '../server-metrics/saturation';
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import { ERROR_CLASSES } from '../dialects/types';
 import { METRICS, type MetricKey, type MetricType } from '../metrics/catalog';
 import { ITL_RULES } from '../metrics/timing';
@@ -20,7 +20,7 @@ import {
 import { BUCKETS, labelOf } from '../stats/log-buckets';
 import { GRID_STATS } from '../stats/quantile-merge';
 import { probeScenario, watchScenario, type Plan } from './matrix';
-import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from './cache-reset';
+import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from './cache-reset-plan';
 import { PREFLIGHT_REASONS } from '../preflight/reasons';
 
 export function subKey(metric: MetricKey | string, scenario: string, extra?: Record<string, string>): string {

@@ -2,7 +2,7 @@
 // profile says (GET /v1/models for vLLM and SGLang, GET /lora-adapters for llama.cpp). A missing
 // one stops the run with one message naming it and what the server has. llama.cpp's adapters are
 // named by their ids in requests: the ids are read here, once.
-import type { AdapterWeight } from '../config/types';
+import type { AdapterWeight } from '../config/config-types';
 import type { AdapterBinding } from '../dialects/index';
 import type { AdapterProfile, EngineProfile } from '../engines/profile';
 import { BASE_ADAPTER } from '../workload/adapters';

@@ -3,7 +3,7 @@
 // generation. A server that has the route but not turned on (llama.cpp without --embeddings or
 // --reranking: 501) fails here, before any load, with the flag to start it with.
 import type { HttpPort } from '../http-port';
-import type { BenchConfig, VariantConfig } from '../config/types';
+import type { BenchConfig, VariantConfig } from '../config/config-types';
 import { classifyTransport } from '../dialects/errors';
 import type { DialectName } from '../dialects/index';
 import { poolingBody, poolingRoute, readPooling, type PoolingResult } from '../dialects/pooling';

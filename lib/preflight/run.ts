@@ -6,7 +6,7 @@
 // hung server is localised after one deadline. The messages live in diagnose.ts; the requests go
 // through a BatchPort, so this runs in Node tests with a fake server as it runs in k6.
 import type { BatchPort, BatchRequest, HttpPort, HttpReply } from '../http-port';
-import type { BenchConfig, VariantConfig } from '../config/types';
+import type { BenchConfig, VariantConfig } from '../config/config-types';
 import { structuredRefusal } from '../dialects/structured';
 import {
   DIALECT_NAMES,

@@ -1,10 +1,10 @@
 // Reads a variant's serving configuration before any load: the GETs its engine profile names
-// (lib/engines/serving.ts) and, where the profile reads info gauges, one GET /metrics. What the
+// (lib/engines/serving-config.ts) and, where the profile reads info gauges, one GET /metrics. What the
 // server does not answer stays unread: the report lists it as not compared.
 import type { HttpPort } from '../http-port';
-import type { BenchConfig, VariantConfig } from '../config/types';
+import type { BenchConfig, VariantConfig } from '../config/config-types';
 import { jsonObject, type EngineProfile } from '../engines/profile';
-import { gaugesOf, readServing, type ServingConfig, type ServingInputs } from '../engines/serving';
+import { gaugesOf, readServing, type ServingConfig, type ServingInputs } from '../engines/serving-config';
 import { parsePromText } from '../server-metrics/promtext';
 import { requestHeaders } from '../variants';
 

@@ -3,11 +3,11 @@
 // it), the one report pipeline (buildReport), and, for a record that stops early, each run's state
 // and the stop said in the report (lib/raw/progress.ts).
 import type { BenchmarkSpec } from '../benchmarks';
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import { METRICS } from '../metrics/catalog';
 import { k6Options } from '../plan/k6-options';
 import { planOf, probeScenario, watchScenario, type Plan } from '../plan/matrix';
-import { resetScenario } from '../plan/cache-reset';
+import { resetScenario } from '../plan/cache-reset-plan';
 import { KEEP, summaryTrendStats } from '../plan/summary-keys';
 import { buildReport, type Report, type SummaryDataLike } from '../report/build-report';
 import { withRunTrends } from '../report/run-trends';

@@ -1,7 +1,7 @@
 // Assembles the whole report of a run from k6's summary data: per-run figures, the conclusions
 // the benchmark asks for, SLO outcomes and warnings. Renderers (text, markdown, html, json) only
 // format this object.
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import type { Plan, Run } from '../plan/matrix';
 import { preflightKey, subKey } from '../plan/summary-keys';
 import { PREFLIGHT_REASONS, type PreflightReason } from '../preflight/diagnose';

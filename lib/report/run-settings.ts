@@ -2,7 +2,7 @@
 // and what a difference in it means when `npm run compare` puts two runs side by side (workload:
 // the requests differ, so the comparison is refused unless forced; measurement: only noted;
 // neither: not compared). lib/compare/workload-check.ts reads its lists from here.
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import type { Plan } from '../plan/matrix';
 import type { BenchmarkSpec } from '../benchmarks';
 

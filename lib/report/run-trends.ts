@@ -1,6 +1,6 @@
 // A one-run plan's trend sub-metrics, which it leaves undeclared (runTrendsShared), filled from
 // the whole metrics where a summary is made: in handleSummary and when a raw record is rebuilt.
-import type { BenchConfig } from '../config/types';
+import type { BenchConfig } from '../config/config-types';
 import { METRICS } from '../metrics/catalog';
 import type { Plan } from '../plan/matrix';
 import { perRunTrends, runTrendsShared, subKey, summaryTrendStats, type BucketRule } from '../plan/summary-keys';

@@ -7,7 +7,7 @@ import { metricNames } from '../engines/index';
 import type { HttpPort } from '../http-port';
 import { parsePromText, total } from './promtext';
 import type { ProbeVariant } from './probe';
-import type { Load } from '../plan/types';
+import type { Load } from '../plan/plan-types';
 
 /** The span the rule judges. */
 export const WINDOW_MS = 10_000;

@@ -1,7 +1,7 @@
 // ADAPTERS: which LoRA adapter each request runs with, drawn from the seed. A VU's k-th request in a
 // run gets the same adapter whichever variant the run measures (the stream depends only on SEED and
 // the VU's slot), so an A/B compares the same mix request for request.
-import type { AdapterWeight } from '../config/types';
+import type { AdapterWeight } from '../config/config-types';
 import { rngFor, type Rng } from '../stats/rng';
 
 /** The word ADAPTERS uses for the base model (requests with no adapter). */

@@ -1,11 +1,11 @@
-// ARRIVALS (parsed in lib/config/trace.ts): how an open-loop benchmark's requests arrive.
+// ARRIVALS (parsed in lib/config/trace-config.ts): how an open-loop benchmark's requests arrive.
 // `constant` is k6's constant-arrival-rate executor (evenly spaced); `poisson` and `gamma:<shape>` draw a seeded schedule of inter-arrival
 // gaps with mean 1/RATE and replay it as a trace (lib/workload/trace.ts, lib/k6/shared-trace.ts), so the
 // schedule lag and the "faithful" verdict come with it. Gamma gaps of shape k have a squared
 // coefficient of variation 1/k: k < 1 bursty, k = 1 Poisson (exponential gaps), k > 1 smoother.
 // Pure: the same seed, rate and span give the same schedule on every machine.
 import { ConfigError } from '../config/parse';
-import type { ArrivalSchedule } from '../config/trace';
+import type { ArrivalSchedule } from '../config/trace-config';
 import { rngFor, type Rng } from '../stats/rng';
 import type { Trace } from './trace';
 

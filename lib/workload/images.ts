@@ -4,11 +4,11 @@
 // is 340 KB, each byte through CRC-32 and Adler-32), so the k6 layer makes each distinct image once
 // per k6 process, in init (lib/k6/shared-images.ts), and a VU reads each once (ImageCache).
 import type { ImageInput } from '../dialects/types';
-import type { Cell, ImageSpec } from '../plan/types';
+import type { Cell, ImageSpec } from '../plan/plan-types';
 import { rngFor } from '../stats/rng';
 import { base64 as base64Ts, encodePng } from './png';
 
-export type { ImageSpec } from '../plan/types';
+export type { ImageSpec } from '../plan/plan-types';
 
 /** "1x336x336": count × width × height, as IMAGES and cell ids write it. */
 export function imageLabel(s: ImageSpec): string {

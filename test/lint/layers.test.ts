@@ -38,8 +38,8 @@ test('up, sideways and down, as the rule judges them; a leaf file ranks apart fr
   assert.ok(layers.violation(lib('capacity/search.ts'), lib('compare/compare-summaries.ts')), 'siblings of one rank do not import each other');
   assert.equal(layers.violation(lib('k6/measure.ts'), lib('plan/matrix.ts')), null);
   assert.equal(layers.violation(lib('report/figures/run-figures.ts'), lib('report/figures/dist.ts')), null, 'within a folder');
-  assert.equal(layers.unitOf(lib('plan/types.ts')), 'plan/types.ts');
-  assert.equal(layers.violation(lib('server-metrics/saturation.ts'), lib('plan/types.ts')), null);
+  assert.equal(layers.unitOf(lib('plan/plan-types.ts')), 'plan/plan-types.ts');
+  assert.equal(layers.violation(lib('server-metrics/saturation.ts'), lib('plan/plan-types.ts')), null);
   assert.ok(layers.violation(lib('server-metrics/saturation.ts'), lib('plan/matrix.ts')));
 });
 

@@ -2,10 +2,10 @@
 // from the environment (vu0-config.ts); a VU that sends requests takes them from VU 0
 // (vu0-handoff.ts), so that nothing here imports the configuration's parser, the plan's builder or the
 // metric catalog: this module and what it imports are what such a VU evaluates.
-import type { BenchConfig, Env } from '../../config/types';
+import type { BenchConfig, Env } from '../../config/config-types';
 import type { BenchmarkSpec } from '../../benchmarks';
 import { probeScenario, watchScenario, type Plan, type Run } from '../../plan/matrix';
-import { resetScenario } from '../../plan/cache-reset';
+import { resetScenario } from '../../plan/cache-reset-plan';
 import { resolveVariants, type ResolvedVariant } from '../../variants';
 import { TRANSPORTS } from '../../transports';
 import type { ImageCache } from '../../workload/images';

@@ -4,8 +4,8 @@
 // before every other VU, and a SharedArray made there is the same array in each VU of the
 // process; the others only read it. It holds one element: the JSON below.
 import { SharedArray } from 'k6/data';
-import type { BenchConfig, Env } from '../../config/types';
-import type { Plan } from '../../plan/types';
+import type { BenchConfig, Env } from '../../config/config-types';
+import type { Plan } from '../../plan/plan-types';
 import type { MetricDecls } from '../metrics';
 
 export interface Handoff {

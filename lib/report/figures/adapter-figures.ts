@@ -2,7 +2,7 @@
 // latency and tokens, and in an A/B (or against the baseline in a comparison of N) a verdict per
 // adapter on mean e2e latency with its bootstrap interval. Read from the sub-metrics
 // lib/plan/adapter-keys.ts declares, through the same per-tag figures as the dataset's domains. Pure.
-import type { BenchConfig } from '../../config/types';
+import type { BenchConfig } from '../../config/config-types';
 import type { Plan, Run } from '../../plan/matrix';
 import { subKey } from '../../plan/summary-keys';
 import { compareGroups, tagFigures, type DomainComparison, type DomainFigures } from './domain-figures';

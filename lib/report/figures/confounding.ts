@@ -2,7 +2,7 @@
 // baseline's: a setting that differs, other than the speculative method and its draft settings
 // (the intended difference), confounds the verdict, unless AB_DIFFERS declares it. A setting one
 // side does not expose is not compared, never assumed equal.
-import { SERVING_SETTINGS, SERVING_SETTING_NAMES, showSetting, type ReadSetting, type ServingConfig, type ServingSetting } from '../../engines/serving';
+import { SERVING_SETTINGS, SERVING_SETTING_NAMES, showSetting, type ReadSetting, type ServingConfig, type ServingSetting } from '../../engines/serving-config';
 
 /** A row's standing: equal everywhere, a confounder, a declared difference, the intended difference, or not compared. */
 export type RowMark = 'same' | 'differs' | 'declared' | 'intended' | 'not_compared';

@@ -3,7 +3,7 @@
 // the intended ones; per domain the latency, acceptance length and, in an A/B, a verdict with its
 // interval; per turn of a conversation TTFT and the prompt tokens served from cache. Read from the
 // sub-metrics lib/plan/dataset-keys.ts declares. Pure.
-import type { BenchConfig } from '../../config/types';
+import type { BenchConfig } from '../../config/config-types';
 import type { Plan, Run } from '../../plan/matrix';
 import { byDomain } from '../../plan/dataset-keys';
 import { subKey } from '../../plan/summary-keys';

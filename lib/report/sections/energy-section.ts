@@ -4,7 +4,7 @@
 // the time each token arrived: the tokens the throughput counts); with the mean power, utilisation
 // and memory, and an interval from the per-slice ratios (batch means, as the throughput's). A run
 // without telemetry has null figures and says why: never 0.
-import type { BenchConfig } from '../../config/types';
+import type { BenchConfig } from '../../config/config-types';
 import type { Plan, Run } from '../../plan/matrix';
 import { probeScenario } from '../../plan/matrix';
 import { subKey } from '../../plan/summary-keys';

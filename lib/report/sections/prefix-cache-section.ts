@@ -4,9 +4,9 @@
 // cache_read_input_tokens, meta_info.cached_tokens, timings.cache_n) over the run's requests; and
 // what CACHE_RESET did before the run. A variant that ran second on a warm cache is not comparable
 // with one that started cold: this section says which did.
-import type { CacheResetMode } from '../../config/types';
+import type { CacheResetMode } from '../../config/config-types';
 import { engineById } from '../../engines/index';
-import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from '../../plan/cache-reset';
+import { CACHE_RESET_OUTCOMES, resetDue, type CacheResetOutcome } from '../../plan/cache-reset-plan';
 import { probeScenario, type Plan, type Run } from '../../plan/matrix';
 import { cacheResetKey, subKey } from '../../plan/summary-keys';
 import { display } from '../figures/ab-comparison';

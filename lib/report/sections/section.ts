@@ -1,7 +1,7 @@
 // One report section: built once from the run's data, then rendered to the terminal, report.md,
 // report.html and summary.json from what it built. The renderers loop over the list in
 // sections/index.ts, so a new section is one file here and one entry there.
-import type { BenchConfig } from '../../config/types';
+import type { BenchConfig } from '../../config/config-types';
 import type { Plan, Run } from '../../plan/matrix';
 import type { RunFigures } from '../figures/run-figures';
 import type { Report, ReportKind, SummaryDataLike } from '../report-types';

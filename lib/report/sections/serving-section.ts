@@ -7,7 +7,7 @@ import { compareServing, differenceText, type PairCheck, type RowMark, type Serv
 import { mdTable, table } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import { esc } from '../render/svg/common';
-import { showSetting, type ServingSetting } from '../../engines/serving';
+import { showSetting, type ServingSetting } from '../../engines/serving-config';
 import type { SectionInputs, ReportSection } from './section';
 
 const MARKS: Record<RowMark, string> = {

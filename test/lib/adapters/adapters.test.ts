@@ -2,7 +2,7 @@
 // proportion to the weights) and each dialect's way of naming the adapter in its body.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseAdapters } from '../../../lib/config/adapters';
+import { parseAdapters } from '../../../lib/config/adapters-config';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { AdapterPicker } from '../../../lib/workload/adapters';

@@ -3,7 +3,7 @@
 // every target, multi-turn history, marker only when asked).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { datasetConfig } from '../../../lib/config/dataset';
+import { datasetConfig } from '../../../lib/config/dataset-config';
 import { DatasetError, parseDataset, type DatasetItem } from '../../../lib/dataset/format';
 import { buildStore, firstRequestChars, readDataset, storedItem, NO_DOMAIN } from '../../../lib/dataset/store';
 import { estimateCounter, planDataset, serverCounter, tokenizeEngine, type Counter, type DatasetPlan } from '../../../lib/dataset/plan';

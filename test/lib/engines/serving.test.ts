@@ -7,11 +7,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { engineById } from '../../../lib/engines/index';
 import { jsonObject, type EngineProfile } from '../../../lib/engines/profile';
-import { readServing, type ServingInputs } from '../../../lib/engines/serving';
+import { readServing, type ServingInputs } from '../../../lib/engines/serving-config';
 import { readServingConfig } from '../../../lib/preflight/serving';
 import { parsePromText } from '../../../lib/server-metrics/promtext';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
-import type { VariantConfig } from '../../../lib/config/types';
+import type { VariantConfig } from '../../../lib/config/config-types';
 import { startSim } from '../../../sim/index';
 
 const corpus = (f: string) => readFileSync(join(__dirname, '..', '..', 'fixtures', 'corpus', f), 'utf8');

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkPooling } from '../../../lib/preflight/pooling';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
-import type { BenchConfig, VariantConfig } from '../../../lib/config/types';
+import type { BenchConfig, VariantConfig } from '../../../lib/config/config-types';
 
 const CORPUS = join(__dirname, '..', '..', 'fixtures', 'corpus', 'llamacpp');
 const t = {

@@ -9,7 +9,7 @@ import { parseAbDiffers } from '../../../lib/config/ab-differs';
 import { ConfigError } from '../../../lib/config/parse';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
-import type { ServingConfig, ServingSetting, SettingValue } from '../../../lib/engines/serving';
+import type { ServingConfig, ServingSetting, SettingValue } from '../../../lib/engines/serving-config';
 
 function cfg(values: Partial<Record<ServingSetting, SettingValue>>): ServingConfig {
   const settings: ServingConfig['settings'] = {};

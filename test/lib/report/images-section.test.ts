@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { images } from '../../../lib/report/sections/images-section';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
-import { parseImages } from '../../../lib/config/images';
+import { parseImages } from '../../../lib/config/images-config';
 import type { SectionInputs } from '../../../lib/report/sections/section';
 import type { RunFigures } from '../../../lib/report/figures/run-figures';
 

@@ -13,7 +13,7 @@ import { METRICS, type MetricKey } from '../../../lib/metrics/catalog';
 import { recordPooling } from '../../../lib/metrics/pooling-samples';
 import { runFigures, type SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { pooling } from '../../../lib/report/sections/pooling-section';
-import type { BenchConfig } from '../../../lib/config/types';
+import type { BenchConfig } from '../../../lib/config/config-types';
 
 const NOW = new Date('2026-12-07T17:00:00Z');
 const env = { VARIANTS: 'a,b', A_URL: 'http://127.0.0.1:1', B_URL: 'http://127.0.0.1:2', ISL: '64', BATCH: '4', CONCURRENCY: '1', DURATION: '6s', SLICES: '6' };

@@ -7,7 +7,7 @@ import { BENCHMARKS } from '../../../lib/benchmarks';
 import { loadConfig } from '../../../lib/config/load';
 import { engineById } from '../../../lib/engines/index';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
-import { resetDue, resetInSetup, resetScenario } from '../../../lib/plan/cache-reset';
+import { resetDue, resetInSetup, resetScenario } from '../../../lib/plan/cache-reset-plan';
 import { k6Options } from '../../../lib/plan/k6-options';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
 import { hitRateOf, resetStateOf } from '../../../lib/report/sections/prefix-cache-section';

@@ -8,7 +8,7 @@ import { ratioOfMeans, tQuantile } from '../../../lib/stats/t-interval';
 import { acrossRepeats, pairsOf, repeatsOf, versusAcrossRepeats, type RepeatPair } from '../../../lib/report/figures/repeats';
 import { compare } from '../../../lib/report/figures/ab-comparison';
 import { buildCells, buildPlan } from '../../../lib/plan/matrix';
-import { resetDue } from '../../../lib/plan/cache-reset';
+import { resetDue } from '../../../lib/plan/cache-reset-plan';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { readCapacitySettings } from '../../../lib/capacity/settings';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { arrivalGaps, arrivalTrace } from '../../../lib/workload/arrivals';
-import { parseArrivals } from '../../../lib/config/trace';
+import { parseArrivals } from '../../../lib/config/trace-config';
 import { loadConfig } from '../../../lib/config/load';
 import { BENCHMARKS } from '../../../lib/benchmarks';
 import { planOf } from '../../../lib/plan/matrix';

@@ -6,7 +6,7 @@ import { DIALECT_TRAITS } from '../dialects/index';
 import { schemaProblem, type JsonSchema } from '../dialects/json-schema';
 import { structuredRefusal, type ResponseFormat, type Structured, type ToolChoice, type ToolDef } from '../dialects/structured';
 import { ConfigError, invalid } from './parse';
-import type { BenchConfig } from './types';
+import type { BenchConfig } from './config-types';
 
 /** The built-in tools, in the order TOOLS=<n> takes them. */
 export const BUILT_IN_TOOLS: readonly ToolDef[] = [

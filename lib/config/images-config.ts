@@ -2,9 +2,9 @@
 // `<count>x<width>x<height>` one with that many images of that size, e.g. IMAGES=0,1x336x336: the
 // TTFT the images cost is then the difference between the two cells, measured, never assumed.
 import { imagesRefusal } from '../dialects/index';
-import type { ImageSpec } from '../plan/types';
+import type { ImageSpec } from '../plan/plan-types';
 import { ConfigError, invalid } from './parse';
-import type { BenchConfig } from './types';
+import type { BenchConfig } from './config-types';
 
 /** Images per request at most, and pixels per side: each is made and base64-encoded in k6's JavaScript, once per VU. */
 export const MAX_IMAGES = 8;

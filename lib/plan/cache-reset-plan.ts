@@ -3,7 +3,7 @@
 // setup(); a later run's by a one-iteration scenario in the gap before it (after the previous
 // run's graceful stop, before its own load), so no load of this test is in flight when the cache
 // is emptied.
-import type { CacheResetMode } from '../config/types';
+import type { CacheResetMode } from '../config/config-types';
 import { CACHE_RESET_OUTCOMES, type CacheResetOutcome } from '../server-metrics/reset-outcome';
 import { RUN_GAP_MS, type Plan, type Run } from './matrix';
 

@@ -2,7 +2,7 @@
 // what the server serves the adapter as (a tag value too, so plain characters only); `base` is the
 // base model; a weight left out is 1.
 import { ConfigError, quote } from './parse';
-import type { AdapterWeight } from './types';
+import type { AdapterWeight } from './config-types';
 
 /** At most this many adapters: each one is a tag value and its own report rows. */
 export const MAX_ADAPTERS = 16;

@@ -4,9 +4,9 @@ import type { PoolingTask } from '../dialects/pooling';
 import type { DialectSetting } from '../dialects/index';
 import type { Structured } from '../dialects/structured';
 import type { TransportName } from '../transports';
-import type { DatasetConfig } from './dataset';
-import type { ImageSpec } from '../plan/types';
-import type { TraceConfig } from './trace';
+import type { DatasetConfig } from './dataset-config';
+import type { ImageSpec } from '../plan/plan-types';
+import type { TraceConfig } from './trace-config';
 
 export type Env = Record<string, string | undefined>;
 
@@ -56,7 +56,7 @@ export interface BenchConfig {
   variants: VariantConfig[];
   /** The variant every other is compared with: BASELINE_VARIANT (compare), else the first variant. */
   baseline: string;
-  /** AB_DIFFERS: serving settings the variants are meant to differ in (lib/engines/serving.ts names); absent: none. */
+  /** AB_DIFFERS: serving settings the variants are meant to differ in (lib/engines/serving-config.ts names); absent: none. */
   abDiffers?: readonly string[];
   isl: number[];
   osl: number[];
@@ -89,7 +89,7 @@ export interface BenchConfig {
   /** ITL_SAMPLES, auto resolved: each token's ITL as a Trend sample, or counted into log buckets (lib/stats/log-buckets.ts). */
   itlSamples: 'every' | 'histogram';
   serverMetrics: 'auto' | 'on' | 'off';
-  /** CACHE_RESET: when the server's prefix cache is emptied (lib/plan/cache-reset.ts). */
+  /** CACHE_RESET: when the server's prefix cache is emptied (lib/plan/cache-reset-plan.ts). */
   cacheReset: CacheResetMode;
   /** Write a partial result for merging with other instances (PARTIAL). */
   partial: boolean;
@@ -118,7 +118,7 @@ export interface AdapterWeight {
   weight: number;
 }
 
-/** A pooling benchmark's own settings (lib/config/pooling.ts). */
+/** A pooling benchmark's own settings (lib/config/pooling-config.ts). */
 export interface PoolingConfig {
   task: PoolingTask;
   /** BATCH: items per request, one matrix axis (ISL × BATCH × CONCURRENCY). */

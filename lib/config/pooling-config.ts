@@ -4,7 +4,7 @@
 import type { PoolingTask } from '../dialects/pooling';
 import { POOLING, poolingRoute } from '../dialects/pooling';
 import { ConfigError, intList } from './parse';
-import type { BenchConfig, PoolingConfig } from './types';
+import type { BenchConfig, PoolingConfig } from './config-types';
 
 /** Items per request at most: a batch is one JSON body built in each VU. */
 export const MAX_BATCH = 4096;
