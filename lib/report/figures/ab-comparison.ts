@@ -26,7 +26,7 @@ const DISPLAY: Record<string, string> = { dflash: 'DFlash', mtp: 'MTP', ddtree: 
 export const display = (label: string): string => DISPLAY[label] ?? label;
 
 /**
- * A against B in one cell: the same statistics as the N-way comparison (versus.ts, one comparison,
+ * A against B in one cell: the same statistics as the N-way comparison (standings.ts, one comparison,
  * 95 %): the interval is about its own estimate, and too few independent slices give no verdict.
  */
 /** The A/B verdicts' interval level (one comparison per cell). */

@@ -1,5 +1,5 @@
 // A distribution as the end-of-test summary gives it: a leaf type, shared by the per-run figures
-// (model.ts) and the client self-check.
+// (run-figures.ts) and the client self-check.
 export interface Dist {
   avg: number;
   p50: number;

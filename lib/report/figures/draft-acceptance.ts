@@ -1,6 +1,6 @@
 // A run's speculative acceptance from the counts its requests left: the acceptance length named by
 // where it came from, with its interval, and acceptance by draft position (vLLM's per-request
-// histograms). Pure arithmetic over the summary's counts; model.ts reads them.
+// histograms). Pure arithmetic over the summary's counts; run-figures.ts reads them.
 import type { Interval } from '../../stats/bootstrap';
 import { ratioEstimate } from '../../stats/t-interval';
 
@@ -31,7 +31,7 @@ export interface AcceptanceByPosition {
   byPosition: number[];
 }
 
-/** What model.ts hands over: a run's counts, each 0 where nothing was counted. */
+/** What run-figures.ts hands over: a run's counts, each 0 where nothing was counted. */
 export interface AcceptanceCounts {
   verifySteps: number;
   /** Tokens those steps committed (llm_spec_output_tokens). */

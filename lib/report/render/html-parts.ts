@@ -1,4 +1,4 @@
-// Pieces of report.html shared by html.ts and the sections (lib/report/sections) that draw in it.
+// Pieces of report.html shared by html-report.ts and the sections (lib/report/sections) that draw in it.
 import { esc } from './svg/common';
 import type { Figure } from './svg/report-charts';
 

@@ -1,5 +1,5 @@
 // Is the load generator, not the server, setting the numbers? Per run, the client's overhead over
-// the server's own figures, the VUs' gap between requests and dropped iterations (client-check.ts
+// the server's own figures, the VUs' gap between requests and dropped iterations (figures/client-overhead.ts
 // judges each run once, in runFigures). A view of the runs: it builds nothing of its own, and
 // summary.json carries it in each record (client_check).
 import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from '../figures/client-overhead';

@@ -1,4 +1,4 @@
-// Arrival-rate ramps: the first offered rate the server does not keep up with (analysis.ts findFallBehind).
+// Arrival-rate ramps: the first offered rate the server does not keep up with (findFallBehind, figures/load-limits.ts).
 import { findFallBehind, type FallBehind } from '../figures/load-limits';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';

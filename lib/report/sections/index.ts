@@ -1,6 +1,6 @@
 // The report's sections, in the order every format shows them within a slot (section.ts). A new
 // section is a file beside these and one entry here; buildReport builds each once and the four
-// renderers (text.ts, markdown.ts, html.ts, json.ts) loop over this list.
+// renderers (render/: text-report.ts, markdown-report.ts, html-report.ts, summary-json.ts) loop over this list.
 import type { Report } from '../report-types';
 import { acceptance } from './acceptance-section';
 import { adapters } from './adapters-section';

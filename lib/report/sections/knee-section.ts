@@ -1,4 +1,4 @@
-// Concurrency ramps: the level after which more concurrency stops paying (analysis.ts findKnee).
+// Concurrency ramps: the level after which more concurrency stops paying (findKnee, figures/load-limits.ts).
 import { findKnee, type Knee } from '../figures/load-limits';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';

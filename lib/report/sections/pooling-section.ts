@@ -1,7 +1,7 @@
 // The pooling benchmarks (embeddings, rerank): per run, items per second (and its interval from the
 // steady slices), input tokens per second by the server's usage, latency percentiles and the
 // vectors' dimension; with two or more variants, each against the baseline in every cell, by the
-// same statistics as the generation verdicts (analysis.ts compare()) over items per second.
+// same statistics as the generation verdicts (compare(), figures/ab-comparison.ts) over items per second.
 import { compare, type Comparison } from '../figures/ab-comparison';
 import { fmtCi, fmtMs, loadWords, mdTable, NOT_MEASURED, table } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
