@@ -1,4 +1,4 @@
-// What really happened, per request and per engine step, so a benchmark's client-side figures can
+// What really happened, per request and per scheduler step, so a benchmark's client-side figures can
 // be checked against the truth. All times are epoch milliseconds with sub-ms precision (wall clock,
 // i.e. already divided by the time scale).
 import type { StepRecord } from './scheduler/batch-scheduler';
@@ -6,7 +6,7 @@ import type { StepRecord } from './scheduler/batch-scheduler';
 export interface EventRecord {
   /** When the bytes were handed to the socket (streams) or the tokens were committed (non-stream). */
   timeMs: number;
-  /** The engine step end this event belongs to, as scheduled; timeMs - scheduledMs is the sim's lateness. */
+  /** The scheduler step end this event belongs to, as scheduled; timeMs - scheduledMs is the sim's lateness. */
   scheduledMs: number;
   tokens: number;
 }
@@ -143,7 +143,7 @@ export class Recorder {
     if (this.requests.length > this.limit * 1.1) this.requests.splice(0, this.requests.length - this.limit);
   }
 
-  /** A generation request refused before it reached the engine (validation, auth, not ready). */
+  /** A generation request refused before it reached the scheduler (validation, auth, not ready). */
   addRejected(route: string, arrivalMs: number, intakeLagMs: number, status: number, errorClass: string): void {
     this.add({
       id: '',

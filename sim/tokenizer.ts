@@ -3,7 +3,7 @@
 //  - otherwise each match of /\s*[\p{L}\p{N}]{1,6}|\s*[^\s\p{L}\p{N}]|\s+/u is one token: a run of up
 //    to 6 letters/digits with its leading whitespace, one other symbol with its leading whitespace, or
 //    trailing whitespace.
-// Output tokens are ids drawn by the engine; each id decodes to a fixed ASCII word piece, so text is
+// Output tokens are ids drawn by the scheduler; each id decodes to a fixed ASCII word piece, so text is
 // a pure function of the ids and byte length equals character length.
 
 import { imagePartText } from './vision';

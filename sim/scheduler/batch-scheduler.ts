@@ -152,9 +152,9 @@ export class BatchScheduler {
   /** A step's writes are under way (they may span several loop turns). */
   sending = false;
   readonly counters: EngineCounters;
-  /** When the engine last produced an output token (epoch ms); SGLang's health check watches this. */
+  /** When the scheduler last produced an output token (epoch ms); SGLang's health check watches this. */
   lastOutputMs = 0;
-  /** Called when a step starts, with what it does, and when the engine goes idle (null): the GPUs' power follows. */
+  /** Called when a step starts, with what it does, and when the scheduler goes idle (null): the GPUs' power follows. */
   onStepStart: ((load: { prefillTokens: number; decodingSeqs: number } | null) => void) | null = null;
   /** Called once per committed step (for ground truth and throughput gauges). */
   onStepRecord: ((r: StepRecord) => void) | null = null;
