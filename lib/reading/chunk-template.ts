@@ -57,6 +57,14 @@ export interface TemplateSuffix {
   readonly refuse?: string;
 }
 
+/** A template's layout: a text span or not, the pieces around the holes, which holes hold token ids, the field each hole feeds. */
+interface Layout {
+  hasText: boolean;
+  pieces: string[];
+  isIds: boolean[];
+  fields: Array<Field | null>;
+}
+
 export class ChunkTemplate {
   /**
    * The update of the chunk last matched: the learned one with the text and the hole-fed fields
@@ -84,15 +92,16 @@ export class ChunkTemplate {
    */
   private expect: string | null = null;
 
+  private readonly hasText: boolean;
+
   private constructor(
     private prefix: string,
-    private readonly hasText: boolean,
-    pieces: string[],
-    isIds: boolean[],
-    fields: Array<Field | null>,
+    layout: Layout,
     learned: ChunkUpdate,
     skeleton?: Skeleton,
   ) {
+    const { hasText, pieces, isIds, fields } = layout;
+    this.hasText = hasText;
     this.update = { ...learned };
     this.pieces = pieces;
     this.isIds = isIds;
@@ -449,14 +458,7 @@ export class ChunkTemplate {
       if (i < 0 || spans[i].ids || fields[i] !== null) return null;
       fields[i] = f;
     }
-    const t = new ChunkTemplate(
-      b.prefix,
-      b.text !== null,
-      pieces,
-      spans.map((sp) => sp.ids),
-      fields,
-      u,
-    );
+    const t = new ChunkTemplate(b.prefix, { hasText: b.text !== null, pieces, isIds: spans.map((sp) => sp.ids), fields }, u);
     // Both chunks must match and give back their own updates; the second settles the holes.
     return t.verify(prev) && t.verify(cur) ? t : null;
   }
@@ -472,7 +474,7 @@ export class ChunkTemplate {
       // The prefix: as long as the pattern says; what follows it is checked by matching.
       const m = sk.prefixPattern.exec(s);
       if (m === null) continue;
-      const t = new ChunkTemplate(m[0], sk.hasText, sk.pieces.slice(), sk.isIds.slice(), sk.fields.slice(), u, sk);
+      const t = new ChunkTemplate(m[0], { hasText: sk.hasText, pieces: sk.pieces.slice(), isIds: sk.isIds.slice(), fields: sk.fields.slice() }, u, sk);
       if (t.verify({ s, u })) return t;
     }
     return null;

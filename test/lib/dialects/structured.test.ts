@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDialect, DIALECT_TRAITS } from '../../../lib/dialects/index';
+import { createDialect, DIALECT_TRAITS, type GenerationResult } from '../../../lib/dialects/index';
+import { batched, oneByOne, sseEvents, warm } from './read-paths';
 import { jsonViolation, schemaProblem, schemaViolation } from '../../../lib/dialects/json-schema';
 import { structuredFields, structuredOfRow, structuredRefusal, structuredValid, type Structured } from '../../../lib/dialects/structured';
 import { parseDataset } from '../../../lib/dataset/format';
@@ -13,7 +14,7 @@ import { structured as structuredSection } from '../../../lib/report/sections/st
 import { buildStore } from '../../../lib/dataset/store';
 import { arrivals } from '../../../lib/reading';
 import type { Accumulator } from '../../../lib/reading';
-import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA, structuredConfig } from '../../../lib/config/structured';
+import { BUILT_IN_TOOLS, DEFAULT_RESPONSE_SCHEMA, structuredConfig } from '../../../lib/config/structured-config';
 import { recordRequest } from '../../../lib/metrics/samples';
 import type { MetricKey } from '../../../lib/metrics/catalog';
 import type { RequestRecord } from '../../../sim/ground-truth';
@@ -391,9 +392,9 @@ describe('TOOLS, TOOL_CHOICE, RESPONSE_FORMAT, RESPONSE_SCHEMA', () => {
   });
 });
 
-// llama-server b11669 with --jinja (test/fixtures/corpus/capture-llamacpp-tools.sh): it took the
-// tools but put no grammar on tool_choice required for the generated model, whose replies are plain
-// content; response_format is grammar-constrained JSON, cut at max_tokens 24. What the suite makes
+// llama-server b11669 with --jinja (test/fixtures/corpus/capture-llamacpp-tools.sh, Hermes-style
+// template): its grammar under tool_choice required lets content come before the first <tool_call>,
+// which the generated model never writes, so the replies are plain content; response_format is grammar-constrained JSON, cut at max_tokens 24. What the suite makes
 // of each: no tool calls read, the judgement the brief asks (invalid under required and for JSON cut
 // short, not judged under auto), and one token event per chunk summing to the server's usage.
 describe('real llama.cpp replies to tools and response_format (corpus)', () => {
@@ -420,6 +421,95 @@ describe('real llama.cpp replies to tools and response_format (corpus)', () => {
       if (st.responseFormat) assert.match(r.text, /^\{/, 'the grammar opened a JSON object');
     });
   }
+});
+
+// Real tool calls streamed by llama-server b11669 (capture-llamacpp-tools.sh, second server): the
+// Kimi-K2-style template opens a call in its generation prompt, so b11669's grammar holds the random
+// model inside it. llama.cpp counts no tokens per chunk (usage comes once, in the last chunk), so the
+// calls' tokens are the server's completion_tokens, read from the file here, on every path the sse
+// transport takes (one event at a time, in batches, from a warm template) and from the whole body.
+describe('real llama.cpp tool calls (corpus)', () => {
+  const dir = join(__dirname, '..', '..', 'fixtures', 'corpus', 'llamacpp');
+  const city = { type: 'string', enum: ['Oslo', 'Bergen'] };
+  const weather = { ...WEATHER, properties: { city, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } } };
+  const time = { type: 'object', properties: { zone: { type: 'string', enum: ['UTC', 'CET'] } }, required: ['zone'], additionalProperties: false };
+  const required = (...names: string[]): Structured => ({
+    tools: names.map((n) => ({ name: n, description: '', parameters: n === 'get_time' ? time : weather })),
+    toolChoice: 'required',
+  });
+  /** What the server said in the file: its last usage's completion_tokens and finish_reason. */
+  const serverSaid = (body: string) => {
+    type Chunk = { usage?: { completion_tokens: number }; choices?: Array<{ finish_reason: string | null }> };
+    const texts = body.startsWith('data:') ? sseEvents(body).filter((d) => d.startsWith('{')) : [body];
+    const chunks = texts.map((t) => JSON.parse(t) as Chunk);
+    const finish = chunks.flatMap((c) => (c.choices ?? []).map((x) => x.finish_reason)).filter((f) => f !== null);
+    return { tokens: chunks.filter((c) => c.usage).pop()?.usage?.completion_tokens ?? null, finish: finish.pop() ?? null };
+  };
+  const cases: Array<[string, Structured, { valid: boolean; calls: string[] }]> = [
+    ['b11669-tools-call-required.json', required('get_weather'), { valid: true, calls: ['get_weather'] }],
+    ['b11669-tools-call-required-stream.sse', required('get_weather'), { valid: true, calls: ['get_weather'] }],
+    ['b11669-tools-call-two-tools-stream.sse', required('get_weather', 'get_time'), { valid: true, calls: ['get_weather'] }],
+    ['b11669-tools-call-cut-stream.sse', required('get_weather'), { valid: false, calls: ['get_weather'] }],
+  ];
+  for (const [file, st, want] of cases) {
+    test(`${file}: the calls read, their tokens the server's count, judged ${want.valid}`, () => {
+      const body = readFileSync(join(dir, file), 'utf8');
+      const said = serverSaid(body);
+      assert.ok(said.tokens !== null && said.tokens > 0, 'the server counted the tokens');
+      const stream = file.endsWith('.sse');
+      const whole = chat().parseBody(200, body, stream ? 'text/event-stream' : 'application/json');
+      const reads: Array<[string, GenerationResult]> = [['http body', whole]];
+      if (stream) {
+        const events = sseEvents(body);
+        reads.push(['sse, one by one', oneByOne('openai-chat', events).result]);
+        reads.push(['sse, in batches', batched('openai-chat', events).result]);
+        reads.push(['sse, in batches of 2', batched('openai-chat', events, [2]).result]);
+        reads.push(['sse, warm template', warm('openai-chat', events)]);
+      }
+      for (const [path, r] of reads) {
+        assert.equal(r.ok, true, `${path}: ${r.error?.message}`);
+        assert.equal(r.finishReason, said.finish === 'tool_calls' ? 'tool_calls' : 'length', path);
+        assert.deepEqual(
+          r.toolCalls?.calls.map((c) => c.name),
+          want.calls,
+          path,
+        );
+        assert.equal(r.toolCalls?.tokens, said.tokens, `${path}: the calls' tokens are the server's count`);
+        assert.equal(r.completionTokens, said.tokens, path);
+        assert.equal(r.text, '', `${path}: nothing but calls`);
+        assert.equal(structuredValid(st, r), want.valid, `${path}: ${r.toolCalls?.calls.map((c) => c.arguments).join(' | ')}`);
+        if (path !== 'http body') {
+          assert.equal(r.toolCalls?.firstToolEvent, 0, `${path}: the first token event is a call's`);
+          assert.equal(r.toolCalls?.firstOtherEvent, null, path);
+        }
+      }
+    });
+  }
+  test('the stream and the whole reply of one seed carry the same call', () => {
+    const read = (f: string) => chat().parseBody(200, readFileSync(join(dir, f), 'utf8'), f.endsWith('.sse') ? 'text/event-stream' : 'application/json');
+    assert.deepEqual(read('b11669-tools-call-required-stream.sse').toolCalls?.calls, read('b11669-tools-call-required.json').toolCalls?.calls);
+  });
+  test('replies without a call under required: cut before the first delta, an id that runs on, auto and a named tool', () => {
+    const read = (f: string) => {
+      const body = readFileSync(join(dir, f), 'utf8');
+      return chat().parseBody(200, body, f.endsWith('.sse') ? 'text/event-stream' : 'application/json');
+    };
+    const early = read('b11669-tools-call-cut-early-stream.sse');
+    assert.equal(early.ok, true);
+    assert.equal(early.toolCalls, undefined, 'cut inside the call id: no delta sent');
+    assert.equal(early.completionTokens, 16);
+    assert.equal(structuredValid(required('get_weather'), early), false);
+    const runaway = read('b11669-tools-call-runaway-id.json');
+    assert.equal(runaway.toolCalls, undefined, 'the id never ended: the server gave the text as content');
+    assert.match(runaway.text, /^functions\.get_weather:\d+$/);
+    assert.equal(structuredValid(required('get_weather'), runaway), false);
+    for (const f of ['b11669-tools-call-auto-stream.sse', 'b11669-tools-call-named-stream.sse']) {
+      const r = read(f);
+      assert.equal(r.ok, false, f);
+      assert.equal(r.error?.class, 'stream_error', `${f}: ${r.error?.message}`);
+      assert.match(r.error?.message ?? '', /does not match the expected peg-native format/);
+    }
+  });
 });
 
 describe("the report's tool-call and structured-output section", () => {
