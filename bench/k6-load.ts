@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSim } from '../sim/index';
 import { findK6, INSTALL_K6 } from '../scripts/k6-runtime';
-import { tokenPromptPool } from '../lib/workload/prompts';
+import { tokenPromptPool } from '../lib/workload/seeded-prompts';
 import { QUIET_K6_ENV, ROOT, runMeasured } from './proc';
 
 const arg = (name: string, def: string) => {

@@ -3,7 +3,7 @@
 //   npx tsx bench/parse-cost.ts
 import { createDialect, type DialectName } from '../lib/dialects/index';
 import { splitSseEvents } from '../lib/reading';
-import { tokenPromptPool } from '../lib/workload/prompts';
+import { tokenPromptPool } from '../lib/workload/seeded-prompts';
 import { recordRequest } from '../lib/metrics/samples';
 
 const ctx = { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' };

@@ -5,8 +5,8 @@ import type { BenchConfig, VariantConfig } from './config/config-types';
 import { authHeaders, createDialect, type AdapterBinding, type Dialect, type DialectName } from './dialects/index';
 import type { EngineId } from './engines/index';
 import type { ServingConfig } from './engines/serving-config';
-import type { PromptKind } from './workload/prompts';
-import type { DatasetPlan } from './dataset/plan';
+import type { PromptKind } from './workload/seeded-prompts';
+import type { DatasetPlan } from './dataset/bucket-plan';
 import type { TraceShape } from './workload/trace';
 import { TRANSPORTS } from './transports';
 import type { InstanceClock, InstanceRow } from './clock/instance';
@@ -26,7 +26,7 @@ export interface VariantInfo {
   notes: string[];
   /** Its serving configuration, read before any load (lib/preflight/serving.ts); absent in records of older releases. */
   serving?: ServingConfig;
-  /** ADAPTERS: how its requests name an adapter and llama.cpp's adapter ids (lib/preflight/adapters.ts); absent without ADAPTERS. */
+  /** ADAPTERS: how its requests name an adapter and llama.cpp's adapter ids (lib/preflight/adapters-loaded.ts); absent without ADAPTERS. */
   adapters?: AdapterBinding;
 }
 
@@ -39,7 +39,7 @@ export interface SetupData {
   sequence: string | null;
   /** Variants that failed preflight, with the whole diagnosis: the run aborts before any load. */
   failures: Array<{ variant: string; reason: string; message: string }>;
-  /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/dataset/plan.ts). */
+  /** DATASET runs: the prompts' lengths and what each ISL bucket sends (lib/dataset/bucket-plan.ts). */
   dataset?: DatasetPlan;
   /** TRACE runs: the replayed slice's shape (its request count and span make the plan). */
   trace?: TraceShape;
@@ -89,7 +89,7 @@ export function requestHeaders(t: Pick<VariantConfig, 'apiKey'>, accept?: string
 export function resolveVariants(cfg: BenchConfig, data: SetupData): Map<string, ResolvedVariant> {
   const out = new Map<string, ResolvedVariant>();
   for (const tc of cfg.variants) {
-    const info = data.variants.find((t) => t.variant === tc.variant);
+    const info = data.variants.find((v) => v.variant === tc.variant);
     if (!info) throw new Error(`setup data has no variant ${tc.variant}`);
     const dialect = createDialect(info.dialect, {
       dialectVar: tc.vars.dialect,

@@ -3,7 +3,7 @@
 // prompts of a given length, and the turns of a conversation as chat messages.
 import { builtinItems, BUILTIN_DOMAINS, type BuiltinDomain } from '../dataset/builtin';
 import { parseDataset, requestTurns, turnsText, userTurns, type DatasetItem } from '../dataset/format';
-import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
+import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/seeded-prompts';
 import { TOKEN_ID_FLOOR } from '../config/load';
 import { readText, sharedArray } from '../k6/library';
 import type { Message } from './client';

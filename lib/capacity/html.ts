@@ -6,7 +6,7 @@ import { REPORT_CSS } from '../report/render/html-report';
 import { fmt } from '../report/render/report-format';
 import { PALETTE, esc } from '../report/render/svg/common';
 import { lineChart, type Series } from '../report/render/svg/line';
-import { capacityText, costLine, energyLine, pathHead, pathRows, ratioText, type CapacityReport } from './report';
+import { capacityText, costLine, energyLine, pathHead, pathRows, ratioText, type CapacityReport } from './capacity-report';
 import { label } from './search';
 import type { CapacitySettings } from './settings';
 

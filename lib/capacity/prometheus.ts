@@ -3,8 +3,8 @@
 // ratio. Labels stay low-cardinality: the run's testid, the variant, the loop kind and the SLO
 // text. A bound that does not exist (censored, no interval) is not written, never a zero. Pure.
 import type { RemoteWriteSample } from '../prometheus/remote-write';
-import type { CapacityReport } from './report';
-import { sloText } from './report';
+import type { CapacityReport } from './capacity-report';
+import { sloText } from './capacity-report';
 import type { CapacitySettings } from './settings';
 
 export const CAPACITY_SERIES = {

@@ -33,7 +33,7 @@ export interface DatasetItem {
   structured?: Structured;
   /** The row's `images`: image files, relative to the dataset file (or absolute); absent: none. */
   imageFiles?: string[];
-  /** Those files read (lib/dataset/images.ts, at init), sent with the row's first request. */
+  /** Those files read (lib/dataset/row-images.ts, at init), sent with the row's first request. */
   images?: ImageInput[];
 }
 

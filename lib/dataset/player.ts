@@ -8,9 +8,9 @@ import type { GenerationResult, Prompt } from '../dialects/types';
 import type { Structured } from '../dialects/structured';
 import type { ImageInput } from '../dialects/types';
 import { markTurns, requestTurns, turnsText, userTurns, type DatasetItem, type Turn } from './format';
-import type { DatasetBucket, DatasetPlan } from './plan';
+import type { DatasetBucket, DatasetPlan } from './bucket-plan';
 import { NO_DOMAIN } from './store';
-import { promptIndex } from '../workload/prompts';
+import { promptIndex } from '../workload/seeded-prompts';
 
 /** Turns from this one on share one `turn` tag value ("8+"), so the tag's values stay few. */
 export const MAX_TURN_TAG = 8;

@@ -14,7 +14,7 @@ export interface AdapterChoice {
   id: number | null;
 }
 
-/** What the preflight found of a variant's adapters (lib/preflight/adapters.ts), kept in its VariantInfo. */
+/** What the preflight found of a variant's adapters (lib/preflight/adapters-loaded.ts), kept in its VariantInfo. */
 export interface AdapterBinding {
   /** How this server's requests name an adapter; absent: as the dialect does. */
   naming?: AdapterNaming;

@@ -1,9 +1,9 @@
-// ADAPTERS in a VU: each request's adapter, drawn from SEED (lib/workload/adapters.ts), and the
+// ADAPTERS in a VU: each request's adapter, drawn from SEED (lib/workload/adapter-draw.ts), and the
 // `adapter` tag its samples carry (set only when it changes: k6 copies the tags per sample anyway).
 import exec from 'k6/execution';
 import type { AdapterChoice } from '../dialects/index';
 import type { ResolvedVariant } from '../variants';
-import { BASE_ADAPTER, type AdapterPicker } from '../workload/adapters';
+import { BASE_ADAPTER, type AdapterPicker } from '../workload/adapter-draw';
 
 let tagged: string | null = null;
 

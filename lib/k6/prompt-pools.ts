@@ -8,7 +8,7 @@ import { SharedArray } from 'k6/data';
 import { TOKEN_ID_FLOOR, type BenchConfig } from '../config/config-types';
 import type { Prompt } from '../dialects/types';
 import { DIALECT_TRAITS } from '../dialects/index';
-import { poolLengths, textPromptPool, tokenPromptPool, type PromptKind, type PromptSpec } from '../workload/prompts';
+import { poolLengths, textPromptPool, tokenPromptPool, type PromptKind, type PromptSpec } from '../workload/seeded-prompts';
 
 export interface PromptPools {
   prompt(isl: number, kind: PromptKind, index: number): Prompt;

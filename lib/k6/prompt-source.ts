@@ -7,7 +7,7 @@ import { recordDatasetRequest } from '../metrics/dataset-samples';
 import type { AddSample } from '../metrics/samples';
 import type { Run } from '../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../variants';
-import { promptIndex } from '../workload/prompts';
+import { promptIndex } from '../workload/seeded-prompts';
 import type { Structured } from '../dialects/structured';
 import type { ImageInput } from '../dialects/types';
 import type { DatasetVu } from './shared-dataset';

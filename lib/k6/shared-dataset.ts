@@ -4,7 +4,7 @@
 import exec from 'k6/execution';
 import { SharedArray } from 'k6/data';
 import { nativeBase64 } from './shared-images';
-import { readRowImages } from '../dataset/images';
+import { readRowImages } from '../dataset/row-images';
 import type { BenchConfig } from '../config/config-types';
 import { ConfigError } from '../config/parse';
 import type { HttpPort } from '../http-port';
@@ -12,7 +12,7 @@ import { requestHeaders, type ResolvedVariant, type VariantInfo } from '../varia
 import { DIALECT_TRAITS, imagesRefusal } from '../dialects/index';
 import { structuredRefusal } from '../dialects/structured';
 import type { DatasetItem } from '../dataset/format';
-import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../dataset/plan';
+import { MAX_TOKENIZE_CALLS, TOKENIZE_BUDGET_MS, estimateCounter, planDataset, serverCounter, tokenizeEngine, type DatasetPlan } from '../dataset/bucket-plan';
 import { DatasetPlayer, firstRequest, turnTag, turnTags, type NextRequest } from '../dataset/player';
 import { buildStore, readDataset, storedItem, type DatasetMeta, type DatasetStore, type StoredItem } from '../dataset/store';
 import type { DatasetShape } from '../plan/dataset-keys';

@@ -5,7 +5,7 @@ import { SharedArray } from 'k6/data';
 import encoding from 'k6/encoding';
 import type { ImageInput } from '../dialects/types';
 import type { Plan } from '../plan/plan-types';
-import { ImageCache, makeImage, planImages } from '../workload/images';
+import { ImageCache, makeImage, planImages } from '../workload/seeded-images';
 
 export const nativeBase64 = (png: Uint8Array): string =>
   encoding.b64encode(png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer, 'std');

@@ -15,8 +15,8 @@ export const PER_DOMAIN: MetricKey[] = ['e2e', 'ttft', 'success', 'outputTokens'
 export const PER_DOMAIN_SLICE: MetricKey[] = ['windowE2e', 'windowRequests'];
 export const PER_TURN: MetricKey[] = ['e2e', 'ttft', 'inputTokens', 'cachedTokens'];
 
-export type { DatasetShape } from '../dataset/plan';
-import type { DatasetShape } from '../dataset/plan';
+export type { DatasetShape } from '../dataset/bucket-plan';
+import type { DatasetShape } from '../dataset/bucket-plan';
 
 /** Whether the report breaks results down by domain. */
 export const byDomain = (shape: Pick<DatasetShape, 'domains'>): boolean => shape.domains.length >= 2;

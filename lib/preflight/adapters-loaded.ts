@@ -5,7 +5,7 @@
 import type { AdapterWeight } from '../config/config-types';
 import type { AdapterBinding } from '../dialects/index';
 import type { AdapterProfile, EngineProfile } from '../engines/profile';
-import { BASE_ADAPTER } from '../workload/adapters';
+import { BASE_ADAPTER } from '../workload/adapter-draw';
 
 /** One loaded adapter as the server lists it: the names it answers to, and its id where requests use one. */
 interface Listed {

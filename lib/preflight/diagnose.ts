@@ -3,7 +3,7 @@
 import type { ClassifiedError } from '../dialects/types';
 import { DIALECT_TRAITS, type DialectName } from '../dialects/index';
 import { formatSeconds } from '../dialects/errors';
-import { poolLengths } from '../workload/prompts';
+import { poolLengths } from '../workload/seeded-prompts';
 import { OPENAI_COMPATIBLE, engineById, engineName, recognise, sightings, type EngineProfile } from '../engines/index';
 
 export { PREFLIGHT_REASONS, type PreflightReason } from './reasons';

@@ -19,8 +19,8 @@ import {
   type Prompt,
 } from '../dialects/index';
 import { classifyTransport } from '../dialects/errors';
-import { checkAdapters } from './adapters';
-import { checkPooling } from './pooling';
+import { checkAdapters } from './adapters-loaded';
+import { checkPooling } from './pooling-preflight';
 import { failed } from '../reading';
 import {
   PREFLIGHT_ATTEMPTS,
@@ -48,7 +48,7 @@ import {
 } from './diagnose';
 import { engineOfMetrics, probesToAsk, sightings } from '../engines/index';
 import { TOKEN_ID_FLOOR } from '../config/load';
-import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/prompts';
+import { textPromptPool, tokenPromptPool, type PromptSpec } from '../workload/seeded-prompts';
 import { requestHeaders, type VariantInfo } from '../variants';
 
 const PROBE_TIMEOUT_MS = 5000;
@@ -378,7 +378,7 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
   return { info, warnings };
 }
 
-/** embeddings, rerank: the pooling route's one-item check in place of the generations (lib/preflight/pooling.ts). */
+/** embeddings, rerank: the pooling route's one-item check in place of the generations (lib/preflight/pooling-preflight.ts). */
 function poolingPreflight(io: BatchPort, cfg: BenchConfig, t: VariantConfig, found: Identified): PreflightResult {
   const { id, dialect, model, notes, warnings } = found;
   const checked = checkPooling(io, cfg, t, dialect, model);

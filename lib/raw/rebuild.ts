@@ -1,4 +1,4 @@
-// The reports of a run rebuilt from its raw record: the k6 summary data (lib/raw/summary.ts) of
+// The reports of a run rebuilt from its raw record: the k6 summary data (lib/raw/rebuilt-summary.ts) of
 // the plan the run's settings give, the setup data the run recorded (or what the samples tell of
 // it), the one report pipeline (buildReport), and, for a record that stops early, each run's state
 // and the stop said in the report (lib/raw/progress.ts).
@@ -14,7 +14,7 @@ import { withRunTrends } from '../report/run-trends';
 import type { SetupData, VariantInfo } from '../variants';
 import { progressOf, type Progress } from './progress';
 import type { RawRecord } from './record';
-import { summaryMetrics } from './summary';
+import { summaryMetrics } from './rebuilt-summary';
 
 export class RawRecordError extends Error {}
 

@@ -3,7 +3,7 @@
 // sample (with the sub-metrics the thresholds declared), then a "Point" line per sample with its
 // time, value and tags. This module folds the lines, in the order k6 wrote them, into per-metric
 // sinks grouped by tag set, from which the summary k6 would have handed to handleSummary is
-// rebuilt (lib/raw/summary.ts): counters and rates exactly, trends from every value kept, with
+// rebuilt (lib/raw/rebuilt-summary.ts): counters and rates exactly, trends from every value kept, with
 // k6's own percentile rule. Pure: the caller reads the file (gzip or not) and hands over lines.
 import { upgradeSetup, type SetupData } from '../variants';
 

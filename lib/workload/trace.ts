@@ -6,7 +6,7 @@
 // production saw. Pure: the k6 layer reads the file and sleeps; this parses, slices and builds.
 import { ConfigError } from '../config/parse';
 import { randInt, rngFor, type Rng } from '../stats/rng';
-import { WORDS } from './prompts';
+import { WORDS } from './seeded-prompts';
 
 export interface TraceEntry {
   /** Arrival time in the trace, ms (as written; the replay starts at the first entry of the window). */

@@ -150,7 +150,7 @@ test('the words keep their one meaning: the forms Words retired do not come back
     [/\bengineId\b/, 'engineId: the engine is the id (`engine`), its label `engineLabel`'],
     [
       /\b(?:TargetSearch|TargetCapacity|targetLines)\b|lib\/capacity\/targets\b/,
-      "a capacity search's deployment is a variant (VariantSearch, lib/capacity/variants.ts)",
+      "a capacity search's deployment is a variant (VariantSearch, lib/capacity/step-variants.ts)",
     ],
     [/\brecordRun\b/, 'recordRun: setup writes the run record of the whole test (writeRunRecord)'],
     [
@@ -177,7 +177,7 @@ test('the words keep their one meaning: the forms Words retired do not come back
         if (/(?<![.\w]|k6 )scenarios?\b(?!:)/i.test(line)) found.push(`${f}:${i + 1}: "scenario" for a benchmark`);
       });
   }
-  // The capacity report's variants: `targets` only as the old key written beside `variants` (lib/capacity/report.ts).
+  // The capacity report's variants: `targets` only as the old key written beside `variants` (lib/capacity/capacity-report.ts).
   for (const f of sources().filter((x) => x.startsWith('lib/capacity/') || x === 'scripts/capacity.ts')) {
     read(f)
       .split('\n')

@@ -16,7 +16,7 @@ import { spawnSim, type RemoteSim } from './sim-process';
 import { RUNNERS, type Runner } from './harness';
 import { truthAt, truthCrossing, type TruthPoint, type Workload } from './capacity-truth';
 import { runCapacity, type K6Exec } from '../../scripts/capacity';
-import type { CapacityReport } from '../../lib/capacity/report';
+import type { CapacityReport } from '../../lib/capacity/capacity-report';
 
 const TIME_SCALE = 5;
 const LONG = process.env.TEST_LONG === '1';

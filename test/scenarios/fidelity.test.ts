@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSim } from './sim-process';
 import { explain, RUNNERS, type Run, type Runner } from './harness';
-import { poolLengths } from '../../lib/workload/prompts';
+import { poolLengths } from '../../lib/workload/seeded-prompts';
 import { clientRequests, JOIN_SYSTEM_TAGS, pct, slotLengths, truthItl, vuOfLength } from './truth-join';
 import type { RequestRecord } from '../../sim/index';
 

@@ -24,7 +24,7 @@ import { explain, ROOT, RUNNERS, type Runner } from './harness';
 import { clientRequests, JOIN_SYSTEM_TAGS, pct, truthItl, vuOfLength } from './truth-join';
 import { hostsDown, hostsUnavailable, hostsUp, linkCounts, type HostsEnv, type LinkCounts } from '../net/test-hosts';
 import { k6OnClient, simOnServer } from './hosts-sim';
-import { poolLengths } from '../../lib/workload/prompts';
+import { poolLengths } from '../../lib/workload/seeded-prompts';
 import { LIMIT_ABS_MS } from '../../lib/report/figures/client-overhead';
 import { runK6 } from '../../scripts/k6-runtime';
 import type { RequestRecord } from '../../sim/index';

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCapacity, type K6Exec } from '../../scripts/capacity';
-import { buildCapacityReport, capacityJson, renderCapacityMarkdown, renderCapacityText } from '../../lib/capacity/report';
+import { buildCapacityReport, capacityJson, renderCapacityMarkdown, renderCapacityText } from '../../lib/capacity/capacity-report';
 import { renderCapacityHtml } from '../../lib/capacity/html';
 import { capacitySeries } from '../../lib/capacity/prometheus';
 import type { VariantSearch } from '../../lib/capacity/runner';

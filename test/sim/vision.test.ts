@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { imageTokens, pngSize, smartResize } from '../../sim/vision';
 import { Tokenizer, applyChatTemplate } from '../../sim/tokenizer';
-import { makeImage } from '../../lib/workload/images';
+import { makeImage } from '../../lib/workload/seeded-images';
 import { HttpError } from '../../sim/api/common';
 
 test('Qwen2-VL counts: sides rounded to 28 px (halves to even), min and max pixels, plus start and end', () => {

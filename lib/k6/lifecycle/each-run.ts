@@ -6,7 +6,7 @@ import { startOffsetMs, steadyWindow, type Run } from '../../plan/matrix';
 import type { ResolvedVariant, SetupData } from '../../variants';
 import { BACKOFF, Reachability } from '../../vu/reachability';
 import { runSlot } from '../../vu/slot';
-import { AdapterPicker } from '../../workload/adapters';
+import { AdapterPicker } from '../../workload/adapter-draw';
 import { clearAdapterTag } from '../adapter-tag';
 import type { Bench } from './vu0-config';
 

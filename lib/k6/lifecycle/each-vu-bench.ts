@@ -8,7 +8,7 @@ import { probeScenario, watchScenario, type Plan, type Run } from '../../plan/ma
 import { resetScenario } from '../../plan/cache-reset-plan';
 import { resolveVariants, type ResolvedVariant } from '../../variants';
 import { TRANSPORTS } from '../../transports';
-import type { ImageCache } from '../../workload/images';
+import type { ImageCache } from '../../workload/seeded-images';
 import { sharedImages } from '../shared-images';
 import { adder, createMetrics, type MetricDecls } from '../metrics';
 import { SENDERS } from '../transport';

@@ -10,7 +10,7 @@ import { subKey } from '../../plan/summary-keys';
 import { SPEC_ACCEPTED_BINS, specAcceptedLabel } from '../../metrics/samples';
 import { acceptanceByPosition } from './draft-acceptance';
 import { bootstrapRatio, pooledMean, ratioSample, seedOf, type Interval } from '../../stats/bootstrap';
-import type { DatasetPlan } from '../../dataset/plan';
+import type { DatasetPlan } from '../../dataset/bucket-plan';
 import { describeLengths } from '../../dataset/lengths';
 import { display, type Ratio } from './ab-comparison';
 import type { Dist, SummaryMetrics } from './run-figures';
@@ -250,7 +250,7 @@ export function datasetReport(
 ): DatasetReport | null {
   if (!cfg.dataset || !ds) return null;
   // Cell by cell, variants in their order (runs were measured in alternating order).
-  const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((t) => t.variant === r.variant);
+  const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((v) => v.variant === r.variant);
   const runs = [...plan.runs].sort((x, y) => order(x) - order(y)).map((r) => runOf(m, plan, r, ds));
   // The A/B: the first variant against the second. A comparison of N: each variant against the
   // baseline, every interval widened so that all of them hold together 95% of the time.

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { runSearch, type RunnerPorts, type StepOutcome, type StepRequest } from '../../../lib/capacity/runner';
-import { buildCapacityReport, capacityJson, costLine, energyLine, renderCapacityMarkdown, renderCapacityText } from '../../../lib/capacity/report';
+import { buildCapacityReport, capacityJson, costLine, energyLine, renderCapacityMarkdown, renderCapacityText } from '../../../lib/capacity/capacity-report';
 import { renderCapacityHtml } from '../../../lib/capacity/html';
 import { capacitySeries } from '../../../lib/capacity/prometheus';
 import { readStepRun, type StepRun } from '../../../lib/capacity/step-run';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { capacitySlots, stepEnv } from '../../../lib/capacity/variants';
+import { capacitySlots, stepEnv } from '../../../lib/capacity/step-variants';
 import { ConfigError } from '../../../lib/config/parse';
 import { settings } from './fixtures';
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDataset, DatasetError } from '../../../lib/dataset/format';
-import { imagePath, readRowImages, sniffImage } from '../../../lib/dataset/images';
+import { imagePath, readRowImages, sniffImage } from '../../../lib/dataset/row-images';
 import { buildStore } from '../../../lib/dataset/store';
 import { encodePng } from '../../../lib/workload/png';
 

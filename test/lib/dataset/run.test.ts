@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { datasetConfig } from '../../../lib/config/dataset-config';
 import { DatasetError, parseDataset, type DatasetItem } from '../../../lib/dataset/format';
 import { buildStore, firstRequestChars, readDataset, storedItem, NO_DOMAIN } from '../../../lib/dataset/store';
-import { estimateCounter, planDataset, serverCounter, tokenizeEngine, type Counter, type DatasetPlan } from '../../../lib/dataset/plan';
+import { estimateCounter, planDataset, serverCounter, tokenizeEngine, type Counter, type DatasetPlan } from '../../../lib/dataset/bucket-plan';
 import { DatasetPlayer, firstRequest, turnTag, turnTags } from '../../../lib/dataset/player';
 import { failed } from '../../../lib/reading';
 import type { GenerationResult } from '../../../lib/dialects/types';

@@ -20,7 +20,7 @@ import {
   type Probe,
   type RouteTry,
 } from '../../../lib/preflight/diagnose';
-import { poolLengths } from '../../../lib/workload/prompts';
+import { poolLengths } from '../../../lib/workload/seeded-prompts';
 import { engineById } from '../../../lib/engines/index';
 
 const p = (route: string, status: number, body = ''): Probe => ({ route, status, body, error: status ? '' : 'dial: connection refused' });

@@ -1,4 +1,4 @@
-// The pooling benchmarks' preflight check (lib/preflight/pooling.ts): one item on the dialect's
+// The pooling benchmarks' preflight check (lib/preflight/pooling-preflight.ts): one item on the dialect's
 // pooling route; llama.cpp's captured 501 (no --embeddings / --reranking) becomes no_pooling_route
 // with the flag to start it with, nothing listening is unreachable, a dialect without the route
 // says so before sending anything.
@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkPooling } from '../../../lib/preflight/pooling';
+import { checkPooling } from '../../../lib/preflight/pooling-preflight';
 import type { HttpPort, HttpReply } from '../../../lib/http-port';
 import type { BenchConfig, VariantConfig } from '../../../lib/config/config-types';
 

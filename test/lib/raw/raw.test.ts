@@ -9,7 +9,7 @@ import { buildReport } from '../../../lib/report/build-report';
 import { rebuild } from '../../../lib/raw/rebuild';
 import { RawRecord, timeMs } from '../../../lib/raw/record';
 import { metricLine, point, rampPlan, recordUpTo, T0 } from './synthetic';
-import { k6Percentile, parseKey, summaryMetrics } from '../../../lib/raw/summary';
+import { k6Percentile, parseKey, summaryMetrics } from '../../../lib/raw/rebuilt-summary';
 import { upgradeSetup, type SetupData } from '../../../lib/variants';
 
 test("timestamps: k6's RFC 3339 with nanoseconds and a zone", () => {

@@ -14,7 +14,7 @@ import { datasetReport, domainVerdict } from '../../../lib/report/figures/domain
 import { dataset } from '../../../lib/report/sections/dataset-section';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import type { Report } from '../../../lib/report/build-report';
-import type { DatasetPlan } from '../../../lib/dataset/plan';
+import type { DatasetPlan } from '../../../lib/dataset/bucket-plan';
 
 const NOW = new Date('2026-12-01T00:00:00Z');
 const env = {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { k6Options } from '../../../lib/plan/k6-options';
 import { subKey, summaryThresholds, TREND_STATS } from '../../../lib/plan/summary-keys';
 import { rebuild } from '../../../lib/raw/rebuild';
-import { summaryMetrics } from '../../../lib/raw/summary';
+import { summaryMetrics } from '../../../lib/raw/rebuilt-summary';
 import { buildReport } from '../../../lib/report/build-report';
 import { withRunTrends } from '../../../lib/report/run-trends';
 import { recordUpTo, rampPlan, T0 } from '../raw/synthetic';

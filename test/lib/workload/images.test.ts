@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { adler32, base64, crc32, encodePng, zlibStored } from '../../../lib/workload/png';
-import { ImageCache, imagePixels, makeImage, planImages } from '../../../lib/workload/images';
+import { ImageCache, imagePixels, makeImage, planImages } from '../../../lib/workload/seeded-images';
 import { imagesConfig, parseImages } from '../../../lib/config/images-config';
 import { ConfigError } from '../../../lib/config/parse';
 import { buildCells } from '../../../lib/plan/matrix';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { poolLengths, promptIndex, textPromptPool, tokenPromptPool, type PromptSpec } from '../../../lib/workload/prompts';
+import { poolLengths, promptIndex, textPromptPool, tokenPromptPool, type PromptSpec } from '../../../lib/workload/seeded-prompts';
 
 const spec: PromptSpec = { isl: 100, poolSize: 16, seed: 7, vocabSize: 32000, idFloor: 1000, sharedPrefix: 0, spread: 0 };
 
