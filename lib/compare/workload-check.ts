@@ -57,7 +57,7 @@ export function checkWorkload(base: BenchSummary, next: BenchSummary): WorkloadC
     }
     differ(key, a, b);
   }
-  const variants = (s: BenchSummary) => s.variants.map((t) => t.variant);
+  const variants = (s: BenchSummary) => s.variants.map((v) => v.variant);
   differ('variants', variants(base).join(','), variants(next).join(','));
   for (const t of base.variants) {
     const u = next.variants.find((x) => x.variant === t.variant);

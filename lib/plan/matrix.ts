@@ -158,7 +158,7 @@ export function planOf(
     return buildPlan(
       { ...cfg, durationMs: traceDurationMs(trace, cfg.trace.speed), requests: null },
       [cell],
-      cfg.variants.map((t) => t.variant),
+      cfg.variants.map((v) => v.variant),
     );
   }
   const loads: Load[] = load === 'rate' ? cfg.rates.map((rate) => ({ kind: 'rate', rate })) : cfg.concurrency.map((vus) => ({ kind: 'vus', vus }));
@@ -166,11 +166,11 @@ export function planOf(
     return buildPlan(
       cfg,
       poolingCells(cfg.isl, cfg.pooling.batch, loads),
-      cfg.variants.map((t) => t.variant),
+      cfg.variants.map((v) => v.variant),
     );
   return buildPlan(
     cfg,
     buildCells(cfg.isl, cfg.osl, loads, cfg.images),
-    cfg.variants.map((t) => t.variant),
+    cfg.variants.map((v) => v.variant),
   );
 }

@@ -47,7 +47,7 @@ export function buildReport(
   };
   // Runs were measured in alternating order; the report lists them cell by cell, variants in order.
   const order = (r: { cell: { id: string }; variant: string }) =>
-    plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((t) => t.variant === r.variant);
+    plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((v) => v.variant === r.variant);
   const planned = [...plan.runs].sort((a, b) => order(a) - order(b));
   const cuts = planned.map(whole);
   const runs = planned.map((r, i) => runFigures(data.metrics, plan, r, sloSet(cfg.slo), cuts[i]));

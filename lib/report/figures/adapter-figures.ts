@@ -26,7 +26,7 @@ export interface AdapterReport {
 export function adapterReport(cfg: BenchConfig, plan: Plan, m: SummaryMetrics, kind: string, where: (run: Run) => string): AdapterReport | null {
   const mix = cfg.adapters;
   if (!mix) return null;
-  const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((t) => t.variant === r.variant);
+  const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((v) => v.variant === r.variant);
   const runs: AdapterRun[] = [...plan.runs]
     .sort((x, y) => order(x) - order(y))
     .map((r) => ({

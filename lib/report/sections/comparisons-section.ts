@@ -17,7 +17,7 @@ export const comparisons: ReportSection<Comparison[]> = {
   build({ kind, cfg, complete, where, plan, data }) {
     const out: Comparison[] = [];
     if (kind !== 'ab' || cfg.variants.length !== 2) return out;
-    const [a, b] = cfg.variants.map((t) => t.variant);
+    const [a, b] = cfg.variants.map((v) => v.variant);
     const confounded = confoundedNote(servingOf({ cfg, data }), b, a, display);
     for (const cell of complete.cells) {
       const ra = complete.runs.find((r) => r.cellId === cell.id && r.variant === a);

@@ -193,7 +193,7 @@ export const versus: ReportSection<Versus> = {
       ? ((plan.repeats ?? 1) > 1 ? versusAcrossRepeats : versusOf)(
           complete.runs,
           complete.cells,
-          cfg.variants.map((t) => t.variant),
+          cfg.variants.map((v) => v.variant),
           cfg.baseline,
           plan.sliceMs,
         )

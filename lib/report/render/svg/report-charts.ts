@@ -22,7 +22,7 @@ const MAX_PANELS = 8;
 /** One colour per variant, in the order the variants were configured (runs' order as a fallback). */
 export function variantColors(r: Report): Map<string, string> {
   const m = new Map<string, string>();
-  for (const label of [...r.variants.map((t) => t.variant), ...r.runs.map((x) => x.variant)]) {
+  for (const label of [...r.variants.map((v) => v.variant), ...r.runs.map((x) => x.variant)]) {
     if (!m.has(label)) m.set(label, PALETTE[m.size % PALETTE.length]);
   }
   return m;
