@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkSegments, evalThreshold, mergePartials, parseFraction, PARTIAL_FORMAT, readPartial, type PartialResult } from '../../../lib/report/merge-instances';
+import {
+  checkSegments,
+  evalThreshold,
+  mergePartials,
+  parseFraction,
+  PARTIAL_FORMAT,
+  readPartial,
+  type PartialResult,
+} from '../../../lib/report/merge-instances';
 
 function partial(over: Partial<PartialResult> = {}): PartialResult {
   return {
