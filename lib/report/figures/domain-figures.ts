@@ -240,14 +240,13 @@ function agreement(runs: DatasetRun[], ds: DatasetPlan): string[] {
   return out;
 }
 
-export function datasetReport(
-  cfg: BenchConfig,
-  plan: Plan,
-  m: SummaryMetrics,
-  ds: DatasetPlan | undefined,
-  kind: string,
-  where: (run: Run) => string,
-): DatasetReport | null {
+/** Which variants are compared (the report's kind: 'ab', 'compare'), and how a run's cell is named in a verdict. */
+export interface Pairing {
+  kind: string;
+  where: (run: Run) => string;
+}
+
+export function datasetReport(cfg: BenchConfig, plan: Plan, m: SummaryMetrics, ds: DatasetPlan | undefined, { kind, where }: Pairing): DatasetReport | null {
   if (!cfg.dataset || !ds) return null;
   // Cell by cell, variants in their order (runs were measured in alternating order).
   const order = (r: Run) => plan.cells.findIndex((c) => c.id === r.cell.id) * cfg.variants.length + cfg.variants.findIndex((v) => v.variant === r.variant);

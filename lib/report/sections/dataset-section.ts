@@ -220,7 +220,8 @@ export const dataset: ReportSection<DatasetReport> = {
   jsonKey: 'dataset',
   slot: 'details',
   build: ({ cfg, plan, data, kind, where }) => {
-    const d = datasetReport(cfg, plan, data.metrics, data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined, kind, where);
+    const ds = data.setup_data && typeof data.setup_data === 'object' ? data.setup_data.dataset : undefined;
+    const d = datasetReport(cfg, plan, data.metrics, ds, { kind, where });
     // A by-domain verdict between variants whose serving configurations differ says so too.
     const serving = servingOf({ cfg, data });
     return d && { ...d, comparisons: d.comparisons.map((c) => ({ ...c, verdict: c.verdict + confoundedNote(serving, c.b, c.a, display) })) };

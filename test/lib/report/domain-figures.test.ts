@@ -80,14 +80,10 @@ function metrics(e2e: Record<string, Record<string, number>>, ratio = 1.0, runs 
 }
 
 test('per-domain verdicts: the e2e ratio with its interval, per domain; acceptance per domain where reported per request', () => {
-  const d = datasetReport(
-    cfg,
-    plan,
-    metrics({ code: { dflash: 100, mtp: 210 }, chat: { dflash: 400, mtp: 260 } }),
-    dsPlan(),
-    'ab',
-    () => 'at ISL 24, OSL 96, c=1',
-  );
+  const d = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 210 }, chat: { dflash: 400, mtp: 260 } }), dsPlan(), {
+    kind: 'ab',
+    where: () => 'at ISL 24, OSL 96, c=1',
+  });
   assert.ok(d);
   const c = d.comparisons[0];
   const code = c.domains.find((x) => x.domain === 'code');
@@ -109,14 +105,20 @@ test('domain verdict wording: faster either way, not significant, no interval', 
 });
 
 test('prompt-to-server agreement: a mean off by more than 5% is said, with the figures and how lengths were obtained', () => {
-  const d = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 100 }, chat: { dflash: 100, mtp: 100 } }, 1.3), dsPlan(), 'ab', () => '');
+  const d = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 100 }, chat: { dflash: 100, mtp: 100 } }, 1.3), dsPlan(), {
+    kind: 'ab',
+    where: () => '',
+  });
   assert.ok(d);
   assert.equal(d.warnings.length, 2);
   assert.match(
     d.warnings[0],
     /^dflash: the server counted 30% more prompt tokens than intended \(server ÷ intended: mean 1\.30, median 1\.30, max 1\.56 over 40 first-turn requests; intended lengths estimated as characters ÷ 4/,
   );
-  const near = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 100 }, chat: { dflash: 100, mtp: 100 } }, 1.04), dsPlan(), 'ab', () => '');
+  const near = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 100 }, chat: { dflash: 100, mtp: 100 } }, 1.04), dsPlan(), {
+    kind: 'ab',
+    where: () => '',
+  });
   assert.deepEqual(near?.warnings, []);
 });
 
@@ -131,7 +133,7 @@ test('turns: TTFT, e2e and the cached share of prompt tokens by turn; rendered i
   m[subKey('inputTokens', s, { turn: '2' })] = counter(800);
   m[subKey('cachedTokens', s, { turn: '2' })] = counter(400);
   const multi = loadConfig(BENCHMARKS['dflash-vs-mtp'], { ...env, MULTI_TURN: 'true' }, NOW);
-  const d = datasetReport(multi, plan, m, dsPlan({ shape: { domains: ['chat'], turns: ['1', '2', '3'] } }), 'ab', () => '');
+  const d = datasetReport(multi, plan, m, dsPlan({ shape: { domains: ['chat'], turns: ['1', '2', '3'] } }), { kind: 'ab', where: () => '' });
   assert.ok(d);
   const r = d.runs.find((x) => x.scenario === s);
   assert.deepEqual(
@@ -187,7 +189,7 @@ test('compare: each variant against the baseline by domain, the intervals simult
   );
   const p3 = buildPlan(nway, buildCells(nway.isl, nway.osl, [{ kind: 'vus', vus: 1 }]), ['none', 'mtp', 'dflash']);
   const e2e = { code: { none: 300, mtp: 210, dflash: 100 }, chat: { none: 300, mtp: 260, dflash: 400 } };
-  const d = datasetReport(nway, p3, metrics(e2e, 1, p3.runs), dsPlan(), 'compare', () => 'at c=1');
+  const d = datasetReport(nway, p3, metrics(e2e, 1, p3.runs), dsPlan(), { kind: 'compare', where: () => 'at c=1' });
   assert.ok(d);
   assert.deepEqual(
     d.comparisons.map((c) => `${c.a}÷${c.b}`),
@@ -200,7 +202,10 @@ test('compare: each variant against the baseline by domain, the intervals simult
   assert.ok(dflashCode?.speedup?.ci);
   assert.ok(Math.abs(dflashCode.speedup.value - 3) < 1e-9);
   // Wider than the single 95% interval of the same data.
-  const single = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 300 }, chat: { dflash: 400, mtp: 300 } }), dsPlan(), 'ab', () => '');
+  const single = datasetReport(cfg, plan, metrics({ code: { dflash: 100, mtp: 300 }, chat: { dflash: 400, mtp: 300 } }), dsPlan(), {
+    kind: 'ab',
+    where: () => '',
+  });
   const ci95 = single?.comparisons[0].domains.find((x) => x.domain === 'code')?.speedup?.ci;
   assert.ok(ci95);
   assert.ok(dflashCode.speedup.ci.hi - dflashCode.speedup.ci.lo > ci95.hi - ci95.lo, `${JSON.stringify(dflashCode.speedup.ci)} vs ${JSON.stringify(ci95)}`);
