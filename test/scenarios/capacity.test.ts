@@ -1,10 +1,10 @@
 // The capacity search against simulated servers whose capacity is found independently: a fine,
 // slow sweep by a plain Node client judged by the simulator's own records (capacity-truth.ts).
-// Closed loop (an A/B) and open loop (one target) over http on real k6; the targets that change
+// Closed loop (an A/B) and open loop (one variant) over http on real k6; the variants that change
 // mid-search run over sse. (At these answers a stream carries thousands of events per second: over
 // sse the truth tests would measure the client's own SSE parsing, which the reports then flag as
 // client-limited.)
-// Also: a target that starts failing or slows down mid-search ends its search with the reason
+// Also: a variant that starts failing or slows down mid-search ends its search with the reason
 // and keeps what was found.
 // test-runner: alone (its truth is a latency p99 read at loads near saturation)
 import { after, before, describe, test } from 'node:test';
@@ -268,7 +268,7 @@ describe('capacity search against a fine sweep of the simulators', () => {
   }
 });
 
-describe('a target that changes mid-search', () => {
+describe('a variant that changes mid-search', () => {
   for (const runner of RUNNERS) {
     describe(`on ${runner.name}`, { skip: runner.skip ?? runner.sseSkip ?? undefined }, () => {
       // Loads 2, 4, 8 and 16 come first (16 breaks the SLO); errors strike at 16, the slowdown during the refinement.

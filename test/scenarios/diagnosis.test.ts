@@ -57,7 +57,7 @@ for (const runner of RUNNERS) {
       }
     });
 
-    test('API keys reach the target only: never in the output, the reports or the tags', async () => {
+    test('API keys reach the variant only: never in the output, the reports or the tags', async () => {
       const key = 'sk-test-4f1c9e27b3';
       const sim = await spawnSim({ engine: 'vllm', timeScale: 10, apiKey: key });
       try {
@@ -208,7 +208,7 @@ for (const runner of RUNNERS) {
       assert.equal(run.summary, null, 'nothing ran, nothing was written');
     });
 
-    test('the target dies mid-run: the run goes on to its end, errors classified, reports written, exit 99', async () => {
+    test('the variant dies mid-run: the run goes on to its end, errors classified, reports written, exit 99', async () => {
       const [dflash, mtp] = await Promise.all([
         spawnSim({ engine: 'sglang', spec: 'dflash', timeScale: 4 }),
         spawnSim({ engine: 'vllm', spec: 'mtp', timeScale: 4 }),

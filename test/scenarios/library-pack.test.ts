@@ -2,7 +2,7 @@
 // offline into an empty project with its own package.json, tsconfig and esbuild config, a user
 // script in TypeScript that imports 'k6-llm-bench' type-checked and bundled there, then run on
 // real k6 over http and over sse against the simulator. Its metrics and its three reports must
-// say what the simulator's ground truth says, as the benchmarks' do (single-target, sse tests).
+// say what the simulator's ground truth says, as the benchmarks' do (single-server, sse tests).
 // One more script imports the installed ES module by path, with no bundler at all.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The single-target scenarios on a simulated server whose capacity is known, so the knee and the
+// The single-server benchmarks on a simulated server whose capacity is known, so the knee and the
 // fall-behind point are where the simulator's configuration puts them.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +23,7 @@ function extra(run: { result: { files: string[] } }): Extra {
 }
 
 for (const runner of RUNNERS) {
-  describe(`single-target scenarios on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
+  describe(`single-server benchmarks on ${runner.name}`, { skip: runner.skip ?? undefined }, () => {
     test('concurrency-ramp finds the knee where the server runs out of batch slots', onStock, async () => {
       // At most 4 sequences decode at once: beyond c=4 requests queue and throughput stops growing.
       const sim = await spawnSim({ engine: 'vllm', timeScale: 8, maxRunning: 4, seed: 3 });

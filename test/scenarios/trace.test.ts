@@ -283,7 +283,7 @@ for (const c of cases) {
 }
 
 // One server, one trace (arrival-rate with TRACE and TARGET_URL): the same replay against a single
-// target, its schedule lag and verdict reported, the arrival-rate line saying what completed. A
+// variant, its schedule lag and verdict reported, the arrival-rate line saying what completed. A
 // 20 s slice at 4× (5 s of load); the A/B above checks the replay itself at length.
 const SINGLE_WINDOW: [number, number] = [0, 20];
 for (const runner of process.env.TEST_SUBSET === 'v2' ? [] : RUNNERS) {

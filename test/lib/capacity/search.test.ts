@@ -1,5 +1,5 @@
 // The search loop on a fake server whose p99 is a known function of load: it must bracket,
-// refine, bound and confirm, land on the crossing, and end with the reason when the target
+// refine, bound and confirm, land on the crossing, and end with the reason when the variant
 // fails, drifts or the time runs out, keeping what it measured.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -86,7 +86,7 @@ test('every SLO met up to the maximum: capacity at least that; broken at the low
   assert.equal(capacityOf(s, u.points).below, 1);
 });
 
-test('a target that starts failing ends its search with the classes; the loads measured before are kept', async () => {
+test('a variant that starts failing ends its search with the classes; the loads measured before are kept', async () => {
   const s = settings({ SLO_E2E_P99: '500ms', CAPACITY_STEP: '10s' });
   const { ports } = fakeServer(linear, () => 100, { failAtRun: 4 });
   const [t] = await runSearch(s, ['target'], ports);
@@ -98,7 +98,7 @@ test('a target that starts failing ends its search with the classes; the loads m
   );
 });
 
-test('a target that slows down during the search is named degraded, not given a lower capacity', async () => {
+test('a variant that slows down during the search is named degraded, not given a lower capacity', async () => {
   const s = settings({ SLO_E2E_P99: '500ms', CAPACITY_STEP: '10s' });
   const { ports } = fakeServer(linear, () => 100, { slowAtRun: 7 });
   const [t] = await runSearch(s, ['target'], ports);
@@ -115,7 +115,7 @@ test('CAPACITY_MAX_TIME bounds the whole search', async () => {
   assert.ok(t.points.length >= 1);
 });
 
-test('two targets alternate load by load (A B, B A …) and each gets its own answer; the ratio interval holds the true ratio', async () => {
+test('two variants alternate load by load (A B, B A …) and each gets its own answer; the ratio interval holds the true ratio', async () => {
   const s = settings({ SLO_E2E_P99: '500ms', CAPACITY_STEP: '10s' });
   const a = fakeServer(linear, () => 200);
   const b = fakeServer(

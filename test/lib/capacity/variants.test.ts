@@ -43,7 +43,7 @@ test("a step's variables: its own target's as TARGET_URL & co., no other target'
   assert.equal(ea.LATENCY_WINDOW, 'steady');
   assert.equal(ea.WARMUP_REQUESTS, undefined);
   assert.equal(ea.ITL_SAMPLES, 'every', 'a step of 10 min or more would otherwise count ITL in buckets, which the search cannot judge');
-  assert.ok(!JSON.stringify(ea).includes('secret-b'), 'the other target’s key must not reach this run');
+  assert.ok(!JSON.stringify(ea).includes('secret-b'), 'the other variant’s key must not reach this run');
   assert.ok(!('CAPACITY_STEP' in ea) && !('SLO_ATTAINMENT' in ea) && !('DFLASH_URL' in ea) && !('MTP_URL' in ea));
   const eb = stepEnv(s, ENV, { slot: b, load: 4, durationMs: 5000, first: false, runId: 'mtp-2', resultsDir: '/r' });
   assert.equal(eb.DIALECT, 'openai');

@@ -108,7 +108,7 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig(BENCHMARKS['smoke'], { ...base, SLO_TTFT_P99: '2s' }, NOW), /need TRANSPORT=sse/);
     assert.equal(loadConfig(BENCHMARKS['smoke'], { ...base, SLO_TTFT_P99: '2s', TRANSPORT: 'sse' }, NOW).slo.ttftP99Ms, 2000);
   });
-  test('A/B: per-target keys fall back to API_KEY; two identical URLs are refused', () => {
+  test('A/B: per-variant keys fall back to API_KEY; two identical URLs are refused', () => {
     const c = loadConfig(BENCHMARKS['dflash-vs-mtp'], { DFLASH_URL: 'http://a:1/', MTP_URL: 'http://b:2', API_KEY: 'k', MTP_API_KEY: 'm' }, NOW);
     assert.equal(c.variants[0].url, 'http://a:1');
     assert.equal(c.variants[0].apiKey, 'k');

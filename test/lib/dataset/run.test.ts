@@ -1,6 +1,6 @@
 // The dataset's run-time pieces: the store (seeded order, domains, estimates), setup's plan (ISL
 // buckets filled in seeded order, filters, the one-line errors) and the VU player (same order for
-// every target, multi-turn history, marker only when asked).
+// every variant, multi-turn history, marker only when asked).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { datasetConfig } from '../../../lib/config/dataset-config';
@@ -189,18 +189,18 @@ function fakePort(handler: (url: string, body: string) => HttpReply): HttpPort &
   };
 }
 
-test('server counts: the first target whose tokenize route answers counts every prompt (vLLM messages for chat); none: null', () => {
+test('server counts: the first variant whose tokenize route answers counts every prompt (vLLM messages for chat); none: null', () => {
   const io = fakePort((url, body) => {
     if (url.startsWith('http://a')) return { status: 404, body: 'Not Found', contentType: 'text/plain', error: '', errorCode: 0 };
     const b = JSON.parse(body) as { messages?: unknown[]; prompt?: string };
     const n = b.messages ? 100 + b.messages.length : (b.prompt ?? '').length;
     return { status: 200, body: JSON.stringify({ count: n, max_model_len: 4096, tokens: [] }), contentType: 'application/json', error: '', errorCode: 0 };
   });
-  const targets = [
+  const variants = [
     { variant: 'a', url: 'http://a', engine: 'sglang', model: 'm', headers: {}, chat: false },
     { variant: 'b', url: 'http://b', engine: 'vllm', model: 'm', headers: {}, chat: true },
   ];
-  const c = serverCounter(io, targets, (i, chat) => (chat ? [{ role: 'user', content: `p${i}` }] : `p${i}`));
+  const c = serverCounter(io, variants, (i, chat) => (chat ? [{ role: 'user', content: `p${i}` }] : `p${i}`));
   assert.ok(c);
   assert.equal(c.variant, 'b');
   assert.deepEqual(c.source, { kind: 'server', route: 'POST /tokenize of b' });
@@ -208,10 +208,10 @@ test('server counts: the first target whose tokenize route answers counts every 
   assert.equal(c.count(1), 101);
   assert.deepEqual(io.calls, ['http://a/v1/tokenize', 'http://b/tokenize', 'http://b/tokenize'], 'the first count is not asked twice');
   assert.equal(
-    serverCounter(io, [targets[0]], () => 'x'),
+    serverCounter(io, [variants[0]], () => 'x'),
     null,
   );
-  // The target's profile when it has a tokenize route, else the one its /metrics page names.
+  // The variant's profile when it has a tokenize route, else the one its /metrics page names.
   assert.equal(tokenizeEngine(null, 'sglang'), 'sglang');
   assert.equal(tokenizeEngine(null, 'vllm'), 'vllm');
   assert.equal(tokenizeEngine(null, 'llamacpp'), 'llamacpp');
@@ -243,7 +243,7 @@ const conv = (id: string, domain: string | null, ...contents: string[]): Dataset
   turns: contents.map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content })),
 });
 
-test('player: each VU slot cycles through its own block; two players (two targets) send the same order; output_tokens wins over OSL', () => {
+test('player: each VU slot cycles through its own block; two players (two variants) send the same order; output_tokens wins over OSL', () => {
   const items = Array.from({ length: 6 }, (_, i) => ({ ...conv(`i${i}`, 'code', `prompt ${i}`), outputTokens: i === 0 ? 9 : null }));
   const seq = () => {
     const p = player(items);

@@ -767,7 +767,7 @@ test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mu
   const to = ONLY === null ? CASES : ONLY + 1;
   /** Reads a case through every dialect; a failure is kept (with its smallest input) once per property, mutation and dialect. */
   const run = (c: Case, kind: string, replay: string) => {
-    // The reply's own dialect first: the others read it as a misconfigured target would.
+    // The reply's own dialect first: the others read it as a misconfigured variant would.
     for (const d of [c.reply.dialect, ...FUZZED.filter((x) => x !== c.reply.dialect)]) {
       const v = check(d, c, c.input);
       if (v === null) continue;

@@ -112,14 +112,14 @@ function fakePort(routes: Record<string, string>, asked: string[]): HttpPort {
   };
 }
 
-const target = { variant: 'a', url: 'http://x', apiKey: '' } as VariantConfig;
+const variant = { variant: 'a', url: 'http://x', apiKey: '' } as VariantConfig;
 
 test("the reader asks the profile's routes and /metrics only when it reads a gauge, and says what each answered", () => {
   const asked: string[] = [];
   const c = readServingConfig(
     fakePort({ '/props': corpus('llamacpp/b11669-props.json') }, asked),
     { serverMetrics: 'auto' },
-    target,
+    variant,
     profile('llamacpp'),
     'llama.cpp b11669',
   );
@@ -130,12 +130,12 @@ test("the reader asks the profile's routes and /metrics only when it reads a gau
   assert.deepEqual(c.read, ['GET /props → 200']);
 
   const vAsked: string[] = [];
-  const v = readServingConfig(fakePort({}, vAsked), { serverMetrics: 'off' }, target, profile('vllm'), 'vLLM');
+  const v = readServingConfig(fakePort({}, vAsked), { serverMetrics: 'off' }, variant, profile('vllm'), 'vLLM');
   assert.deepEqual(vAsked, ['/version', '/v1/models'], 'SERVER_METRICS=off: no GET /metrics');
   assert.deepEqual(v.read, ['GET /version → 404', 'GET /v1/models → 404', 'GET /metrics: not read (SERVER_METRICS=off)']);
   assert.deepEqual(Object.keys(v.settings), ['engine']);
 
-  const none = readServingConfig(fakePort({}, []), { serverMetrics: 'auto' }, target, null, 'an unknown server');
+  const none = readServingConfig(fakePort({}, []), { serverMetrics: 'auto' }, variant, null, 'an unknown server');
   assert.deepEqual(none.settings, { engine: { value: 'an unknown server', source: 'preflight' } });
   assert.match(none.read[0], /shows no serving configuration/);
 });

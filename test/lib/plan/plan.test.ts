@@ -24,7 +24,7 @@ test('cells are ISL × OSL × load', () => {
   assert.equal(buildCells([1], [1], [{ kind: 'rate', rate: 2.5 }])[0].id, 'i1_o1_r2p5');
 });
 
-test('runs are chained by startTime and alternate the target order per cell', () => {
+test('runs are chained by startTime and alternate the variant order per cell', () => {
   const cells = buildCells(
     [128],
     [64],

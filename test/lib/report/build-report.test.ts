@@ -35,7 +35,7 @@ const trend = (vals: number[]) => {
   };
 };
 
-/** Fills a plan's sub-metrics as k6 would after a run where each target has a steady token rate. */
+/** Fills a plan's sub-metrics as k6 would after a run where each variant has a steady token rate. */
 function fakeRun(plan: Plan, rate: Record<string, number>, e2eMs: Record<string, number>): SummaryMetrics {
   const m: SummaryMetrics = {};
   const sliceSec = plan.sliceMs / 1000;

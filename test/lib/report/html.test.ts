@@ -33,7 +33,7 @@ test('every fixture renders balanced main tags, with no scripts or external reso
   }
 });
 
-test('every target label and every verdict appears, with a badge class from the ratio interval', () => {
+test('every variant label and every verdict appears, with a badge class from the ratio interval', () => {
   const r = abReport();
   const html = renderHtml(r);
   for (const t of r.variants) assert.ok(html.includes(esc(display(t.variant))), t.variant);
@@ -173,14 +173,14 @@ test('arrival: offered rate on x, completed-vs-offered chart with its diagonal, 
   assert.match(html, /<b>Arrival rate:<\/b> falls behind at 8 req\/s/);
 });
 
-test('a target whose setup failed: no points for it, a note why, greyed rows, errors listed', () => {
+test('a variant whose setup failed: no points for it, a note why, greyed rows, errors listed', () => {
   const html = renderHtml(oneTargetDownReport());
   assert.match(html, /MTP: not plotted, no successful requests\./);
   assert.equal(count(html, /<tr class="[^"]*dead[^"]*" data-variant="mtp">/g), 3);
   assert.equal(count(html, /data-series="MTP/g), 0, 'no MTP series in any chart');
   assert.match(html, /unreachable 12/);
   assert.equal(count(html, /data-verdict="not-measured"/g), 3);
-  assert.match(html, /Not measured for both targets in any cell/);
+  assert.match(html, /Not measured for both variants in any cell/);
 });
 
 test('setup failed entirely / no runs / one run: no charts, each absence explained', () => {

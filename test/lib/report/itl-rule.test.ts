@@ -1,4 +1,4 @@
-// The report says, per target, how ITL was measured (the rule of lib/metrics/timing), shows
+// The report says, per variant, how ITL was measured (the rule of lib/metrics/timing), shows
 // per-chunk gaps apart from per-token ITL, and the speculative draft acceptance rate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
