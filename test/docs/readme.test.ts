@@ -80,15 +80,20 @@ test('every source file named in the code, its comments and the docs exists (a c
   assert.deepEqual(missing, []);
 });
 
+/** Whether a folder holds a file, at any depth: git keeps no empty folder, and a move can leave one behind. */
+const holdsFiles = (dir: string): boolean =>
+  readdirSync(join(root, dir), { withFileTypes: true }).some((e) => e.isFile() || (e.isDirectory() && holdsFiles(`${dir}/${e.name}`)));
+
+/** Every folder under lib/ (hidden ones aside: test/lint/layers.test.ts makes one while it runs), as `lib/a/b`. */
+const libFolders = (dir = 'lib'): string[] =>
+  readdirSync(join(root, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && holdsFiles(`${dir}/${e.name}`))
+    .flatMap((e) => [`${dir}/${e.name}`, ...libFolders(`${dir}/${e.name}`)]);
+
 test("docs/architecture.md's picture names every folder of lib/, and only folders that exist", () => {
   const arch = read('docs/architecture.md');
   const picture = arch.slice(arch.indexOf('```\n scenarios/'), arch.indexOf('```', arch.indexOf('```\n scenarios/') + 3));
-  const folders = (dir: string): string[] =>
-    readdirSync(join(root, dir), { withFileTypes: true })
-      // A hidden folder is no part of the layout: test/lint/layers.test.ts makes one under lib/dialects/ while it runs.
-      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-      .flatMap((e) => [`${dir}/${e.name}`, ...folders(`${dir}/${e.name}`)]);
-  for (const f of folders('lib')) {
+  for (const f of libFolders()) {
     const parts = f.split('/');
     // A sub-folder is drawn beside its parent: "lib/report/ (+svg/)".
     const drawn = parts.length === 2 ? `${f}/` : `${parts.slice(0, -1).join('/')}/ (+${parts[parts.length - 1]}/)`;
@@ -99,6 +104,39 @@ test("docs/architecture.md's picture names every folder of lib/, and only folder
     assert.ok(picture.includes(`lib/${f}`), `lib/${f} is not in the picture of docs/architecture.md`);
   for (const [named] of picture.matchAll(/lib\/[a-z0-9/-]+(?:\.ts)?/g))
     assert.ok(existsSync(join(root, named)), `the picture names ${named}, which does not exist`);
+});
+
+test("docs/architecture.md's picture of what loads where names only files that exist, every stage of the VU lifecycle and once.js's table", () => {
+  const arch = read('docs/architecture.md');
+  const start = arch.indexOf('```\n dist/');
+  assert.ok(start > 0, 'the picture of what loads where (a code block that starts with dist/)');
+  const picture = arch.slice(start, arch.indexOf('```', start + 3));
+  for (const [named] of picture.matchAll(/lib\/[a-z0-9/-]+(?:\.ts)?/g))
+    assert.ok(existsSync(join(root, named)), `the picture of what loads where names ${named}, which does not exist`);
+  for (const f of readdirSync(join(root, 'lib/k6/lifecycle')))
+    assert.ok(picture.includes(`lib/k6/lifecycle/${f}`), `lib/k6/lifecycle/${f}, a stage of the VU lifecycle, is not in the picture`);
+  // once.js's table: each getter by its name, beside the module it loads.
+  const table = read('lib/k6/lifecycle/once-table.ts');
+  const getters = [...table.matchAll(/^ {2}get (\w+)\(\) \{\n {4}return require\('([^']+)'\)/gm)];
+  assert.ok(getters.length >= 4, `${getters.length} getters read from once-table.ts`);
+  for (const [, name, spec] of getters) {
+    const file = join('lib/k6/lifecycle', `${spec}.ts`).split('\\').join('/');
+    assert.match(picture, new RegExp(`\\n +${name} +${file.replace(/[.]/g, '\\.')}`), `once.js's ${name} (${file}) is not drawn`);
+  }
+});
+
+test("docs/architecture.md's rooms table: every folder of lib/ and every ranked unit, at the rank scripts/lint/layers.cjs gives it", () => {
+  const arch = read('docs/architecture.md');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { RANKS } = require('../../scripts/lint/layers.cjs') as { RANKS: Record<string, number> };
+  const rows = new Map([...arch.matchAll(/^\| `(lib\/[a-z0-9/.-]+)` \| (\d+) \| [^|]+ \|$/gm)].map((m) => [m[1], Number(m[2])]));
+  assert.ok(rows.size > 20, `${rows.size} rooms read`);
+  for (const [room] of rows) assert.ok(existsSync(join(root, room)), `the rooms table names ${room}, which does not exist`);
+  for (const [unit, rank] of Object.entries(RANKS)) assert.equal(rows.get(`lib/${unit}`), rank, `lib/${unit}: rank ${rank} in layers.cjs`);
+  for (const f of libFolders()) {
+    const top = `${f.split('/')[1]}/`;
+    assert.equal(rows.get(`${f}/`), RANKS[top], `${f}/ is not in the rooms table at its room's rank (lib/${top}: ${RANKS[top]})`);
+  }
 });
 
 /** The tracked sources of the code (not the fixtures, not the docs). */
