@@ -3,6 +3,8 @@
 // one sample rather than gauges, because a trend's count tells "not measured" apart from zero.
 // Prometheus names follow k6's remote-write output: prefix k6_, counters get _total, rates _rate,
 // trends one series per stat (_p99, _avg …) with time trends converted to seconds.
+// A data table, one entry per metric: exempt from the 500-line limit on a file (split by job, it
+// would be one table in pieces).
 import { DIALECT_NAMES } from '../dialects/index';
 
 export type MetricType = 'counter' | 'rate' | 'trend';
