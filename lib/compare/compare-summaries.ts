@@ -163,7 +163,10 @@ type Judged = Omit<CellComparison, 'cost' | 'energy'>;
 
 function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   const notes: string[] = [];
-  const out = (baseline: Side, next: Side, throughput: Ratio | null, latency: Ratio | null, verdict: Verdict, regression = false): Judged => ({
+  type Ratios = { throughput: Ratio | null; latency: Ratio | null };
+  const none: Ratios = { throughput: null, latency: null };
+  const point = (x: number | null): Ratio | null => (x === null ? null : { value: x, ci: null });
+  const out = (baseline: Side, next: Side, { throughput, latency }: Ratios, verdict: Verdict, regression = false): Judged => ({
     cell: b.cell,
     variant: b.variant,
     baseline,
@@ -183,7 +186,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   });
   if (!((b.requests_ok ?? 0) > 0) || !((n.requests_ok ?? 0) > 0)) {
     notes.unshift(`no successful request in the ${(b.requests_ok ?? 0) > 0 ? 'new run' : 'baseline'}`);
-    return out(aggregate(b), aggregate(n), null, null, 'not-measured');
+    return out(aggregate(b), aggregate(n), none, 'not-measured');
   }
   const sb = b.steady_slices;
   const sn = n.steady_slices;
@@ -201,7 +204,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
     }
     const t = ratio(an.throughput, ab.throughput);
     const l = ratio(an.e2eMs, ab.e2eMs);
-    return out(ab, an, t === null ? null : { value: t, ci: null }, l === null ? null : { value: l, ci: null }, 'no-interval');
+    return out(ab, an, { throughput: point(t), latency: point(l) }, 'no-interval');
   }
   const tb = tuples(sb);
   const tn = tuples(sn);
@@ -215,7 +218,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   const lPoint = ratio(vn.e2eMs, vb.e2eMs);
   if (tPoint === null && lPoint === null) {
     notes.unshift("neither output throughput nor e2e latency was measured in both runs' steady windows");
-    return out(vb, vn, null, null, 'not-measured');
+    return out(vb, vn, none, 'not-measured');
   }
 
   const few = fewSamples(
@@ -227,7 +230,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   );
   if (few.length > 0) {
     notes.unshift(`too few samples: ${few.join('; ')}`);
-    return out(vb, vn, tPoint === null ? null : { value: tPoint, ci: null }, lPoint === null ? null : { value: lPoint, ci: null }, 'too-few-samples');
+    return out(vb, vn, { throughput: point(tPoint), latency: point(lPoint) }, 'too-few-samples');
   }
 
   // Throughput: Welch's t on the log ratio of the slices' means, as the in-run verdicts use it (a
@@ -249,7 +252,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   const latency = lPoint === null ? null : { value: lPoint, ci: holding(e2eInterval(withRequests(tn), withRequests(tb), b.cell), lPoint) };
   if ((throughput !== null && throughput.ci === null) || (latency !== null && latency.ci === null)) {
     notes.unshift('not enough data for an interval: most resamples had nothing to divide by');
-    return out(vb, vn, throughput, latency, 'no-interval');
+    return out(vb, vn, { throughput, latency }, 'no-interval');
   }
   const tci = throughput?.ci ?? null;
   const lci = latency?.ci ?? null;
@@ -258,7 +261,7 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
   const verdict: Verdict = worse && better ? 'mixed' : worse ? 'slower' : better ? 'faster' : 'same';
   // Throughput and latency judged alike: slower by the factor 1 + tolerance.
   const regression = (tci !== null && tci.hi < 1 / (1 + tolerance)) || (lci !== null && lci.lo > 1 + tolerance);
-  return out(vb, vn, throughput, latency, verdict, regression);
+  return out(vb, vn, { throughput, latency }, verdict, regression);
 }
 
 /** A summary's records of one cell and variant: one per repeat (REPEATS), in repeat order. */
