@@ -113,16 +113,20 @@ interface WindowFigures {
   windowTtftMs: number | null;
 }
 
-function windowFigures(
-  m: SummaryMetrics,
-  plan: Plan,
-  s: string,
-  wholeSlices: number | null,
-  outputTokens: number,
-  ok: number,
-  e2e: Dist | null,
-  notes: string[],
-): WindowFigures {
+/** A run's scenario and, for a stopped run, the slices it measured whole (null: all of them). */
+interface RunWindow {
+  s: string;
+  wholeSlices: number | null;
+}
+
+/** A run's totals that its window's figures divide: output tokens, successes, the e2e distribution. */
+interface RunTotals {
+  outputTokens: number;
+  ok: number;
+  e2e: Dist | null;
+}
+
+function windowFigures(m: SummaryMetrics, plan: Plan, { s, wholeSlices }: RunWindow, { outputTokens, ok, e2e }: RunTotals, notes: string[]): WindowFigures {
   const out: WindowFigures = { window: null, throughput: null, throughputCi: null, requestRate: null, slices: [], windowE2eMs: null, windowTtftMs: null };
   if (plan.requests !== null) {
     const lastEnd = metric(m, subKey('windowLastEnd', s))?.values;
@@ -276,7 +280,7 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   }
   const good = count(m, subKey('good', s));
   const outputTokens = count(m, subKey('outputTokens', s));
-  const w = windowFigures(m, plan, s, wholeSlices, outputTokens, ok, e2e, notes);
+  const w = windowFigures(m, plan, { s, wholeSlices }, { outputTokens, ok, e2e }, notes);
   // A pooling run generates nothing: its items and tokens per second are the pooling section's.
   if (outputTokens === 0 && ok > 0 && run.cell.batch === undefined) notes.push('the server reported no token counts: throughput is not measured.');
 
