@@ -52,7 +52,11 @@ export function poolSource(cfg: BenchConfig, pools: PromptPools): PromptSource {
       sent = 0;
     },
     next(run, variant) {
-      return { prompt: pools.prompt(run.cell.isl, variant.promptKind, promptIndex(slot, sent++, run.vus, cfg.promptPool)), maxTokens: run.cell.osl, pauseMs: 0 };
+      return {
+        prompt: pools.prompt(run.cell.isl, variant.promptKind, promptIndex(slot, sent++, run.vus, cfg.promptPool)),
+        maxTokens: run.cell.osl,
+        pauseMs: 0,
+      };
     },
     done() {},
     clearTags() {},
