@@ -2,16 +2,20 @@
 // the suite must report. One table drives the test (test/scenarios/faults.test.ts, on both transports and the
 // dialects where the fault applies) and the table in docs/faults.md (npm run docs).
 import type { ErrorClass } from '../lib/dialects/types';
-import type { DialectName } from '../lib/dialects/index';
-import type { Faults } from '../sim/index';
+import { DIALECT_NAMES, DIALECT_TRAITS, type DialectName } from '../lib/dialects/index';
+import { engineById } from '../lib/engines/index';
+import { ENGINE_NAMES, type Faults } from '../sim/index';
 
-export const DIALECTS: readonly DialectName[] = ['sglang', 'openai', 'openai-chat'];
+/** The dialects the simulator serves: those the profiles of the engines it imitates offer, in the table's order. */
+const SIMULATED: readonly DialectName[] = DIALECT_NAMES.filter((d) => ENGINE_NAMES.some((e) => engineById(e)?.offered.includes(d)));
+/** The cases run on the plain `data:` streams by default. */
+export const DIALECTS: readonly DialectName[] = SIMULATED.filter((d) => !DIALECT_TRAITS[d].namedEvents);
 /**
- * Anthropic Messages and OpenAI Responses join the cases whose shape is their own (an error body,
- * an error event in a named-event stream); the others reach every dialect through the same
- * transport code and are not run for them again.
+ * The dialects with named events (Anthropic Messages, OpenAI Responses) join the cases whose shape
+ * is their own (an error body, an error event in a named-event stream); the others reach every
+ * dialect through the same transport code and are not run for them again.
  */
-const WITH_NAMED_EVENTS: readonly DialectName[] = [...DIALECTS, 'anthropic', 'responses'];
+const WITH_NAMED_EVENTS: readonly DialectName[] = SIMULATED;
 export const TRANSPORTS = ['http', 'sse'] as const;
 
 export interface FaultCase {

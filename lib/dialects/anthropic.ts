@@ -23,7 +23,14 @@ export const anthropic = defineDialect({
   name: 'anthropic',
   path: PATH,
   api: 'Anthropic Messages',
-  traits: { chat: true, tokenIds: false, needsModel: true, images: MESSAGES_IMAGES, structured: { shape: 'messages', tools: true, responseFormat: false } },
+  traits: {
+    chat: true,
+    tokenIds: false,
+    needsModel: true,
+    images: MESSAGES_IMAGES,
+    structured: { shape: 'messages', tools: true, responseFormat: false },
+    namedEvents: true,
+  },
   adapter: 'model',
   docs: {
     prompt: '`messages` (text only; system turns as `system`)',

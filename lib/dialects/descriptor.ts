@@ -19,6 +19,12 @@ export interface DialectTraits {
   readonly structured?: StructuredTrait;
   /** How a user turn carries images (images.ts); absent: the route carries none, and IMAGES is refused. */
   readonly images?: ImageTrait;
+  /**
+   * Its stream names each event (`event:` lines) and ends with a closing event of its own instead
+   * of `data: [DONE]`; an error comes as an event of its own shape (Anthropic Messages, OpenAI
+   * Responses). Absent: a plain `data:` stream.
+   */
+  readonly namedEvents?: boolean;
 }
 
 /** What a dialect's module builds for one variant: the request and the reading of its reply. */

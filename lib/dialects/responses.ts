@@ -21,7 +21,14 @@ export const responses = defineDialect({
   name: 'responses',
   path: PATH,
   api: 'OpenAI Responses',
-  traits: { chat: true, tokenIds: false, needsModel: true, images: RESPONSES_IMAGES, structured: { shape: 'responses', tools: true, responseFormat: true } },
+  traits: {
+    chat: true,
+    tokenIds: false,
+    needsModel: true,
+    images: RESPONSES_IMAGES,
+    structured: { shape: 'responses', tools: true, responseFormat: true },
+    namedEvents: true,
+  },
   adapter: 'model',
   docs: {
     prompt: "`input` (text, or a conversation's messages)",
