@@ -33,7 +33,9 @@ export interface LibraryReportInput {
 
 function isLlmSetup(v: unknown): v is LlmSetup {
   const o = v as LlmSetup | null;
-  return o !== null && typeof o === 'object' && (Array.isArray(o.variants) || Array.isArray(o.targets)) && Array.isArray(o.failures) && Array.isArray(o.warnings);
+  return (
+    o !== null && typeof o === 'object' && (Array.isArray(o.variants) || Array.isArray(o.targets)) && Array.isArray(o.failures) && Array.isArray(o.warnings)
+  );
 }
 
 /** The LlmSetup a script's setup() returned, as itself or as its `llm` field; null when there is none. */
