@@ -1,5 +1,6 @@
-// What one VU holds for the run it is in: resolved on its first iteration there, because k6's
-// execution fields are calls into the runtime, so per-request work reads none of them.
+// Each run of a VU: what the VU holds for the run it is in, resolved on its first iteration
+// there, because k6's execution fields are calls into the runtime, so per-request work reads none
+// of them.
 import exec from 'k6/execution';
 import type { Window } from '../../metrics/samples';
 import { startOffsetMs, steadyWindow, type Run } from '../../plan/matrix';

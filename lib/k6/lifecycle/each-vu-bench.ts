@@ -1,7 +1,7 @@
-// Each VU: its Bench (vu0-config.ts) made from a configuration and a plan already read. VU 0 reads them
-// from the environment (vu0-config.ts); a VU that sends requests takes them from VU 0
-// (vu0-handoff.ts), so that nothing here imports the configuration's parser, the plan's builder or the
-// metric catalog: this module and what it imports are what such a VU evaluates.
+// Each VU: its Bench made from a configuration and a plan already read. VU 0 reads them from the
+// environment (vu0-config.ts); a VU that sends requests takes them from VU 0 (vu0-handoff.ts), so
+// that nothing here imports the configuration's parser, the plan's builder or the metric catalog:
+// this module and what it imports are what such a VU evaluates.
 import type { BenchConfig, Env } from '../../config/config-types';
 import type { BenchmarkSpec } from '../../benchmarks';
 import { probeScenario, watchScenario, type Plan, type Run } from '../../plan/matrix';

@@ -1,8 +1,9 @@
-// Everything a benchmark's k6 functions share, made once at init: the configuration (a bad value
-// stops the run in setup with one line), the plan, the metrics, the sender, the prompt source, the
-// k6 options. setup.ts, measure.ts, probe-scenario.ts and handle-summary.ts each take this and return one function
-// (setup.ts and handle-summary.ts in VU 0 only: vu0-functions.ts). Evaluated in VU 0 (from once.js), and in a VU
-// that VU 0 handed nothing (vu0-handoff.ts); the others make their Bench in each-vu-bench.ts.
+// VU 0: everything a benchmark's k6 functions share, made once at init: the configuration (a bad
+// value stops the run in setup with one line), the plan, the metrics, the sender, the prompt
+// source, the k6 options. setup.ts, measure.ts, probe-scenario.ts and handle-summary.ts each take
+// this and return one function (setup.ts and handle-summary.ts in VU 0 only: vu0-functions.ts).
+// Evaluated in VU 0 (from once.js), and in a VU that VU 0 handed nothing (vu0-handoff.ts); the
+// others make their Bench in each-vu-bench.ts.
 import { loadConfig, type BenchConfig, type Env } from '../../config/load';
 import { benchmarkEnv, checkResultsDir } from '../../config/environment';
 import type { BenchmarkSpec } from '../../benchmarks';
