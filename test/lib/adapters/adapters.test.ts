@@ -16,7 +16,7 @@ import { adapterReport } from '../../../lib/report/figures/adapter-figures';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { engineById, type EngineProfile } from '../../../lib/engines/index';
 
-const ENGINES = { vllm: engineById('vllm') as EngineProfile, sglang: engineById('sglang') as EngineProfile, llamacpp: engineById('llamacpp') as EngineProfile };
+const PROFILES = { vllm: engineById('vllm') as EngineProfile, sglang: engineById('sglang') as EngineProfile, llamacpp: engineById('llamacpp') as EngineProfile };
 
 describe('ADAPTERS', () => {
   test('name:weight lists, a weight left out is 1, empty is none', () => {
@@ -123,11 +123,11 @@ describe('the preflight: each adapter loaded', () => {
     routes[path] === undefined ? { status: 404, body: '' } : { status: 200, body: routes[path] };
   const mix = (s: string) => parseAdapters(s)!;
   test('vLLM and SGLang: names listed in GET /v1/models; base needs none', () => {
-    const r = checkAdapters('target', mix('sql,chat,base'), ENGINES.vllm, served({ '/v1/models': models }));
+    const r = checkAdapters('target', mix('sql,chat,base'), PROFILES.vllm, served({ '/v1/models': models }));
     assert.deepEqual(r, { binding: { ids: {} } });
   });
   test('a missing one stops the run naming it and what the server has', () => {
-    const r = checkAdapters('target', mix('sql,nope'), ENGINES.sglang, served({ '/v1/models': models }));
+    const r = checkAdapters('target', mix('sql,nope'), PROFILES.sglang, served({ '/v1/models': models }));
     assert.ok('error' in r);
     assert.equal(
       r.error,
@@ -135,15 +135,15 @@ describe('the preflight: each adapter loaded', () => {
     );
   });
   test('llama.cpp: GET /lora-adapters, by file name (with or without .gguf) or id; its ids kept, and its own naming on every route', () => {
-    const r = checkAdapters('target', mix('sql,chat-lora.gguf,1'), ENGINES.llamacpp, served({ '/lora-adapters': loras }));
+    const r = checkAdapters('target', mix('sql,chat-lora.gguf,1'), PROFILES.llamacpp, served({ '/lora-adapters': loras }));
     assert.deepEqual(r, { binding: { naming: 'lora-list', ids: { sql: 0, 'chat-lora.gguf': 1, '1': 1 } } });
-    const miss = checkAdapters('target', mix('code'), ENGINES.llamacpp, served({ '/lora-adapters': '[]' }));
+    const miss = checkAdapters('target', mix('code'), PROFILES.llamacpp, served({ '/lora-adapters': '[]' }));
     assert.ok('error' in miss && /names code, which the server has not loaded \(GET \/lora-adapters lists: none\)/.test(miss.error));
   });
   test('a listing that is missing or not its shape is said, not guessed', () => {
-    const r = checkAdapters('target', mix('sql'), ENGINES.llamacpp, served({}));
+    const r = checkAdapters('target', mix('sql'), PROFILES.llamacpp, served({}));
     assert.ok('error' in r && /GET \/lora-adapters → 404/.test(r.error), JSON.stringify(r));
-    const odd = checkAdapters('target', mix('sql'), ENGINES.vllm, served({ '/v1/models': '{"models":[]}' }));
+    const odd = checkAdapters('target', mix('sql'), PROFILES.vllm, served({ '/v1/models': '{"models":[]}' }));
     assert.ok('error' in odd && /GET \/v1\/models → 200 \(not its shape\)/.test(odd.error), JSON.stringify(odd));
   });
 });
