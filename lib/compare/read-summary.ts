@@ -2,7 +2,9 @@
 // check that a parsed file is one. Pure: the CLI (scripts/compare.ts) and handleSummary (BASELINE)
 // hand in the text.
 
-export type SettingValue = string | number | boolean | null;
+import type { SettingValue } from '../report/run-settings';
+
+export type { SettingValue };
 
 /** Per steady slice, as lib/report/render/summary-json.ts writes them (absent from summaries written before they were). */
 export interface SummarySlices {
