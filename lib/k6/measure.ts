@@ -34,13 +34,13 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
     if (idleIfDown(b, cur)) return;
     // embeddings, rerank: a request of BATCH items to the pooling route, then the same gap, log and back-off.
     if (cfg.pooling) return settle(cur, poolingIteration(b, cur));
-    const { run, variant: t } = cur;
+    const { run, variant } = cur;
     const due = b.source.due?.();
     if (due !== undefined) {
       const early = due - PREPARE_MS - Date.now();
       if (early > 0) sleep(early / 1000);
     }
-    const p = b.source.next(run, t);
+    const p = b.source.next(run, variant);
     if (p.pauseMs > 0) {
       sleep(p.pauseMs / 1000);
       cur.lastEndMs = null;
@@ -56,12 +56,12 @@ export function makeMeasure(b: Bench): (data: SetupData) => void {
       ignoreEos: cfg.ignoreEos,
       temperature: cfg.temperature,
       stream: b.stream,
-      model: t.model || undefined,
-      adapter: cur.adapters ? nextAdapter(cur.adapters, t) : undefined,
+      model: variant.model || undefined,
+      adapter: cur.adapters ? nextAdapter(cur.adapters, variant) : undefined,
       images: p.images ?? b.images?.images(run.cell.images),
       structured: p.structured ?? cfg.structured ?? undefined,
     };
-    const outcome = llmRequest(b.send, t, req, cfg.requestTimeoutMs, { window: cur.window, slo: b.slo, add });
+    const outcome = llmRequest(b.send, variant, req, cfg.requestTimeoutMs, { window: cur.window, slo: b.slo, add });
     // The VU's own time between requests: a closed loop's load is only as high as this lets it be.
     if (cur.lastEndMs !== null) recordGap(outcome.startMs - cur.lastEndMs, cur.window, add);
     if (p.dueMs !== undefined) add('scheduleLag', outcome.startMs - p.dueMs);

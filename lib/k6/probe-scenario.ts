@@ -44,7 +44,7 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     if (!entry) return;
     if (exec.scenario.name === resetScenario(entry.run)) return resetModule().resetBeforeRun(b, data, entry.run, port, resetSlot(entry.run).budgetMs);
     const run = entry.run;
-    const t = b.variant(data, run.variant);
+    const variant = b.variant(data, run.variant);
     const gpuUrl = b.cfg.variants.find((v) => v.variant === run.variant)?.gpuMetricsUrl ?? null;
     const w = steadyWindow(b.plan);
     const windowMs = w.toMs - w.fromMs;
@@ -52,11 +52,17 @@ export function makeProbe(b: Bench): (data: SetupData) => void {
     const slices = Math.round(windowMs / b.plan.sliceMs);
     // The GPU scrapes keep to the slices' own bounds (the window's start, not after the /metrics scrape): the tokens they are divided by are counted on those.
     const gpu = gpuUrl === null ? null : () => recordGpu(b, run.scenario, gpuModule().probeGpu(port, gpuUrl, startMs, slices, b.plan.sliceMs));
-    if (t.metrics === null) {
+    if (variant.metrics === null) {
       gpu?.();
       return;
     }
-    const out = probeModule().probeWindow(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, startMs + windowMs, windowMs, gpu ?? undefined);
+    const out = probeModule().probeWindow(
+      port,
+      { url: variant.url, engine: variant.metrics, headers: variant.probeHeaders },
+      startMs + windowMs,
+      windowMs,
+      gpu ?? undefined,
+    );
     if ('notMeasured' in out) {
       console.warn(`${run.scenario}: server-side figures not measured: ${out.notMeasured}`);
       return;

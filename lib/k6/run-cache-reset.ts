@@ -8,9 +8,9 @@ import type { SetupData } from '../variants';
 import type { Bench } from './lifecycle/each-vu-bench';
 
 export function resetBeforeRun(b: Bench, data: SetupData, run: Run, port: HttpPort, budgetMs: number): void {
-  const t = b.variant(data, run.variant);
+  const variant = b.variant(data, run.variant);
   const engine = data.variants.find((v) => v.variant === run.variant)?.engine ?? null;
-  const r = resetCache(port, { url: t.url, engine, headers: t.probeHeaders }, budgetMs);
+  const r = resetCache(port, { url: variant.url, engine, headers: variant.probeHeaders }, budgetMs);
   b.metrics.cacheReset.add(1, { cache_run: run.scenario, outcome: r.outcome });
   if (r.outcome === 'reset') console.log(`${run.scenario}: prefix cache reset (${r.detail})`);
   else console.warn(`${run.scenario}: prefix cache not reset (${r.outcome}): ${r.detail}`);

@@ -23,15 +23,15 @@ export function makeWatch(b: Bench): (data: SetupData) => void {
     const entry = b.runs.get(exec.scenario.name);
     if (!entry) return;
     const { run } = entry;
-    const t = b.variant(data, run.variant);
-    if (t.metrics === null) return; // the probe says once why the server's figures are not measured
+    const variant = b.variant(data, run.variant);
+    if (variant.metrics === null) return; // the probe says once why the server's figures are not measured
     const { queueNames, watchRun } = saturation();
-    if (queueNames(t.metrics) === null) {
-      if (entry.index === 0) console.warn(`${run.variant}: saturation not watched: ${t.metrics} exposes no queue gauge in /metrics; every level runs.`);
+    if (queueNames(variant.metrics) === null) {
+      if (entry.index === 0) console.warn(`${run.variant}: saturation not watched: ${variant.metrics} exposes no queue gauge in /metrics; every level runs.`);
       return;
     }
     const start = exec.scenario.startTime;
-    const v = watchRun(port, { url: t.url, engine: t.metrics, headers: t.probeHeaders }, run.cell.load, start + run.durationMs);
+    const v = watchRun(port, { url: variant.url, engine: variant.metrics, headers: variant.probeHeaders }, run.cell.load, start + run.durationMs);
     if (v === null) return;
     const afterMs = v.atMs - start;
     b.metrics.saturated.add(1, { saturation_rule: v.rule });

@@ -40,7 +40,7 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
   const entry = b.runs.get(name);
   if (!entry) throw new Error(`no run named ${name}`);
   const { cfg, plan } = b;
-  const t = b.variant(data, entry.run.variant);
+  const variant = b.variant(data, entry.run.variant);
   const start = exec.scenario.startTime;
   const steady = cfg.latencyWindow === 'steady' && plan.slices > 1 && plan.requests === null;
   const window: Window = {
@@ -51,14 +51,14 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     latencyFromMs: steady ? start + plan.sliceMs : -Infinity,
     itlBuckets: cfg.itlSamples === 'histogram',
   };
-  let r = reach.get(t.variant);
-  if (!r) reach.set(t.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.variantDownAfterMs })));
+  let r = reach.get(variant.variant);
+  if (!r) reach.set(variant.variant, (r = new Reachability({ ...BACKOFF, downAfterMs: cfg.variantDownAfterMs })));
   const slot = runSlot(exec.scenario.iterationInTest, exec.vu.idInTest, entry.run.vus);
   const next: VuRun = {
     name,
     run: entry.run,
     index: entry.index,
-    variant: t,
+    variant,
     window,
     slot,
     firstSendMs: start + startOffsetMs(entry.run, cfg.startSpreadMs, slot),
@@ -67,12 +67,12 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     lastEndMs: null,
     adapters: cfg.adapters ? new AdapterPicker(cfg.adapters, cfg.seed, slot) : null,
   };
-  exec.vu.metrics.tags.dialect = t.dialect.name;
+  exec.vu.metrics.tags.dialect = variant.dialect.name;
   // k6 resets a VU's tags when it enters another scenario: the adapter tag is set afresh by the run's first request.
   clearAdapterTag();
   // Instances of one run would otherwise write identical series to Prometheus.
   if (data.segment) exec.vu.metrics.tags.segment = data.segment;
-  b.source.start(data, t, entry.run, next.slot);
+  b.source.start(data, variant, entry.run, next.slot);
   b.add('runVus', 1);
   if (exec.scenario.iterationInTest === 0) {
     // A replay's requests are due at this instant plus their trace offsets: said, so a server's own record can be checked against it.
