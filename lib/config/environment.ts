@@ -18,7 +18,8 @@ export function benchmarkEnv(system: Env, read: ReadFile, defaults: Record<strin
       text = read(path);
     } catch (e) {
       throw new ConfigError(
-        `CONFIG=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../my-config.json (${String(e)}).`,
+        `CONFIG=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an ` +
+          `absolute path or one like ../my-config.json (${String(e)}).`,
       );
     }
     let parsed: unknown;

@@ -263,7 +263,8 @@ function traceNotHere(benchmark: string): ConfigError {
     .filter((b) => b.trace)
     .map((b) => b.name);
   return new ConfigError(
-    `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
+    `TRACE applies to ${replaying.slice(0, -1).join(', ')} and ${replaying[replaying.length - 1]} (a trace ` +
+      `replayed against each deployment, or against TARGET_URL in arrival-rate), not to ${benchmark}.`,
   );
 }
 

@@ -36,7 +36,10 @@ export interface Connection {
 export interface Window extends SliceGrid {
   /** REQUESTS mode: also report when the last request ended. */
   trackLastEnd: boolean;
-  /** Client clock from which a request's latencies count (LATENCY_WINDOW=steady: the end of the ramp-up slice); earlier ones still count as requests and tokens. */
+  /**
+   * Client clock from which a request's latencies count (LATENCY_WINDOW=steady: the end of the ramp-up slice);
+   * earlier ones still count as requests and tokens.
+   */
   latencyFromMs: number;
   /** ITL_SAMPLES=histogram: ITL counted per request into log buckets (llm_itl_buckets) instead of a sample per token. */
   itlBuckets?: boolean;
