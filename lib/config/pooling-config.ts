@@ -11,10 +11,10 @@ export const MAX_BATCH = 4096;
 
 export function poolingConfig(task: PoolingTask, raw: string, cfg: Pick<BenchConfig, 'variants'>): PoolingConfig {
   const batch = intList('BATCH', raw, { min: 1, max: MAX_BATCH });
-  for (const t of cfg.variants) {
-    if (t.dialect === 'auto' || poolingRoute(t.dialect, task) !== null) continue;
+  for (const v of cfg.variants) {
+    if (v.dialect === 'auto' || poolingRoute(v.dialect, task) !== null) continue;
     const have = Object.keys(POOLING).filter((d) => poolingRoute(d, task) !== null);
-    throw new ConfigError(`${t.vars.dialect}=${t.dialect}: the servers that speak it have no ${task} route; use one of ${have.join(', ')} (or auto).`);
+    throw new ConfigError(`${v.vars.dialect}=${v.dialect}: the servers that speak it have no ${task} route; use one of ${have.join(', ')} (or auto).`);
   }
   return { task, batch };
 }

@@ -189,21 +189,21 @@ export function serverCounter(
   variants: readonly CountingVariant[],
   firstRequest: (index: number, chat: boolean) => string | Turn[],
 ): Counter | null {
-  for (const t of variants) {
-    if (t.engine === null) continue;
+  for (const v of variants) {
+    if (v.engine === null) continue;
     const one = (index: number): number | null => {
-      const call = tokenizeRequest(t.engine as string, t.model || null, firstRequest(index, t.chat));
+      const call = tokenizeRequest(v.engine as string, v.model || null, firstRequest(index, v.chat));
       if (call === null) return null;
-      const res = io.post(t.url + call.path, call.body, { headers: t.headers, timeoutMs: TOKENIZE_TIMEOUT_MS, name: `${call.method} ${call.path}` });
-      return res.status === 200 ? parseTokenizeReply(t.engine as string, res.body) : null;
+      const res = io.post(v.url + call.path, call.body, { headers: v.headers, timeoutMs: TOKENIZE_TIMEOUT_MS, name: `${call.method} ${call.path}` });
+      return res.status === 200 ? parseTokenizeReply(v.engine as string, res.body) : null;
     };
     const probe = one(0);
     if (probe === null) continue;
-    const call = tokenizeRequest(t.engine, null, '') as { method: string; path: string };
+    const call = tokenizeRequest(v.engine, null, '') as { method: string; path: string };
     let first: number | null = probe;
     return {
-      source: { kind: 'server', route: `${call.method} ${call.path} of ${t.variant}` },
-      variant: t.variant,
+      source: { kind: 'server', route: `${call.method} ${call.path} of ${v.variant}` },
+      variant: v.variant,
       count: (index) => {
         if (index === 0 && first !== null) {
           const c = first;

@@ -8,10 +8,10 @@ import { BASE_ADAPTER, type AdapterPicker } from '../workload/adapter-draw';
 let tagged: string | null = null;
 
 /** The next request's adapter for variant `t`, its tag set. */
-export function nextAdapter(picker: AdapterPicker, t: ResolvedVariant): AdapterChoice {
+export function nextAdapter(picker: AdapterPicker, v: ResolvedVariant): AdapterChoice {
   const name = picker.next();
   if (name !== tagged) (exec.vu.metrics.tags as Record<string, string>).adapter = tagged = name;
-  return name === BASE_ADAPTER ? { name: null, id: null } : { name, id: t.adapterIds?.[name] ?? null };
+  return name === BASE_ADAPTER ? { name: null, id: null } : { name, id: v.adapterIds?.[name] ?? null };
 }
 
 /** Before work that is not a request (the server-metrics probe, the watch): no stale adapter tag. */

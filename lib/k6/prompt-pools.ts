@@ -53,7 +53,7 @@ export function createPromptPools(cfg: BenchConfig, kinds: PromptKind[]): Prompt
 /** The prompt kinds the configured variants may need: chat takes text, the others token ids. */
 export function neededKinds(cfg: BenchConfig): PromptKind[] {
   const kinds = new Set<PromptKind>();
-  for (const t of cfg.variants) kinds.add(t.dialect !== 'auto' && !DIALECT_TRAITS[t.dialect].tokenIds ? 'text' : 'tokens');
+  for (const v of cfg.variants) kinds.add(v.dialect !== 'auto' && !DIALECT_TRAITS[v.dialect].tokenIds ? 'text' : 'tokens');
   // Rerank's documents and query are text on every server.
   if (cfg.pooling?.task === 'rerank') kinds.add('text');
   return [...kinds];

@@ -37,20 +37,20 @@ export function makeSetup(b: Bench): () => SetupData {
       segment: o.executionSegment || null,
       sequence: o.executionSegmentSequence || null,
     };
-    for (const t of cfg.variants) {
+    for (const v of cfg.variants) {
       try {
-        const r = preflightVariant(k6Port('preflight'), cfg, t);
+        const r = preflightVariant(k6Port('preflight'), cfg, v);
         // Before any load: what each variant serves with, for the report's fairness check.
-        r.info.serving = readServingConfig(k6Port('preflight'), cfg, t, engineById(r.info.engine), r.info.engineLabel);
+        r.info.serving = readServingConfig(k6Port('preflight'), cfg, v, engineById(r.info.engine), r.info.engineLabel);
         data.variants.push(r.info);
         data.warnings.push(...r.warnings);
         console.log(
-          `${t.variant}: ${r.info.engineLabel} at ${t.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`,
+          `${v.variant}: ${r.info.engineLabel} at ${v.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`,
         );
       } catch (e) {
         if (!(e instanceof PreflightError)) throw e;
-        data.failures.push({ variant: t.variant, reason: e.reason, message: e.message });
-        b.metrics.preflightFailed.add(1, { variant: t.variant, reason: e.reason });
+        data.failures.push({ variant: v.variant, reason: e.reason, message: e.message });
+        b.metrics.preflightFailed.add(1, { variant: v.variant, reason: e.reason });
       }
     }
     if (b.trace !== null) {

@@ -24,7 +24,7 @@ export interface PoolingRefusal {
 export function checkPooling(
   io: HttpPort,
   cfg: Pick<BenchConfig, 'pooling' | 'preflightTimeoutMs'>,
-  t: VariantConfig,
+  v: VariantConfig,
   dialect: DialectName,
   model: string,
 ): PoolingResult | PoolingRefusal {
@@ -34,19 +34,19 @@ export function checkPooling(
   if (route === null)
     return {
       reason: 'wrong_dialect',
-      message: `${t.variant}: the server speaks ${dialect} (${t.vars.dialect}=${t.dialect}), whose servers have no ${p.task} route.`,
+      message: `${v.variant}: the server speaks ${dialect} (${v.vars.dialect}=${v.dialect}), whose servers have no ${p.task} route.`,
     };
   const text: Prompt = { kind: 'text', text: CHECK_TEXT };
   const body = poolingBody({ task: p.task, items: [text], query: p.task === 'rerank' ? text : undefined, model: model || undefined });
-  const ctx = { route: `POST ${route}`, dialectVar: t.vars.dialect, modelVar: t.vars.model, model };
-  const res = io.post(t.url + route, body, { headers: requestHeaders(t, undefined, dialect), timeoutMs: cfg.preflightTimeoutMs, name: ctx.route });
+  const ctx = { route: `POST ${route}`, dialectVar: v.vars.dialect, modelVar: v.vars.model, model };
+  const res = io.post(v.url + route, body, { headers: requestHeaders(v, undefined, dialect), timeoutMs: cfg.preflightTimeoutMs, name: ctx.route });
   if (res.status === 0) {
-    const e = classifyTransport(res.errorCode, res.error, ctx.route, t.url, cfg.preflightTimeoutMs);
-    return { reason: e.class === 'timeout' ? 'stalled' : 'unreachable', message: `${t.variant}: ${e.message}` };
+    const e = classifyTransport(res.errorCode, res.error, ctx.route, v.url, cfg.preflightTimeoutMs);
+    return { reason: e.class === 'timeout' ? 'stalled' : 'unreachable', message: `${v.variant}: ${e.message}` };
   }
   const r = readPooling(p.task, 1, res.status, res.body, ctx);
   if (r.ok) return r;
   const reason: PreflightReason =
     r.error?.class === 'wrong_dialect' ? 'no_pooling_route' : r.error?.class === 'unknown_model' ? 'unknown_model' : 'generation_failed';
-  return { reason, message: `${t.variant}: the ${p.task} check (one item) failed: ${r.error?.message ?? 'unknown error'}` };
+  return { reason, message: `${v.variant}: the ${p.task} check (one item) failed: ${r.error?.message ?? 'unknown error'}` };
 }

@@ -18,7 +18,7 @@ const SERVING_TIMEOUT_MS = 5000;
 export function readServingConfig(
   io: HttpPort,
   cfg: Pick<BenchConfig, 'serverMetrics'>,
-  t: VariantConfig,
+  v: VariantConfig,
   profile: EngineProfile | null,
   engineLabel: string,
 ): ServingConfig {
@@ -29,7 +29,7 @@ export function readServingConfig(
     return out;
   }
   const inputs: ServingInputs = { json: {}, gauges: {} };
-  const get = (route: string) => io.get(t.url + route, { headers: requestHeaders(t), timeoutMs: SERVING_TIMEOUT_MS, name: `GET ${route}` });
+  const get = (route: string) => io.get(v.url + route, { headers: requestHeaders(v), timeoutMs: SERVING_TIMEOUT_MS, name: `GET ${route}` });
   for (const route of p.routes) {
     const res = get(route);
     inputs.json[route] = res.status === 200 ? jsonObject(res.body) : null;

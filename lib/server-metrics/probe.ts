@@ -19,10 +19,10 @@ export interface ProbeVariant {
 export type ProbeOutcome = { figures: WindowFigures } | { notMeasured: string };
 
 /** One scrape, tried twice; the reason when it cannot be had. */
-export function scrape(io: HttpPort, t: ProbeVariant, when: 'start' | 'end'): Snapshot | string {
+export function scrape(io: HttpPort, v: ProbeVariant, when: 'start' | 'end'): Snapshot | string {
   for (let attempt = 1; ; attempt++) {
-    const res = io.get(`${t.url}/metrics`, { headers: t.headers, timeoutMs: SCRAPE_TIMEOUT_MS, name: 'GET /metrics' });
-    if (res.status === 200) return snapshot(t.engine, res.body, io.now());
+    const res = io.get(`${v.url}/metrics`, { headers: v.headers, timeoutMs: SCRAPE_TIMEOUT_MS, name: 'GET /metrics' });
+    if (res.status === 200) return snapshot(v.engine, res.body, io.now());
     if (attempt === 2) return `GET /metrics at the ${when} of the window → ${res.status || res.error}`;
     io.sleep(RETRY_PAUSE_MS);
   }
@@ -33,8 +33,8 @@ export function scrape(io: HttpPort, t: ProbeVariant, when: 'start' | 'end'): Sn
  * figures, or why they are not measured. `during` is the wait's work (the GPU probe), run after
  * the first scrape; the rest of the wait is slept.
  */
-export function probeWindow(io: HttpPort, t: ProbeVariant, endMs: number, windowMs: number, during?: () => void): ProbeOutcome {
-  const first = scrape(io, t, 'start');
+export function probeWindow(io: HttpPort, v: ProbeVariant, endMs: number, windowMs: number, during?: () => void): ProbeOutcome {
+  const first = scrape(io, v, 'start');
   if (typeof first === 'string') {
     during?.();
     return { notMeasured: first };
@@ -42,7 +42,7 @@ export function probeWindow(io: HttpPort, t: ProbeVariant, endMs: number, window
   during?.();
   const wait = endMs - io.now();
   if (wait > 0) io.sleep(wait);
-  const last = scrape(io, t, 'end');
+  const last = scrape(io, v, 'end');
   if (typeof last === 'string') return { notMeasured: last };
   const covered = last.atMs - first.atMs;
   if (covered < windowMs * MIN_WINDOW_SHARE) {

@@ -7,9 +7,9 @@ import { sectionsText } from '../sections/index';
 export function renderText(r: Report, files: string[]): string {
   const out: string[] = [];
   out.push(`k6-llm-bench · ${r.benchmark} · run ${r.runId} · transport ${r.transport}`);
-  for (const t of r.variants) {
+  for (const v of r.variants) {
     out.push(
-      `  ${t.variant}: ${t.engineLabel} at ${t.url} — dialect ${t.dialect}${t.model ? `, model ${t.model}` : ''}${t.serverMetrics ? `, server metrics ${t.serverMetrics}` : ''}`,
+      `  ${v.variant}: ${v.engineLabel} at ${v.url} — dialect ${v.dialect}${v.model ? `, model ${v.model}` : ''}${v.serverMetrics ? `, server metrics ${v.serverMetrics}` : ''}`,
     );
   }
   if (r.preflightFailures.length > 0) {
