@@ -35,15 +35,15 @@ export function slotIds(body: string): number[] | null {
   }
 }
 
-export function resetCache(io: HttpPort, t: ResetVariant, budgetMs: number): ResetResult {
-  const profile = engineById(t.engine);
+export function resetCache(io: HttpPort, variant: ResetVariant, budgetMs: number): ResetResult {
+  const profile = engineById(variant.engine);
   const route = profile?.prefixCache?.reset ?? null;
   if (route === null) return { outcome: 'no_route', detail: `${profile?.label ?? 'the server (engine not recognised)'} has no prefix-cache reset route` };
   const name = `${route.method} ${route.path}`;
   const absent = (what: string, status: number): ResetResult => ({ outcome: 'missing', detail: `${what} → ${status}: ${route.missing}` });
   let paths = [route.path];
   if (route.slots !== undefined) {
-    const res = io.get(`${t.url}${route.slots}`, { headers: t.headers, timeoutMs: TIMEOUT_MS, name: `GET ${route.slots}` });
+    const res = io.get(`${variant.url}${route.slots}`, { headers: variant.headers, timeoutMs: TIMEOUT_MS, name: `GET ${route.slots}` });
     if (res.status === 404 || res.status === 501) return absent(`GET ${route.slots}`, res.status);
     const ids = res.status === 200 ? slotIds(res.body) : null;
     if (ids === null)
@@ -51,10 +51,10 @@ export function resetCache(io: HttpPort, t: ResetVariant, budgetMs: number): Res
     paths = ids.map((id) => route.path.replace('{slot}', String(id)));
   }
   const deadline = io.now() + budgetMs;
-  const headers = { ...t.headers, 'Content-Type': 'application/json' };
+  const headers = { ...variant.headers, 'Content-Type': 'application/json' };
   for (const path of paths) {
     for (let tries = 1; ; tries++) {
-      const res = io.post(`${t.url}${path}`, '', { headers, timeoutMs: TIMEOUT_MS, name });
+      const res = io.post(`${variant.url}${path}`, '', { headers, timeoutMs: TIMEOUT_MS, name });
       if (res.status === 200) break;
       if (res.status === 404 || res.status === 501) return absent(`${route.method} ${path}`, res.status);
       if (!route.busy.includes(res.status))

@@ -108,7 +108,9 @@ export function judge(samples: readonly QueueSample[], load: Load): Saturation |
     return {
       rule: 'growing',
       ...base,
-      evidence: `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, scatter ${r1(noise)}) while ${completions} of ${load.rate}/s offered`,
+      evidence:
+        `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, ` +
+        `scatter ${r1(noise)}) while ${completions} of ${load.rate}/s offered`,
     };
   }
   // Closed loop: the queue is bounded by the VUs, so growth counts once it holds half of them
@@ -117,7 +119,9 @@ export function judge(samples: readonly QueueSample[], load: Load): Saturation |
     return {
       rule: 'growing',
       ...base,
-      evidence: `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, scatter ${r1(noise)}) at ${load.vus} VUs; ${completions}`,
+      evidence:
+        `the server's queue grew by ${r1(rise)} requests over ${span} (${first.waiting} → ${last.waiting} waiting, ` +
+        `scatter ${r1(noise)}) at ${load.vus} VUs; ${completions}`,
     };
   // Half the VUs waiting throughout is a server at its limit: a heavier step only queues more.
   if (minWaiting >= FULL_SHARE * load.vus) {
@@ -138,8 +142,8 @@ export function queueNames(engine: string): { waiting: string; completed: string
 }
 
 /** One scrape's queue sample; null when the scrape failed or lacks the gauge. */
-export function queueSample(io: HttpPort, t: ProbeVariant, names: { waiting: string; completed: string | null }): QueueSample | null {
-  const res = io.get(`${t.url}/metrics`, { headers: t.headers, timeoutMs: SCRAPE_EVERY_MS * 2, name: 'GET /metrics (saturation)' });
+export function queueSample(io: HttpPort, variant: ProbeVariant, names: { waiting: string; completed: string | null }): QueueSample | null {
+  const res = io.get(`${variant.url}/metrics`, { headers: variant.headers, timeoutMs: SCRAPE_EVERY_MS * 2, name: 'GET /metrics (saturation)' });
   if (res.status !== 200) return null;
   const samples = parsePromText(res.body);
   const waiting = total(samples, names.waiting);
@@ -151,13 +155,13 @@ export function queueSample(io: HttpPort, t: ProbeVariant, names: { waiting: str
  * Scrapes about once a second until `endMs` (client clock) and returns the first verdict of
  * saturation, or null. A failed scrape is skipped: the window then holds fewer scrapes.
  */
-export function watchRun(io: HttpPort, t: ProbeVariant, load: Load, endMs: number): Saturation | null {
-  const names = queueNames(t.engine);
+export function watchRun(io: HttpPort, variant: ProbeVariant, load: Load, endMs: number): Saturation | null {
+  const names = queueNames(variant.engine);
   if (names === null) return null;
   const samples: QueueSample[] = [];
   while (io.now() < endMs) {
     const started = io.now();
-    const s = queueSample(io, t, names);
+    const s = queueSample(io, variant, names);
     if (s !== null) {
       samples.push(s);
       // Only the window is judged; older scrapes are dropped (but one, which tells the window is covered).

@@ -40,7 +40,7 @@ export function adapterReport(cfg: BenchConfig, plan: Plan, m: SummaryMetrics, k
     }));
   const pairs: Array<[string, string]> = [];
   if (kind === 'ab' && cfg.variants.length === 2) pairs.push([cfg.variants[0].variant, cfg.variants[1].variant]);
-  if (kind === 'compare') for (const t of cfg.variants) if (t.variant !== cfg.baseline) pairs.push([t.variant, cfg.baseline]);
+  if (kind === 'compare') for (const variant of cfg.variants) if (variant.variant !== cfg.baseline) pairs.push([variant.variant, cfg.baseline]);
   // In a comparison of N every interval is widened so that all of them hold together 95% of the time.
   const level = 1 - 0.05 / Math.max(1, kind === 'compare' ? pairs.length * mix.length : 1);
   const comparisons: DomainComparison[] = [];
