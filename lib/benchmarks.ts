@@ -79,7 +79,8 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
   compare: {
     name: 'compare',
     question:
-      "How do N deployments (VARIANTS, e.g. none,mtp,dflash,ddtree) compare with a baseline (BASELINE_VARIANT), cell by cell, and up to which concurrency does each one's gain hold?",
+      'How do N deployments (VARIANTS, e.g. none,mtp,dflash,ddtree) compare with a baseline ' +
+      "(BASELINE_VARIANT), cell by cell, and up to which concurrency does each one's gain hold?",
     report: 'compare',
     load: 'vus',
     slots: NWAY,
@@ -134,7 +135,8 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
   embeddings: {
     name: 'embeddings',
     question:
-      'How many items per second does an embeddings route (/v1/embeddings) serve, at what latency, by items per request (BATCH) and input length, and which of two deployments (VARIANTS) serves more?',
+      'How many items per second does an embeddings route (/v1/embeddings) serve, at what latency, by items ' +
+      'per request (BATCH) and input length, and which of two deployments (VARIANTS) serves more?',
     report: 'pooling',
     load: 'vus',
     slots: SINGLE,
@@ -145,7 +147,8 @@ export const BENCHMARKS: Record<string, BenchmarkSpec> = {
   rerank: {
     name: 'rerank',
     question:
-      'How many documents per second does a rerank route (/v1/rerank) score, at what latency, by documents per request (BATCH) and document length, and which of two deployments (VARIANTS) scores more?',
+      'How many documents per second does a rerank route (/v1/rerank) score, at what latency, by documents ' +
+      'per request (BATCH) and document length, and which of two deployments (VARIANTS) scores more?',
     report: 'pooling',
     load: 'vus',
     slots: SINGLE,

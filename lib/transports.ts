@@ -31,7 +31,8 @@ export const TRANSPORTS: Record<TransportName, TransportSpec> = {
     needs: null,
     measures: 'TTFT/ITL not measured (http transport)',
     notMeasured:
-      'TTFT, ITL and TPOT: the http transport receives each reply whole, so no token has a time of its own, the second (TTST) included (TRANSPORT=sse measures them)',
+      'TTFT, ITL and TPOT: the http transport receives each reply whole, so no token has a time of its own, ' +
+      'the second (TTST) included (TRANSPORT=sse measures them)',
     bundleDir: 'dist',
   },
   sse: {

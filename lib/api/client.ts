@@ -92,7 +92,10 @@ export interface PreflightOptions {
 export interface PreflightOutcome {
   ok: boolean;
   client: string;
-  /** Why it failed: unreachable, not_ready, auth, unknown_api, unknown_model, context_length, stalled, stalled_layer, wrong_dialect, generation_failed, warmup_failed. */
+  /**
+   * Why it failed: unreachable, not_ready, auth, unknown_api, unknown_model, context_length, stalled,
+   * stalled_layer, wrong_dialect, generation_failed, warmup_failed.
+   */
   reason: PreflightReason | null;
   /** Its short meaning, e.g. "healthy but hung: no token within the deadline". */
   headline: string | null;
@@ -175,7 +178,10 @@ export class LlmClient {
     return this.call({ kind: 'text', text: prompt }, o);
   }
 
-  /** Sends chat messages (chat dialects get them as they are; completion dialects their contents joined by blank lines, no chat template). A string is one user message. */
+  /**
+   * Sends chat messages (chat dialects get them as they are; completion dialects their contents joined by blank
+   * lines, no chat template). A string is one user message.
+   */
   chat(messages: readonly Message[] | string, o: CallOptions = {}): LlmResult {
     const list = typeof messages === 'string' ? [{ role: 'user', content: messages }] : messages;
     return this.call({ kind: 'text', text: turnsText(list as Array<{ role: 'user'; content: string }>), messages: list }, o);
@@ -190,7 +196,10 @@ export class LlmClient {
     return this.chat(messages, { ...o, dialect: 'anthropic' });
   }
 
-  /** OpenAI Responses: POST /v1/responses on this client's server, whatever dialect it speaks otherwise. A string is sent as the `input` text, messages as a conversation. */
+  /**
+   * OpenAI Responses: POST /v1/responses on this client's server, whatever dialect it speaks otherwise. A string
+   * is sent as the `input` text, messages as a conversation.
+   */
   responses(input: readonly Message[] | string, o: CallOptions = {}): LlmResult {
     if (typeof input === 'string') return this.call({ kind: 'text', text: input }, { ...o, dialect: 'responses' });
     return this.chat(input, { ...o, dialect: 'responses' });

@@ -97,7 +97,8 @@ export function libraryReport(input: LibraryReportInput): Report {
   if (httpClients.length > 0) notMeasured.push(transports.size > 1 ? `${httpClients.join(', ')}: ${HTTP_NOT_MEASURED}` : HTTP_NOT_MEASURED);
   if (mode.kind !== 'slices' && plan.runs.length > 0) {
     notMeasured.push(
-      'throughput intervals: the scenarios are not all constant-vus or constant-arrival-rate of one duration, so there are no time slices (throughput is over each scenario until its last request)',
+      'throughput intervals: the scenarios are not all constant-vus or constant-arrival-rate of one ' +
+        'duration, so there are no time slices (throughput is over each scenario until its last request)',
     );
   }
   notMeasured.push("server-side figures: the library does not scrape the server's /metrics");
@@ -117,7 +118,8 @@ export function libraryReport(input: LibraryReportInput): Report {
   for (const r of plan.runs) {
     if (r.variant.includes('+')) {
       report.warnings.push(
-        `${r.scenario}: clients ${r.variant.split('+').join(' and ')} both sent requests in this scenario, so its figures mix them; run each client in a scenario of its own to compare them.`,
+        `${r.scenario}: clients ${r.variant.split('+').join(' and ')} both sent requests in this scenario, so ` +
+          `its figures mix them; run each client in a scenario of its own to compare them.`,
       );
     }
   }

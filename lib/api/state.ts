@@ -15,7 +15,8 @@ export function register(spec: ClientSpec): void {
   const same = state.clients.find((c) => c.name === spec.name);
   if (same && (same.url !== spec.url || same.model !== spec.model || same.transport !== spec.transport)) {
     throw new Error(
-      `k6-llm-bench: two clients are named '${spec.name}' (${same.url} and ${spec.url}): give each its own \`name\` option; it is the \`variant\` tag of its metrics and its label in the report.`,
+      `k6-llm-bench: two clients are named '${spec.name}' (${same.url} and ${spec.url}): give each its own ` +
+        `\`name\` option; it is the \`variant\` tag of its metrics and its label in the report.`,
     );
   }
   if (!same) state.clients.push(spec);

@@ -54,7 +54,10 @@ export function energyLine(s: CapacitySettings, r: CapacityReport): string | nul
     const ci = e.ci ? ` [${jt(e.ci.lo)}, ${jt(e.ci.hi)}]` : '';
     return `${display(t.variant)}: ${jt(e.jPerToken)}${ci} J/token at ${num(s, e.load as number)} ${s.loop.short}${t.capacity.atLeast !== null ? ' (capacity at least that)' : ''}`;
   });
-  return `Energy per output token at SLO capacity (${sloText(s.criteria)}; the GPUs' joules over the capacity step's steady slices ÷ its output tokens, 95% interval over the slices): ${each.join('; ')}.`;
+  return (
+    `Energy per output token at SLO capacity (${sloText(s.criteria)}; the GPUs' joules over the capacity ` +
+    `step's steady slices ÷ its output tokens, 95% interval over the slices): ${each.join('; ')}.`
+  );
 }
 
 /** Dollars per million output tokens at the capacity step (the highest load that met every SLO), from the throughput measured there. */
@@ -153,7 +156,10 @@ export function costLine(s: CapacitySettings, r: CapacityReport): string | null 
     const ci = p.ci ? ` [${fmt(p.ci.lo, 2)}, ${fmt(p.ci.hi, 2)}]` : '';
     return `${display(t.variant)}: ${usd(p.value)}${ci} / Mtok at ${num(s, c.load as number)} ${s.loop.short}${c.capacityAtLeast ? ' (capacity at least that: the cost at capacity at most this)' : ''}`;
   });
-  return `Dollars per million output tokens at SLO capacity (${sloText(s.criteria)}; GPU_HOUR_COST × GPUS ÷ the throughput measured there, 95% interval from its): ${each.join('; ')}.`;
+  return (
+    `Dollars per million output tokens at SLO capacity (${sloText(s.criteria)}; GPU_HOUR_COST × GPUS ÷ the ` +
+    `throughput measured there, 95% interval from its): ${each.join('; ')}.`
+  );
 }
 
 export function buildCapacityReport(
@@ -186,12 +192,14 @@ export function buildCapacityReport(
     const undecided = t.points.filter((p) => p.undecided).map((p) => num(s, p.load));
     if (undecided.length)
       warnings.push(
-        `${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples (CAPACITY_STEP_MAX or CAPACITY_MAX_TIME ran out); its interval is wide.`,
+        `${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} ` +
+          `samples (CAPACITY_STEP_MAX or CAPACITY_MAX_TIME ran out); its interval is wide.`,
       );
     const limited = t.points.filter((p) => p.clientLimited.length).map((p) => num(s, p.load));
     if (limited.length)
       warnings.push(
-        `${display(t.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} (client-limited): use fewer VUs per k6 instance.`,
+        `${display(t.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} ` +
+          `(client-limited): use fewer VUs per k6 instance.`,
       );
     const dropped = t.points.filter((p) => p.dropped > 0).map((p) => `${num(s, p.load)} (${p.dropped})`);
     if (dropped.length)
@@ -295,7 +303,10 @@ function variantLines(s: CapacitySettings, r: CapacityReport): string[] {
     const lim = t.capacity.limitedBy ? `, limited by ${label(t.capacity.limitedBy)}` : '';
     const gp =
       t.goodputAtCapacity === null ? '' : `; goodput ${fmt(t.goodputAtCapacity, 2)} req/s at ${num(s, t.capacity.bestPassing as number)} ${s.loop.short}`;
-    return `${display(t.variant)}: ${capacityText(s, t.capacity)}${lim}${gp}; ${t.points.length} loads, ${t.runs} k6 runs; ${t.stop ? t.stop.reason : 'not finished'}`;
+    return (
+      `${display(t.variant)}: ${capacityText(s, t.capacity)}${lim}${gp}; ${t.points.length} loads, ${t.runs} ` +
+      `k6 runs; ${t.stop ? t.stop.reason : 'not finished'}`
+    );
   });
 }
 
@@ -317,7 +328,8 @@ export function renderCapacityText(s: CapacitySettings, r: CapacityReport, files
   if (r.ratio)
     lines.push(
       '',
-      `ratio at equal SLO: ${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)} (interval from the ends of both intervals: conservative)`,
+      `ratio at equal SLO: ${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)} (interval ` +
+        `from the ends of both intervals: conservative)`,
     );
   if (r.warnings.length) lines.push('', 'warnings:', ...r.warnings.map((w) => `  ! ${w}`));
   if (files.length) lines.push('', ...files.map((f) => `  → ${f}`));
@@ -353,7 +365,8 @@ export function renderCapacityMarkdown(s: CapacitySettings, r: CapacityReport): 
       '',
       '## At equal SLO',
       '',
-      `${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)}: the interval divides the ends of both capacity intervals, so it is conservative (at least 90 % coverage).`,
+      `${display(r.ratio.a)} ÷ ${display(r.ratio.b)} = ${ratioText(r.ratio.ratio)}: the interval divides the ` +
+        `ends of both capacity intervals, so it is conservative (at least 90 % coverage).`,
     );
   out.push(
     '',

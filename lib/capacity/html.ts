@@ -71,7 +71,8 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
     .map((row) => `<tr>${row.map((c, i) => `<td${i > 0 ? ' class="n"' : ''}>${esc(c)}</td>`).join('')}</tr>`)
     .join('')}</tbody></table></div>`;
   const ratio = r.ratio
-    ? `<p><b>${esc(display(r.ratio.a))} ÷ ${esc(display(r.ratio.b))} = ${esc(ratioText(r.ratio.ratio))}</b> at equal SLO. The interval divides the ends of both capacity intervals (conservative: at least 90 % coverage).</p>`
+    ? `<p><b>${esc(display(r.ratio.a))} ÷ ${esc(display(r.ratio.b))} = ${esc(ratioText(r.ratio.ratio))}</b> ` +
+      `at equal SLO. The interval divides the ends of both capacity intervals (conservative: at least 90 % coverage).</p>`
     : '';
   const cost = costLine(s, r);
   const costHtml = cost === null ? '' : `<section><h2>Cost at SLO capacity</h2><p data-capacity-cost>${esc(cost)}</p></section>`;
@@ -84,7 +85,9 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="color-scheme" content="light dark"><title>capacity — ${esc(r.runId)}</title><style>${REPORT_CSS}</style></head>\n<body><main>` +
-    `<header><h1>Capacity under SLOs</h1><p class="meta">run <b>${esc(r.runId)}</b> · ${esc(r.loop.name)} loop (${esc(r.loop.unit)}) · transport <b>${esc(r.transport)}</b> · generated <b>${esc(r.generatedAt)}</b> · ${Math.round(r.durationMs / 1000)} s</p></header>` +
+    (`<header><h1>Capacity under SLOs</h1><p class="meta">run <b>${esc(r.runId)}</b> · ${esc(r.loop.name)} ` +
+      `loop (${esc(r.loop.unit)}) · transport <b>${esc(r.transport)}</b> · generated <b>${esc(r.generatedAt)}</b> ` +
+      `· ${Math.round(r.durationMs / 1000)} s</p></header>`) +
     `<div class="box callout">${esc(r.headline)}</div><ul class="verdicts">${verdicts}</ul>${ratio}${costHtml}${energyHtml}${warnings}` +
     `<section><h2>Search path</h2><div class="figs">${s.criteria.map((c) => `<figure><figcaption>${esc(label(c.key))} against ${esc(c.variable)}</figcaption>${chart(s, r, c.key)}</figure>`).join('')}</div>` +
     `<p class="legend-note">Each point is one load, with its 95 % interval; dashed: the SLO; red lines: each variant's capacity.</p>${table}</section>` +

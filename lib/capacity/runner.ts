@@ -38,7 +38,10 @@ export interface PointDetail extends StepPoint {
   throughput: number | null;
   /** Its 95% interval: a single run's own; pooled runs' ends averaged like the throughput (no narrower than the pooled mean's); null when a run has none. */
   throughputCi?: Interval | null;
-  /** J per output token over the runs' steady slices (Σ joules ÷ Σ tokens), its interval pooled as the throughput's; null: not measured, `energyWhy` says why. */
+  /**
+   * J per output token over the runs' steady slices (Σ joules ÷ Σ tokens), its interval pooled as the
+   * throughput's; null: not measured, `energyWhy` says why.
+   */
   jPerToken?: number | null;
   jPerTokenCi?: Interval | null;
   energyWhy?: string | null;
@@ -151,7 +154,9 @@ async function measureLoad(
   if (missing.length)
     return {
       stop: 'error',
-      reason: `${missing.map((c) => c.variable).join(', ')}: not measured at ${fmtLoad(s, load)} ${s.loop.unit} (does the transport time events? TTFT and ITL need TRANSPORT=sse)`,
+      reason:
+        `${missing.map((c) => c.variable).join(', ')}: not measured at ${fmtLoad(s, load)} ${s.loop.unit} (does ` +
+        `the transport time events? TTFT and ITL need TRANSPORT=sse)`,
     };
   return {
     step,

@@ -50,7 +50,11 @@ export function degradation(s: CapacitySettings, points: readonly StepPoint[]): 
       const before = earlier.measures.find((e) => e.key === m.key);
       // Beyond noise: the lower bound now is above the earlier upper bound (or its largest sample).
       if (before && m.lo > m.limit && m.lo > before.hi) {
-        return `the variant degraded during the search: ${label(m.key)} at ${fmtLoad(s, last.load)} is ${fmtMeasure(m)} (step ${last.step}), but was ${fmtMeasure(before)} at a higher load, ${fmtLoad(s, earlier.load)} (step ${earlier.step})`;
+        return (
+          `the variant degraded during the search: ${label(m.key)} at ${fmtLoad(s, last.load)} is ${fmtMeasure(m)} ` +
+          `(step ${last.step}), but was ${fmtMeasure(before)} at a higher load, ${fmtLoad(s, earlier.load)} (step ` +
+          `${earlier.step})`
+        );
       }
     }
   }
@@ -117,7 +121,9 @@ export function nextLoad(s: CapacitySettings, points: readonly StepPoint[]): Nex
     if (repeats < 2) return { load: pass.load, phase: 'confirm' };
     return {
       stop: 'converged',
-      reason: `the last passing (${fmtLoad(s, pass.load)}, confirmed at the end) and first failing (${fmtLoad(s, fail.load)}) loads are within CAPACITY_PRECISION`,
+      reason:
+        `the last passing (${fmtLoad(s, pass.load)}, confirmed at the end) and first failing (${fmtLoad(s, fail.load)}) ` +
+        `loads are within CAPACITY_PRECISION`,
     };
   }
   // Regula falsi, clamped into the middle 60 % of the bracket so it shrinks every step.

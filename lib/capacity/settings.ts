@@ -115,7 +115,9 @@ export const CAPACITY_VARIABLES: readonly CapacityVariable[] = [
   {
     name: 'SLO_ATTAINMENT',
     default: '',
-    help: 'Goodput bar: at least this share (0 to 1) of requests must meet every per-request SLO set (their own TTFT, TPOT and e2e within SLO_TTFT_P99, SLO_ITL_P99, SLO_E2E_P99).',
+    help:
+      'Goodput bar: at least this share (0 to 1) of requests must meet every per-request SLO set (their own ' +
+      'TTFT, TPOT and e2e within SLO_TTFT_P99, SLO_ITL_P99, SLO_E2E_P99).',
   },
 ];
 

@@ -23,7 +23,8 @@ export function readBaseline(env: Record<string, string | undefined>, read: Read
     text = read(path);
   } catch (e) {
     throw new ConfigError(
-      `BASELINE=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../results/<run>.summary.json (${String(e)}).`,
+      `BASELINE=${quote(path)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an ` +
+        `absolute path or one like ../results/<run>.summary.json (${String(e)}).`,
     );
   }
   try {

@@ -331,7 +331,9 @@ export function compareSummaries(base: BenchSummary, next: BenchSummary, opts: C
   if (check.differences.length > 0 && !opts.force) {
     return {
       refused: true,
-      line: `refused: the runs' workloads differ in ${describeDifferences(check.differences)} (baseline vs new); ${opts.forceHint ?? 'pass --force to compare them anyway'}`,
+      line:
+        `refused: the runs' workloads differ in ${describeDifferences(check.differences)} (baseline vs new); ` +
+        `${opts.forceHint ?? 'pass --force to compare them anyway'}`,
       exitCode: EXIT.refused,
     };
   }
@@ -387,11 +389,14 @@ function repeatNotes(base: BenchSummary, next: BenchSummary): string[] {
   const [b, n] = [hasRepeats(base), hasRepeats(next)];
   if (b && n)
     return [
-      "rule: across runs — both runs were repeated (REPEATS), so each ratio's interval is Welch's t on the log ratio over the two runs' repeat means (the drift between runs included), not over the slices of one run",
+      "rule: across runs — both runs were repeated (REPEATS), so each ratio's interval is Welch's t on the " +
+        "log ratio over the two runs' repeat means (the drift between runs included), not over the slices of " +
+        'one run',
     ];
   if (!b && !n) return [];
   return [
-    `rule: within one run — only the ${b ? 'baseline' : 'new run'} was repeated (REPEATS), so no interval across runs can be drawn; its first repeat is compared with the other run's slices`,
+    `rule: within one run — only the ${b ? 'baseline' : 'new run'} was repeated (REPEATS), so no interval ` +
+      `across runs can be drawn; its first repeat is compared with the other run's slices`,
   ];
 }
 
@@ -406,7 +411,8 @@ export function parseTolerance(raw: string, name: string): number {
   if (!m || !(pct < 100)) throw new CompareInputError(`${name}=${raw}: not a percentage below 100, e.g. 5 or 5%`);
   if (m[2] === '' && pct > 0 && pct < 1)
     throw new CompareInputError(
-      `${name}=${raw}: ambiguous; the tolerance is a percentage: write ${Math.round(pct * 10000) / 100}% for ${Math.round(pct * 10000) / 100} percent, or ${pct}% if you mean it`,
+      `${name}=${raw}: ambiguous; the tolerance is a percentage: write ${Math.round(pct * 10000) / 100}% for ` +
+        `${Math.round(pct * 10000) / 100} percent, or ${pct}% if you mean it`,
     );
   return pct / 100;
 }

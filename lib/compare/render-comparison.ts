@@ -111,10 +111,19 @@ const lim = (t: number) => String(Math.round((1 + t) * 10000) / 10000);
 const METHOD = (c: Comparison) => (c.rule === 'across-run' ? ACROSS(c) : WITHIN(c));
 
 const ACROSS = (c: Comparison) =>
-  `ratios new ÷ baseline with 95% intervals across runs (each run's figure the mean of its repeats' means; Welch's t on the log ratio over the two runs' repeat means, throughput and e2e alike; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's); a regression is slower or costlier per token beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e or cost ratio above ${lim(c.tolerance)})`;
+  `ratios new ÷ baseline with 95% intervals across runs (each run's figure the mean of its repeats' means; ` +
+  `Welch's t on the log ratio over the two runs' repeat means, throughput and e2e alike; cost per output ` +
+  `token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's); a regression ` +
+  `is slower or costlier per token beyond ${pct(c.tolerance)} with the whole interval (throughput ratio ` +
+  `below 1/${lim(c.tolerance)}, e2e or cost ratio above ${lim(c.tolerance)})`;
 
 const WITHIN = (c: Comparison) =>
-  `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ratio; e2e: percentile bootstrap; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ratio, its interval the throughput's; J per output token: Welch's t on the log ratio of the per-slice J/token); a regression is slower, costlier or more energy per token beyond ${pct(c.tolerance)} with the whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e, cost or energy ratio above ${lim(c.tolerance)}); at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
+  `ratios new ÷ baseline with 95% intervals over the steady time slices (throughput: Welch's t on the log ` +
+  `ratio; e2e: percentile bootstrap; cost per output token: GPU_HOUR_COST × GPUS ratio ÷ the throughput ` +
+  `ratio, its interval the throughput's; J per output token: Welch's t on the log ratio of the per-slice ` +
+  `J/token); a regression is slower, costlier or more energy per token beyond ${pct(c.tolerance)} with the ` +
+  `whole interval (throughput ratio below 1/${lim(c.tolerance)}, e2e, cost or energy ratio above ${lim(c.tolerance)}); ` +
+  `at least ${MIN_SLICES} slices per side, each longer than the requests, for a verdict`;
 
 export function renderCompareText(c: Comparison, files: string[] = []): string {
   const out: string[] = [];
@@ -199,7 +208,8 @@ export function renderCompareMarkdown(c: Comparison): string {
   const notes = [...headerLines(c).filter((l) => !l.startsWith('FORCED')), ...c.cells.flatMap((x) => x.notes.map((n) => `${x.cell} ${x.variant}: ${n}`))];
   if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
   out.push(
-    `<sub>Ratios new ÷ baseline; ${esc(METHOD(c).replace(/^ratios new ÷ baseline with /, ''))}. Baseline ${esc(run(c.baseline))}, new ${esc(run(c.next))}.</sub>`,
+    `<sub>Ratios new ÷ baseline; ${esc(METHOD(c).replace(/^ratios new ÷ baseline with /, ''))}. Baseline ` +
+      `${esc(run(c.baseline))}, new ${esc(run(c.next))}.</sub>`,
     '',
   );
   return out.join('\n');
@@ -248,7 +258,8 @@ export function renderCompareHtml(c: Comparison): string {
   const title = `${c.next.benchmark}: ${c.next.runId} vs baseline ${c.baseline.runId}`;
   const callout =
     c.regressions > 0
-      ? `<div class="box callout"><b>${c.regressions} regression(s)</b>: slower, costlier or more energy per token beyond ${esc(pct(c.tolerance))} with the whole interval (exit ${c.exitCode}).</div>`
+      ? `<div class="box callout"><b>${c.regressions} regression(s)</b>: slower, costlier or more energy per ` +
+        `token beyond ${esc(pct(c.tolerance))} with the whole interval (exit ${c.exitCode}).</div>`
       : `<div class="box callout summary-ok"><b>No regression</b> beyond ${esc(pct(c.tolerance))} (exit ${c.exitCode}).</div>`;
   const forced = c.forced.length
     ? `<div class="box preflight"><h3>Forced: the workloads differ</h3><ul>${c.forced.map((d) => `<li><b>${esc(d.what)}</b>: ${esc(d.baseline)} in the baseline, ${esc(d.next)} in the new run</li>`).join('')}</ul></div>`
@@ -257,7 +268,8 @@ export function renderCompareHtml(c: Comparison): string {
   const head = [...columns(c), 'notes'];
   const rows = c.cells.map(
     (x) =>
-      `<tr${regressedAny(x) ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}" data-cost-regression="${x.cost.regression}" data-energy-regression="${x.energy.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
+      `<tr${regressedAny(x) ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}" ` +
+      `data-cost-regression="${x.cost.regression}" data-energy-regression="${x.energy.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
       `<td class="n">${esc(tok(x.baseline.throughput))}</td><td class="n">${esc(tok(x.next.throughput))}</td><td class="n">${ratioCell(x.throughput)}</td>` +
       `<td class="n">${esc(ms(x.baseline.e2eMs))}</td><td class="n">${esc(ms(x.next.e2eMs))}</td><td class="n">${ratioCell(x.latency)}</td>` +
       extraCells(c, x)
@@ -266,7 +278,8 @@ export function renderCompareHtml(c: Comparison): string {
       `<td>${badge(x, c.tolerance)}</td><td class="legend-note">${x.notes.map(esc).join('<br>')}</td></tr>`,
   );
   const body = [
-    `<header><h1>${esc(c.next.benchmark)}: new run against a baseline</h1><p class="meta">baseline <b>${esc(run(c.baseline))}</b> · new <b>${esc(run(c.next))}</b> · tolerance <b>${esc(pct(c.tolerance))}</b></p>${forced}</header>`,
+    `<header><h1>${esc(c.next.benchmark)}: new run against a baseline</h1><p class="meta">baseline <b>${esc(run(c.baseline))}</b> ` +
+      `· new <b>${esc(run(c.next))}</b> · tolerance <b>${esc(pct(c.tolerance))}</b></p>${forced}</header>`,
     callout,
     `<section><h2>Per cell and variant</h2><div class="scroll"><table class="runs"><thead><tr>${head.map((h, i) => `<th class="${i >= 2 && i < head.length - 2 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
       `<p class="legend-note">${esc(METHOD(c).replace(/^r/, 'R'))}. ${esc(tally(c))}.</p></section>`,

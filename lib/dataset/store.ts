@@ -56,7 +56,8 @@ export function readDataset(cfg: DatasetConfig, read: (path: string) => string):
     text = read(cfg.spec);
   } catch (e) {
     throw new ConfigError(
-      `DATASET=${quote(cfg.spec)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give an absolute path or one like ../data.jsonl (${String(e)}).`,
+      `DATASET=${quote(cfg.spec)}: cannot read the file: k6 reads it relative to the bundle (dist/), so give ` +
+        `an absolute path or one like ../data.jsonl (${String(e)}).`,
     );
   }
   const ds = parseDataset(text, { file: cfg.spec });

@@ -36,7 +36,8 @@ export const anthropic = defineDialect({
     prompt: '`messages` (text only; system turns as `system`)',
     budget: '`max_tokens`',
     counts:
-      '`message_start` `usage.input_tokens` + `cache_read_input_tokens` (+ `cache_creation_input_tokens`), `message_delta` `usage.output_tokens`; `thinking_delta` is reasoning',
+      '`message_start` `usage.input_tokens` + `cache_read_input_tokens` (+ `cache_creation_input_tokens`), ' +
+      '`message_delta` `usage.output_tokens`; `thinking_delta` is reasoning',
   },
   keyHeaders: anthropicHeaders,
   create: anthropicDialect,

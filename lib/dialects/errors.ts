@@ -110,7 +110,8 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
     if (msg && VOCAB_RE.test(msg)) {
       return classified(
         'bad_request',
-        `${head}. A prompt token id is outside the model's vocabulary (token-id prompts are drawn below VOCAB_SIZE): set VOCAB_SIZE to the model's vocabulary size or less.`,
+        `${head}. A prompt token id is outside the model's vocabulary (token-id prompts are drawn below VOCAB_SIZE): ` +
+          `set VOCAB_SIZE to the model's vocabulary size or less.`,
       );
     }
     if (msg && MODEL_RE.test(msg) && /not exist|not found|unknown/i.test(msg)) {
@@ -145,7 +146,8 @@ export function classifyTransport(errorCode: number, errorText: string, route: s
   if (errorCode === 1050 || /timeout|deadline exceeded/i.test(text)) {
     return classified(
       'timeout',
-      `${route}: no complete reply within ${formatSeconds(timeoutMs)} (REQUEST_TIMEOUT). The server is slow or stalled: raise REQUEST_TIMEOUT for long outputs, or lower the load.`,
+      `${route}: no complete reply within ${formatSeconds(timeoutMs)} (REQUEST_TIMEOUT). The server is slow ` +
+        `or stalled: raise REQUEST_TIMEOUT for long outputs, or lower the load.`,
     );
   }
   if ((errorCode >= 1100 && errorCode < 1200) || (errorCode >= 1210 && errorCode <= 1213) || /refused|no such host|lookup/i.test(text)) {

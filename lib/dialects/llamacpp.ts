@@ -22,7 +22,8 @@ export const llamacpp = defineDialect({
     prompt: '`prompt` as token ids or text',
     budget: '`n_predict`',
     counts:
-      '`tokens_predicted` (cumulative, in every streamed event), `tokens_evaluated`, `timings.cache_n`; `timings.draft_n`/`draft_n_accepted` for the draft acceptance rate',
+      '`tokens_predicted` (cumulative, in every streamed event), `tokens_evaluated`, `timings.cache_n`; ' +
+      '`timings.draft_n`/`draft_n_accepted` for the draft acceptance rate',
   },
   create: llamacppDialect,
 });

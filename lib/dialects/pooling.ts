@@ -35,9 +35,12 @@ export function poolingRoute(dialect: string, task: PoolingTask): string | null 
 /** How each engine turns a route on, for the message of a server that answers it 404 or 501. */
 export const ENABLE: Readonly<Record<PoolingTask, string>> = {
   embeddings:
-    'llama.cpp: start llama-server with --embeddings (and --pooling mean for a model without a pooling type); vLLM: serve an embedding model (--runner pooling); SGLang: --is-embedding',
+    'llama.cpp: start llama-server with --embeddings (and --pooling mean for a model without a pooling ' +
+    'type); vLLM: serve an embedding model (--runner pooling); SGLang: --is-embedding',
   rerank:
-    'llama.cpp: start llama-server with --reranking (a model with a rank head); vLLM: serve a cross-encoder or reranker model (--runner pooling); SGLang: --is-embedding with a cross-encoder model',
+    'llama.cpp: start llama-server with --reranking (a model with a rank head); vLLM: serve a ' +
+    'cross-encoder or reranker model (--runner pooling); SGLang: --is-embedding with a cross-encoder ' +
+    'model',
 };
 
 /** One pooling request: the items (embeddings' inputs, rerank's documents) and rerank's query. */
@@ -143,7 +146,8 @@ export function classifyPoolingStatus(task: PoolingTask, status: number, body: s
   if (/too large to process|physical batch size/i.test(msg)) {
     return classified(
       'context_length',
-      `${ctx.route} → ${status}${said}. An item is longer than the server's batch: lower ISL, or start llama-server with a larger --ubatch-size (and --batch-size).`,
+      `${ctx.route} → ${status}${said}. An item is longer than the server's batch: lower ISL, or start llama-server ` +
+        `with a larger --ubatch-size (and --batch-size).`,
     );
   }
   return classifyStatus(status, body, ctx);

@@ -34,7 +34,9 @@ export const responses = defineDialect({
     prompt: "`input` (text, or a conversation's messages)",
     budget: '`max_output_tokens`',
     counts:
-      '`response.completed` `usage.input_tokens`, `output_tokens`, `input_tokens_details.cached_tokens`, `output_tokens_details.reasoning_tokens`; `response.reasoning_text.delta` and reasoning summaries are reasoning',
+      '`response.completed` `usage.input_tokens`, `output_tokens`, `input_tokens_details.cached_tokens`, ' +
+      '`output_tokens_details.reasoning_tokens`; `response.reasoning_text.delta` and reasoning summaries ' +
+      'are reasoning',
   },
   create: responsesDialect,
 });

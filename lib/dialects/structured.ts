@@ -33,7 +33,10 @@ export interface ToolCall {
 /** A reply's tool calls, as GenerationResult carries them. */
 export interface ToolCalls {
   calls: ToolCall[];
-  /** Tokens of the calls: the server's per-event counts over the tool-call events, else its whole count for a reply that was only calls; null when neither says. */
+  /**
+   * Tokens of the calls: the server's per-event counts over the tool-call events, else its whole count for a reply
+   * that was only calls; null when neither says.
+   */
   tokens: number | null;
   /** Index of the first token-carrying event of a call (the sse transport's columns); null when not streamed. */
   firstToolEvent: number | null;

@@ -133,7 +133,10 @@ export interface EngineProfile {
 
 /** Where a server lists its loaded LoRA adapters, and how its requests name one. */
 export interface AdapterProfile {
-  /** `models`: GET /v1/models lists each adapter as a model (vLLM's --lora-modules, SGLang's --lora-paths); `lora-adapters`: GET /lora-adapters lists [{id, path, scale}] (llama.cpp's --lora). */
+  /**
+   * `models`: GET /v1/models lists each adapter as a model (vLLM's --lora-modules, SGLang's --lora-paths);
+   * `lora-adapters`: GET /lora-adapters lists [{id, path, scale}] (llama.cpp's --lora).
+   */
   list: 'models' | 'lora-adapters';
   /** How every route of this server names an adapter, whatever the dialect's own way (llama.cpp: the lora list, on its OpenAI routes too). */
   naming?: AdapterNaming;

@@ -41,7 +41,10 @@ export type SettingMap = 'as-is' | 'invert' | 'off-unless-positive';
 /** Where one setting is read. */
 export type SettingSource =
   | {
-      /** A GET route answering a JSON object; `field` a dotted path in it ("default_generation_settings.n_ctx", "data.0.root"), or its keys when one holds a dot. */
+      /**
+       * A GET route answering a JSON object; `field` a dotted path in it ("default_generation_settings.n_ctx",
+       * "data.0.root"), or its keys when one holds a dot.
+       */
       route: string;
       field: string | readonly string[];
       /** What a JSON null there means (SGLang's quantization null: none); absent: null is not exposed. */

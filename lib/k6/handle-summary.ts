@@ -49,7 +49,9 @@ export function makeSummary(b: Bench, baseline: Baseline | null): (data: Summary
         ? null
         : segment
           ? {
-              text: `\nBASELINE: not compared here (one instance of several); compare the merged summary: npm run compare -- ${baseline.path} <merged>.summary.json\n`,
+              text:
+                `\nBASELINE: not compared here (one instance of several); compare the merged summary: npm run compare ` +
+                `-- ${baseline.path} <merged>.summary.json\n`,
               files: {},
             }
           : baselineOutputs(baseline, json, base);

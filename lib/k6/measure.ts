@@ -102,7 +102,8 @@ function backOff(cur: VuRun, outcome: Outcome): void {
   const next = r.after(outcome.result.error?.class === 'unreachable', outcome.endMs);
   if (next.declaredDown) {
     console.warn(
-      `${cur.run.variant}: nothing has listened at ${cur.variant.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} s (VARIANT_DOWN_AFTER): ` +
+      `${cur.run.variant}: nothing has listened at ${cur.variant.url} for ${Math.round((outcome.endMs - (r.downSinceMs ?? outcome.endMs)) / 1000)} ` +
+        `s (VARIANT_DOWN_AFTER): ` +
         'declared down; this VU sends it nothing more and the report marks its remaining runs as not fully measured.',
     );
   }

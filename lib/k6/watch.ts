@@ -37,7 +37,9 @@ export function makeWatch(b: Bench): (data: SetupData) => void {
     b.metrics.saturated.add(1, { saturation_rule: v.rule });
     b.metrics.saturationAfter.add(afterMs);
     b.metrics.saturationWaiting.add(v.waiting);
-    const message = `${run.variant} ${run.cell.id}: the server is saturated ${(afterMs / 1000).toFixed(1)} s into this level: ${v.evidence}. Later levels are not run (SATURATION_STOP=false runs every level).`;
+    const message =
+      `${run.variant} ${run.cell.id}: the server is saturated ${(afterMs / 1000).toFixed(1)} s into this level: ` +
+      `${v.evidence}. Later levels are not run (SATURATION_STOP=false runs every level).`;
     console.warn(message);
     exec.test.abort(message);
   };

@@ -60,7 +60,10 @@ export function probesEnabled(plan: Plan, cfg: BenchConfig): boolean {
   return (cfg.serverMetrics !== 'off' || cfg.variants.some((v) => (v.gpuMetricsUrl ?? null) !== null)) && plan.requests === null;
 }
 
-/** Preflight's worst case: health wait, the one-token check (the other layers probed beside it), its retries after a transient failure (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries. */
+/**
+ * Preflight's worst case: health wait, the one-token check (the other layers probed beside it), its retries
+ * after a transient failure (a PREFLIGHT_TIMEOUT each), then the warm-ups with their retries.
+ */
 export function setupTimeoutMs(cfg: Pick<BenchConfig, 'preflightTimeoutMs' | 'warmupRequests' | 'requestTimeoutMs' | 'variants'>): number {
   const perVariant = cfg.preflightTimeoutMs * 3 + 30_000 + cfg.warmupRequests * (4 * cfg.requestTimeoutMs + 3_500);
   return perVariant * cfg.variants.length + 30_000;

@@ -80,7 +80,8 @@ export function checkAdapters(
     return {
       error:
         `${variant}: ADAPTERS names ${missing.join(', ')}, which the server has not loaded (GET ${route} lists: ${has}); ` +
-        `load ${missing.length > 1 ? 'them' : 'it'} on the server or remove ${missing.length > 1 ? 'them' : 'it'} from ADAPTERS (\`${BASE_ADAPTER}\` is the base model).`,
+        (`load ${missing.length > 1 ? 'them' : 'it'} on the server or remove ${missing.length > 1 ? 'them' : 'it'} ` +
+          `from ADAPTERS (\`${BASE_ADAPTER}\` is the base model).`),
     };
   }
   return { binding: ap.naming ? { naming: ap.naming, ids } : { ids } };

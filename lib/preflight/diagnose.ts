@@ -63,7 +63,9 @@ export function identify(modelInfo: Probe, models: Probe, extra: Probe[] = []): 
       engineLabel: OPENAI_COMPATIBLE.label,
       models: ids,
       maxModelLen: maxLen,
-      evidence: `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}, no engine recognised (owned_by ${[...new Set(s.ownedBy)].join(', ') || 'not given'})`,
+      evidence:
+        `${models.route} → 200, ${modelInfo.route} → ${modelInfo.status || 'no answer'}, no engine recognised ` +
+        `(owned_by ${[...new Set(s.ownedBy)].join(', ') || 'not given'})`,
     };
   }
   return {
@@ -84,7 +86,10 @@ export function profileOf(id: Pick<ServerIdentity, 'engine'>): EngineProfile | n
 /** The message for a generation route that answered 404/405: what the server speaks and what to set. */
 export function wrongDialectMessage(route: string, status: number, id: ServerIdentity, dialectVar: string, dialect?: DialectName): string {
   if (id.dialect === null) {
-    return `${route} → ${status}: this server answers neither SGLang's /get_model_info nor OpenAI's /v1/models (${id.evidence}). Check the URL (a path prefix?) and the server.`;
+    return (
+      `${route} → ${status}: this server answers neither SGLang's /get_model_info nor OpenAI's /v1/models (${id.evidence}). ` +
+      `Check the URL (a path prefix?) and the server.`
+    );
   }
   const offered = profileOf(id)?.offered;
   // Its kind of server offers the route in recent releases (vLLM and SGLang added Messages and Responses in 2025): this one predates it.
@@ -115,7 +120,9 @@ export function chooseModel(configured: string, id: ServerIdentity, modelVar: st
         const served = id.models[0];
         return {
           model: served,
-          note: `${modelVar}='${configured}' is not what this ${profile.label} serves ('${served}'); ${profile.label} ignores the model name: the report names '${served}'.`,
+          note:
+            `${modelVar}='${configured}' is not what this ${profile.label} serves ('${served}'); ${profile.label} ` +
+            `ignores the model name: the report names '${served}'.`,
           error: null,
         };
       }
@@ -172,7 +179,10 @@ export function timeoutWarning(oneTokenMs: number, nTokensMs: number, n: number,
   const perToken = (nTokensMs - oneTokenMs) / (n - 1);
   const estimate = oneTokenMs + perToken * (maxOsl - 1);
   if (estimate <= timeoutMs * 0.8) return null;
-  return `at ≈${perToken.toFixed(1)} ms per token (warm-up, one request at a time) OSL=${maxOsl} needs ≈${Math.round(estimate / 1000)} s, close to or over REQUEST_TIMEOUT=${timeoutMs / 1000} s; under load it is slower: raise REQUEST_TIMEOUT.`;
+  return (
+    `at ≈${perToken.toFixed(1)} ms per token (warm-up, one request at a time) OSL=${maxOsl} needs ≈${Math.round(estimate / 1000)} ` +
+    `s, close to or over REQUEST_TIMEOUT=${timeoutMs / 1000} s; under load it is slower: raise REQUEST_TIMEOUT.`
+  );
 }
 
 // ---- Connection: a server that refuses connections may still be loading --------------------
@@ -197,9 +207,15 @@ export function unreachableMessage(url: string, waitedMs: number, p: Pick<Probe,
     );
   }
   if (kind === 'no_answer') {
-    return `GET /health at ${url} got no answer for ${formatSeconds(waitedMs)} (${p.error}): something accepts connections there but does not answer; is it the server, is it hung, and is ${urlVar} right?`;
+    return (
+      `GET /health at ${url} got no answer for ${formatSeconds(waitedMs)} (${p.error}): something accepts connections ` +
+      `there but does not answer; is it the server, is it hung, and is ${urlVar} right?`
+    );
   }
-  return `cannot connect to ${url} for ${formatSeconds(waitedMs)} (${p.error || 'no answer'}): is the server running and reachable from here, and is ${urlVar} right?`;
+  return (
+    `cannot connect to ${url} for ${formatSeconds(waitedMs)} (${p.error || 'no answer'}): is the server running ` +
+    `and reachable from here, and is ${urlVar} right?`
+  );
 }
 
 // ---- Transient failures: retried, counted, and reported only when they persist ---------------
@@ -234,7 +250,10 @@ export function attemptsFailedMessage(what: string, attempts: number, lastError:
 /** A warning when some preflight requests failed and a retry succeeded; null when none failed. */
 export function transientWarning(failed: number, total: number, labels: readonly string[]): string | null {
   if (failed === 0) return null;
-  return `${failed} of ${total} preflight requests failed transiently (${[...new Set(labels)].join(', ')}) and succeeded when retried: expect such errors under load.`;
+  return (
+    `${failed} of ${total} preflight requests failed transiently (${[...new Set(labels)].join(', ')}) and ` +
+    `succeeded when retried: expect such errors under load.`
+  );
 }
 
 // ---- Stall localisation: which layer hangs ---------------------------------------------------

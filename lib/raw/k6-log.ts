@@ -48,7 +48,8 @@ export function lossSentence(loss: RemoteWriteLoss, pushIntervalMs: number, test
   if (loss.failed > 0) {
     parts.push(
       `Prometheus remote write: ${loss.failed}${pushes === null ? '' : ` of ~${pushes}`} pushes failed (${loss.firstAt ?? '?'} to ${loss.lastAt ?? '?'}${loss.lastError ? `; last error: ${loss.lastError}` : ''}): ` +
-        `the series of about ${secs.toFixed(0)} s of the test (${pushIntervalMs / 1000} s per push) did not reach Prometheus; k6 does not retry them. The raw record and the reports have every sample.`,
+        (`the series of about ${secs.toFixed(0)} s of the test (${pushIntervalMs / 1000} s per push) did not reach ` +
+          `Prometheus; k6 does not retry them. The raw record and the reports have every sample.`),
     );
   }
   if (loss.slow > 0) parts.push(`${loss.slow} push(es) took longer than the push interval: k6 says some samples may have been dropped.`);

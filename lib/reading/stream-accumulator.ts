@@ -38,7 +38,10 @@ export class Accumulator implements StreamReader {
   private specSteps: SpecStepCounts | null = null;
   private events = 0;
   private tokenEvents = 0;
-  /** Reasoning in the reply (see classify): the phase of the last chunk with text, the first reasoning and answer token events, reasoning tokens counted from the stream (NaN once one is unknown). */
+  /**
+   * Reasoning in the reply (see classify): the phase of the last chunk with text, the first reasoning and answer
+   * token events, reasoning tokens counted from the stream (NaN once one is unknown).
+   */
   private phase: Phase | undefined = undefined;
   private reasoningSeen = false;
   private firstReasoning = -1;
@@ -464,7 +467,8 @@ export class Accumulator implements StreamReader {
     } else if (!this.done && (this.finish_ === null || reader.endEvent === true)) {
       result.error = classified(
         'truncated',
-        `${this.route}: the stream ended after ${this.events} event(s) without ${reader.endEvent === true ? 'its closing event' : 'a finish reason or [DONE]'}; the server closed it early.`,
+        `${this.route}: the stream ended after ${this.events} event(s) without ${reader.endEvent === true ? 'its closing event' : 'a finish reason or [DONE]'}; ` +
+          `the server closed it early.`,
       );
     } else {
       result.ok = true;

@@ -56,7 +56,9 @@ export function alignInstances(parts: AlignInput[], lead: number): { metrics: Su
     metrics.push(s.metrics);
     if (s.dropped.length)
       warnings.push(
-        `${name} started ${(after! / 1000).toFixed(2)} s after the lead instance (server clock): its per-slice figures moved ${by} slice(s), and ${s.dropped.length} of them fell outside the window and are left out of the throughput intervals (its requests still count).`,
+        `${name} started ${(after! / 1000).toFixed(2)} s after the lead instance (server clock): its per-slice ` +
+          `figures moved ${by} slice(s), and ${s.dropped.length} of them fell outside the window and are left out ` +
+          `of the throughput intervals (its requests still count).`,
       );
     const hasSlices = Object.keys(p.metrics).some((k) => SLICE_TAG.test(k));
     if (after === null && i !== lead && hasSlices)

@@ -56,7 +56,8 @@ export function buildReport(
     for (const r of runs) {
       const planned = plan.runs.find((x) => x.scenario === r.scenario)?.vus ?? 0;
       r.notes.push(
-        `this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`,
+        `this instance (execution segment ${setup.segment}) ran ${r.vusRan} of the run's ${planned} VUs: its ` +
+          `figures are its share; \`npm run merge\` combines the instances' partial results (PARTIAL=true).`,
       );
     }
   }

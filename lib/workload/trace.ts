@@ -169,8 +169,10 @@ export function traceLogLine(source: string, s: TraceShape, t: { speed: number; 
   const slice = t.window === null ? '' : ` (TRACE_WINDOW ${t.window.fromMs / 1000}s–${t.window.toMs / 1000}s)`;
   const sessions = s.sessions > 0 ? `, ${s.sessions} sessions` : '';
   return (
-    `${source}${slice}: ${s.requests} requests over ${(s.spanMs / 1000).toFixed(1)} s of trace time, mean ${s.meanInput.toFixed(0)} input / ${s.meanOutput.toFixed(0)} output tokens` +
-    `${sessions}, ${s.sharing} sharing a prefix block with an earlier request; replayed at ${t.speed}× (${(s.spanMs / t.speed / 1000).toFixed(1)} s) with at most ${t.vus} in flight.`
+    `${source}${slice}: ${s.requests} requests over ${(s.spanMs / 1000).toFixed(1)} s of trace time, mean ` +
+    `${s.meanInput.toFixed(0)} input / ${s.meanOutput.toFixed(0)} output tokens` +
+    (`${sessions}, ${s.sharing} sharing a prefix block with an earlier request; replayed at ${t.speed}× (${(s.spanMs / t.speed / 1000).toFixed(1)} ` +
+      `s) with at most ${t.vus} in flight.`)
   );
 }
 

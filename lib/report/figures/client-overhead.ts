@@ -67,7 +67,8 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
   const held =
     ttftOver && i.itl !== null && i.itl.p50 < CLOCK_RESOLUTION_MS
       ? `tokens reached the client in bursts: ITL p50 ${i.itl.p50.toFixed(1)} ms (most gaps under k6's ${CLOCK_RESOLUTION_MS} ms clock) while its TTFT is ` +
-        `${(ttftOverheadMs as number).toFixed(1)} ms above the server's own. Something between k6 and the server (a proxy, a load balancer, response buffering) ` +
+        (`${(ttftOverheadMs as number).toFixed(1)} ms above the server's own. Something between k6 and the server ` +
+          `(a proxy, a load balancer, response buffering) `) +
         'held the stream and let it go at once: TTFT and ITL here are what the client saw, not what the server did.'
       : null;
   // Held by the network: the overheads are the network's, not the load generator's.
@@ -90,7 +91,8 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
   const lag = i.schedule?.lag ?? null;
   if (i.schedule !== null && lag !== null && faithful(lag, i.schedule.maxLagMs) === false) {
     limited.push(
-      `trace replay not faithful: p99 schedule lag ${lag.p99.toFixed(1)} ms is above TRACE_MAX_LAG ${i.schedule.maxLagMs} ms (requests went out late: every TRACE_VUS VU busy, or the client's CPU)`,
+      `trace replay not faithful: p99 schedule lag ${lag.p99.toFixed(1)} ms is above TRACE_MAX_LAG ${i.schedule.maxLagMs} ` +
+        `ms (requests went out late: every TRACE_VUS VU busy, or the client's CPU)`,
     );
   }
   return {
@@ -107,4 +109,5 @@ export function clientCheck(i: ClientCheckInput): ClientCheck {
 
 /** What the terminal says when any run is client-limited. */
 export const CLIENT_LIMITED_ADVICE =
-  'the load generator limited these runs, not the server: run fewer VUs per k6 instance and more instances (k6 --execution-segment), or give k6 a machine of its own.';
+  'the load generator limited these runs, not the server: run fewer VUs per k6 instance and more ' +
+  'instances (k6 --execution-segment), or give k6 a machine of its own.';

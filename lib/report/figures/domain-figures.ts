@@ -232,7 +232,8 @@ function agreement(runs: DatasetRun[], ds: DatasetPlan): string[] {
     const max = Math.max(...rs.map((r) => (r.lengthRatio as Dist).max));
     const pct = Math.round(Math.abs(avg - 1) * 100);
     out.push(
-      `${variant}: the server counted ${pct}% ${avg > 1 ? 'more' : 'fewer'} prompt tokens than intended (server ÷ intended: mean ${avg.toFixed(2)}, median ${Math.min(...p50).toFixed(2)}` +
+      `${variant}: the server counted ${pct}% ${avg > 1 ? 'more' : 'fewer'} prompt tokens than intended (server ` +
+        `÷ intended: mean ${avg.toFixed(2)}, median ${Math.min(...p50).toFixed(2)}` +
         `${p50.length > 1 ? `–${Math.max(...p50).toFixed(2)}` : ''}, max ${max.toFixed(2)} over ${n} first-turn requests; intended lengths ${describeLengths(ds.lengths)}): ` +
         "the ISL buckets are off by as much; the length table below has the server's counts.",
     );

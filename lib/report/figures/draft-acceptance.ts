@@ -16,7 +16,10 @@ export interface Acceptance {
   /** Tokens committed per verify step over the run's requests (or the server's window). */
   value: number;
   source: AcceptanceSource;
-  /** 95 %: the half-width from the steady slices' batches (a ratio estimator's t interval); null when fewer than 2 slices had verify steps, or from /metrics. */
+  /**
+   * 95 %: the half-width from the steady slices' batches (a ratio estimator's t interval); null when fewer than 2
+   * slices had verify steps, or from /metrics.
+   */
   ci: Interval | null;
 }
 

@@ -40,7 +40,8 @@ export function reasoningNote(r: Reasoning): string {
   const times =
     answer === null && first === null
       ? 'time to first answer token not measured (needs TRANSPORT=sse)'
-      : `time to first answer token p50 ${answer ?? 'not measured (no reply answered)'} (every reply that answered), to first reasoning token p50 ${first ?? 'not measured'}`;
+      : `time to first answer token p50 ${answer ?? 'not measured (no reply answered)'} (every reply that answered), ` +
+        `to first reasoning token p50 ${first ?? 'not measured'}`;
   const tokens =
     r.reasoningTokens === null
       ? 'reasoning tokens not measured (the server did not count them, nor did the stream per event)'

@@ -179,5 +179,9 @@ export function repeatsJson(r: RepeatFigures): unknown {
 
 /** The method's words for a test with repeats. */
 export function repeatsMethod(repeats: number, level: number): string {
-  return `${repeats} repeats; the verdict rests on the interval across runs, a t interval over the repeats' log throughput ratios (${repeats - 1} degree(s) of freedom, ${(level * 100).toFixed(1)} %${repeats === 2 ? '; 1 degree of freedom makes it wide' : ''}), faster or slower only where it excludes 1; each repeat's within-run interval is shown beside it`;
+  return (
+    `${repeats} repeats; the verdict rests on the interval across runs, a t interval over the repeats' log ` +
+    `throughput ratios (${repeats - 1} degree(s) of freedom, ${(level * 100).toFixed(1)} %${repeats === 2 ? '; 1 degree of freedom makes it wide' : ''}), ` +
+    `faster or slower only where it excludes 1; each repeat's within-run interval is shown beside it`
+  );
 }

@@ -176,7 +176,8 @@ function windowFigures(m: SummaryMetrics, plan: Plan, { s, wholeSlices }: RunWin
   if (ok > 0 && kept > 0) out.requestRate = reqs / seconds;
   if (e2e && e2e.avg > plan.sliceMs / 2 && out.slices.length > 1) {
     notes.push(
-      `slices (${(plan.sliceMs / 1000).toFixed(1)} s) are shorter than 2× the mean latency (${(e2e.avg / 1000).toFixed(1)} s): neighbouring slices share requests, so intervals are optimistic; raise DURATION or lower SLICES.`,
+      `slices (${(plan.sliceMs / 1000).toFixed(1)} s) are shorter than 2× the mean latency (${(e2e.avg / 1000).toFixed(1)} ` +
+        `s): neighbouring slices share requests, so intervals are optimistic; raise DURATION or lower SLICES.`,
     );
   }
   return out;
@@ -275,7 +276,8 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   const notes: string[] = [];
   if (variantDown > 0) {
     notes.push(
-      `the variant was declared down: nothing listened for VARIANT_DOWN_AFTER, so ${variantDown} VU(s) stopped sending to it; this run is not fully measured and its figures cover only the time before.`,
+      `the variant was declared down: nothing listened for VARIANT_DOWN_AFTER, so ${variantDown} VU(s) stopped ` +
+        `sending to it; this run is not fully measured and its figures cover only the time before.`,
     );
   }
   const good = count(m, subKey('good', s));
@@ -302,7 +304,9 @@ export function runFigures(m: SummaryMetrics, plan: Plan, run: Run, sloSet: bool
   ].filter((x) => x !== null);
   if (counted.length > 0)
     notes.push(
-      `${listed(counted)} counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one or two runs streaming 10 minutes or more: k6 would otherwise keep every value in memory): percentiles within ${(RELATIVE_ERROR * 100).toFixed(1)} %, the max a bucket's bound.`,
+      `${listed(counted)} counted in log buckets (ITL_SAMPLES=histogram, which auto picks for a plan of one ` +
+        `or two runs streaming 10 minutes or more: k6 would otherwise keep every value in memory): percentiles ` +
+        `within ${(RELATIVE_ERROR * 100).toFixed(1)} %, the max a bucket's bound.`,
     );
   if (reasoning !== null) notes.push(reasoningNote(reasoning));
   if (run.cell.load.kind === 'trace') notes.push(traceNote(run.cell.load, dist(m, subKey('scheduleLag', s))));

@@ -41,7 +41,10 @@ export interface Crossover {
   variant: string;
   isl: number;
   osl: number;
-  /** holds: significant gain at every level; ends / reverses: at `to` the gain is gone / the variant is slower; never: no gain at the lowest level; unknown: too few samples. */
+  /**
+   * holds: significant gain at every level; ends / reverses: at `to` the gain is gone / the variant is slower;
+   * never: no gain at the lowest level; unknown: too few samples.
+   */
   kind: 'holds' | 'ends' | 'reverses' | 'never' | 'unknown';
   /** The two concurrencies that bracket the crossover (last with a gain, first without). */
   from: number | null;
@@ -70,7 +73,10 @@ function tooFew(a: RunFigures, b: RunFigures, sliceMs: number): string | null {
   if (n < MIN_SLICES) return `${n} steady slice(s) on one side, fewer than ${MIN_SLICES}: raise DURATION or SLICES`;
   const e2e = Math.max(a.e2e?.avg ?? 0, b.e2e?.avg ?? 0);
   if (e2e > sliceMs)
-    return `slices of ${(sliceMs / 1000).toFixed(1)} s are shorter than a request (${(e2e / 1000).toFixed(1)} s mean e2e), so they are not independent: raise DURATION or lower SLICES`;
+    return (
+      `slices of ${(sliceMs / 1000).toFixed(1)} s are shorter than a request (${(e2e / 1000).toFixed(1)} s ` +
+      `mean e2e), so they are not independent: raise DURATION or lower SLICES`
+    );
   return null;
 }
 
@@ -143,7 +149,11 @@ export function versus(runs: RunFigures[], cells: ReadonlyArray<{ id: string }>,
     baseline,
     variants,
     intervalLevel: level,
-    method: `each variant against ${baseline}, cell by cell: ratio of mean output throughput over steady slices (batch means, Welch's t on the log ratio); ${(level * 100).toFixed(1)} % intervals (Bonferroni over ${others.length} comparison(s) per cell, so a cell's verdicts hold together at ${FAMILY_LEVEL * 100} %); fewer than ${MIN_SLICES} slices a side, or slices shorter than a request: too few samples, no verdict`,
+    method:
+      `each variant against ${baseline}, cell by cell: ratio of mean output throughput over steady slices (batch ` +
+      `means, Welch's t on the log ratio); ${(level * 100).toFixed(1)} % intervals (Bonferroni over ${others.length} ` +
+      `comparison(s) per cell, so a cell's verdicts hold together at ${FAMILY_LEVEL * 100} %); fewer than ${MIN_SLICES} ` +
+      `slices a side, or slices shorter than a request: too few samples, no verdict`,
     entries,
     rankings,
     crossovers: others.flatMap((v) =>
@@ -234,7 +244,9 @@ export function crossovers(variant: string, mine: VersusEntry[]): Crossover[] {
           kind,
           from: vus(prev),
           to: vus(e),
-          text: `${variant} ${at}: faster up to ${c(prev)}; ${kind === 'reverses' ? 'slower than the baseline' : 'no significant gain'} from ${c(e)} (crossover between ${c(prev)} and ${c(e)})`,
+          text:
+            `${variant} ${at}: faster up to ${c(prev)}; ${kind === 'reverses' ? 'slower than the baseline' : 'no significant gain'} ` +
+            `from ${c(e)} (crossover between ${c(prev)} and ${c(e)})`,
         };
       }
       break;

@@ -53,7 +53,9 @@ export function stopSentence(progress: Progress, plan: Plan): string | null {
   let where: string;
   if (inFlight) {
     const run = plan.runs[inFlight.index];
-    where = `, ${sec(inFlight.coveredMs)} into run ${inFlight.index + 1}/${n} (${run.variant} ${run.cell.id}, ${sec(run.durationMs)} of load): ${done} run(s) complete, run ${inFlight.index + 1} incomplete (partial figures), ${n - done - 1} not run`;
+    where =
+      `, ${sec(inFlight.coveredMs)} into run ${inFlight.index + 1}/${n} (${run.variant} ${run.cell.id}, ${sec(run.durationMs)} ` +
+      `of load): ${done} run(s) complete, run ${inFlight.index + 1} incomplete (partial figures), ${n - done - 1} not run`;
   } else where = `: ${done} of ${n} run(s) complete, ${n - done} not run`;
   return `partial run: the test stopped ${at}${where}; ${ENDINGS[progress.ending]}.`;
 }
@@ -82,7 +84,10 @@ export function incompleteNote(p: RunProgress, run: Run, whole: number | null): 
       : whole > 0
         ? `, throughput and request rate over the ${whole} steady slice(s) measured whole.`
         : ', and no steady slice was measured whole: no throughput.';
-  return `incomplete: the test stopped ${sec(p.coveredMs)} into this run's ${sec(run.durationMs)} of load; its figures are partial (what the record holds)${throughput}`;
+  return (
+    `incomplete: the test stopped ${sec(p.coveredMs)} into this run's ${sec(run.durationMs)} of load; its ` +
+    `figures are partial (what the record holds)${throughput}`
+  );
 }
 
 export const NOT_RUN_NOTE = 'not run: the test stopped before this run started.';

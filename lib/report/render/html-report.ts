@@ -101,8 +101,10 @@ function header(r: Report): string {
     ? `<div class="box notmeasured"><h3>Not measured in this test</h3><ul>${r.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : '';
   return (
-    `<header><h1>${esc(r.benchmark)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> · transport <b>${esc(r.transport)}</b>${dur}</p>` +
-    `<div class="scroll"><table class="variants"><thead><tr><th>variant</th><th>engine</th><th>URL</th><th>dialect</th><th>model</th><th>server metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>` +
+    `<header><h1>${esc(r.benchmark)}</h1><p class="meta">run <b>${esc(r.runId)}</b> · generated <b>${esc(r.generatedAt)}</b> ` +
+    `· transport <b>${esc(r.transport)}</b>${dur}</p>` +
+    (`<div class="scroll"><table class="variants"><thead><tr><th>variant</th><th>engine</th><th>URL</th><th>dialect</th><th>model</th><th>server ` +
+      `metrics</th>${notes ? '<th>notes</th>' : ''}</tr></thead>`) +
     `<tbody>${rows.join('')}</tbody></table></div>${pf}${nm}</header>`
   );
 }

@@ -118,6 +118,7 @@ export function draftLines(runs: readonly RunFigures[]): string[] {
   }
   return [...byVariant].map(
     ([variant, d]) =>
-      `${variant}: ${((d.accepted / d.drafted) * 100).toFixed(1)}% of draft tokens accepted (${d.accepted} of ${d.drafted}, the server's per-request counts; per cell in summary.json; not an acceptance length)`,
+      `${variant}: ${((d.accepted / d.drafted) * 100).toFixed(1)}% of draft tokens accepted (${d.accepted} ` +
+      `of ${d.drafted}, the server's per-request counts; per cell in summary.json; not an acceptance length)`,
   );
 }

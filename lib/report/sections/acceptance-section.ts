@@ -49,7 +49,9 @@ export const acceptance: ReportSection<Row[]> = {
     const lines = [
       '### Acceptance by draft position',
       '',
-      'The share of verify steps that accepted each draft position; source: `vllm-metrics` (each reply’s `metrics.speculative_decoding`) or `server-metrics` (the per-position counter of its /metrics over the steady window).',
+      'The share of verify steps that accepted each draft position; source: `vllm-metrics` (each reply’s ' +
+        '`metrics.speculative_decoding`) or `server-metrics` (the per-position counter of its /metrics over ' +
+        'the steady window).',
       '',
       `| ${head.join(' | ')} |`,
       `|${head.map(() => '---').join('|')}|`,

@@ -67,7 +67,11 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
     return [
       '## Client self-check',
       '',
-      "Client mean minus the server's own over the steady window (client + network overhead), the network's share (requests that opened a connection, its TCP connect: one round trip, and TLS handshake; each request also waits one round trip for its reply; not measured over xk6-sse, which opens a connection per request and gives no phases), and the time each VU spends between requests: when they are large, the load generator, not the server, set the numbers.",
+      "Client mean minus the server's own over the steady window (client + network overhead), the network's " +
+        'share (requests that opened a connection, its TCP connect: one round trip, and TLS handshake; each ' +
+        'request also waits one round trip for its reply; not measured over xk6-sse, which opens a connection ' +
+        'per request and gives no phases), and the time each VU spends between requests: when they are large, ' +
+        'the load generator, not the server, set the numbers.',
       '',
       mdTable(CLIENT_HEAD, clientRows(runs)),
       '',
@@ -83,7 +87,12 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
     const lines = clientLines(runs);
     return htmlSection(
       'Client self-check',
-      `<p class="legend-note">Client mean minus the server's own over the steady window (client + network overhead), the network's share (requests that opened a connection, its TCP connect: one round trip, and TLS handshake; each request also waits one round trip for its reply; not measured over xk6-sse, which opens a connection per request and gives no phases), and the time each VU spends between requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, not the server, set its numbers.</p>` +
+      `<p class="legend-note">Client mean minus the server's own over the steady window (client + network ` +
+        `overhead), the network's share (requests that opened a connection, its TCP connect: one round trip, ` +
+        `and TLS handshake; each request also waits one round trip for its reply; not measured over xk6-sse, ` +
+        `which opens a connection per request and gives no phases), and the time each VU spends between ` +
+        `requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, ` +
+        `not the server, set its numbers.</p>` +
         `<div class="scroll"><table class="client"><thead><tr>${CLIENT_HEAD.map((h, j) => `<th class="${numeric(j)}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
         (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
     );

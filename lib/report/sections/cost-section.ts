@@ -42,7 +42,9 @@ const deployment = (r: CostRow) => (r.gpuHourCost === null ? '–' : `$${fmt(r.g
 const HEAD = ['cell', 'variant', 'deployment', '$ / 1M output tokens [95% CI]', '$ / 1M input tokens [95% CI]', 'not measured'];
 const cells = (r: CostRow) => [r.cell, r.variant, deployment(r), price(r.output), price(r.input), r.why ?? ''];
 const HOW =
-  'Dollars per million tokens = GPU_HOUR_COST × GPUS ÷ (measured tokens/s × 3600) × 1e6, all of the deployment’s time charged to the kind of token priced; the interval is the throughput’s. Energy is in “Energy per token” (GPU_METRICS_URL).';
+  'Dollars per million tokens = GPU_HOUR_COST × GPUS ÷ (measured tokens/s × 3600) × 1e6, all of the ' +
+  'deployment’s time charged to the kind of token priced; the interval is the throughput’s. Energy is ' +
+  'in “Energy per token” (GPU_METRICS_URL).';
 
 export const cost: ReportSection<CostRow[]> = {
   key: 'cost',

@@ -143,7 +143,10 @@ const mem = (r: EnergyRow) => (r.memoryUsedMiB === null ? '–' : `${fmt(r.memor
 const HEAD = ['cell', 'variant', 'J / output token [95% CI]', 'mean power', 'GPU util', 'memory used', 'GPUs', 'source'];
 const cells = (r: EnergyRow) => [r.cell, r.variant, value(r), power(r), util(r), mem(r), r.gpus === null ? '–' : String(r.gpus), how(r)];
 const HOW =
-  "Joules per output token = the GPUs' energy over the steady slices (the exporter's energy counter difference, summed over its GPUs; power × time where the exporter has no counter) ÷ the output tokens that arrived in those slices (the tokens the throughput counts); the interval is over the per-slice ratios. Without GPU telemetry the energy is not measured.";
+  "Joules per output token = the GPUs' energy over the steady slices (the exporter's energy counter " +
+  'difference, summed over its GPUs; power × time where the exporter has no counter) ÷ the output ' +
+  'tokens that arrived in those slices (the tokens the throughput counts); the interval is over the ' +
+  'per-slice ratios. Without GPU telemetry the energy is not measured.';
 
 export const energy: ReportSection<Energy> = {
   key: 'energy',

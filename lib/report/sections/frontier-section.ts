@@ -44,7 +44,8 @@ function perOf(gpus: Array<[string, number | null]>): string {
 const unitY = (f: Frontier) => `tok/s ${f.per.startsWith('per GPU (') ? 'per GPU' : f.per}`;
 const pt = (p: FrontierPoint, f: Frontier) => `${p.cell} (${fmt(p.x)} tok/s per user, ${fmt(p.y)} ${unitY(f)})`;
 const HOW = (f: Frontier) =>
-  `Interactivity: output tokens/s per user, 1000 ÷ TPOT p50 (ms). Throughput: output tokens/s ${f.per}. A variant's frontier: its runs no other of its runs beats on both.`;
+  `Interactivity: output tokens/s per user, 1000 ÷ TPOT p50 (ms). Throughput: output tokens/s ${f.per}. ` +
+  `A variant's frontier: its runs no other of its runs beats on both.`;
 
 function chart(f: Frontier, colors: Map<string, string>): string {
   const series: Series[] = f.variants.flatMap((v) => {

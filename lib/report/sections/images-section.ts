@@ -83,7 +83,9 @@ const cells = (r: ImagesRow) => [
   r.ttftCostP50Ms === null ? 'not measured' : `${num(r.ttftCostP50Ms)} / ${num(r.ttftCostMeanMs)} ms`,
 ];
 const LEGEND =
-  "No reply says which prompt tokens were images: image tokens per request are the server's mean prompt_tokens with the images minus the same cell's without, and the TTFT cost is the TTFT with minus without.";
+  "No reply says which prompt tokens were images: image tokens per request are the server's mean " +
+  "prompt_tokens with the images minus the same cell's without, and the TTFT cost is the TTFT with " +
+  'minus without.';
 const why = (rows: ImagesRow[]) =>
   rows.flatMap((r) => [
     ...(r.imageTokensWhy ? [`${r.variant} ${r.cellId}: image tokens not measured: ${r.imageTokensWhy}.`] : []),

@@ -15,7 +15,8 @@ const offset = (r: InstanceRow) =>
     : `${ms(r.clock_offset_ms)} ± ${ms(r.bound_ms)}${r.method === 'http-date' ? ' (Date header: coarse)' : ''}`;
 const cells = (r: InstanceRow) => [r.host, r.segment ?? 'whole', offset(r), ms(r.round_trip_ms), ms(r.start_after_lead_ms), String(r.shift_slices)];
 const LEGEND =
-  "Each instance's clock against the server host's (offset = server − local, from the shortest of several exchanges), applied where their per-slice figures are added up.";
+  "Each instance's clock against the server host's (offset = server − local, from the shortest of " +
+  'several exchanges), applied where their per-slice figures are added up.';
 
 export const instances: ReportSection<InstanceRow[]> = {
   key: 'instances',

@@ -127,7 +127,8 @@ export const pooling: ReportSection<PoolingFigures> = {
       .filter((r) => r.dimensions !== null)
       .map(
         (r) =>
-          `${r.scenario}: embeddings of ${r.dimensions?.[0]} and of ${r.dimensions?.[1]} dimensions in one run: the server answered with more than one model or pooling.`,
+          `${r.scenario}: embeddings of ${r.dimensions?.[0]} and of ${r.dimensions?.[1]} dimensions in one run: ` +
+          `the server answered with more than one model or pooling.`,
       );
   },
   text(v) {

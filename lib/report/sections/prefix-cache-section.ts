@@ -40,7 +40,8 @@ export function hitRateOf(server: { hits: number; queries: number } | null, requ
   const why =
     server !== null
       ? "the server's counters looked up no prompt tokens in the steady window, and its replies carry no cached-token counts"
-      : `${probed ? "the server's /metrics has no prefix-cache counters (or was not scraped)" : 'its /metrics was not scraped'} and its replies carry no cached-token counts`;
+      : `${probed ? "the server's /metrics has no prefix-cache counters (or was not scraped)" : 'its /metrics was not scraped'} ` +
+        `and its replies carry no cached-token counts`;
   return { rate: null, source: null, hitTokens: null, queryTokens: null, notMeasured: why };
 }
 

@@ -122,7 +122,8 @@ export const shortReplies: ReportSection<ShortRow[]> = {
       .join('');
     return htmlSection(
       'Replies shorter than asked',
-      `<p class="legend-note">By the server's own count. A run with more than ${pct(SHORT_FLAG_SHARE)} short is flagged: its throughput is over less work than its cell asks.</p>` +
+      `<p class="legend-note">By the server's own count. A run with more than ${pct(SHORT_FLAG_SHARE)} short ` +
+        `is flagged: its throughput is over less work than its cell asks.</p>` +
         `<div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
     );
   },

@@ -41,7 +41,9 @@ const HEAD = ['cell', 'variant', 'valid / judged', 'valid share', 'replies with 
 const cells = (r: StructuredRow) => [r.cell, r.variant, `${r.valid} / ${r.judged}`, share(r), String(r.toolReplies), tokens(r), ttft(r)];
 
 const LEGEND =
-  'A reply is valid when each tool call names a tool sent and its arguments parse as JSON and match the tool’s parameters, or (response_format) its content parses and matches the schema; the schema subset read is in docs/metrics.md. Under TOOL_CHOICE=auto a reply that called nothing is not judged.';
+  'A reply is valid when each tool call names a tool sent and its arguments parse as JSON and match the ' +
+  'tool’s parameters, or (response_format) its content parses and matches the schema; the schema subset ' +
+  'read is in docs/metrics.md. Under TOOL_CHOICE=auto a reply that called nothing is not judged.';
 
 export const structured: ReportSection<StructuredRow[]> = {
   key: 'structured',

@@ -31,7 +31,9 @@ function matrix(v: Versus, cellIds: string[]): { head: string[]; rows: string[][
   return { head, rows };
 }
 
-const LEGEND = `${MARK.faster} faster, ${MARK.slower} slower, ${MARK.same} no significant difference, ${MARK.too_few_samples} too few samples, ${MARK.not_measured} not measured`;
+const LEGEND =
+  `${MARK.faster} faster, ${MARK.slower} slower, ${MARK.same} no significant difference, ${MARK.too_few_samples} ` +
+  `too few samples, ${MARK.not_measured} not measured`;
 
 /** REPEATS: each entry's repeats, the run-to-run spread beside the within-run intervals. */
 function repeatLines(v: Versus): string[] {

@@ -47,7 +47,8 @@ export function intervalChart(rows: IntervalRow[], o: IntervalChartOpts): string
   });
   const xr = X(ref);
   out.push(
-    `<line class="ref" data-v="${ref}" x1="${px(xr)}" y1="${px(box.top - 6)}" x2="${px(xr)}" y2="${px(box.bottom)}" stroke="currentColor" stroke-width="1.5" stroke-opacity="0.7"/>`,
+    `<line class="ref" data-v="${ref}" x1="${px(xr)}" y1="${px(box.top - 6)}" x2="${px(xr)}" y2="${px(box.bottom)}" ` +
+      `stroke="currentColor" stroke-width="1.5" stroke-opacity="0.7"/>`,
   );
   if (o.below) out.push(`<text x="${px(xr - 8)}" y="${px(box.top - 10)}" text-anchor="end" font-style="italic">← ${esc(o.below)}</text>`);
   if (o.above) out.push(`<text x="${px(xr + 8)}" y="${px(box.top - 10)}" font-style="italic">${esc(o.above)} →</text>`);
@@ -61,7 +62,8 @@ export function intervalChart(rows: IntervalRow[], o: IntervalChartOpts): string
     }
     if (finite(r.lo) && finite(r.hi)) {
       out.push(
-        `<path class="whisker" d="M${px(X(r.lo))} ${px(y)}H${px(X(r.hi))}M${px(X(r.lo))} ${px(y - 5)}v10M${px(X(r.hi))} ${px(y - 5)}v10" stroke="${r.color}" stroke-width="2" fill="none"/>`,
+        `<path class="whisker" d="M${px(X(r.lo))} ${px(y)}H${px(X(r.hi))}M${px(X(r.lo))} ${px(y - 5)}v10M${px(X(r.hi))} ` +
+          `${px(y - 5)}v10" stroke="${r.color}" stroke-width="2" fill="none"/>`,
       );
     }
     out.push(`<circle class="pt" data-key="${esc(r.key ?? r.label)}" data-v="${r.value}" cx="${px(X(r.value))}" cy="${px(y)}" r="5" fill="${r.color}"/>`);

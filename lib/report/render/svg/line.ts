@@ -89,7 +89,8 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
     const [a, b] = [Math.max(xScale.domain[0], yScale.domain[0]), Math.min(xScale.domain[1], yScale.domain[1])];
     if (b > a) {
       out.push(
-        `<line class="diagonal" x1="${px(X(a))}" y1="${px(Y(a))}" x2="${px(X(b))}" y2="${px(Y(b))}" stroke="currentColor" stroke-opacity="0.5" stroke-dasharray="${DASH.dot}"/>`,
+        `<line class="diagonal" x1="${px(X(a))}" y1="${px(Y(a))}" x2="${px(X(b))}" y2="${px(Y(b))}" stroke="currentColor" ` +
+          `stroke-opacity="0.5" stroke-dasharray="${DASH.dot}"/>`,
       );
     }
   }
@@ -98,8 +99,10 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
     const x = X(m.x);
     const anchor = x > (box.left + box.right) / 2 ? 'end' : 'start';
     out.push(
-      `<g class="mark" data-x="${m.x}"><line x1="${px(x)}" y1="${px(box.top)}" x2="${px(x)}" y2="${px(box.bottom)}" stroke="#C0392B" stroke-width="1.5" stroke-dasharray="4 3"/>` +
-        `<text x="${px(x + (anchor === 'end' ? -4 : 4))}" y="${px(box.top + 12)}" text-anchor="${anchor}" fill="#C0392B" font-weight="600">${esc(m.label)}</text></g>`,
+      `<g class="mark" data-x="${m.x}"><line x1="${px(x)}" y1="${px(box.top)}" x2="${px(x)}" y2="${px(box.bottom)}" ` +
+        `stroke="#C0392B" stroke-width="1.5" stroke-dasharray="4 3"/>` +
+        (`<text x="${px(x + (anchor === 'end' ? -4 : 4))}" y="${px(box.top + 12)}" text-anchor="${anchor}" fill="#C0392B" ` +
+          `font-weight="600">${esc(m.label)}</text></g>`),
     );
   }
 
@@ -140,7 +143,8 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
       const x = px(X(p.x));
       if (ok(p.lo) && ok(p.hi)) {
         g.push(
-          `<path class="whisker" d="M${x} ${px(Y(p.lo))}V${px(Y(p.hi))}M${px(X(p.x) - 3)} ${px(Y(p.lo))}h6M${px(X(p.x) - 3)} ${px(Y(p.hi))}h6" stroke="${s.color}" stroke-width="1.2" fill="none"/>`,
+          `<path class="whisker" d="M${x} ${px(Y(p.lo))}V${px(Y(p.hi))}M${px(X(p.x) - 3)} ${px(Y(p.lo))}h6M${px(X(p.x) - 3)} ` +
+            `${px(Y(p.hi))}h6" stroke="${s.color}" stroke-width="1.2" fill="none"/>`,
         );
       }
       g.push(
