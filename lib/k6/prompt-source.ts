@@ -47,7 +47,7 @@ export function poolSource(cfg: BenchConfig, pools: PromptPools): PromptSource {
   let slot = 0;
   let sent = 0;
   return {
-    start(_data, _target, _run, s) {
+    start(_data, _variant, _run, s) {
       slot = s;
       sent = 0;
     },
