@@ -25,10 +25,10 @@ const DURATION = arg('duration', '20s');
 
 function dataset(path: string): { items: number; bytes: number } {
   const rng = rngFor(7, 'dataset-k6');
-  const WORDS =
-    'the of model token server request latency batch prompt cache decode draft verify accept length window slice write function prove integral summarise article'.split(
-      ' ',
-    );
+  const WORDS = (
+    'the of model token server request latency batch prompt cache decode draft verify accept length ' +
+    'window slice write function prove integral summarise article'
+  ).split(' ');
   const DOMAINS = ['code', 'math', 'chat', 'summarization'];
   const sentence = (chars: number) => {
     const w: string[] = [];
@@ -111,7 +111,8 @@ async function main() {
   const t = Date.now();
   const ds = dataset(file);
   console.log(
-    `${file}: ${(ds.bytes / 1024 / 1024).toFixed(0)} MB, ${ds.items} prompts of 200–2,000 characters, 4 domains (written in ${((Date.now() - t) / 1000).toFixed(1)} s); k6: ${k6}`,
+    `${file}: ${(ds.bytes / 1024 / 1024).toFixed(0)} MB, ${ds.items} prompts of 200–2,000 characters, 4 domains ` +
+      `(written in ${((Date.now() - t) / 1000).toFixed(1)} s); k6: ${k6}`,
   );
   const sim = await startSim({
     engine: 'sglang',
@@ -157,16 +158,19 @@ async function main() {
   console.log('\nrun                          exit   to setup line   to first run   peak RSS   RSS under load');
   for (const [name, m] of rows)
     console.log(
-      `${name.padEnd(28)} ${String(m.exitCode).padStart(4)} ${s(m.toSetupMs).padStart(15)} ${s(m.toRunMs).padStart(14)} ${mb(m.peakRssMb).padStart(10)} ${mb(m.loadRssMb).padStart(16)}`,
+      `${name.padEnd(28)} ${String(m.exitCode).padStart(4)} ${s(m.toSetupMs).padStart(15)} ${s(m.toRunMs).padStart(14)} ` +
+        `${mb(m.peakRssMb).padStart(10)} ${mb(m.loadRssMb).padStart(16)}`,
     );
   const [one, oneD, many, manyD] = rows.map((r) => r[1]) as [Measure, Measure, Measure, Measure];
   const kb = (x: number) => `${(x * 1024).toFixed(0)} KB`;
   console.log(
-    `\nloading the dataset (setup's line, with − without, 1 VU): ${s((oneD.toSetupMs ?? 0) - (one.toSetupMs ?? 0))}; to the first run with ${VUS} VUs: ${s(manyD.toRunMs)} (without: ${s(many.toRunMs)})` +
+    `\nloading the dataset (setup's line, with − without, 1 VU): ${s((oneD.toSetupMs ?? 0) - (one.toSetupMs ?? 0))}; ` +
+      `to the first run with ${VUS} VUs: ${s(manyD.toRunMs)} (without: ${s(many.toRunMs)})` +
       `\nmemory per VU under load, ${VUS} VUs with the dataset: ${kb(manyD.loadRssMb / VUS)} (all of k6's RSS ÷ VUs), peak ${kb(manyD.peakRssMb / VUS)}; ` +
       `marginal ${kb((manyD.loadRssMb - oneD.loadRssMb) / (VUS - 1))} ((${VUS} VUs − 1 VU) ÷ ${VUS - 1})` +
       `\nwithout the dataset: ${kb(many.loadRssMb / VUS)} per VU; the dataset adds ${kb((manyD.loadRssMb - many.loadRssMb) / VUS)} per VU under load` +
-      `\nthe dataset's transient peak at init: ${mb(oneD.peakRssMb - one.peakRssMb)} (1 VU, with − without); under load with 1 VU it holds ${mb(oneD.loadRssMb - one.loadRssMb)}`,
+      (`\nthe dataset's transient peak at init: ${mb(oneD.peakRssMb - one.peakRssMb)} (1 VU, with − without); ` +
+        `under load with 1 VU it holds ${mb(oneD.loadRssMb - one.loadRssMb)}`),
   );
 }
 

@@ -85,7 +85,8 @@ async function main() {
     );
   const header = 'script          requests   req/s   CPU µs/request   peak RSS MB   KB per VU';
   const row = (name: string, m: Measure, vus: number) =>
-    `${name.padEnd(14)} ${String(m.requests).padStart(9)} ${(m.requests / m.wallSec).toFixed(0).padStart(8)} ${((m.cpuSec / m.requests) * 1e6).toFixed(0).padStart(13)} ${m.peakRssMb.toFixed(0).padStart(12)} ${((m.peakRssMb / vus) * 1024).toFixed(0).padStart(13)}`;
+    `${name.padEnd(14)} ${String(m.requests).padStart(9)} ${(m.requests / m.wallSec).toFixed(0).padStart(8)} ` +
+    `${((m.cpuSec / m.requests) * 1e6).toFixed(0).padStart(13)} ${m.peakRssMb.toFixed(0).padStart(12)} ${((m.peakRssMb / vus) * 1024).toFixed(0).padStart(13)}`;
 
   // 1. Many VUs: does one k6 process hold them, and what does a VU cost in memory?
   {
@@ -100,7 +101,8 @@ async function main() {
     console.log(row('bare k6', bare, VUS));
     console.log(row('k6-llm-bench', ours, VUS));
     console.log(
-      `memory per VU: ${((ours.peakRssMb / VUS) * 1024).toFixed(0)} KB (suite) vs ${((bare.peakRssMb / VUS) * 1024).toFixed(0)} KB (bare), ratio ${(ours.peakRssMb / bare.peakRssMb).toFixed(2)}×`,
+      `memory per VU: ${((ours.peakRssMb / VUS) * 1024).toFixed(0)} KB (suite) vs ${((bare.peakRssMb / VUS) * 1024).toFixed(0)} ` +
+        `KB (bare), ratio ${(ours.peakRssMb / bare.peakRssMb).toFixed(2)}×`,
     );
   }
 
@@ -127,7 +129,8 @@ async function main() {
     ] as Array<[string, Measure]>)
       console.log(row(n, m, vus));
     console.log(
-      `marginal CPU per request: bare ${mb.toFixed(0)} µs, suite ${ms.toFixed(0)} µs: suite ÷ bare = ${(ms / mb).toFixed(2)}× (${((ms / mb - 1) * 100).toFixed(0)}% more)`,
+      `marginal CPU per request: bare ${mb.toFixed(0)} µs, suite ${ms.toFixed(0)} µs: suite ÷ bare = ${(ms / mb).toFixed(2)}× ` +
+        `(${((ms / mb - 1) * 100).toFixed(0)}% more)`,
     );
   }
 }

@@ -158,7 +158,8 @@ async function main(): Promise<void> {
   if (!K6) throw new Error('no k6 binary: pass --k6 PATH (a build with xk6-sse) or set K6_BIN');
   if (spawnSync('perf', ['--version']).status !== 0) throw new Error('perf is not installed (Debian: apt-get install linux-perf)');
   console.log(
-    `k6: ${K6}; ${VUS} VUs, ${DIALECT}, ISL ${ISL}, OSL ${OSL}, simulator time-scale ${TIME_SCALE}; perf at ${FREQ} Hz for ${SECONDS} s after ${WARM_S} s of load`,
+    `k6: ${K6}; ${VUS} VUs, ${DIALECT}, ISL ${ISL}, OSL ${OSL}, simulator time-scale ${TIME_SCALE}; perf ` +
+      `at ${FREQ} Hz for ${SECONDS} s after ${WARM_S} s of load`,
   );
   const profiles: Profile[] = [];
   for (const b of BUNDLES) profiles.push(await profile(b));

@@ -63,5 +63,6 @@ const ms = performance.now() - t0;
 const heap1 = process.memoryUsage().heapUsed;
 console.log(`${N} partials × ${plan.runs.length} runs (${keys.length} summary keys each, ${(bytes / 1e6).toFixed(1)} MB of JSON in all)`);
 console.log(
-  `merge + report: ${ms.toFixed(0)} ms; heap growth ${((heap1 - heap0) / 1e6).toFixed(1)} MB; ${report.runs.length} runs, ${report.comparisons.length} verdicts`,
+  `merge + report: ${ms.toFixed(0)} ms; heap growth ${((heap1 - heap0) / 1e6).toFixed(1)} MB; ${report.runs.length} ` +
+    `runs, ${report.comparisons.length} verdicts`,
 );

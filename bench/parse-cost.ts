@@ -152,10 +152,13 @@ for (const dialect of ['sglang', 'openai', 'openai-chat', 'anthropic', 'response
     const samples = cpuMicros(() => recordRequest({ result, startMs: 0, endMs: 100 + evs.length * 20, events: evs }, window, slo, () => count++));
     void count;
     console.log(
-      `${dialect.padEnd(12)} ${String(n).padStart(6)} ${build.toFixed(1).padStart(7)} ${httpJson.toFixed(1).padStart(11)} ${httpStream.toFixed(1).padStart(13)} ${sse.toFixed(1).padStart(12)} ${samples.toFixed(1).padStart(8)} ${((sse / n) * 1000).toFixed(1).padStart(17)}`,
+      `${dialect.padEnd(12)} ${String(n).padStart(6)} ${build.toFixed(1).padStart(7)} ${httpJson.toFixed(1).padStart(11)} ` +
+        `${httpStream.toFixed(1).padStart(13)} ${sse.toFixed(1).padStart(12)} ${samples.toFixed(1).padStart(8)} ` +
+        `${((sse / n) * 1000).toFixed(1).padStart(17)}`,
     );
   }
 }
 console.log(
-  'SGLang streams repeat the whole text in every event (cumulative): their http(stream) and sse cost grows with the square of the output; --incremental-streaming-output avoids it.',
+  'SGLang streams repeat the whole text in every event (cumulative): their http(stream) and sse cost ' +
+    'grows with the square of the output; --incremental-streaming-output avoids it.',
 );

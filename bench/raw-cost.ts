@@ -122,7 +122,9 @@ async function main(): Promise<void> {
       all.push(f);
       const mb = f.bytes === null ? '-' : (f.bytes / 2 ** 20).toFixed(1);
       console.log(
-        `  ${mode.padEnd(8)} exit ${f.exit}  k6 CPU ${f.cpuSec.toFixed(1)} s over ${f.wallSec.toFixed(0)} s, ${f.events} token events (${((f.cpuSec / f.events) * 1e6).toFixed(1)} µs each), ${f.requests} requests, peak RSS ${f.peakRssMb.toFixed(0)} MB, record ${mb} MB` +
+        `  ${mode.padEnd(8)} exit ${f.exit}  k6 CPU ${f.cpuSec.toFixed(1)} s over ${f.wallSec.toFixed(0)} s, ` +
+          `${f.events} token events (${((f.cpuSec / f.events) * 1e6).toFixed(1)} µs each), ${f.requests} requests, ` +
+          `peak RSS ${f.peakRssMb.toFixed(0)} MB, record ${mb} MB` +
           (f.lines === null ? '' : ` (${f.lines} lines, ${((f.rawBytes as number) / 2 ** 20).toFixed(0)} MB as text)`),
       );
     }
@@ -142,7 +144,8 @@ async function main(): Promise<void> {
       const perHour = median(withBytes.map((f) => ((f.bytes as number) / f.wallSec) * 3600)) / 2 ** 30;
       const ratio = median(withBytes.map((f) => (f.rawBytes as number) / (f.bytes as number)));
       line.push(
-        `record ${perSample.toFixed(1)} bytes per sample, ${perEventBytes.toFixed(0)} bytes per token event, ${perHour.toFixed(2)} GiB per hour at this rate (compression ${ratio.toFixed(1)}:1)`,
+        `record ${perSample.toFixed(1)} bytes per sample, ${perEventBytes.toFixed(0)} bytes per token event, ` +
+          `${perHour.toFixed(2)} GiB per hour at this rate (compression ${ratio.toFixed(1)}:1)`,
       );
     }
     console.log(line.join(', '));

@@ -121,7 +121,9 @@ async function level(concurrency: number): Promise<void> {
   const max = (v: number[]): string => f(v.length ? v.reduce((x, y) => Math.max(x, y), -Infinity) : null);
   console.log(
     [
-      `streams ${concurrency} (machine load average ${loadavg()[0]?.toFixed(1)} on 2 cores): mean running batch ${meanBatch.toFixed(0)}, ${sum.steps} steps in ${windowS.toFixed(1)} s window, ${(reply.results ?? []).length} streams done, ${reply.failures ?? 0} failed, ${unmatched} unmatched`,
+      `streams ${concurrency} (machine load average ${loadavg()[0]?.toFixed(1)} on 2 cores): mean running batch ` +
+        `${meanBatch.toFixed(0)}, ${sum.steps} steps in ${windowS.toFixed(1)} s window, ${(reply.results ?? []).length} ` +
+        `streams done, ${reply.failures ?? 0} failed, ${unmatched} unmatched`,
       `  output tokens/s (ground truth): ${sum.outputTokensPerSec.toFixed(0)}; events/s written: ${(w.count / windowS).toFixed(0)}`,
       `  intake, recorded arrival - client send (ms, all requests): p50 ${f(al.p50)} p99 ${f(al.p99)} max ${max(arrivalLate)}   [n=${al.count}]`,
       `  intake lag the ground truth reports (ms): p50 ${f(ib.p50)} p99 ${f(ib.p99)} max ${max(intakeBound)}; arrivals later than reported: ${unflagged}`,
@@ -130,9 +132,12 @@ async function level(concurrency: number): Promise<void> {
       `  sim write time - scheduled step end (ms):  p50 ${f(w.p50)} p99 ${f(w.p99)}`,
       `  |client inter-event gap - scheduled gap| (ms): p50 ${f(g.p50)} p99 ${f(g.p99)}`,
       `  |client inter-event gap - recorded gap| (ms):  p50 ${f(gr.p50)} p99 ${f(gr.p99)}`,
-      `  sim step lateness, timer fire - scheduled (ms): p50 ${f(l.p50)} p99 ${f(l.p99)}; a step's writes, first to last (ms): p50 ${f(spread.p50)} p99 ${f(spread.p99)}`,
-      `  ground truth flags (threshold ${sum.lagThresholdMs} ms): ${sum.behind} of ${sum.lagMs.count} requests behind, ${sum.stepsBehind} of ${sum.steps} steps behind`,
-      `  sim CPU: ${f(cpuMs, 0)} ms over the window = ${f(sum.outputTokens ? (cpuMs / sum.outputTokens) * 1000 : null, 1)} ms per 1k tokens (${f((cpuMs / (winTo - winFrom)) * 100, 0)}% of a core)`,
+      `  sim step lateness, timer fire - scheduled (ms): p50 ${f(l.p50)} p99 ${f(l.p99)}; a step's writes, ` +
+        `first to last (ms): p50 ${f(spread.p50)} p99 ${f(spread.p99)}`,
+      `  ground truth flags (threshold ${sum.lagThresholdMs} ms): ${sum.behind} of ${sum.lagMs.count} requests ` +
+        `behind, ${sum.stepsBehind} of ${sum.steps} steps behind`,
+      `  sim CPU: ${f(cpuMs, 0)} ms over the window = ${f(sum.outputTokens ? (cpuMs / sum.outputTokens) * 1000 : null, 1)} ` +
+        `ms per 1k tokens (${f((cpuMs / (winTo - winFrom)) * 100, 0)}% of a core)`,
     ].join('\n'),
   );
   await sim.stop();
@@ -140,7 +145,8 @@ async function level(concurrency: number): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(
-    `sim throughput benchmark: vLLM engine, time-scale 1, prompt ${promptTokens} tokens, ${maxTokens / 2}..${(3 * maxTokens) / 2 - 1} output tokens per stream (mean ${maxTokens}), ${seconds} s per level`,
+    `sim throughput benchmark: vLLM engine, time-scale 1, prompt ${promptTokens} tokens, ${maxTokens / 2}..${(3 * maxTokens) / 2 - 1} ` +
+      `output tokens per stream (mean ${maxTokens}), ${seconds} s per level`,
   );
   for (const n of levels) await level(n);
 }

@@ -107,7 +107,8 @@ async function main(): Promise<void> {
     };
     rows.push(row);
     console.log(
-      `${row.min.toFixed(1).padStart(6)} ${row.k6Rss.toFixed(0).padStart(10)} ${row.simRss.toFixed(0).padStart(11)} ${row.k6Cpu.toFixed(0).padStart(9)} ${row.simCpu.toFixed(0).padStart(10)} ${row.rawMb === null ? '     -' : row.rawMb.toFixed(0).padStart(7)}`,
+      `${row.min.toFixed(1).padStart(6)} ${row.k6Rss.toFixed(0).padStart(10)} ${row.simRss.toFixed(0).padStart(11)} ` +
+        `${row.k6Cpu.toFixed(0).padStart(9)} ${row.simCpu.toFixed(0).padStart(10)} ${row.rawMb === null ? '     -' : row.rawMb.toFixed(0).padStart(7)}`,
     );
   };
   const timer = setInterval(sample, INTERVAL_MS);
@@ -144,7 +145,9 @@ async function main(): Promise<void> {
     };
     const r = s.records[0];
     const counted = r.itl_ms?.relative_error === undefined ? 'ITL samples (ITL_SAMPLES=every)' : 'tokens counted in ITL buckets (ITL_SAMPLES=histogram)';
-    summary = `${r.requests_ok} requests ok, ${r.requests_failed} failed, ${r.itl_ms?.count ?? 0} ${counted}, ${r.output_throughput_tokens_per_s?.toFixed(0) ?? '-'} output tokens/s`;
+    summary =
+      `${r.requests_ok} requests ok, ${r.requests_failed} failed, ${r.itl_ms?.count ?? 0} ${counted}, ${r.output_throughput_tokens_per_s?.toFixed(0) ?? '-'} ` +
+      `output tokens/s`;
     // Every percentile the summary kept, and which were read from buckets (the soak's claim is that none is lost).
     const p = (name: string, f: Figures) =>
       f === null ? `${name} not measured` : `${name} p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)}${f.relative_error === undefined ? '' : ' (buckets)'}`;
@@ -158,10 +161,12 @@ async function main(): Promise<void> {
     const first = load[0];
     const last = load[load.length - 1];
     console.log(
-      `k6 RSS ${first.k6Rss.toFixed(0)} → ${last.k6Rss.toFixed(0)} MB, simulator ${first.simRss.toFixed(0)} → ${last.simRss.toFixed(0)} MB (peak ${simPeak.toFixed(0)} MB)`,
+      `k6 RSS ${first.k6Rss.toFixed(0)} → ${last.k6Rss.toFixed(0)} MB, simulator ${first.simRss.toFixed(0)} ` +
+        `→ ${last.simRss.toFixed(0)} MB (peak ${simPeak.toFixed(0)} MB)`,
     );
     console.log(
-      `CPU over the load: k6 ${((last.k6Cpu - first.k6Cpu) / ((last.min - first.min) * 60)).toFixed(2)} cores, simulator ${((last.simCpu - first.simCpu) / ((last.min - first.min) * 60)).toFixed(2)} cores`,
+      `CPU over the load: k6 ${((last.k6Cpu - first.k6Cpu) / ((last.min - first.min) * 60)).toFixed(2)} cores, ` +
+        `simulator ${((last.simCpu - first.simCpu) / ((last.min - first.min) * 60)).toFixed(2)} cores`,
     );
   }
   if (flag('chart') && rows.length >= 2) console.log(memoryChart(rows));

@@ -324,7 +324,8 @@ async function main(): Promise<void> {
   }
   console.log(`k6: ${K6}; bundles: ${BUNDLES.map((b, i) => (BUNDLES.length > 1 ? `${i}=${b}` : b)).join(', ')}`);
   console.log(
-    `simulator in this process, no speculation (one token per event), time-scale ${TIME_SCALE}, ISL ${ISL}, OSL ${OSL}, ${DURATION} per run; 2-core machine shared with other work; load average at start ${f1(loadavg()[0])}`,
+    `simulator in this process, no speculation (one token per event), time-scale ${TIME_SCALE}, ISL ${ISL}, ` +
+      `OSL ${OSL}, ${DURATION} per run; 2-core machine shared with other work; load average at start ${f1(loadavg()[0])}`,
   );
   const runs: RunFigures[] = [];
   for (const vus of VUS) {
@@ -361,7 +362,8 @@ async function main(): Promise<void> {
     for (const bundle of BUNDLES) printCost(await runOnce(MEM_VUS, DIALECTS[0], bundle, 1, DURATION));
   }
   console.log(
-    "\nev/CPUs: token events per CPU-second of k6 (utime+stime); cores: k6 CPU ÷ wall time; RSS MB: peak resident (VmHWM); simCPU: the simulator's cores; mach%: whole-machine busy time; exit: k6 exit code.",
+    '\nev/CPUs: token events per CPU-second of k6 (utime+stime); cores: k6 CPU ÷ wall time; RSS MB: peak ' +
+      "resident (VmHWM); simCPU: the simulator's cores; mach%: whole-machine busy time; exit: k6 exit code.",
   );
 }
 

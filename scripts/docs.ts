@@ -88,10 +88,13 @@ export function servingTable(): string {
 export function dialectsTable(): string {
   const rows = DIALECTS.map(
     (d) =>
-      `| \`${d.name}\` | \`POST ${d.path}\` (${d.api}) | ${cell(d.docs.prompt)} | ${cell(d.docs.budget)} | ${cell(d.docs.counts)} | ${cell(ADAPTER_NAMING_DOCS[d.adapter ?? 'model'])} | ${cell(d.traits.images?.docs ?? '— (refused with `IMAGES`)')} |`,
+      `| \`${d.name}\` | \`POST ${d.path}\` (${d.api}) | ${cell(d.docs.prompt)} | ${cell(d.docs.budget)} | ` +
+      `${cell(d.docs.counts)} | ${cell(ADAPTER_NAMING_DOCS[d.adapter ?? 'model'])} | ${cell(d.traits.images?.docs ?? '— (refused with `IMAGES`)')} |`,
   );
   const auto =
-    '| `auto` (default) | probes `GET /get_model_info` (SGLang → `sglang`) and `GET /v1/models` (llama.cpp → `llamacpp`; vLLM and other OpenAI-compatible servers → `openai`) in setup and prints the choice | | | | | |';
+    '| `auto` (default) | probes `GET /get_model_info` (SGLang → `sglang`) and `GET /v1/models` ' +
+    '(llama.cpp → `llamacpp`; vLLM and other OpenAI-compatible servers → `openai`) in setup and prints ' +
+    'the choice | | | | | |';
   return [
     '| `DIALECT` | route | prompt | output budget | token counts from | LoRA adapter (`ADAPTERS`) | images (`IMAGES`) |',
     '|---|---|---|---|---|---|---|',

@@ -50,7 +50,10 @@ export interface FaultCase {
   sees: string;
 }
 
-/** Each cell of the matrix runs this small load: a few seconds, a deadline much shorter than the graceful stop, so a VU held past its deadline shows in the run time. */
+/**
+ * Each cell of the matrix runs this small load: a few seconds, a deadline much shorter than the graceful stop,
+ * so a VU held past its deadline shows in the run time.
+ */
 export const MATRIX_ENV = {
   ISL: '32',
   OSL: '24',

@@ -37,7 +37,8 @@ export function mergeFiles(paths: string[], outDir?: string, now = new Date()): 
   const cfg = loadConfig(spec, { ...merged.variables, RUN_ID: merged.runId }, now);
   const report = buildReport(spec, cfg, planOf(spec.load, cfg, merged.data.setup_data?.trace ?? null), merged.data, { now });
   report.warnings.unshift(
-    `merged from ${merged.instances} instances' partial results: percentiles within 0.5 % of rank (0.1 % from p99) of the pooled samples; counts and sums exact.`,
+    `merged from ${merged.instances} instances' partial results: percentiles within 0.5 % of rank (0.1 % ` +
+      `from p99) of the pooled samples; counts and sums exact.`,
   );
   const dir = outDir ?? dirname(paths[0]);
   const base = join(dir, report.runId);

@@ -148,7 +148,8 @@ export async function reportFromRecord(paths: string | string[], o: ReportOption
   const benchmark = o.benchmark ?? meta?.benchmark;
   if (!benchmark)
     throw new RawRecordError(
-      `${path}: the record names no benchmark and there is no ${basename(sidecarPath(path))} next to it: give --benchmark NAME and the variables the test was given`,
+      `${path}: the record names no benchmark and there is no ${basename(sidecarPath(path))} next to it: give ` +
+        `--benchmark NAME and the variables the test was given`,
     );
   const spec = BENCHMARKS[benchmark];
   if (!spec) throw new RawRecordError(`unknown benchmark '${benchmark}' (expected one of ${Object.keys(BENCHMARKS).join(', ')})`);
@@ -195,7 +196,8 @@ if (require.main === module) {
   }
   if (paths.length === 0) {
     console.error(
-      'usage: npm run report -- [--out DIR] [--force] [--benchmark NAME] <run>.raw.json.gz …  (the raw record npm start writes, or k6 run --out json=<file>; several: the instances of one test)',
+      'usage: npm run report -- [--out DIR] [--force] [--benchmark NAME] <run>.raw.json.gz …  (the raw ' +
+        'record npm start writes, or k6 run --out json=<file>; several: the instances of one test)',
     );
     process.exit(2);
   }

@@ -139,7 +139,10 @@ function prepare(): { args: StartArgs; k6: string; info: ReturnType<typeof k6Inf
   return { args, k6, info };
 }
 
-/** One simulator per variant slot of the benchmark, with the engine and profile its stand-in names (sim/stand-ins.ts); their URLs go into env. Null, or the exit code. */
+/**
+ * One simulator per variant slot of the benchmark, with the engine and profile its stand-in names
+ * (sim/stand-ins.ts); their URLs go into env. Null, or the exit code.
+ */
 async function startSimulators(benchmark: string, capacity: boolean, env: NodeJS.ProcessEnv, sims: SimHandle[]): Promise<number | null> {
   let slots: readonly VariantSlot[];
   const simulated = capacity ? 'dflash-vs-mtp' : benchmark;

@@ -116,7 +116,11 @@ export const IMITATIONS: Record<EngineName, Imitation> = {
     contextLengthError(c, promptLen, maxNew = 1) {
       if (promptLen >= c) return `The input (${promptLen} tokens) is longer than the model's context length (${c} tokens).`;
       if (promptLen + maxNew > c) {
-        return `Requested token count exceeds the model's maximum context length of ${c} tokens. You requested a total of ${promptLen + maxNew} tokens: ${promptLen} tokens from the input messages and ${maxNew} tokens for the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`;
+        return (
+          `Requested token count exceeds the model's maximum context length of ${c} tokens. You requested a total ` +
+          `of ${promptLen + maxNew} tokens: ${promptLen} tokens from the input messages and ${maxNew} tokens for ` +
+          `the completion. Please reduce the number of tokens in the input messages or the completion to fit within the limit.`
+        );
       }
       return null;
     },
@@ -146,7 +150,9 @@ export const IMITATIONS: Record<EngineName, Imitation> = {
       devModeOnly: false,
       done: {
         status: 200,
-        text: 'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting requests, the operation will not be performed.)\n',
+        text:
+          'Cache flushed.\nPlease check backend logs for more details. (When there are running or waiting ' +
+          'requests, the operation will not be performed.)\n',
       },
       busy: (waiting, running) => ({
         status: 400,
@@ -170,10 +176,16 @@ export const IMITATIONS: Record<EngineName, Imitation> = {
     // vLLM checks the prompt alone when no limit is asked, prompt + limit otherwise.
     contextLengthError(c, promptLen, maxNew) {
       if (maxNew === undefined && promptLen >= c) {
-        return `This model's maximum context length is ${c} tokens. However, you requested ${promptLen} tokens in the messages, Please reduce the length of the messages.`;
+        return (
+          `This model's maximum context length is ${c} tokens. However, you requested ${promptLen} tokens in the ` +
+          `messages, Please reduce the length of the messages.`
+        );
       }
       if (maxNew !== undefined && promptLen + maxNew > c) {
-        return `This model's maximum context length is ${c} tokens. However, you requested ${promptLen + maxNew} tokens (${promptLen} in the messages, ${maxNew} in the completion). Please reduce the length of the messages or completion.`;
+        return (
+          `This model's maximum context length is ${c} tokens. However, you requested ${promptLen + maxNew} tokens ` +
+          `(${promptLen} in the messages, ${maxNew} in the completion). Please reduce the length of the messages or completion.`
+        );
       }
       return null;
     },

@@ -254,7 +254,9 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     kind: 'enum',
     values: ['reasoning_content', 'reasoning', 'think'],
     def: 'reasoning_content',
-    help: 'chat delta field that carries reasoning; think: none, <think>…</think> in the content (a server without a reasoning parser), and no reasoning_tokens in usage',
+    help:
+      'chat delta field that carries reasoning; think: none, <think>…</think> in the content (a server ' +
+      'without a reasoning parser), and no reasoning_tokens in usage',
   },
   { key: 'spec', flag: 'spec', kind: 'enum', values: ['none', 'mtp', 'dflash', 'ddtree'], def: 'none', help: 'speculative decoding mode' },
   {
@@ -307,14 +309,19 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     flag: 'spec-accept-by-domain',
     kind: 'string',
     def: '',
-    help: "mean acceptance length per prompt domain, e.g. code=6,math=5,chat=2 (a prompt's domain is its first '[domain: NAME]' marker); other prompts use --spec-accept-length",
+    help:
+      "mean acceptance length per prompt domain, e.g. code=6,math=5,chat=2 (a prompt's domain is its first " +
+      "'[domain: NAME]' marker); other prompts use --spec-accept-length",
   },
   {
     key: 'loraAdapters',
     flag: 'lora-adapters',
     kind: 'string',
     def: '',
-    help: "LoRA adapters served beside the base model, e.g. sql,chat: listed in /v1/models (vLLM, SGLang) and /lora-adapters, named by `model` on the OpenAI routes and `lora_path` on /generate; an unknown one gets the engine's error",
+    help:
+      'LoRA adapters served beside the base model, e.g. sql,chat: listed in /v1/models (vLLM, SGLang) and ' +
+      '/lora-adapters, named by `model` on the OpenAI routes and `lora_path` on /generate; an unknown one ' +
+      "gets the engine's error",
   },
   {
     key: 'maxLoras',
@@ -340,7 +347,10 @@ const SIM_SPECS: OptionSpec<keyof Omit<SimOptions, 'faults'>>[] = [
     kind: 'enum',
     values: ['off', 'summary', 'detailed'],
     def: 'off',
-    help: "as vLLM's flag: each OpenAI reply (streamed: its final usage chunk) carries metrics.speculative_decoding with this request's verify steps, accepted and drafted tokens and acceptance_histogram (detailed adds per_step_accepted); off by default, as in vLLM",
+    help:
+      "as vLLM's flag: each OpenAI reply (streamed: its final usage chunk) carries " +
+      "metrics.speculative_decoding with this request's verify steps, accepted and drafted tokens and " +
+      'acceptance_histogram (detailed adds per_step_accepted); off by default, as in vLLM',
   },
   {
     key: 'apiKey',
@@ -500,7 +510,8 @@ function finish(o: SimOptions): SimOptions {
     if (o.specDraftMs === 0) o.specDraftMs = d.draftMs;
     if (o.specAcceptLength < 1 || o.specAcceptLength > o.specDraftTokens + 1) {
       throw new OptionError(
-        `--spec-accept-length: value ${o.specAcceptLength} is out of range for --spec ${o.spec} with ${o.specDraftTokens} draft tokens; allowed: 1 to ${o.specDraftTokens + 1}`,
+        `--spec-accept-length: value ${o.specAcceptLength} is out of range for --spec ${o.spec} with ${o.specDraftTokens} ` +
+          `draft tokens; allowed: 1 to ${o.specDraftTokens + 1}`,
       );
     }
   }
@@ -516,7 +527,8 @@ function finish(o: SimOptions): SimOptions {
     for (const [d, al] of perDomain) {
       if (al < 1 || al > o.specDraftTokens + 1) {
         throw new OptionError(
-          `--spec-accept-by-domain: ${d}=${al} is out of range for --spec ${o.spec} with ${o.specDraftTokens} draft tokens; allowed: 1 to ${o.specDraftTokens + 1}`,
+          `--spec-accept-by-domain: ${d}=${al} is out of range for --spec ${o.spec} with ${o.specDraftTokens} draft ` +
+            `tokens; allowed: 1 to ${o.specDraftTokens + 1}`,
         );
       }
     }

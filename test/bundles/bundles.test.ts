@@ -274,11 +274,14 @@ test('no bundle declares a function at its top level: k6 makes each such functio
 
 test('wrapped() keeps the imports first and the export list last, and refuses a layout it does not know', () => {
   const src =
-    'import http from "k6/http";\nimport exec from "k6/execution";\nfunction f() { return http; }\nconst o = { a: 1 };\nexport { f as default, o as options, f };\n';
+    'import http from "k6/http";\nimport exec from "k6/execution";\nfunction f() { return http; }\nconst ' +
+    'o = { a: 1 };\nexport { f as default, o as options, f };\n';
   const out = wrapped(src, 'x.js');
   assert.equal(
     out,
-    'import http from "k6/http";\nimport exec from "k6/execution";\nconst { f, o } = (() => {\nfunction f() { return http; }\nconst o = { a: 1 };\nreturn { f, o };\n})();\nexport { f as default, o as options, f };\n',
+    'import http from "k6/http";\nimport exec from "k6/execution";\nconst { f, o } = (() => {\nfunction ' +
+      'f() { return http; }\nconst o = { a: 1 };\nreturn { f, o };\n})();\nexport { f as default, o as ' +
+      'options, f };\n',
   );
   assert.throws(() => wrapped('function f() {}\nexport default f;\n', 'y.js'), /y\.js: no export list at its end/);
 });

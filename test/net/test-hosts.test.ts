@@ -38,7 +38,8 @@ function transfer(env: HostsEnv, bytes: number): { connectMs: number; mbitPerSec
   try {
     const client =
       'import json, socket, time\nts = []\nfor _ in range(10):\n    t = time.perf_counter()\n' +
-      `    c = socket.create_connection(("${env.TEST_HOSTS_SERVER_ADDR}", 7011))\n    ts.append((time.perf_counter() - t) * 1000)\n    c.sendall(b"n"); c.close()\n` +
+      (`    c = socket.create_connection(("${env.TEST_HOSTS_SERVER_ADDR}", 7011))\n    ts.append((time.perf_counter() ` +
+        `- t) * 1000)\n    c.sendall(b"n"); c.close()\n`) +
       `c = socket.create_connection(("${env.TEST_HOSTS_SERVER_ADDR}", 7011))\nc.sendall(b"d")\nt = time.perf_counter()\nn = 0\n` +
       'while True:\n    b = c.recv(65536)\n    if not b: break\n    n += len(b)\n' +
       'ts.sort()\nprint(json.dumps({"connectMs": ts[len(ts) // 2], "mbitPerSec": n * 8 / (time.perf_counter() - t) / 1e6}))';

@@ -371,7 +371,10 @@ function acceptanceChecks(label: string, rec: RecordJson, o: Observed): string {
   assert.equal(rec.draft_acceptance_rate, accepted / drafted, `${label}: draft acceptance rate`);
   assert.equal(sum(o.measured.map((r) => r.draftGenerated)), drafted, `${label}: the log's drafted tokens`);
   assert.equal(sum(o.measured.map((r) => r.draftAccepted)), accepted, `${label}: the log's accepted tokens`);
-  return `${label}: drafted ${drafted}, accepted ${accepted} (rate ${(accepted / drafted).toFixed(3)}) in ${steps} verify steps (acceptance length over the run ${(1 + accepted / steps).toFixed(3)})`;
+  return (
+    `${label}: drafted ${drafted}, accepted ${accepted} (rate ${(accepted / drafted).toFixed(3)}) in ${steps} ` +
+    `verify steps (acceptance length over the run ${(1 + accepted / steps).toFixed(3)})`
+  );
 }
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
@@ -580,7 +583,8 @@ describe('real llama.cpp servers', async () => {
         // Ten requests a cell, slices shorter than a request: no verdict rests on that.
         assert.match(c.verdict, /^(DFlash faster by|MTP faster by|no significant difference|too few samples for a verdict) /);
         notes.push(
-          `requests spec ${a.requests}, plain ${b.requests}; output tokens ${a.output_tokens}/${b.output_tokens}; verdict: ${c.verdict}; run ${(run.wallMs / 1000).toFixed(1)} s`,
+          `requests spec ${a.requests}, plain ${b.requests}; output tokens ${a.output_tokens}/${b.output_tokens}; ` +
+            `verdict: ${c.verdict}; run ${(run.wallMs / 1000).toFixed(1)} s`,
         );
         for (const n of notes) console.log(`# ${runner.name}: ${n}`);
       });

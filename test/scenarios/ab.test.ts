@@ -117,63 +117,67 @@ interface CacheRunJson {
 for (const runner of RUNNERS) {
   describe(`CACHE_RESET on ${runner.name}`, { skip: runner.skip ?? undefined, concurrency: 2 }, () => {
     for (const mode of ['never', 'cell'] as const) {
-      test(`CACHE_RESET=${mode}: the second run ${mode === 'never' ? 'hits the first run’s prompts' : 'starts from an empty cache'} (SGLang /flush_cache, vLLM /reset_prefix_cache)`, async () => {
-        const [sg, vl] = await Promise.all([
-          spawnSim({ engine: 'sglang', timeScale: 4, seed: 31 }),
-          spawnSim({ engine: 'vllm', timeScale: 4, seed: 32, devMode: true }),
-        ]);
-        try {
-          const env = {
-            DFLASH_URL: sg.url,
-            MTP_URL: vl.url,
-            ISL: '64',
-            OSL: '8,16',
-            CONCURRENCY: '1',
-            DURATION: '1s',
-            SLICES: '1',
-            GRACEFUL_STOP: '300ms',
-            REQUEST_TIMEOUT: '2s',
-            WARMUP_REQUESTS: '0',
-            PROMPT_POOL: '256',
-            CACHE_RESET: mode,
-          };
-          const run = await runner.run('dflash-vs-mtp', env, 60_000);
-          assert.equal(run.result.exitCode, 0, explain(run));
-          const pc = (run.summary as unknown as { prefix_cache: { cache_reset: string; runs: CacheRunJson[] } }).prefix_cache;
-          assert.equal(pc.cache_reset, mode);
-          for (const [name, sim] of [
-            ['dflash', sg],
-            ['mtp', vl],
-          ] as const) {
-            const row = (osl: number) => pc.runs.find((r) => r.variant === name && r.cell === `i64_o${osl}_c1`)!;
-            const first = row(8);
-            const second = row(16);
-            const truth = (await (await fetch(`${sim.url}/sim/prefix-cache`)).json()) as { hitTokens: number; queryTokens: number; resets: number };
-            assert.equal(truth.resets, mode === 'cell' ? 2 : 0, `${name}: resets the server made`);
-            for (const r of [first, second]) {
-              assert.equal(r.source, 'server-counters', `${name} ${r.cell}: ${JSON.stringify(r)}`);
-              assert.equal(r.reset.outcome, mode === 'cell' ? 'reset' : null, `${name} ${r.cell}: ${r.reset.text}`);
+      test(
+        `CACHE_RESET=${mode}: the second run ${mode === 'never' ? 'hits the first run’s prompts' : 'starts from an empty cache'} ` +
+          `(SGLang /flush_cache, vLLM /reset_prefix_cache)`,
+        async () => {
+          const [sg, vl] = await Promise.all([
+            spawnSim({ engine: 'sglang', timeScale: 4, seed: 31 }),
+            spawnSim({ engine: 'vllm', timeScale: 4, seed: 32, devMode: true }),
+          ]);
+          try {
+            const env = {
+              DFLASH_URL: sg.url,
+              MTP_URL: vl.url,
+              ISL: '64',
+              OSL: '8,16',
+              CONCURRENCY: '1',
+              DURATION: '1s',
+              SLICES: '1',
+              GRACEFUL_STOP: '300ms',
+              REQUEST_TIMEOUT: '2s',
+              WARMUP_REQUESTS: '0',
+              PROMPT_POOL: '256',
+              CACHE_RESET: mode,
+            };
+            const run = await runner.run('dflash-vs-mtp', env, 60_000);
+            assert.equal(run.result.exitCode, 0, explain(run));
+            const pc = (run.summary as unknown as { prefix_cache: { cache_reset: string; runs: CacheRunJson[] } }).prefix_cache;
+            assert.equal(pc.cache_reset, mode);
+            for (const [name, sim] of [
+              ['dflash', sg],
+              ['mtp', vl],
+            ] as const) {
+              const row = (osl: number) => pc.runs.find((r) => r.variant === name && r.cell === `i64_o${osl}_c1`)!;
+              const first = row(8);
+              const second = row(16);
+              const truth = (await (await fetch(`${sim.url}/sim/prefix-cache`)).json()) as { hitTokens: number; queryTokens: number; resets: number };
+              assert.equal(truth.resets, mode === 'cell' ? 2 : 0, `${name}: resets the server made`);
+              for (const r of [first, second]) {
+                assert.equal(r.source, 'server-counters', `${name} ${r.cell}: ${JSON.stringify(r)}`);
+                assert.equal(r.reset.outcome, mode === 'cell' ? 'reset' : null, `${name} ${r.cell}: ${r.reset.text}`);
+              }
+              assert.ok(first.hit_rate! < 0.05, `${name}: the first run finds nothing cached: ${first.hit_rate}`);
+              // The server's own record of the second run's requests (OSL 16): what its counters say.
+              const reqs = (await sim.requests()).filter((q) => q.maxNewTokens === 16);
+              const own = reqs.reduce((a, q) => a + q.cachedTokens, 0) / reqs.reduce((a, q) => a + q.promptTokens, 0);
+              assert.ok(Math.abs(second.hit_rate! - own) < 0.05, `${name}: second run ${second.hit_rate} vs the server's own ${own}`);
+              if (mode === 'never') assert.ok(second.hit_rate! > 0.9, `${name}: the second run hits the first's prompts: ${second.hit_rate}`);
+              else assert.ok(second.hit_rate! < 0.05, `${name}: after the reset the second run finds nothing: ${second.hit_rate}`);
+              assert.ok(second.hit_tokens! <= truth.hitTokens, 'no more hits than the server made');
             }
-            assert.ok(first.hit_rate! < 0.05, `${name}: the first run finds nothing cached: ${first.hit_rate}`);
-            // The server's own record of the second run's requests (OSL 16): what its counters say.
-            const reqs = (await sim.requests()).filter((q) => q.maxNewTokens === 16);
-            const own = reqs.reduce((a, q) => a + q.cachedTokens, 0) / reqs.reduce((a, q) => a + q.promptTokens, 0);
-            assert.ok(Math.abs(second.hit_rate! - own) < 0.05, `${name}: second run ${second.hit_rate} vs the server's own ${own}`);
-            if (mode === 'never') assert.ok(second.hit_rate! > 0.9, `${name}: the second run hits the first's prompts: ${second.hit_rate}`);
-            else assert.ok(second.hit_rate! < 0.05, `${name}: after the reset the second run finds nothing: ${second.hit_rate}`);
-            assert.ok(second.hit_tokens! <= truth.hitTokens, 'no more hits than the server made');
+            const md = readFileSync(
+              run.result.files.find((f) => f.endsWith('.report.md'))!,
+              'utf8',
+            );
+            assert.match(md, /## Prefix cache/);
+            assert.match(md, new RegExp(`CACHE_RESET=${mode}`));
+            assert.match(run.result.stdout + run.result.stderr, /Prefix cache \(CACHE_RESET=/);
+          } finally {
+            await Promise.all([sg.stop(), vl.stop()]);
           }
-          const md = readFileSync(
-            run.result.files.find((f) => f.endsWith('.report.md'))!,
-            'utf8',
-          );
-          assert.match(md, /## Prefix cache/);
-          assert.match(md, new RegExp(`CACHE_RESET=${mode}`));
-          assert.match(run.result.stdout + run.result.stderr, /Prefix cache \(CACHE_RESET=/);
-        } finally {
-          await Promise.all([sg.stop(), vl.stop()]);
-        }
-      });
+        },
+      );
     }
   });
 }

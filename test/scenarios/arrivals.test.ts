@@ -77,7 +77,9 @@ for (const runner of RUNNERS) {
         const late = arrivals.map((a, i) => a.at - (start + schedule[i]));
         const charged = arrivals.map((a, i) => Math.max(0, a.at - a.intake - (start + schedule[i])));
         console.log(
-          `# ${schedule.length} arrivals, schedule CV² ${cv2.toFixed(2)}; arrival − due by the server p50 ${quantile(charged, 0.5).toFixed(1)} ms, max ${Math.max(...charged).toFixed(1)} ms; client lag p50 ${lag.p50.toFixed(1)} ms, p99 ${lag.p99.toFixed(1)} ms, faithful ${rec.trace.faithful}`,
+          `# ${schedule.length} arrivals, schedule CV² ${cv2.toFixed(2)}; arrival − due by the server p50 ${quantile(charged, 0.5).toFixed(1)} ` +
+            `ms, max ${Math.max(...charged).toFixed(1)} ms; client lag p50 ${lag.p50.toFixed(1)} ms, p99 ${lag.p99.toFixed(1)} ` +
+            `ms, faithful ${rec.trace.faithful}`,
         );
         assert.ok(Math.min(...late) > -2, `no request arrives before its instant (${Math.min(...late)} ms)`);
         assert.ok(

@@ -66,72 +66,75 @@ for (const runner of RUNNERS) {
     const skip = runner.skip ?? (transport === 'sse' ? runner.sseSkip : null) ?? undefined;
     const bundle = transport === 'sse' ? 'dist/sse/concurrency-ramp.js' : 'dist/concurrency-ramp.js';
     describe(`a raw record on ${runner.name}, ${transport}`, { skip }, () => {
-      test("finished: the rebuilt reports have handleSummary's figures; killed with SIGKILL in cell 3 of 5: cells 1–2 as uninterrupted, cell 3 incomplete", async (t) => {
-        const dir = mkdtempSync(join(tmpdir(), 'durability-'));
-        let sim = await spawnSim({ ...SIM });
-        let full: RecordedRun;
-        try {
-          full = await recordedRun(bin, bundle, 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'full' }, { dir, timeoutMs: 120_000 });
-        } finally {
-          await sim.stop();
-        }
-        assert.equal(full.code, 0, tail(full));
-        assert.ok(full.summary, 'handleSummary wrote summary.json');
-        const rebuiltFull = await reportFromRecord(full.raw, { out: join(dir, 'rebuilt') });
-        assert.equal(rebuiltFull.rebuilt.progress.ending, 'finished');
-        assert.equal(rebuiltFull.settingsFrom, 'record', 'setup wrote the run record');
-        const rebuiltFullJson = JSON.parse(readFileSync(rebuiltFull.files[0], 'utf8')) as Json;
-        assert.deepEqual(fieldDiffs(full.summary, rebuiltFullJson, rebuiltFull.rebuilt.setupRecorded), []);
+      test(
+        "finished: the rebuilt reports have handleSummary's figures; killed with SIGKILL in cell 3 of 5: " + 'cells 1–2 as uninterrupted, cell 3 incomplete',
+        async (t) => {
+          const dir = mkdtempSync(join(tmpdir(), 'durability-'));
+          let sim = await spawnSim({ ...SIM });
+          let full: RecordedRun;
+          try {
+            full = await recordedRun(bin, bundle, 'concurrency-ramp', { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'full' }, { dir, timeoutMs: 120_000 });
+          } finally {
+            await sim.stop();
+          }
+          assert.equal(full.code, 0, tail(full));
+          assert.ok(full.summary, 'handleSummary wrote summary.json');
+          const rebuiltFull = await reportFromRecord(full.raw, { out: join(dir, 'rebuilt') });
+          assert.equal(rebuiltFull.rebuilt.progress.ending, 'finished');
+          assert.equal(rebuiltFull.settingsFrom, 'record', 'setup wrote the run record');
+          const rebuiltFullJson = JSON.parse(readFileSync(rebuiltFull.files[0], 'utf8')) as Json;
+          assert.deepEqual(fieldDiffs(full.summary, rebuiltFullJson, rebuiltFull.rebuilt.setupRecorded), []);
 
-        // The same plan and seed on a fresh simulator, killed 2 s into run 3 (of 4 s).
-        sim = await spawnSim({ ...SIM });
-        let killed: RecordedRun;
-        try {
-          killed = await recordedRun(
-            bin,
-            bundle,
-            'concurrency-ramp',
-            { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'killed' },
-            {
-              dir,
-              timeoutMs: 120_000,
-              kill: { signal: 'SIGKILL', run: 3, afterMs: 2000 },
-            },
-          );
-        } finally {
-          await sim.stop();
-        }
-        assert.equal(killed.signal, 'SIGKILL', tail(killed));
-        assert.equal(killed.summary, null, 'a killed k6 writes no summary');
-        const r = await reportFromRecord(killed.raw, { out: join(dir, 'rebuilt') });
-        assert.equal(r.rebuilt.progress.ending, 'killed');
-        const json = JSON.parse(readFileSync(r.files[0], 'utf8')) as Json;
-        assert.deepEqual(
-          records(json).map((x) => x.run_state),
-          ['complete', 'complete', 'incomplete', 'not run', 'not run'],
-        );
-        for (const cell of [0, 1]) {
-          const d = relativeDiffs(records(full.summary)[cell], records(json)[cell]);
-          t.diagnostic(
-            `cell ${cell + 1}, killed vs uninterrupted: ${Object.entries(d)
-              .map(([f, v]) => `${f} ${(v * 100).toFixed(1)} %`)
-              .join(', ')}`,
-          );
-          for (const [f, v] of Object.entries(d))
-            assert.ok(
-              v <= NOISE[f as keyof typeof NOISE],
-              `cell ${cell + 1} ${f}: ${(v * 100).toFixed(1)} % apart (noise allowed ${NOISE[f as keyof typeof NOISE] * 100} %)`,
+          // The same plan and seed on a fresh simulator, killed 2 s into run 3 (of 4 s).
+          sim = await spawnSim({ ...SIM });
+          let killed: RecordedRun;
+          try {
+            killed = await recordedRun(
+              bin,
+              bundle,
+              'concurrency-ramp',
+              { ...FIVE_CELLS, TARGET_URL: sim.url, RUN_ID: 'killed' },
+              {
+                dir,
+                timeoutMs: 120_000,
+                kill: { signal: 'SIGKILL', run: 3, afterMs: 2000 },
+              },
             );
-          assert.ok((records(json)[cell].requests_ok as number) > 0);
-        }
-        const third = records(json)[2];
-        assert.match((third.notes as string[])[0], /^incomplete: the test stopped \d+\.\d s into this run's 4\.0 s of load/);
-        assert.ok((third.requests_ok as number) > 0, 'the partial cell keeps what it measured');
-        assert.match((json.warnings as string[])[0], /^partial run: the test stopped .* into run 3\/5 .*the record is cut off mid-write/);
-        assert.match(r.text, /partial run/);
-        assert.equal((json.rebuilt_from as Json).ending, 'killed');
-        rmSync(dir, { recursive: true, force: true });
-      });
+          } finally {
+            await sim.stop();
+          }
+          assert.equal(killed.signal, 'SIGKILL', tail(killed));
+          assert.equal(killed.summary, null, 'a killed k6 writes no summary');
+          const r = await reportFromRecord(killed.raw, { out: join(dir, 'rebuilt') });
+          assert.equal(r.rebuilt.progress.ending, 'killed');
+          const json = JSON.parse(readFileSync(r.files[0], 'utf8')) as Json;
+          assert.deepEqual(
+            records(json).map((x) => x.run_state),
+            ['complete', 'complete', 'incomplete', 'not run', 'not run'],
+          );
+          for (const cell of [0, 1]) {
+            const d = relativeDiffs(records(full.summary)[cell], records(json)[cell]);
+            t.diagnostic(
+              `cell ${cell + 1}, killed vs uninterrupted: ${Object.entries(d)
+                .map(([f, v]) => `${f} ${(v * 100).toFixed(1)} %`)
+                .join(', ')}`,
+            );
+            for (const [f, v] of Object.entries(d))
+              assert.ok(
+                v <= NOISE[f as keyof typeof NOISE],
+                `cell ${cell + 1} ${f}: ${(v * 100).toFixed(1)} % apart (noise allowed ${NOISE[f as keyof typeof NOISE] * 100} %)`,
+              );
+            assert.ok((records(json)[cell].requests_ok as number) > 0);
+          }
+          const third = records(json)[2];
+          assert.match((third.notes as string[])[0], /^incomplete: the test stopped \d+\.\d s into this run's 4\.0 s of load/);
+          assert.ok((third.requests_ok as number) > 0, 'the partial cell keeps what it measured');
+          assert.match((json.warnings as string[])[0], /^partial run: the test stopped .* into run 3\/5 .*the record is cut off mid-write/);
+          assert.match(r.text, /partial run/);
+          assert.equal((json.rebuilt_from as Json).ending, 'killed');
+          rmSync(dir, { recursive: true, force: true });
+        },
+      );
     });
   }
 

@@ -216,7 +216,8 @@ async function perRequest(runner: Runner, lv: Level, dialect = 'openai'): Promis
     const intake = records.map((r) => r.intakeLagMs);
     console.log(
       `fidelity, ${lv.streams} streams, DIALECT=${dialect} on ${runner.name}: ${joined.length} requests joined with their records; ` +
-        `${behind} marked behind by the simulator, its lag p50 ${f1(pct(lag, 0.5))} p99 ${f1(pct(lag, 0.99))} ms (intake p50 ${f1(pct(intake, 0.5))} p99 ${f1(pct(intake, 0.99))}); ` +
+        (`${behind} marked behind by the simulator, its lag p50 ${f1(pct(lag, 0.5))} p99 ${f1(pct(lag, 0.99))} ` +
+          `ms (intake p50 ${f1(pct(intake, 0.5))} p99 ${f1(pct(intake, 0.99))}); `) +
         `load average ${loadavg()[0].toFixed(1)}, a task waiting for a CPU ${Number.isNaN(pressure) ? '?' : (pressure * 100).toFixed(0)}% of the time; ` +
         `lowest client − truth (TTFT, e2e) ${f1(lowest)} ms\n` +
         `  all      ${figures(joined)}\n  steady   ${figures(steady)} (arriving ${BURST_MS / 1000} s or more after the first)`,

@@ -106,7 +106,8 @@ for (const rt of RUNNERS) {
           const truthRatio = truthTwo[v].tokensPerSec / truthOne[v].tokensPerSec;
           assert.ok(
             Math.abs(vsSingle / truthRatio - 1) < 0.03,
-            `${v}: merged ${mr.output_throughput_tokens_per_s.toFixed(1)} vs single ${sr.output_throughput_tokens_per_s.toFixed(1)} tok/s (the simulator moved by ${truthRatio.toFixed(3)})`,
+            `${v}: merged ${mr.output_throughput_tokens_per_s.toFixed(1)} vs single ${sr.output_throughput_tokens_per_s.toFixed(1)} ` +
+              `tok/s (the simulator moved by ${truthRatio.toFixed(3)})`,
           );
           // A merged percentile lies within the instances' own (a mixture's quantile always does).
           const lo = Math.min(...parts.map((p) => p.e2e_ms.p50));

@@ -83,7 +83,9 @@ for (const runner of RUNNERS) {
           assert.ok(rs.ttft_answer_ms !== null && rs.ttft_answer_ms.count === rec.requests_ok, 'one answer TTFT per reply');
           const gap = rs.ttft_answer_ms.p50 - trueAnswer;
           console.log(
-            `# ${runner.name}: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ${trueAnswer.toFixed(1)} ms; first reasoning token client ${rs.ttft_reasoning_ms?.p50.toFixed(1)} ms, truth ${trueFirst.toFixed(1)} ms`,
+            `# ${runner.name}: time to first answer token p50 client ${rs.ttft_answer_ms.p50.toFixed(1)} ms, truth ` +
+              `${trueAnswer.toFixed(1)} ms; first reasoning token client ${rs.ttft_reasoning_ms?.p50.toFixed(1)} ms, ` +
+              `truth ${trueFirst.toFixed(1)} ms`,
           );
           assert.ok(gap > -2 && gap < 0.1 * span, `answer TTFT p50 client ${rs.ttft_answer_ms.p50} vs truth ${trueAnswer} (span ${span})`);
           assert.ok(rs.ttft_reasoning_ms !== null && Math.abs(rs.ttft_reasoning_ms.p50 - trueFirst) < 0.1 * span, 'first reasoning token too');

@@ -65,7 +65,8 @@ for (const runner of RUNNERS) {
           const c8Start = truth[0].arrivalMs + (DURATION_S + GRACE_S) * 1000 + RUN_GAP_MS;
           const last = truth[truth.length - 1].arrivalMs - c8Start;
           console.log(
-            `# ${runner.name} ${transport}: saturation seen ${((s.after_ms ?? 0) / 1000).toFixed(1)} s into c=8 (${s.waiting} waiting); last request arrived ${(last / 1000).toFixed(1)} s into it`,
+            `# ${runner.name} ${transport}: saturation seen ${((s.after_ms ?? 0) / 1000).toFixed(1)} s into c=8 (${s.waiting} ` +
+              `waiting); last request arrived ${(last / 1000).toFixed(1)} s into it`,
           );
           assert.ok(last <= SATURATED_WITHIN_MS, `last arrival ${last} ms after the saturated level began`);
           if (transport === 'sse') return;

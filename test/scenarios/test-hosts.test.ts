@@ -215,7 +215,8 @@ function judge(link: Link, rtt: { p50: number; min: number }, transport: string,
     `test hosts, rtt ${link.rttMs} ms (measured ${f1(R)}), loss ${link.lossPct} %, TRANSPORT=${transport}: ${m.e2e.length} requests, ` +
       `${m.connecting.some((c) => c === null) ? 'http_req_connecting not given (a new connection per request)' : `${newConn} on a new connection (http_req_connecting ${q(conn)})`}; ` +
       `link ${lost ? `lost ${lost.lost} of ${lost.packets} packets` : 'netem'}; the report: ${JSON.stringify(m.report)}\n` +
-      `  client − truth − intake lag: TTFT ${q(m.ttft)}, e2e (new connection) ${q(m.e2e.filter((_, i) => fresh[i]))}, e2e (reused) ${q(m.e2e.filter((_, i) => !fresh[i]))}; ` +
+      (`  client − truth − intake lag: TTFT ${q(m.ttft)}, e2e (new connection) ${q(m.e2e.filter((_, i) => fresh[i]))}, ` +
+        `e2e (reused) ${q(m.e2e.filter((_, i) => !fresh[i]))}; `) +
       `ITL − truth ${q(m.itlErr)} (truth p50 ${m.itlTruth.length ? f1(pct(m.itlTruth, 0.5)) : '-'}), longest ITL over the truth's ${q(m.stall)}`,
   );
   const near = (what: string, values: number[], expected: number) => {

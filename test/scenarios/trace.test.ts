@@ -138,7 +138,8 @@ function checkSharing(rows: SynthRow[], matched: Array<RequestRecord | null>, va
     }
   }
   console.log(
-    `# ${variant}: ${sharing} requests share blocks with a finished earlier one; ${cachedAsShared} had all of it cached; ${overCached} cached more than the trace shares`,
+    `# ${variant}: ${sharing} requests share blocks with a finished earlier one; ${cachedAsShared} had all ` +
+      `of it cached; ${overCached} cached more than the trace shares`,
   );
   assert.equal(freshCached, 0, 'a prompt that shares nothing caches nothing');
   assert.equal(overCached, 0, 'nothing is cached beyond what the trace shares');
@@ -188,7 +189,10 @@ async function judgeReplay(
   const client = rec.trace.schedule_lag_ms as NonNullable<TraceRecord['trace']>['schedule_lag_ms'] & object;
   assert.equal(client.count, rows.length, 'a schedule lag per request');
   console.log(
-    `# ${label}: arrival − due by the server's record p50 ${p50.toFixed(1)} ms, p95 ${quantile(lag, 0.95).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...lag).toFixed(1)} ms (as the simulator read them: p99 ${quantile(rawLag, 0.99).toFixed(1)} ms, earliest ${Math.min(...rawLag).toFixed(1)} ms); the client's lag p50 ${client.p50.toFixed(1)} ms, p99 ${client.p99.toFixed(1)} ms`,
+    `# ${label}: arrival − due by the server's record p50 ${p50.toFixed(1)} ms, p95 ${quantile(lag, 0.95).toFixed(1)} ` +
+      `ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...lag).toFixed(1)} ms (as the simulator read them: p99 ` +
+      `${quantile(rawLag, 0.99).toFixed(1)} ms, earliest ${Math.min(...rawLag).toFixed(1)} ms); the client's ` +
+      `lag p50 ${client.p50.toFixed(1)} ms, p99 ${client.p99.toFixed(1)} ms`,
   );
   assert.ok(Math.min(...rawLag) > -2, `no request arrives before its instant (${Math.min(...rawLag)} ms)`);
   // Half within TRACE_MAX_LAG by the server's record: a schedule off by a constant fails here.

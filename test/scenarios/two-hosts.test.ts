@@ -82,7 +82,8 @@ async function twoHosts(runner: Runner, rttMs: number, transport: 'http' | 'sse'
       const m = JSON.parse(readFileSync(join(cwd, 'two.summary.json'), 'utf8')) as Merged;
       const recorded = sim.requests().filter((r) => r.maxNewTokens === OSL && r.finishMs !== null && r.errorClass === null).length;
       console.log(
-        `two hosts, rtt ${rttMs} ms, TRANSPORT=${transport}: ${m.records[0].requests} requests merged, ${recorded} recorded by the simulator; instances ${JSON.stringify(m.instances)}`,
+        `two hosts, rtt ${rttMs} ms, TRANSPORT=${transport}: ${m.records[0].requests} requests merged, ${recorded} ` +
+          `recorded by the simulator; instances ${JSON.stringify(m.instances)}`,
       );
       assert.equal(m.records[0].requests_failed, 0);
       assert.equal(m.records[0].requests, recorded, "the merged run's requests are the simulator's record");

@@ -183,7 +183,8 @@ test('--prometheus: the remote-write failures k6 logs are counted, lines split a
   const stream = new PassThrough();
   watch.follow(stream);
   const fail = (t: string) =>
-    `time="${t}" level=error msg="Failed to send the time series data to the endpoint" error="HTTP POST request failed: connection refused" output="Prometheus remote write"\n`;
+    `time="${t}" level=error msg="Failed to send the time series data to the endpoint" error="HTTP POST request ` +
+    `failed: connection refused" output="Prometheus remote write"\n`;
   const text = 'time="2026-01-01T00:00:00Z" level=info msg="▶ run 1/2" source=console\n' + fail('2026-01-01T00:00:05Z') + fail('2026-01-01T00:00:10Z');
   // Cut mid-line, as a pipe may deliver it; stderr still reaches the terminal (silenced here).
   const write = process.stderr.write;

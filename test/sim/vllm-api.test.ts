@@ -134,7 +134,8 @@ test('vllm errors: unknown model 404, context length 400, stream_options without
   assert.equal(c.status, 400);
   assert.equal(
     json<{ error: { message: string } }>(c).error.message,
-    "This model's maximum context length is 50 tokens. However, you requested 60 tokens (40 in the messages, 20 in the completion). Please reduce the length of the messages or completion.",
+    "This model's maximum context length is 50 tokens. However, you requested 60 tokens (40 in the " +
+      'messages, 20 in the completion). Please reduce the length of the messages or completion.',
   );
   const so = await request(s.url, '/v1/completions', { body: { prompt: 'x', stream_options: { include_usage: true } } });
   assert.equal(so.status, 400);

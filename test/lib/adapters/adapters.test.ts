@@ -16,7 +16,11 @@ import { adapterReport } from '../../../lib/report/figures/adapter-figures';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 import { engineById, type EngineProfile } from '../../../lib/engines/index';
 
-const PROFILES = { vllm: engineById('vllm') as EngineProfile, sglang: engineById('sglang') as EngineProfile, llamacpp: engineById('llamacpp') as EngineProfile };
+const PROFILES = {
+  vllm: engineById('vllm') as EngineProfile,
+  sglang: engineById('sglang') as EngineProfile,
+  llamacpp: engineById('llamacpp') as EngineProfile,
+};
 
 describe('ADAPTERS', () => {
   test('name:weight lists, a weight left out is 1, empty is none', () => {
@@ -131,7 +135,8 @@ describe('the preflight: each adapter loaded', () => {
     assert.ok('error' in r);
     assert.equal(
       r.error,
-      'target: ADAPTERS names nope, which the server has not loaded (GET /v1/models lists: base-model, sql, chat); load it on the server or remove it from ADAPTERS (`base` is the base model).',
+      'target: ADAPTERS names nope, which the server has not loaded (GET /v1/models lists: base-model, sql, ' +
+        'chat); load it on the server or remove it from ADAPTERS (`base` is the base model).',
     );
   });
   test('llama.cpp: GET /lora-adapters, by file name (with or without .gguf) or id; its ids kept, and its own naming on every route', () => {

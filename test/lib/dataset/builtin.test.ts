@@ -82,7 +82,8 @@ test('DATASET=builtin and builtin:DOMAINS; unknown domains and other values are 
     (e: Error) =>
       e instanceof ConfigError &&
       e.message ===
-        "DATASET='builtin:poetry' is not valid: expected builtin, or builtin:DOMAINS with DOMAINS a comma-separated list of code, math, chat, summarization; 'poetry' is not one.",
+        "DATASET='builtin:poetry' is not valid: expected builtin, or builtin:DOMAINS with DOMAINS a " +
+          "comma-separated list of code, math, chat, summarization; 'poetry' is not one.",
   );
   assert.throws(() => builtinDataset('builtin:'), /DATASET='builtin:' is not valid: expected builtin, or builtin:DOMAINS/);
   assert.throws(() => builtinDataset('data.jsonl', 'PROMPTS'), /^ConfigError: PROMPTS='data.jsonl' is not valid/);

@@ -76,15 +76,19 @@ test('context overflow at any status and in every wording is context_length', ()
     [400, '{"error":{"code":400,"message":"the context window is full","type":"invalid_request_error"}}'],
     [
       400,
-      '{"error":{"code":400,"message":"request (8212 tokens) exceeds the available context size (4096 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":8212,"n_ctx":4096}}',
+      '{"error":{"code":400,"message":"request (8212 tokens) exceeds the available context size (4096 ' +
+        'tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":8212,"n_ctx":4096}}',
     ],
     [
       422,
-      '{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 512 `max_new_tokens`","error_type":"validation"}',
+      '{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 ' +
+        '`inputs` tokens and 512 `max_new_tokens`","error_type":"validation"}',
     ],
     [
       400,
-      '{"object":"error","message":"This model\'s maximum context length is 32768 tokens. However, you requested 33000 tokens (32744 in the messages, 256 in the completion).","type":"BadRequestError","param":null,"code":400}',
+      '{"object":"error","message":"This model\'s maximum context length is 32768 tokens. However, you ' +
+        'requested 33000 tokens (32744 in the messages, 256 in the ' +
+        'completion).","type":"BadRequestError","param":null,"code":400}',
     ],
   ];
   for (const [status, text] of cases) assert.equal(body('openai', status, text).error?.class, 'context_length', text);

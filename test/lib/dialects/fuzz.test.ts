@@ -142,7 +142,9 @@ const ERROR_EVENTS = [
 ];
 /** Marks an error only the dialect whose API words it so reads as one (see apiError). */
 const API_MARK = 'fuzz-api-error';
-const HTML = `<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+const HTML =
+  `<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad ` +
+  `Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
 const COUNT_RE =
   /"(completion_tokens|prompt_tokens|tokens_predicted|tokens_evaluated|cached_tokens|output_tokens|input_tokens|cache_read_input_tokens|cache_creation_input_tokens|reasoning_tokens)":\s*(-?\d+(?:\.\d+)?)/g;
 /** The completion counts among them: the bound on what a reader may report. */
@@ -779,7 +781,8 @@ test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mu
         [
           `${v.property}: ${replay}, ${c.reply.name} read as ${d}${c.input.think ? ' with THINK_TAGS' : ''}, mutation ${c.mutation}`,
           `  ${s.violation.detail.replace(/\n/g, '\n  ')}`,
-          `  smallest input: status ${s.input.status}, ${s.input.contentType}, reads ending at ${JSON.stringify(s.input.cuts)}, batches ${JSON.stringify(s.input.batches)}:`,
+          `  smallest input: status ${s.input.status}, ${s.input.contentType}, reads ending at ${JSON.stringify(s.input.cuts)}, ` +
+            `batches ${JSON.stringify(s.input.batches)}:`,
           `  ${JSON.stringify(s.input.body.toString('utf8'))}`,
         ].join('\n'),
       );

@@ -22,7 +22,8 @@ test('a negative count is no count: not reported, not a negative event', () => {
   const json = (dialect: DialectName, body: string) => createDialect(dialect, CTX).parseBody(200, body, 'application/json');
   const chat = json(
     'openai-chat',
-    '{"choices":[{"index":0,"message":{"role":"assistant","content":" a b"},"finish_reason":"length"}],"usage":{"completion_tokens":-16,"prompt_tokens":-5,"prompt_tokens_details":{"cached_tokens":-1}}}',
+    '{"choices":[{"index":0,"message":{"role":"assistant","content":" a ' +
+      'b"},"finish_reason":"length"}],"usage":{"completion_tokens":-16,"prompt_tokens":-5,"prompt_tokens_details":{"cached_tokens":-1}}}',
   );
   assert.deepEqual([chat.ok, chat.completionTokens, chat.promptTokens, chat.cachedTokens], [true, null, null, null]);
   const native = json('llamacpp', '{"content":" a","stop":true,"stop_type":"limit","tokens_predicted":-16,"tokens_evaluated":8}');
@@ -82,7 +83,8 @@ test("events after [DONE] are not the reply's, read whole as over sse", () => {
 test('an `error:` line cut off before its blank line is still the error, read whole as over sse', () => {
   // llama.cpp before late 2025, the connection closed after the error line's newline.
   const cut =
-    'error: {"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"invalid_request_error"}\n';
+    'error: {"code":400,"message":"the request exceeds the available context size. try increasing the ' +
+    'context size or enable context shift","type":"invalid_request_error"}\n';
   for (const body of [cut, `data: {"content":" a","stop":false,"tokens_predicted":1}\n\n${cut}`]) {
     for (const [p, r] of everyPath('llamacpp', body)) assert.equal(r.error?.class, 'context_length', p);
   }

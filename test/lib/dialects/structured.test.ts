@@ -95,7 +95,8 @@ describe('request bodies', () => {
     const why = structuredRefusal(TOOLS, DIALECT_TRAITS, 'sglang', 'DIALECT');
     assert.equal(
       why,
-      "DIALECT=sglang cannot carry tools (TOOLS, RESPONSE_FORMAT or the dataset's rows ask for it): use openai-chat (tools and response_format), anthropic (tools), responses (tools and response_format).",
+      "DIALECT=sglang cannot carry tools (TOOLS, RESPONSE_FORMAT or the dataset's rows ask for it): use " +
+        'openai-chat (tools and response_format), anthropic (tools), responses (tools and response_format).',
       'the dialects that can, from the table',
     );
     assert.match(structuredRefusal({ responseFormat: { type: 'json_object' } }, DIALECT_TRAITS, 'anthropic', 'B_DIALECT') ?? '', /response_format/);
@@ -394,7 +395,8 @@ describe('TOOLS, TOOL_CHOICE, RESPONSE_FORMAT, RESPONSE_SCHEMA', () => {
 
 // llama-server b11669 with --jinja (test/fixtures/corpus/capture-llamacpp-tools.sh, Hermes-style
 // template): its grammar under tool_choice required lets content come before the first <tool_call>,
-// which the generated model never writes, so the replies are plain content; response_format is grammar-constrained JSON, cut at max_tokens 24. What the suite makes
+// which the generated model never writes, so the replies are plain content; response_format is
+// grammar-constrained JSON, cut at max_tokens 24. What the suite makes
 // of each: no tool calls read, the judgement the brief asks (invalid under required and for JSON cut
 // short, not judged under auto), and one token event per chunk summing to the server's usage.
 describe('real llama.cpp replies to tools and response_format (corpus)', () => {

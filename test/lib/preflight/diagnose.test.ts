@@ -116,7 +116,8 @@ test('ISL_SPREAD: the longest prompt follows the pool length rule, and the messa
   assert.equal(contextError(longest, 32, 1184), null);
   assert.equal(
     contextError(longest, 32, 1024),
-    "the longest prompt (ISL 960 with ISL_SPREAD=0.2: 1152 tokens) + OSL 32 = 1184 tokens exceeds the model's context length of 1024: lower ISL, ISL_SPREAD or OSL.",
+    'the longest prompt (ISL 960 with ISL_SPREAD=0.2: 1152 tokens) + OSL 32 = 1184 tokens exceeds the ' +
+      "model's context length of 1024: lower ISL, ISL_SPREAD or OSL.",
   );
   assert.equal(contextError(longestPrompt([960], 64, 0), 32, 1024), null);
 });
@@ -240,6 +241,8 @@ test('a layer probed beside a check that answered hangs: a warning naming it, no
   assert.equal(hungLayerWarning(check, [tr('openai-chat', 'POST /v1/chat/completions', 'error')], engineById('vllm')), null);
   assert.equal(
     hungLayerWarning(check, [tr('openai-chat', 'POST /v1/chat/completions', 'timeout')], engineById('vllm')),
-    'POST /v1/chat/completions produced no token in 10 s while POST /v1/completions answers: the chat layer (chat template) is stuck, not the engine. This run speaks POST /v1/completions and is not affected; preflight waited for the other route.',
+    'POST /v1/chat/completions produced no token in 10 s while POST /v1/completions answers: the chat ' +
+      'layer (chat template) is stuck, not the engine. This run speaks POST /v1/completions and is not ' +
+      'affected; preflight waited for the other route.',
   );
 });

@@ -174,7 +174,9 @@ test('the OpenAI layer hangs but the run speaks the native route: it passes, wit
   const r = preflightVariant(port, c, c.variants[0]);
   assert.equal(r.info.dialect, 'sglang');
   assert.deepEqual(r.warnings, [
-    'target: POST /v1/chat/completions produced no token in 2 s while POST /generate answers: the OpenAI layer (tokenizer manager, chat template) is stuck, not the engine. This run speaks POST /generate and is not affected; preflight waited for the other route.',
+    'target: POST /v1/chat/completions produced no token in 2 s while POST /generate answers: the OpenAI ' +
+      'layer (tokenizer manager, chat template) is stuck, not the engine. This run speaks POST /generate ' +
+      'and is not affected; preflight waited for the other route.',
   ]);
   assert.ok(port.clock >= 2000 && port.clock < 1.5 * 2000, `one PREFLIGHT_TIMEOUT (${port.clock} ms)`);
 });

@@ -121,31 +121,35 @@ test('where a run stopped: complete runs, the run in flight, runs not run; how t
   assert.equal(progressAt(plan, 28_000, 'stopped').ending, 'finished');
 });
 
-test('a killed record rebuilt: finished runs whole, the run in flight marked with throughput over its whole slices, later runs not run, the knee from complete runs', () => {
-  const { spec, cfg, plan } = rampPlan();
-  const full = rebuild({ rec: recordUpTo(plan, 40_000), closed: true }, spec, cfg, null, new Date(T0));
-  const cut = rebuild({ rec: recordUpTo(plan, 15_600), closed: false }, spec, cfg, null, new Date(T0));
-  assert.equal(full.progress.ending, 'finished');
-  assert.equal(cut.progress.ending, 'killed');
-  for (const i of [0, 1]) {
-    assert.deepEqual(cut.report.runs[i], full.report.runs[i], `run ${i + 1} as in the finished record`);
-  }
-  const r3 = cut.report.runs[2];
-  assert.match(r3.notes[0], /^incomplete: the test stopped 3\.6 s into this run's 4\.0 s of load; .*over the 1 steady slice\(s\) measured whole/);
-  // Slice 1 (1–2 s) is whole; its 10 requests of 32 tokens in 1 s.
-  assert.equal(r3.throughput, 320);
-  assert.deepEqual(r3.window, { fromMs: 1000, toMs: 2000, method: 'steady-slices' });
-  assert.equal(r3.requestRate, 10);
-  assert.match(cut.report.runs[3].notes[0], /^not run/);
-  assert.match(cut.report.warnings[0], /^partial run: the test stopped 15\.6 s/);
-  assert.match(cut.report.notMeasured[0], /^partial run/);
-  assert.doesNotMatch(cut.report.knee?.text ?? '', /c=3/);
-  // Without setup's data in the record: the dialect from the samples, the engine unknown, the run id from the testid tag.
-  assert.equal(cut.report.variants[0].dialect, 'sglang');
-  assert.match(cut.report.variants[0].engineLabel, /unknown/);
-  assert.equal(cut.report.runId, 'r1');
-  assert.equal(cut.data.metrics[subKey('success', plan.runs[0].scenario)].values.passes, 40);
-});
+test(
+  'a killed record rebuilt: finished runs whole, the run in flight marked with throughput over its ' +
+    'whole slices, later runs not run, the knee from complete runs',
+  () => {
+    const { spec, cfg, plan } = rampPlan();
+    const full = rebuild({ rec: recordUpTo(plan, 40_000), closed: true }, spec, cfg, null, new Date(T0));
+    const cut = rebuild({ rec: recordUpTo(plan, 15_600), closed: false }, spec, cfg, null, new Date(T0));
+    assert.equal(full.progress.ending, 'finished');
+    assert.equal(cut.progress.ending, 'killed');
+    for (const i of [0, 1]) {
+      assert.deepEqual(cut.report.runs[i], full.report.runs[i], `run ${i + 1} as in the finished record`);
+    }
+    const r3 = cut.report.runs[2];
+    assert.match(r3.notes[0], /^incomplete: the test stopped 3\.6 s into this run's 4\.0 s of load; .*over the 1 steady slice\(s\) measured whole/);
+    // Slice 1 (1–2 s) is whole; its 10 requests of 32 tokens in 1 s.
+    assert.equal(r3.throughput, 320);
+    assert.deepEqual(r3.window, { fromMs: 1000, toMs: 2000, method: 'steady-slices' });
+    assert.equal(r3.requestRate, 10);
+    assert.match(cut.report.runs[3].notes[0], /^not run/);
+    assert.match(cut.report.warnings[0], /^partial run: the test stopped 15\.6 s/);
+    assert.match(cut.report.notMeasured[0], /^partial run/);
+    assert.doesNotMatch(cut.report.knee?.text ?? '', /c=3/);
+    // Without setup's data in the record: the dialect from the samples, the engine unknown, the run id from the testid tag.
+    assert.equal(cut.report.variants[0].dialect, 'sglang');
+    assert.match(cut.report.variants[0].engineLabel, /unknown/);
+    assert.equal(cut.report.runId, 'r1');
+    assert.equal(cut.data.metrics[subKey('success', plan.runs[0].scenario)].values.passes, 40);
+  },
+);
 
 test('a record of other settings is refused with the reason', () => {
   const { plan } = rampPlan();
@@ -160,8 +164,10 @@ test("remote-write loss from k6's log lines (logfmt and json)", () => {
   const log = [
     'time="2026-12-03T07:00:34Z" level=info msg="▶ run 2/3: target i128_o32_c2" source=console',
     'time="2026-12-03T07:00:35Z" level=error msg="Failed to send the time series data to the endpoint" error="HTTP POST request failed: Post \\"http://127.0.0.1:1/api/v1/write\\": dial tcp 127.0.0.1:1: connect: connection refused" output="Prometheus remote write"',
-    '{"error":"connect: connection refused","level":"error","msg":"Failed to send the time series data to the endpoint","output":"Prometheus remote write","time":"2026-12-03T07:00:40Z"}',
-    'time="2026-12-03T07:00:41Z" level=warning msg="Successful flushed time series to remote write endpoint but it took 6s while flush period is 5s. Some samples may be dropped." nts=10',
+    '{"error":"connect: connection refused","level":"error","msg":"Failed to send the time series data to ' +
+      'the endpoint","output":"Prometheus remote write","time":"2026-12-03T07:00:40Z"}',
+    'time="2026-12-03T07:00:41Z" level=warning msg="Successful flushed time series to remote write ' +
+      'endpoint but it took 6s while flush period is 5s. Some samples may be dropped." nts=10',
   ].join('\n');
   const loss = remoteWriteLoss(log);
   assert.equal(loss.failed, 2);
@@ -173,25 +179,31 @@ test("remote-write loss from k6's log lines (logfmt and json)", () => {
   assert.equal(lossSentence(remoteWriteLoss('all fine'), 5000, 1000), null);
 });
 
-test("handleSummary after a graceful stop: the report marked from setup's stamp and the clock; a finished run untouched; REQUESTS mode by the requests sent", () => {
-  const { spec, cfg, plan } = rampPlan();
-  const stopped = rebuild({ rec: recordUpTo(plan, 14_500), closed: true }, spec, cfg, null, new Date(T0));
-  const data = { ...stopped.data, setup_data: { ...stopped.data.setup_data, runsStartMs: T0 } };
-  assert.equal(buildReport(spec, cfg, plan, data, { now: new Date(T0) }).warnings.length, 0);
-  const report = buildReport(spec, cfg, plan, data, { now: new Date(T0), progress: stoppedProgress(plan, data, T0 + 14_600) });
-  assert.match(report.warnings[0], /^partial run: the test stopped 14\.6 s into the test's 30\.0 s of runs, 2\.6 s into run 3\/5 .*k6 stopped the test early/);
-  assert.match(report.runs[2].notes[0], /^incomplete/);
-  const done = buildReport(spec, cfg, plan, data, { now: new Date(T0), progress: stoppedProgress(plan, data, T0 + 29_000) });
-  assert.equal(done.warnings.length, 0);
-  // Without the stamp (setup did not run writeRunRecord), nothing is marked.
-  assert.equal(stoppedProgress(plan, stopped.data, T0 + 14_600), null);
-  // REQUESTS mode: runs 1–2 sent their 40 requests well before their time was up.
-  const req = rampPlan({ REQUESTS: '40' });
-  assert.deepEqual(
-    progressAt(req.plan, 14_500, 'stopped', (run) => run.startMs < 12_000).runs.map((r) => r.state),
-    ['complete', 'complete', 'incomplete', 'not run', 'not run'],
-  );
-});
+test(
+  "handleSummary after a graceful stop: the report marked from setup's stamp and the clock; a finished " + 'run untouched; REQUESTS mode by the requests sent',
+  () => {
+    const { spec, cfg, plan } = rampPlan();
+    const stopped = rebuild({ rec: recordUpTo(plan, 14_500), closed: true }, spec, cfg, null, new Date(T0));
+    const data = { ...stopped.data, setup_data: { ...stopped.data.setup_data, runsStartMs: T0 } };
+    assert.equal(buildReport(spec, cfg, plan, data, { now: new Date(T0) }).warnings.length, 0);
+    const report = buildReport(spec, cfg, plan, data, { now: new Date(T0), progress: stoppedProgress(plan, data, T0 + 14_600) });
+    assert.match(
+      report.warnings[0],
+      /^partial run: the test stopped 14\.6 s into the test's 30\.0 s of runs, 2\.6 s into run 3\/5 .*k6 stopped the test early/,
+    );
+    assert.match(report.runs[2].notes[0], /^incomplete/);
+    const done = buildReport(spec, cfg, plan, data, { now: new Date(T0), progress: stoppedProgress(plan, data, T0 + 29_000) });
+    assert.equal(done.warnings.length, 0);
+    // Without the stamp (setup did not run writeRunRecord), nothing is marked.
+    assert.equal(stoppedProgress(plan, stopped.data, T0 + 14_600), null);
+    // REQUESTS mode: runs 1–2 sent their 40 requests well before their time was up.
+    const req = rampPlan({ REQUESTS: '40' });
+    assert.deepEqual(
+      progressAt(req.plan, 14_500, 'stopped', (run) => run.startMs < 12_000).runs.map((r) => r.state),
+      ['complete', 'complete', 'incomplete', 'not run', 'not run'],
+    );
+  },
+);
 
 test('killed after the last run (in the summary): ending killed, nothing marked partial', () => {
   const { spec, cfg, plan } = rampPlan();

@@ -209,23 +209,27 @@ describe("chunk template on the simulator's streams", () => {
     },
   ];
   for (const c of cases) {
-    test(`${c.sim} ${c.path} as ${c.dialect}${c.body.stream_options ? ' with usage per chunk' : ''}: three streams, the later ones from the first one's skeleton`, async () => {
-      const cache: TemplateCache = { skeletons: [] };
-      for (let k = 0; k < 3; k++) {
-        // Other prompt lengths, so that the constants of the layout (prompt_tokens) differ.
-        const body = structuredClone(c.body);
-        if (Array.isArray(body.prompt)) body.prompt = prompt.slice(0, 32 - 3 * k);
-        if (Array.isArray(body.input_ids)) body.input_ids = prompt.slice(0, 32 - 3 * k);
-        const r = await request(sims[c.sim].url, c.path, { body });
-        assert.equal(r.status, 200);
-        const data = r.events.map((e) => e.data);
-        const templated = compare(c.dialect, data, `${c.sim} ${c.path} stream ${k + 1}`, cache);
-        assert.ok(
-          templated >= c.minTemplated + (k > 0 && c.minTemplated > 20 ? 1 : 0),
-          `stream ${k + 1}: ${templated} of ${data.length} events read by a template`,
-        );
-      }
-    });
+    test(
+      `${c.sim} ${c.path} as ${c.dialect}${c.body.stream_options ? ' with usage per chunk' : ''}: three streams, ` +
+        `the later ones from the first one's skeleton`,
+      async () => {
+        const cache: TemplateCache = { skeletons: [] };
+        for (let k = 0; k < 3; k++) {
+          // Other prompt lengths, so that the constants of the layout (prompt_tokens) differ.
+          const body = structuredClone(c.body);
+          if (Array.isArray(body.prompt)) body.prompt = prompt.slice(0, 32 - 3 * k);
+          if (Array.isArray(body.input_ids)) body.input_ids = prompt.slice(0, 32 - 3 * k);
+          const r = await request(sims[c.sim].url, c.path, { body });
+          assert.equal(r.status, 200);
+          const data = r.events.map((e) => e.data);
+          const templated = compare(c.dialect, data, `${c.sim} ${c.path} stream ${k + 1}`, cache);
+          assert.ok(
+            templated >= c.minTemplated + (k > 0 && c.minTemplated > 20 ? 1 : 0),
+            `stream ${k + 1}: ${templated} of ${data.length} events read by a template`,
+          );
+        }
+      },
+    );
   }
 });
 

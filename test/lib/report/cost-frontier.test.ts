@@ -133,7 +133,9 @@ test('frontier: points per GPU against tok/s per user, each variant its frontier
   assert.deepEqual(d.frontier, ['i128_o64_c8', 'i128_o64_c1']);
   // Per GPU: dflash ~50 at 100, ~200 at 40; mtp ~150 at 50, ~600 at 25.
   const sentence =
-    'Up to 25.0 tok/s per user, mtp leads; above 25.0 and up to 40.0 tok/s per user, dflash leads; above 40.0 and up to 50.0 tok/s per user, mtp leads; above 50.0 and up to 100 tok/s per user, only dflash reaches it.';
+    'Up to 25.0 tok/s per user, mtp leads; above 25.0 and up to 40.0 tok/s per user, dflash leads; above ' +
+    '40.0 and up to 50.0 tok/s per user, mtp leads; above 50.0 and up to 100 tok/s per user, only dflash ' +
+    'reaches it.';
   assert.equal(j.dominance, sentence);
   const text = renderText(r, []);
   assert.match(text, /\nThroughput–interactivity frontier \(x: output tok\/s per user = 1000 \/ TPOT p50 ms; y: output tok\/s per GPU\):\n/);

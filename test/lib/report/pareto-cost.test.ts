@@ -60,7 +60,8 @@ test('dominance: who gives the most throughput at each interactivity, merged, ti
   ]);
   assert.equal(
     dominanceSentence(segs, 'tok/s per user', String),
-    'up to 30 tok/s per user, mtp leads; above 30 and up to 40 tok/s per user, dflash leads; above 40 and up to 50 tok/s per user, mtp leads; above 50 and up to 100 tok/s per user, only dflash reaches it.',
+    'up to 30 tok/s per user, mtp leads; above 30 and up to 40 tok/s per user, dflash leads; above 40 and ' +
+      'up to 50 tok/s per user, mtp leads; above 50 and up to 100 tok/s per user, only dflash reaches it.',
   );
   assert.deepEqual(dominance([a, { variant: 'x', frontier: a.frontier }])[0].leaders, ['dflash', 'x']);
 });

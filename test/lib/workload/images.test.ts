@@ -141,7 +141,8 @@ test('IMAGES is refused where images have no place, with one message naming the 
       (e: unknown) =>
         e instanceof ConfigError &&
         e.message ===
-          `IMAGES: DIALECT=${d}, whose requests cannot carry images (a bare prompt or token ids); only openai-chat, anthropic, responses can: set one of them, or IMAGES=0.`,
+          `IMAGES: DIALECT=${d}, whose requests cannot carry images (a bare prompt or token ids); only openai-chat, ` +
+            `anthropic, responses can: set one of them, or IMAGES=0.`,
       d,
     );
   }
