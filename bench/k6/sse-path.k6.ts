@@ -41,7 +41,7 @@ const replaySse = {
 (globalThis as Record<string, unknown>).__non_webpack_require__ = () => replaySse;
 
 const dialect = createDialect(dialectName, { dialectVar: 'DIALECT', modelVar: 'MODEL', model: 'm' });
-const target = {
+const variant = {
   variant: 'A',
   url: 'http://replay',
   dialect,
@@ -79,7 +79,7 @@ function replayOnly(): void {
 
 let last: Outcome | null = null;
 function request(): void {
-  const o = send(target, wire, 60_000);
+  const o = send(variant, wire, 60_000);
   if (!o.result.ok) throw new Error(`the replayed stream did not read as a success: ${o.result.error?.message}`);
   recordRequest(o, window, slo, add);
   last = o;
