@@ -48,7 +48,8 @@ const data = [];
 exports.options = { scenarios: { s: { executor: 'constant-vus', vus: ${s.vus}, duration: '${s.duration}', gracefulStop: '60s' } } };
 exports.default = function () {
   let n = 0;
-  sse.open(__ENV.TARGET_URL + '${path}', { method: 'POST', body: body, headers: { 'Content-Type': 'application/json' }, timeout: '60s' }, function (client) {
+  sse.open(__ENV.TARGET_URL + '${path}', { method: 'POST', body: body, headers: { 'Content-Type': 'application/json' }, timeout: '60s' }, ` +
+      `function (client) {
     ${
       s.stamp
         ? "client.on('event', function (e) { const t = now(); const d = e.name === 'error' ? 'error' : e.data; at[n] = t; data[n++] = d; if (d === '[DONE]') client.close(); });"

@@ -40,9 +40,12 @@ function bareScript(dir: string, url: string, vus: number, duration: string): st
     file,
     `const http = require('k6/http');
 const prompts = ${JSON.stringify(pool)};
-const bodies = prompts.map((p) => '{"input_ids":' + p + ',"sampling_params":{"max_new_tokens":${OSL},"temperature":0,"ignore_eos":true},"stream":false}');
-exports.options = { scenarios: { s: { executor: 'constant-vus', vus: ${vus}, duration: '${duration}', gracefulStop: '30s' } }, summaryTrendStats: ['avg'] };
-exports.default = function () { http.post('${url}/generate', bodies[(__VU * 7 + __ITER) % 64], { headers: { 'Content-Type': 'application/json' }, timeout: 30000 }); };
+const bodies = prompts.map((p) => '{"input_ids":' + p + ',"sampling_params":{"max_new_tokens":${OSL},"temperature":0,"ignore_eos":true},` +
+      `"stream":false}');
+exports.options = { scenarios: { s: { executor: 'constant-vus', vus: ${vus}, duration: '${duration}', gracefulStop: '30s' } }, ` +
+      `summaryTrendStats: ['avg'] };
+exports.default = function () { http.post('${url}/generate', bodies[(__VU * 7 + __ITER) % 64], { headers: { 'Content-Type': ` +
+      `'application/json' }, timeout: 30000 }); };
 exports.handleSummary = function (d) { return { stdout: 'REQUESTS ' + d.metrics.http_reqs.values.count + '\\n' }; };
 `,
   );

@@ -95,9 +95,12 @@ async function main(): Promise<void> {
     kvCapacity: 100_000_000,
     recordLimit: 1_000_000,
   });
-  const header = `parity: ${TOOLS.join(', ')} against the simulator (vLLM profile, time-scale 1, ${sim.url}); /v1/completions streamed, ISL ${ISL}, OSL ${OSL} forced (ignore_eos), closed loop at ${LOADS.join(', ')} concurrent requests, ${DURATION} s each${CLIENT_NICE ? `, clients at nice ${CLIENT_NICE}` : ''}; ${cpus().length} CPUs, load average ${loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ')} at the start`;
+  const header =
+    `parity: ${TOOLS.join(', ')} against the simulator (vLLM profile, time-scale 1, ${sim.url}); /v1/completions streamed, ISL ` +
+    `${ISL}, OSL ${OSL} forced (ignore_eos), closed loop at ${LOADS.join(', ')} concurrent requests, ${DURATION} s each` +
+    `${CLIENT_NICE ? `, clients at nice ${CLIENT_NICE}` : ''}; ${cpus().length} CPUs, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} at the start`;
   console.log(header);
   const rows: Row[] = [];
   const lines: string[][] = [];

@@ -82,7 +82,8 @@ async function main(): Promise<void> {
   const k6Args = ['run', '-q', '--address', '', ...(RAW ? ['--out', `json=${raw}`] : []), ...K6_ARGS, bundle];
   const [cmd, argv] = NICE > 0 ? ['nice', ['-n', String(NICE), K6, ...k6Args]] : [K6, k6Args];
   console.log(
-    `soak: ${VUS} sse streams for ${MINUTES} min against the simulator (time-scale ${TIME_SCALE}, record limit ${RECORD_LIMIT}), raw record ${RAW ? 'on' : 'off'}${K6_ARGS.length ? `, k6 ${K6_ARGS.join(' ')}` : ''}; k6 ${K6}`,
+    `soak: ${VUS} sse streams for ${MINUTES} min against the simulator (time-scale ${TIME_SCALE}, record limit ${RECORD_LIMIT}), raw record ` +
+      `${RAW ? 'on' : 'off'}${K6_ARGS.length ? `, k6 ${K6_ARGS.join(' ')}` : ''}; k6 ${K6}`,
   );
   console.log(`files in ${dir}`);
   const child = spawn(cmd, argv, { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -151,7 +152,9 @@ async function main(): Promise<void> {
     // Every percentile the summary kept, and which were read from buckets (the soak's claim is that none is lost).
     const p = (name: string, f: Figures) =>
       f === null ? `${name} not measured` : `${name} p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)}${f.relative_error === undefined ? '' : ' (buckets)'}`;
-    summary += `\n${[p('e2e ms', r.e2e_ms), p('TTFT ms', r.ttft_ms), p('ITL ms', r.itl_ms), p('TPOT ms', r.tpot_ms), p('tokens/s per request', r.request_output_rate_tokens_per_s)].join('; ')}`;
+    summary +=
+      `\n` +
+      `${[p('e2e ms', r.e2e_ms), p('TTFT ms', r.ttft_ms), p('ITL ms', r.itl_ms), p('TPOT ms', r.tpot_ms), p('tokens/s per request', r.request_output_rate_tokens_per_s)].join('; ')}`;
   } catch {
     summary = 'no summary.json';
   }

@@ -112,7 +112,8 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
   mkdirSync(p.stepsDir, { recursive: true });
   const { s } = p;
   log(
-    `capacity: ${s.loop.name} loop over ${s.loop.unit}, variants ${p.slots.map((x) => x.variant).join(', ')}, SLOs ${s.criteria.map((c) => `${c.variable}`).join(', ')}; step runs in ${p.stepsDir}`,
+    `capacity: ${s.loop.name} loop over ${s.loop.unit}, variants ${p.slots.map((x) => x.variant).join(', ')}, SLOs ` +
+      `${s.criteria.map((c) => `${c.variable}`).join(', ')}; step runs in ${p.stepsDir}`,
   );
   const stepOverheadMs = 5000;
   const extra = o.prometheus ? ['-o', 'experimental-prometheus-rw', '--tag', `testid=${p.runId}`] : [];
@@ -126,7 +127,9 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
     if ((exitCode !== 0 && exitCode !== 99) || !existsSync(file)) {
       const tail = output.trim().split('\n').slice(-6).join('\n    ');
       return {
-        error: `k6 run ${stepRunId} at ${req.load} ${s.loop.short} exited ${exitCode}${existsSync(file) ? '' : ' without a partial result'}${tail ? `:\n    ${tail}` : ''}`,
+        error:
+          `k6 run ${stepRunId} at ${req.load} ${s.loop.short} exited ${exitCode}${existsSync(file) ? '' : ' without a partial result'}` +
+          `${tail ? `:\n    ${tail}` : ''}`,
       };
     }
     try {

@@ -65,7 +65,8 @@ export function runCompare(args: string[], env: Record<string, string | undefine
   }
   if (paths.length !== 2)
     return fail(
-      `${paths.length === 0 ? 'no summaries given' : paths.length === 1 ? 'one summary given, two needed' : `${paths.length} files given, two needed`}. ${USAGE}`,
+      `${paths.length === 0 ? 'no summaries given' : paths.length === 1 ? 'one summary given, two needed' : `${paths.length} files given, two needed`}` +
+        `. ${USAGE}`,
     );
   try {
     const tolerance = toleranceRaw ? parseTolerance(toleranceRaw.raw, toleranceRaw.name) : DEFAULT_TOLERANCE;

@@ -62,7 +62,10 @@ export function enginesTable(): string {
     const probes = (e.probes ?? []).map((p) => `\`GET ${p.route}\``).join(', ');
     const metrics = e.metrics ? `\`${e.metrics.prefix}*\`${e.metrics.specDrafts ? ' (with speculative counters)' : ''}` : 'not read';
     const tokenize = e.tokenize ? `\`POST ${e.tokenize.path}\`` : 'none (estimate)';
-    return `| ${e.label} | \`${e.id}\` | ${probes || '—'} | \`${e.dialect}\` (offers ${e.offered.map((d) => `\`${d}\``).join(', ')}) | ${metrics} | ${tokenize} | ${cell(e.checked)} |`;
+    return (
+      `| ${e.label} | \`${e.id}\` | ${probes || '—'} | \`${e.dialect}\` (offers ${e.offered.map((d) => `\`${d}\``).join(', ')}) | ` +
+      `${metrics} | ${tokenize} | ${cell(e.checked)} |`
+    );
   });
   return ['| server | id | extra probes | DIALECT=auto | /metrics | tokenize | checked against |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }

@@ -239,7 +239,8 @@ async function main(): Promise<number> {
     const { code, signal } = await exited;
     if (stopping && state !== 'timeout') return 0; // Ctrl-C during startup
     console.error(
-      `prom: prometheus ${state === 'timeout' ? 'was not ready after 120 s' : `exited (${signal ?? `code ${code}`}) before it was ready`}; last lines of ${logPath}:\n${logTail(logPath)}`,
+      `prom: prometheus ${state === 'timeout' ? 'was not ready after 120 s' : `exited (${signal ?? `code ${code}`}) before it was ready`}; ` +
+        `last lines of ${logPath}:\n${logTail(logPath)}`,
     );
     return 1;
   }

@@ -175,7 +175,9 @@ export async function reportFromRecord(paths: string | string[], o: ReportOption
   const files = rebuiltFiles(rebuilt, all.join(', '), base);
   for (const [f, body] of Object.entries(files)) writeFileSync(f, body);
   const from = settingsFrom === 'record' ? 'the record' : settingsFrom === 'sidecar' ? basename(sidecarPath(path)) : 'this environment';
-  const head = `Rebuilt from the raw record${all.length > 1 ? `s ${all.join(', ')}` : ` ${path}`} (settings from ${from}${rebuilt.setupRecorded ? '' : "; setup data not recorded: variants' engines unknown"}).\n`;
+  const head =
+    `Rebuilt from the raw record${all.length > 1 ? `s ${all.join(', ')}` : ` ${path}`} (settings from ${from}` +
+    `${rebuilt.setupRecorded ? '' : "; setup data not recorded: variants' engines unknown"}).\n`;
   return { rebuilt, files: Object.keys(files), text: head + renderText(rebuilt.report, Object.keys(files)), settingsFrom };
 }
 

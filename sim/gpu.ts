@@ -160,7 +160,8 @@ function family(name: string, help: string, type: 'gauge' | 'counter', gpus: Gpu
 export function dcgmPage(m: GpuMeter, seed: number, kvUsedTokens: number, x = nowMs()): string {
   const ids = identities(m.o.gpus, seed);
   const labels = (g: GpuIdentity) =>
-    `gpu="${g.index}",UUID="${g.uuid}",pci_bus_id="00000000:${(0x18 + g.index * 0x10).toString(16).toUpperCase()}:00.0",device="nvidia${g.index}",modelName="${MODEL_NAME}",Hostname="${HOSTNAME}"`;
+    `gpu="${g.index}",UUID="${g.uuid}",pci_bus_id="00000000:${(0x18 + g.index * 0x10).toString(16).toUpperCase()}:00.0",device="nvidia` +
+    `${g.index}",modelName="${MODEL_NAME}",Hostname="${HOSTNAME}"`;
   const util = m.utilization(x);
   return [
     ...family('DCGM_FI_DEV_GPU_UTIL', 'GPU utilization (in %).', 'gauge', { ids, labels }, () => String(Math.round(util))),

@@ -52,7 +52,10 @@ export function energyLine(s: CapacitySettings, r: CapacityReport): string | nul
     const e = t.energy;
     if (e.jPerToken === null) return `${display(t.variant)}: not measured (${e.notMeasured})`;
     const ci = e.ci ? ` [${jt(e.ci.lo)}, ${jt(e.ci.hi)}]` : '';
-    return `${display(t.variant)}: ${jt(e.jPerToken)}${ci} J/token at ${num(s, e.load as number)} ${s.loop.short}${t.capacity.atLeast !== null ? ' (capacity at least that)' : ''}`;
+    return (
+      `${display(t.variant)}: ${jt(e.jPerToken)}${ci} J/token at ${num(s, e.load as number)} ${s.loop.short}` +
+      `${t.capacity.atLeast !== null ? ' (capacity at least that)' : ''}`
+    );
   });
   return (
     `Energy per output token at SLO capacity (${sloText(s.criteria)}; the GPUs' joules over the capacity ` +
@@ -154,7 +157,10 @@ export function costLine(s: CapacitySettings, r: CapacityReport): string | null 
     const p = c.usdPerMillionOutputTokens;
     if (p === null) return `${display(t.variant)}: not measured (${c.notMeasured})`;
     const ci = p.ci ? ` [${fmt(p.ci.lo, 2)}, ${fmt(p.ci.hi, 2)}]` : '';
-    return `${display(t.variant)}: ${usd(p.value)}${ci} / Mtok at ${num(s, c.load as number)} ${s.loop.short}${c.capacityAtLeast ? ' (capacity at least that: the cost at capacity at most this)' : ''}`;
+    return (
+      `${display(t.variant)}: ${usd(p.value)}${ci} / Mtok at ${num(s, c.load as number)} ${s.loop.short}` +
+      `${c.capacityAtLeast ? ' (capacity at least that: the cost at capacity at most this)' : ''}`
+    );
   });
   return (
     `Dollars per million output tokens at SLO capacity (${sloText(s.criteria)}; GPU_HOUR_COST × GPUS ÷ the ` +

@@ -53,23 +53,29 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
   const verdicts = r.variants
     .map(
       (t) =>
-        `<li><b>${esc(display(t.variant))}</b>: ${esc(capacityText(s, t.capacity))}${t.capacity.limitedBy ? `, limited by ${esc(label(t.capacity.limitedBy))}` : ''}` +
-        `${t.goodputAtCapacity === null ? '' : ` · goodput ${esc(fmt(t.goodputAtCapacity, 2))} req/s`} · ${t.points.length} loads, ${t.runs} k6 runs<br><span class="ci">${esc(t.stop ? t.stop.reason : 'not finished')}</span></li>`,
+        `<li><b>${esc(display(t.variant))}</b>: ${esc(capacityText(s, t.capacity))}` +
+        `${t.capacity.limitedBy ? `, limited by ${esc(label(t.capacity.limitedBy))}` : ''}` +
+        (`${t.goodputAtCapacity === null ? '' : ` · goodput ${esc(fmt(t.goodputAtCapacity, 2))} req/s`} · ${t.points.length} loads, ${t.runs} ` +
+          `k6 runs<br><span class="ci">${esc(t.stop ? t.stop.reason : 'not finished')}</span></li>`),
     )
     .join('');
   const broke = r.variants
     .flatMap((t) =>
       t.capacity.criteria.map(
         (c) =>
-          `<li>${esc(display(t.variant))}: ${esc(label(c.key))} ${c.brokeAt === null ? 'held at every load measured' : `first broke at ${esc(fmt(c.brokeAt, s.loop.integer ? 0 : 2))} ${esc(s.loop.short)} (step ${c.brokeStep})`}</li>`,
+          `<li>${esc(display(t.variant))}: ${esc(label(c.key))} ` +
+          `${c.brokeAt === null ? 'held at every load measured' : `first broke at ${esc(fmt(c.brokeAt, s.loop.integer ? 0 : 2))} ${esc(s.loop.short)} (step ${c.brokeStep})`}` +
+          `</li>`,
       ),
     )
     .join('');
   const head = pathHead(s);
   const rows = pathRows(s, r);
-  const table = `<div class="scroll"><table class="runs"><thead><tr>${head.map((h, i) => `<th${i > 0 ? ' class="n"' : ''}>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((row) => `<tr>${row.map((c, i) => `<td${i > 0 ? ' class="n"' : ''}>${esc(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table></div>`;
+  const table =
+    `<div class="scroll"><table class="runs"><thead><tr>` +
+    `${head.map((h, i) => `<th${i > 0 ? ' class="n"' : ''}>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+      .map((row) => `<tr>${row.map((c, i) => `<td${i > 0 ? ' class="n"' : ''}>${esc(c)}</td>`).join('')}</tr>`)
+      .join('')}</tbody></table></div>`;
   const ratio = r.ratio
     ? `<p><b>${esc(display(r.ratio.a))} ÷ ${esc(display(r.ratio.b))} = ${esc(ratioText(r.ratio.ratio))}</b> ` +
       `at equal SLO. The interval divides the ends of both capacity intervals (conservative: at least 90 % coverage).</p>`
@@ -89,7 +95,9 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
       `loop (${esc(r.loop.unit)}) · transport <b>${esc(r.transport)}</b> · generated <b>${esc(r.generatedAt)}</b> ` +
       `· ${Math.round(r.durationMs / 1000)} s</p></header>`) +
     `<div class="box callout">${esc(r.headline)}</div><ul class="verdicts">${verdicts}</ul>${ratio}${costHtml}${energyHtml}${warnings}` +
-    `<section><h2>Search path</h2><div class="figs">${s.criteria.map((c) => `<figure><figcaption>${esc(label(c.key))} against ${esc(c.variable)}</figcaption>${chart(s, r, c.key)}</figure>`).join('')}</div>` +
+    (`<section><h2>Search path</h2><div class="figs">` +
+      `${s.criteria.map((c) => `<figure><figcaption>${esc(label(c.key))} against ${esc(c.variable)}</figcaption>${chart(s, r, c.key)}</figure>`).join('')}` +
+      `</div>`) +
     `<p class="legend-note">Each point is one load, with its 95 % interval; dashed: the SLO; red lines: each variant's capacity.</p>${table}</section>` +
     `<section><h2>Where each SLO broke</h2><ul>${broke}</ul></section>` +
     `<section><h2>Workload and settings</h2><div class="settings">${settings}</div></section>` +

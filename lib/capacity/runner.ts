@@ -205,7 +205,8 @@ export async function runSearch(s: CapacitySettings, variants: readonly string[]
         got.clientLimited.length ? 'client-limited' : '',
       ].filter(Boolean);
       ports.log(
-        `${t.variant} step ${got.step} (${next.phase}) @ ${fmtLoad(s, got.load)} ${s.loop.short}: ${got.pass ? 'meets every SLO' : 'SLO broken'} · ${got.measures.map(describeMeasure).join(' · ')}${flags.length ? ` · ${flags.join(', ')}` : ''}`,
+        `${t.variant} step ${got.step} (${next.phase}) @ ${fmtLoad(s, got.load)} ${s.loop.short}: ${got.pass ? 'meets every SLO' : 'SLO broken'}` +
+          ` · ${got.measures.map(describeMeasure).join(' · ')}${flags.length ? ` · ${flags.join(', ')}` : ''}`,
       );
     }
   }

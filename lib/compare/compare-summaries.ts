@@ -199,7 +199,8 @@ function judge(b: SummaryRecord, n: SummaryRecord, tolerance: number): Judged {
     ] as const) {
       if (!s)
         notes.unshift(
-          `not enough data for an interval: the ${who}'s summary has no per-slice figures (${s === null ? 'REQUESTS mode has no time slices; use DURATION' : 'written before summaries recorded them'})`,
+          `not enough data for an interval: the ${who}'s summary has no per-slice figures (` +
+            `${s === null ? 'REQUESTS mode has no time slices; use DURATION' : 'written before summaries recorded them'})`,
         );
     }
     const t = ratio(an.throughput, ab.throughput);

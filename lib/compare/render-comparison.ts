@@ -262,14 +262,17 @@ export function renderCompareHtml(c: Comparison): string {
         `token beyond ${esc(pct(c.tolerance))} with the whole interval (exit ${c.exitCode}).</div>`
       : `<div class="box callout summary-ok"><b>No regression</b> beyond ${esc(pct(c.tolerance))} (exit ${c.exitCode}).</div>`;
   const forced = c.forced.length
-    ? `<div class="box preflight"><h3>Forced: the workloads differ</h3><ul>${c.forced.map((d) => `<li><b>${esc(d.what)}</b>: ${esc(d.baseline)} in the baseline, ${esc(d.next)} in the new run</li>`).join('')}</ul></div>`
+    ? `<div class="box preflight"><h3>Forced: the workloads differ</h3><ul>` +
+      `${c.forced.map((d) => `<li><b>${esc(d.what)}</b>: ${esc(d.baseline)} in the baseline, ${esc(d.next)} in the new run</li>`).join('')}` +
+      `</ul></div>`
     : '';
   const notes = headerLines(c).filter((l) => !l.startsWith('FORCED'));
   const head = [...columns(c), 'notes'];
   const rows = c.cells.map(
     (x) =>
       `<tr${regressedAny(x) ? ' class="regression"' : ''} data-verdict="${esc(x.verdict)}" data-regression="${x.regression}" ` +
-      `data-cost-regression="${x.cost.regression}" data-energy-regression="${x.energy.regression}"><td><code>${esc(x.cell)}</code></td><td>${esc(x.variant)}</td>` +
+      (`data-cost-regression="${x.cost.regression}" data-energy-regression="${x.energy.regression}"><td><code>${esc(x.cell)}</code></td><td>` +
+        `${esc(x.variant)}</td>`) +
       `<td class="n">${esc(tok(x.baseline.throughput))}</td><td class="n">${esc(tok(x.next.throughput))}</td><td class="n">${ratioCell(x.throughput)}</td>` +
       `<td class="n">${esc(ms(x.baseline.e2eMs))}</td><td class="n">${esc(ms(x.next.e2eMs))}</td><td class="n">${ratioCell(x.latency)}</td>` +
       extraCells(c, x)
@@ -281,7 +284,9 @@ export function renderCompareHtml(c: Comparison): string {
     `<header><h1>${esc(c.next.benchmark)}: new run against a baseline</h1><p class="meta">baseline <b>${esc(run(c.baseline))}</b> ` +
       `· new <b>${esc(run(c.next))}</b> · tolerance <b>${esc(pct(c.tolerance))}</b></p>${forced}</header>`,
     callout,
-    `<section><h2>Per cell and variant</h2><div class="scroll"><table class="runs"><thead><tr>${head.map((h, i) => `<th class="${i >= 2 && i < head.length - 2 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+    `<section><h2>Per cell and variant</h2><div class="scroll"><table class="runs"><thead><tr>` +
+      `${head.map((h, i) => `<th class="${i >= 2 && i < head.length - 2 ? 'n' : ''}">${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+      `${rows.join('')}</tbody></table></div>` +
       `<p class="legend-note">${esc(METHOD(c).replace(/^r/, 'R'))}. ${esc(tally(c))}.</p></section>`,
     perTokenAbsent(c) ? `<p class="legend-note">${esc(perTokenAbsent(c) as string)}.</p>` : '',
     notes.length ? `<div class="box warnings"><h3>Notes</h3><ul>${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : '',

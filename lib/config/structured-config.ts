@@ -100,7 +100,8 @@ function responseFormat(raw: string, schemaRaw: string): ResponseFormat | undefi
     schema = JSON.parse(schemaRaw);
   } catch (e) {
     throw new ConfigError(
-      `RESPONSE_SCHEMA is not JSON (${(e as Error).message}): give the JSON schema itself, e.g. {"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}.`,
+      `RESPONSE_SCHEMA is not JSON (${(e as Error).message}): give the JSON schema itself, e.g. {"type":"object",` +
+        `"properties":{"a":{"type":"string"}},"required":["a"]}.`,
     );
   }
   const why = schemaProblem(schema);

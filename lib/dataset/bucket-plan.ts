@@ -105,7 +105,9 @@ export function planDataset(o: PlanOptions): DatasetPlan {
   for (let i = 0; i < o.total && open > 0; i++) {
     if (server && (plan.examined >= o.maxCalls || o.expired())) {
       plan.notes.push(
-        `stopped counting after ${plan.examined} of ${o.total} prompts (${plan.examined >= o.maxCalls ? `at most ${o.maxCalls} tokenize calls` : 'the setup time budget'}): some ISL buckets hold fewer than PROMPT_POOL=${o.pool} prompts.`,
+        `stopped counting after ${plan.examined} of ${o.total} prompts (` +
+          `${plan.examined >= o.maxCalls ? `at most ${o.maxCalls} tokenize calls` : 'the setup time budget'}): some ISL buckets hold fewer ` +
+          `than PROMPT_POOL=${o.pool} prompts.`,
       );
       break;
     }

@@ -172,7 +172,8 @@ function itemFromObject(obj: unknown, where: string, defaultId: string, fail: Fa
     const keys = Object.keys(o);
     return fail(
       where,
-      `expected an object with "conversations" (ShareGPT), "messages" (OpenAI chat) or "prompt", got ${keys.length ? `one with ${keys.slice(0, 6).join(', ')}` : 'an empty object'}`,
+      `expected an object with "conversations" (ShareGPT), "messages" (OpenAI chat) or "prompt", got ` +
+        `${keys.length ? `one with ${keys.slice(0, 6).join(', ')}` : 'an empty object'}`,
     );
   }
   if (!turns.some((t) => t.role === 'user' && t.content.trim() !== '')) return null;

@@ -98,7 +98,8 @@ export function classifyStatus(status: number, body: string, ctx: RequestContext
     if (msg && MODEL_RE.test(msg) && !/^not found$/i.test(msg)) {
       return classified(
         'unknown_model',
-        `${head}. The server does not serve ${ctx.model ? `model '${ctx.model}'` : 'that model'}: set ${ctx.modelVar} to a served name (GET /v1/models lists them) or leave it empty to detect it.`,
+        `${head}. The server does not serve ${ctx.model ? `model '${ctx.model}'` : 'that model'}: set ${ctx.modelVar} to a served name (GET ` +
+          `/v1/models lists them) or leave it empty to detect it.`,
       );
     }
     return classified('wrong_dialect', `${head}. This server has no such route, so it speaks another API: set ${ctx.dialectVar}=auto to detect it.`);

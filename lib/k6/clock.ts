@@ -45,7 +45,8 @@ export function instanceClock(name: string, baseUrl: string, sliceMs: number): I
   if (reading)
     console.log(
       `clock of ${name} against ${host}: offset ${reading.offsetMs.toFixed(2)} ms (± ${reading.boundMs.toFixed(2)}; ` +
-        `round trip ${reading.roundTripMs.toFixed(2)} ms, best of ${reading.exchanges}${reading.method === 'http-date' ? ", from the server's Date header: coarse" : ''})`,
+        (`round trip ${reading.roundTripMs.toFixed(2)} ms, best of ${reading.exchanges}` +
+          `${reading.method === 'http-date' ? ", from the server's Date header: coarse" : ''})`),
     );
   else console.warn(`clock of ${name} against ${host}: not measured (${why})`);
   return { name, server: host, clock: reading, notMeasured: why, sliceMs };

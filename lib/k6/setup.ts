@@ -24,8 +24,10 @@ export function makeSetup(b: Bench): () => SetupData {
   const { spec, cfg, plan } = b;
   return function setup(): SetupData {
     console.log(
-      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.variants.length} variant(s)${plan.repeats ? ` × ${plan.repeats} repeats` : ''} = ${plan.runs.length} run(s), ` +
-        `${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈${formatDuration(plan.totalMs)} in all; ${b.transport.measures}.`,
+      `k6-llm-bench ${spec.name}: ${plan.cells.length} cell(s) × ${cfg.variants.length} variant(s)` +
+        `${plan.repeats ? ` × ${plan.repeats} repeats` : ''} = ${plan.runs.length} run(s), ` +
+        (`${plan.requests === null ? `${formatDuration(cfg.durationMs)} each` : `${plan.requests} requests each`}, ≈` +
+          `${formatDuration(plan.totalMs)} in all; ${b.transport.measures}.`),
     );
     const testid = (exec.test.options.tags as Record<string, string> | undefined)?.testid ?? redacted(cfg).runId;
     const o = exec.test.options as { executionSegment?: string | null; executionSegmentSequence?: string | null };
@@ -45,7 +47,8 @@ export function makeSetup(b: Bench): () => SetupData {
         data.variants.push(r.info);
         data.warnings.push(...r.warnings);
         console.log(
-          `${v.variant}: ${r.info.engineLabel} at ${v.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`,
+          `${v.variant}: ${r.info.engineLabel} at ${v.url}, dialect ${r.info.dialect}${r.info.model ? `, model ${r.info.model}` : ''}` +
+            `${r.info.notes.length ? ` (${r.info.notes.join('; ')})` : ''}`,
         );
       } catch (e) {
         if (!(e instanceof PreflightError)) throw e;

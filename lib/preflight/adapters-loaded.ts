@@ -65,7 +65,9 @@ export function checkAdapters(
   const wanted = adapters.filter((a) => a.name !== BASE_ADAPTER);
   if (listed === null) {
     return {
-      error: `${variant}: ADAPTERS needs the server's list of loaded adapters, but GET ${route} → ${res.status || 'no answer'}${res.status === 200 ? ' (not its shape)' : ''}.`,
+      error:
+        `${variant}: ADAPTERS needs the server's list of loaded adapters, but GET ${route} → ${res.status || 'no answer'}` +
+        `${res.status === 200 ? ' (not its shape)' : ''}.`,
     };
   }
   const ids: Record<string, number> = {};

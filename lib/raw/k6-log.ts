@@ -47,7 +47,8 @@ export function lossSentence(loss: RemoteWriteLoss, pushIntervalMs: number, test
   const parts: string[] = [];
   if (loss.failed > 0) {
     parts.push(
-      `Prometheus remote write: ${loss.failed}${pushes === null ? '' : ` of ~${pushes}`} pushes failed (${loss.firstAt ?? '?'} to ${loss.lastAt ?? '?'}${loss.lastError ? `; last error: ${loss.lastError}` : ''}): ` +
+      `Prometheus remote write: ${loss.failed}${pushes === null ? '' : ` of ~${pushes}`} pushes failed (${loss.firstAt ?? '?'} to ` +
+        `${loss.lastAt ?? '?'}${loss.lastError ? `; last error: ${loss.lastError}` : ''}): ` +
         (`the series of about ${secs.toFixed(0)} s of the test (${pushIntervalMs / 1000} s per push) did not reach ` +
           `Prometheus; k6 does not retry them. The raw record and the reports have every sample.`),
     );

@@ -460,14 +460,16 @@ export class Accumulator implements StreamReader {
     } else if (this.finish_ === 'abort') {
       result.error = classified(
         'aborted',
-        `${this.route}: the server aborted the request${this.abortMessage ? `: '${this.abortMessage}'` : ''}. It may be overloaded (queue full) or shutting down.`,
+        `${this.route}: the server aborted the request${this.abortMessage ? `: '${this.abortMessage}'` : ''}. It may be overloaded (queue ` +
+          `full) or shutting down.`,
       );
     } else if (this.invalid !== null) {
       result.error = classified('invalid_reply', `${this.route}: the reply is not in the expected shape (${this.invalid}).`);
     } else if (!this.done && (this.finish_ === null || reader.endEvent === true)) {
       result.error = classified(
         'truncated',
-        `${this.route}: the stream ended after ${this.events} event(s) without ${reader.endEvent === true ? 'its closing event' : 'a finish reason or [DONE]'}; ` +
+        `${this.route}: the stream ended after ${this.events} event(s) without ${reader.endEvent === true ? 'its closing event' : 'a finish reason or [DONE]'}` +
+          `; ` +
           `the server closed it early.`,
       );
     } else {

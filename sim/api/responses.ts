@@ -91,7 +91,8 @@ function formatter(ctx: SimContext, hex: string): Formatter {
   };
   // The text comes early in a delta and the running sequence_number last, so that a client's chunk template reads it.
   const delta = (kind: 'reasoning' | 'message', text: string): string =>
-    `{"type":"response.${kind === 'message' ? 'output' : 'reasoning'}_text.delta","content_index":0,"delta":${JSON.stringify(text)},"item_id":"${ids[kind]}","output_index":${outputIndex},"sequence_number":${seq++}}`;
+    `{"type":"response.${kind === 'message' ? 'output' : 'reasoning'}_text.delta","content_index":0,"delta":${JSON.stringify(text)},` +
+    `"item_id":"${ids[kind]}","output_index":${outputIndex},"sequence_number":${seq++}}`;
   const final = (s: SessionState): Json =>
     s.finish?.kind === 'length'
       ? response(s, 'incomplete', { incomplete_details: { reason: 'max_output_tokens' }, output: items(s, 'incomplete') })

@@ -110,7 +110,8 @@ describe('test hosts: the link and its clean-up', { skip: why ?? undefined }, ()
       down();
     }
     console.log(
-      `--clients 2, rtt 12 ms, 8 Mbit/s: ${got.map((g, i) => `client ${i + 1} connect p50 ${g.connectMs.toFixed(1)} ms, ${g.mbitPerSec.toFixed(2)} Mbit/s`).join('; ')}`,
+      `--clients 2, rtt 12 ms, 8 Mbit/s: ` +
+        `${got.map((g, i) => `client ${i + 1} connect p50 ${g.connectMs.toFixed(1)} ms, ${g.mbitPerSec.toFixed(2)} Mbit/s`).join('; ')}`,
     );
     for (const g of got) assert.ok(g.connectMs >= 12 && g.connectMs <= 17, `connect ${g.connectMs.toFixed(1)} ms for a 12 ms round trip`);
     assert.ok(!mine(), `namespaces left after down:\n${namespaces()}`);

@@ -126,7 +126,8 @@ async function runCase(runner: (typeof RUNNERS)[number], c: NetCase, transport: 
     const classes = Object.keys(s.errors_by_class);
     const stats = proxy.stats();
     console.log(
-      `# ${transport} ${c.id}: ${JSON.stringify(s.errors_by_class)}, ${rec.requests_ok} ok, proxy ${JSON.stringify(stats)}${rec.ttft_ms ? `, TTFT p50 ${rec.ttft_ms.p50} ms` : ''}${rec.itl_ms ? `, ITL p50 ${rec.itl_ms.p50} ms` : ''}`,
+      `# ${transport} ${c.id}: ${JSON.stringify(s.errors_by_class)}, ${rec.requests_ok} ok, proxy ${JSON.stringify(stats)}` +
+        `${rec.ttft_ms ? `, TTFT p50 ${rec.ttft_ms.p50} ms` : ''}${rec.itl_ms ? `, ITL p50 ${rec.itl_ms.p50} ms` : ''}`,
     );
     if (c.classes.length === 0) {
       assert.deepEqual(s.errors_by_class, {}, `no failure: ${why}`);

@@ -83,7 +83,8 @@ test('hands k6 the simulators, the small matrix and the bundle; stops the simula
 if [ "$1" = version ]; then echo "k6 v9.9.9 (stand-in)"; exit 0; fi
 echo "ARGS $*" > "${out}"
 env | grep -E '^(DFLASH_URL|MTP_URL|TARGET_URL|ISL|OSL|CONCURRENCY|DURATION|RESULTS_DIR|K6_NO_USAGE_REPORT|RUN_ID)=' | sort >> "${out}"
-"${process.execPath}" -e 'Promise.all([process.env.DFLASH_URL, process.env.MTP_URL].map((u) => fetch(u + "/health").then((r) => r.status))).then((s) => console.log("HEALTH " + s.join(",")))' >> "${out}"
+"${process.execPath}" -e 'Promise.all([process.env.DFLASH_URL, process.env.MTP_URL].map((u) => fetch(u + "/health").then((r) => ` +
+      `r.status))).then((s) => console.log("HEALTH " + s.join(",")))' >> "${out}"
 exit 99
 `,
   );

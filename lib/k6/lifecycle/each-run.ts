@@ -78,7 +78,8 @@ export function vuRun(b: Bench, data: SetupData, current: VuRun | null): VuRun {
     // A replay's requests are due at this instant plus their trace offsets: said, so a server's own record can be checked against it.
     const clock = entry.run.cell.load.kind === 'trace' ? ` (replay clock starts at ${start} ms since the epoch)` : '';
     console.log(
-      `▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}${entry.run.repeat ? ` (repeat ${entry.run.repeat})` : ''}${clock}`,
+      `▶ run ${entry.index + 1}/${plan.runs.length}: ${entry.run.variant} ${entry.run.cell.id}` +
+        `${entry.run.repeat ? ` (repeat ${entry.run.repeat})` : ''}${clock}`,
     );
     // Once per run: what Prometheus needs to price its tokens and give them per GPU (the dashboard's cost and frontier panels).
     const cost = cfg.variants.find((v) => v.variant === entry.run.variant)?.cost;

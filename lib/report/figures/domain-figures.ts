@@ -178,7 +178,10 @@ const ci2 = (ci: Interval) => `[${ci.lo.toFixed(2)}, ${ci.hi.toFixed(2)}]`;
 export function domainVerdict(a: string, b: string, domain: string, r: Ratio | null): string {
   if (r === null) return `${domain}: not measured for both`;
   if (r.ci === null)
-    return `${r.value >= 1 ? `${display(a)} ${x2(r.value)}` : `${display(b)} ${x2(1 / r.value)}`} faster on ${domain} (no interval: fewer than 2 steady slices with requests)`;
+    return (
+      `${r.value >= 1 ? `${display(a)} ${x2(r.value)}` : `${display(b)} ${x2(1 / r.value)}`} faster on ${domain} (no interval: fewer ` +
+      `than 2 steady slices with requests)`
+    );
   if (r.ci.lo > 1) return `${display(a)} ${x2(r.value)} ${ci2(r.ci)} faster on ${domain}`;
   if (r.ci.hi < 1) return `${display(b)} ${x2(1 / r.value)} ${ci2({ lo: 1 / r.ci.hi, hi: 1 / r.ci.lo })} faster on ${domain}`;
   return `${x2(r.value)} ${ci2(r.ci)} on ${domain}: not significant`;
@@ -234,7 +237,8 @@ function agreement(runs: DatasetRun[], ds: DatasetPlan): string[] {
     out.push(
       `${variant}: the server counted ${pct}% ${avg > 1 ? 'more' : 'fewer'} prompt tokens than intended (server ` +
         `÷ intended: mean ${avg.toFixed(2)}, median ${Math.min(...p50).toFixed(2)}` +
-        `${p50.length > 1 ? `–${Math.max(...p50).toFixed(2)}` : ''}, max ${max.toFixed(2)} over ${n} first-turn requests; intended lengths ${describeLengths(ds.lengths)}): ` +
+        (`${p50.length > 1 ? `–${Math.max(...p50).toFixed(2)}` : ''}, max ${max.toFixed(2)} over ${n} first-turn requests; intended lengths ` +
+          `${describeLengths(ds.lengths)}): `) +
         "the ISL buckets are off by as much; the length table below has the server's counts.",
     );
   }

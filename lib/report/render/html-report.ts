@@ -11,9 +11,12 @@ import { sectionsHtml } from '../sections/index';
 import { esc } from './svg/common';
 import { variantColors } from './svg/report-charts';
 
-export const REPORT_CSS = `
-:root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
-@media (prefers-color-scheme: dark){:root{--bg:#15181d;--fg:#e3e7ee;--muted:#9aa4b2;--line:#343a44;--card:#1d2128;--warn-bg:#33290f;--warn:#f0c060;--nm-bg:#17263b;--nm:#9cc3f5;--ok:#4cc36b;--bad:#ff7b6b;--bad-bg:#3a1a17}}
+export const REPORT_CSS =
+  `
+:root{--bg:#fff;--fg:#1d2430;--muted:#5b6575;--line:#d9dee6;--card:#f6f8fa;--warn-bg:#fff6e0;--warn:#8a5a00;--nm-bg:#eef3fb;--nm:#1f4f8f;` +
+  `--ok:#1a7f37;--bad:#c0392b;--bad-bg:#fdecea}
+@media (prefers-color-scheme: dark){:root{--bg:#15181d;--fg:#e3e7ee;--muted:#9aa4b2;--line:#343a44;--card:#1d2128;--warn-bg:#33290f;` +
+  `--warn:#f0c060;--nm-bg:#17263b;--nm:#9cc3f5;--ok:#4cc36b;--bad:#ff7b6b;--bad-bg:#3a1a17}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:1240px;margin:0 auto;padding:24px 28px 48px}
@@ -24,7 +27,8 @@ table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{text-align:left;font-weight:600;color:var(--muted);font-size:12px;white-space:nowrap}
 td.n,th.n{text-align:right;white-space:nowrap}
-.runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.variants td{white-space:nowrap}.variants td.notes{white-space:normal;min-width:220px}.runs tr.cell-start td{border-top:2px solid var(--line)}
+.runs{font-size:13px}.runs th{white-space:normal;vertical-align:bottom;max-width:92px}.variants td{white-space:nowrap}.variants ` +
+  `td.notes{white-space:normal;min-width:220px}.runs tr.cell-start td{border-top:2px solid var(--line)}
 .runs tr.dead td{color:var(--muted)}.client tr.limited td{color:var(--bad);font-weight:600}.runs td.fail{color:var(--bad);font-weight:600}
 .ci{display:block;font-size:11px;color:var(--muted)}
 .na{color:var(--muted)}
@@ -38,7 +42,8 @@ td.n,th.n{text-align:right;white-space:nowrap}
 .callout{background:var(--card);border-left:5px solid #C0392B;font-size:15px}
 .callout b{color:#C0392B}
 .verdicts{list-style:none;padding:0;margin:0}.verdicts li{padding:5px 0;border-bottom:1px solid var(--line)}
-.badge{display:inline-block;min-width:150px;text-align:center;border-radius:11px;padding:1px 10px;margin-right:10px;font-size:12px;font-weight:600;color:#fff;-webkit-print-color-adjust:exact;print-color-adjust:exact}
+.badge{display:inline-block;min-width:150px;text-align:center;border-radius:11px;padding:1px 10px;margin-right:10px;font-size:12px;` +
+  `font-weight:600;color:#fff;-webkit-print-color-adjust:exact;print-color-adjust:exact}
 .badge.same{background:#7F7F7F}.badge.no-interval,.badge.not-measured{color:var(--muted);border:1px dashed var(--muted)}
 .figs{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:18px}
 figure{margin:0;background:var(--card);border:1px solid var(--line);border-radius:6px;padding:10px 12px;break-inside:avoid}
@@ -53,7 +58,8 @@ svg.chart{display:block;max-width:100%;height:auto}
 .settings span{color:var(--muted)}
 .legend-note{color:var(--muted);font-size:12px;margin:6px 0}
 footer{margin-top:36px;color:var(--muted);font-size:12px}
-@media print{body{font-size:11px}main{max-width:none;padding:0}.figs{display:block}figure{margin:0 0 12px;background:none}h2{break-after:avoid}tr{break-inside:avoid}.scroll{overflow:visible}}
+@media print{body{font-size:11px}main{max-width:none;padding:0}.figs{display:block}figure{margin:0 0 12px;background:none}` +
+  `h2{break-after:avoid}tr{break-inside:avoid}.scroll{overflow:visible}}
 @page{margin:14mm}
 `;
 
@@ -84,8 +90,10 @@ function header(r: Report): string {
   const notes = r.variants.some((t) => t.notes.length > 0);
   const rows = r.variants.map(
     (t) =>
-      `<tr><td><span class="swatch" style="background:${colors.get(t.variant)}"></span><b>${esc(display(t.variant))}</b></td><td>${esc(t.engineLabel)}</td><td><code>${esc(t.url)}</code></td>` +
-      `<td>${esc(t.dialect)}</td><td>${t.model ? esc(t.model) : dash}</td><td>${t.serverMetrics ? esc(t.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>` +
+      `<tr><td><span class="swatch" style="background:${colors.get(t.variant)}"></span><b>${esc(display(t.variant))}</b></td><td>` +
+      `${esc(t.engineLabel)}</td><td><code>${esc(t.url)}</code></td>` +
+      (`<td>${esc(t.dialect)}</td><td>${t.model ? esc(t.model) : dash}</td><td>` +
+        `${t.serverMetrics ? esc(t.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>`) +
       (notes ? `<td class="notes">${t.notes.map(esc).join('<br>')}</td>` : '') +
       '</tr>',
   );
@@ -180,7 +188,8 @@ function runsTable(r: Report): string {
     return `<tr${cls ? ` class="${cls}"` : ''} data-variant="${esc(x.variant)}">${tds.join('')}</tr>`;
   });
   return (
-    `<div class="scroll"><table class="runs"><thead><tr>${cols.map((c) => `<th class="${c.n ? 'n' : ''}">${esc(c.head)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+    `<div class="scroll"><table class="runs"><thead><tr>${cols.map((c) => `<th class="${c.n ? 'n' : ''}">${esc(c.head)}</th>`).join('')}</tr>` +
+    `</thead><tbody>${rows.join('')}</tbody></table></div>` +
     `<p class="legend-note">– not measured (no successful requests, or not reported). Output tok/s: aggregate over the steady window, 95% interval below it. ` +
     `Greyed rows had no successful request.${sse ? '' : ' TTFT, ITL and TPOT columns are absent: the http transport cannot measure them.'}</p>` +
     (itlNotes.length ? `<ul class="legend-note">${itlNotes.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : '')

@@ -9,7 +9,8 @@ export function renderText(r: Report, files: string[]): string {
   out.push(`k6-llm-bench · ${r.benchmark} · run ${r.runId} · transport ${r.transport}`);
   for (const v of r.variants) {
     out.push(
-      `  ${v.variant}: ${v.engineLabel} at ${v.url} — dialect ${v.dialect}${v.model ? `, model ${v.model}` : ''}${v.serverMetrics ? `, server metrics ${v.serverMetrics}` : ''}`,
+      `  ${v.variant}: ${v.engineLabel} at ${v.url} — dialect ${v.dialect}${v.model ? `, model ${v.model}` : ''}` +
+        `${v.serverMetrics ? `, server metrics ${v.serverMetrics}` : ''}`,
     );
   }
   if (r.preflightFailures.length > 0) {

@@ -40,7 +40,8 @@ export const acceptance: ReportSection<Row[]> = {
     'Acceptance by draft position (share of verify steps that accepted it):',
     ...rows.map(
       (r) =>
-        `  ${r.variant} ${r.where}: ${r.positions.byPosition.map((p, i) => `${i + 1}: ${pct(p)}`).join(', ') || 'no draft accepted'} — ${r.positions.steps} steps (${r.positions.source}), ${lengthText(r.length)}`,
+        `  ${r.variant} ${r.where}: ${r.positions.byPosition.map((p, i) => `${i + 1}: ${pct(p)}`).join(', ') || 'no draft accepted'} — ` +
+        `${r.positions.steps} steps (${r.positions.source}), ${lengthText(r.length)}`,
     ),
   ],
   markdown: (rows) => {
@@ -59,7 +60,8 @@ export const acceptance: ReportSection<Row[]> = {
     for (const r of rows) {
       const cells = Array.from({ length: depth }, (_, i) => (i < r.positions.byPosition.length ? pct(r.positions.byPosition[i] as number) : '0 %'));
       lines.push(
-        `| ${r.variant} | ${r.cellId} | ${r.positions.source} | ${r.positions.steps} | ${r.length ? `${r.length.value.toFixed(2)}${fmtCi(r.length.ci, 2)}` : '–'} | ${cells.join(' | ')} |`,
+        `| ${r.variant} | ${r.cellId} | ${r.positions.source} | ${r.positions.steps} | ` +
+          `${r.length ? `${r.length.value.toFixed(2)}${fmtCi(r.length.ci, 2)}` : '–'} | ${cells.join(' | ')} |`,
       );
     }
     return [...lines, ''];

@@ -59,7 +59,8 @@ function html(d: AdapterReport): string {
       .map((r) => `<tr>${r.map((v, i) => cell(v, i, 'td')).join('')}</tr>`)
       .join('')}</tbody></table></div>`;
   const verdicts = d.comparisons.length
-    ? `<h3>${esc(title(d))}</h3><p class="meta">${esc(levelNote(d))}.</p><ul class="verdicts">${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`
+    ? `<h3>${esc(title(d))}</h3><p class="meta">${esc(levelNote(d))}.</p><ul class="verdicts">` +
+      `${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`
     : '';
   return htmlSection('By adapter', `<p class="meta">${esc(mixLine(d))}</p>${verdicts}${tableHtml}`);
 }

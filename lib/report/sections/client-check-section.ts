@@ -82,7 +82,8 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
     if (runs.length === 0) return '';
     const rows = clientRows(runs).map(
       (row, i) =>
-        `<tr class="${runs[i].client.limited.length || runs[i].client.held !== null ? 'limited' : ''}">${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
+        `<tr class="${runs[i].client.limited.length || runs[i].client.held !== null ? 'limited' : ''}">` +
+        `${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
     );
     const lines = clientLines(runs);
     return htmlSection(
@@ -93,7 +94,9 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
         `which opens a connection per request and gives no phases), and the time each VU spends between ` +
         `requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, ` +
         `not the server, set its numbers.</p>` +
-        `<div class="scroll"><table class="client"><thead><tr>${CLIENT_HEAD.map((h, j) => `<th class="${numeric(j)}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>` +
+        (`<div class="scroll"><table class="client"><thead><tr>` +
+          `${CLIENT_HEAD.map((h, j) => `<th class="${numeric(j)}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody>` +
+          `</table></div>`) +
         (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
     );
   },

@@ -76,7 +76,8 @@ export const cost: ReportSection<CostRow[]> = {
       .join('');
     return htmlSection(
       'Cost per token',
-      `<p class="legend-note">${esc(HOW)}</p><div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
+      `<p class="legend-note">${esc(HOW)}</p><div class="scroll"><table class="client"><thead><tr>` +
+        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
     );
   },
   json: (rows) => ({

@@ -20,11 +20,13 @@ export function datasetHeadline(d: DatasetReport): string {
     .map((b) => `ISL ${b.isl}: ${b.prompts} prompts of ${b.lo}–${b.hi - 1} tokens${b.meanTokens === null ? '' : ` (mean ${n0(b.meanTokens)})`}`)
     .join(', ');
   const conv = d.multiTurn
-    ? `; conversations replayed turn by turn (history from the ${d.multiTurn.history}${d.multiTurn.thinkTimeMs ? `, think time ${fmtMs(d.multiTurn.thinkTimeMs)}` : ''})`
+    ? `; conversations replayed turn by turn (history from the ${d.multiTurn.history}` +
+      `${d.multiTurn.thinkTimeMs ? `, think time ${fmtMs(d.multiTurn.thinkTimeMs)}` : ''})`
     : '';
   return (
     `${d.source} (${d.format}, ${d.total} prompts${d.domains.length ? `, domains ${d.domains.join(', ')}` : ''}): ${buckets}; lengths ${d.lengths}; ` +
-    `${d.examined} examined, ${d.outside} outside the ISL buckets${d.filtered ? `, ${d.filtered} filtered out` : ''}${d.withOutputTokens ? `; ${d.withOutputTokens} set their own output_tokens` : ''}${conv}.`
+    (`${d.examined} examined, ${d.outside} outside the ISL buckets${d.filtered ? `, ${d.filtered} filtered out` : ''}` +
+      `${d.withOutputTokens ? `; ${d.withOutputTokens} set their own output_tokens` : ''}${conv}.`)
   );
 }
 
@@ -141,7 +143,8 @@ function html(d: DatasetReport): string {
   const parts = [`<p class="meta">${esc(datasetHeadline(d))}</p>`];
   if (d.comparisons.length) {
     parts.push(
-      `<h3>${esc(abTitle(d.comparisons))}</h3><p class="meta">Mean e2e latency, ${esc(levelNote(d.comparisons))}.</p><ul class="verdicts">${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`,
+      `<h3>${esc(abTitle(d.comparisons))}</h3><p class="meta">Mean e2e latency, ${esc(levelNote(d.comparisons))}.</p><ul class="verdicts">` +
+        `${d.comparisons.map((c) => `<li>${esc(c.verdict)}</li>`).join('')}</ul>`,
     );
   }
   parts.push(`<h3>Lengths sent (the server's counts)</h3>${htmlTable(lengthTable(d), 2)}`);

@@ -186,7 +186,8 @@ export const energy: ReportSection<Energy> = {
       .join('');
     return htmlSection(
       'Energy per token',
-      `<p class="legend-note">${esc(HOW)}</p><div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
+      `<p class="legend-note">${esc(HOW)}</p><div class="scroll"><table class="client"><thead><tr>` +
+        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
     );
   },
   json: (e) => ({

@@ -58,7 +58,8 @@ export const errors: ReportSection<ByClass> = {
       : '';
     return htmlSection(
       'Errors',
-      `<table><thead><tr><th>class</th><th class="n">requests</th></tr></thead><tbody>${total.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${v}</td></tr>`).join('')}</tbody></table>` +
+      `<table><thead><tr><th>class</th><th class="n">requests</th></tr></thead><tbody>` +
+        `${total.map(([k, v]) => `<tr><td>${esc(k)}</td><td class="n">${v}</td></tr>`).join('')}</tbody></table>` +
         (byRun ? `<p class="legend-note">By run:</p>${byRun}` : ''),
     );
   },

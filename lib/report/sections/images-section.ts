@@ -106,8 +106,10 @@ export const images: ReportSection<ImagesRow[]> = {
     'Images (IMAGES):',
     ...rows.map(
       (r) =>
-        `  ${r.variant} ${r.cellId}: ${r.images}, ${r.imageTokens === null ? 'image tokens not measured' : `${num(r.imageTokens)} image tokens per request`}, ` +
-        `${r.ttftCostP50Ms === null ? 'TTFT cost not measured' : `TTFT ${signed(r.ttftCostP50Ms)} ms p50 (${signed(r.ttftCostMeanMs)} ms mean)`} against ${r.baselineCell ?? 'no cell without images'}`,
+        `  ${r.variant} ${r.cellId}: ${r.images}, ${r.imageTokens === null ? 'image tokens not measured' : `${num(r.imageTokens)} image tokens per request`}` +
+        `, ` +
+        (`${r.ttftCostP50Ms === null ? 'TTFT cost not measured' : `TTFT ${signed(r.ttftCostP50Ms)} ms p50 (${signed(r.ttftCostMeanMs)} ms mean)`}` +
+          ` against ${r.baselineCell ?? 'no cell without images'}`),
     ),
     ...why(rows).map((l) => `  ${l}`),
   ],
@@ -115,7 +117,8 @@ export const images: ReportSection<ImagesRow[]> = {
   html: (rows) =>
     htmlSection(
       'Images',
-      `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+      `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>` +
+        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
         rows
           .map(
             (r) =>

@@ -35,7 +35,8 @@ export const instances: ReportSection<InstanceRow[]> = {
   html: (rows) =>
     htmlSection(
       'Instances',
-      `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+      `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>` +
+        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
         rows
           .map(
             (r) =>

@@ -166,7 +166,8 @@ export const prefixCache: ReportSection<PrefixCacheView> = {
       `Prefix cache (CACHE_RESET=${v.mode}):`,
       ...v.rows.map(
         (r) =>
-          `  ${runLabel(r)} ${r.cellId}: ${rateText(r)}${r.source === null ? '' : ` (${SOURCE[r.source]}: ${r.hitTokens} of ${r.queryTokens} tokens)`}; ${r.reset.text}`,
+          `  ${runLabel(r)} ${r.cellId}: ${rateText(r)}${r.source === null ? '' : ` (${SOURCE[r.source]}: ${r.hitTokens} of ${r.queryTokens} tokens)`}` +
+          `; ${r.reset.text}`,
       ),
     ];
   },
@@ -185,7 +186,8 @@ export const prefixCache: ReportSection<PrefixCacheView> = {
     return htmlSection(
       'Prefix cache',
       `<p class="legend-note">${esc(legend(v.mode))}</p>` +
-        `<div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
+        (`<div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}` +
+          `</tbody></table></div>`),
     );
   },
   json: (v) => ({

@@ -73,7 +73,8 @@ export const serving: ReportSection<ServingComparison> = {
       `<tr${c.rows[i].mark === 'differs' ? ' class="confounder"' : ''} data-mark="${c.rows[i].mark}">${r.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`;
     return htmlSection(
       TITLE,
-      `<div class="scroll"><table class="client"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map(tr).join('')}</tbody></table></div>` +
+      `<div class="scroll"><table class="client"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+        `${rows.map(tr).join('')}</tbody></table></div>` +
         `<ul class="verdicts">${notes(c)
           .map((l) => `<li>${esc(l)}</li>`)
           .join('')}</ul>`,

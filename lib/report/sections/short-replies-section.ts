@@ -66,7 +66,8 @@ function flagLine(r: ShortRow): string {
   return (
     `${r.variant} ${r.cellId}: ${r.short} of ${r.counted} replies (${pct(r.short / r.counted)}) were shorter than the ${r.osl} tokens asked (${causes(r)}), ` +
     `so the replies wrote ${pct(r.delivered)} of the tokens asked for and the run did less work per request than its cell says: ` +
-    `its throughput${r.throughput === null ? '' : ` (${r.throughput.toFixed(1)} tok/s)`} is not comparable with a server that wrote them all. Likely cause: ${CAUSES[top]}.`
+    (`its throughput${r.throughput === null ? '' : ` (${r.throughput.toFixed(1)} tok/s)`} is not comparable with a server that wrote them all. ` +
+      `Likely cause: ${CAUSES[top]}.`)
   );
 }
 
@@ -124,7 +125,8 @@ export const shortReplies: ReportSection<ShortRow[]> = {
       'Replies shorter than asked',
       `<p class="legend-note">By the server's own count. A run with more than ${pct(SHORT_FLAG_SHARE)} short ` +
         `is flagged: its throughput is over less work than its cell asks.</p>` +
-        `<div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
+        (`<div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}` +
+          `</tbody></table></div>`),
     );
   },
   json: (rows) =>

@@ -45,7 +45,8 @@ export const slos: ReportSection<Threshold[]> = {
     if (ts.length === 0) return '';
     const rows = ts.map(
       (t) =>
-        `<tr><td class="${t.ok === null ? 'na' : t.ok ? 'ok' : 'bad'}">${t.ok === null ? '– not evaluated (no samples)' : t.ok ? '✓ met' : '✗ missed'}</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
+        `<tr><td class="${t.ok === null ? 'na' : t.ok ? 'ok' : 'bad'}">${t.ok === null ? '– not evaluated (no samples)' : t.ok ? '✓ met' : '✗ missed'}` +
+        `</td><td><code>${esc(t.metric)}</code></td><td><code>${esc(t.expression)}</code></td></tr>`,
     );
     return htmlSection(
       'SLOs',

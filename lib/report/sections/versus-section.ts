@@ -100,14 +100,18 @@ function html(v: Versus, r: Report): string {
     rows.map((row) => `<tr>${row.map((c, i) => (i === 0 ? `<th>${esc(c)}</th>` : `<td class="${cls(c)}">${esc(c)}</td>`)).join('')}</tr>`).join('') +
     '</tbody></table></div>';
   const ranks = v.rankings.length
-    ? `<ul class="verdicts">${v.rankings.map((rk) => `<li>${esc(rk.cellId)}: ${esc(rk.tiers.map((t) => t.map(display).join(' = ')).join(' > '))}</li>`).join('')}</ul>`
+    ? `<ul class="verdicts">` +
+      `${v.rankings.map((rk) => `<li>${esc(rk.cellId)}: ${esc(rk.tiers.map((t) => t.map(display).join(' = ')).join(' > '))}</li>`).join('')}` +
+      `</ul>`
     : '';
   const cross = v.crossovers.length ? `<ul class="verdicts">${v.crossovers.map((c) => `<li>${esc(c.text)}</li>`).join('')}</ul>` : '';
   const reps = repeatLines(v);
   const repeated = reps.length ? `<ul class="verdicts">${reps.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : '';
   return htmlSection(
     `Against ${display(v.baseline)}`,
-    `<p class="legend-note">${esc(`Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals. ${LEGEND}.`)}</p>` +
+    `<p class="legend-note">` +
+      `${esc(`Output throughput ratio to ${display(v.baseline)}, ${(v.intervalLevel * 100).toFixed(1)} % simultaneous intervals. ${LEGEND}.`)}` +
+      `</p>` +
       table +
       ranks +
       chart(r, v) +

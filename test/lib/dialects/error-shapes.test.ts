@@ -57,7 +57,8 @@ test("`event: error` with data of any shape is the request's error", () => {
 
 test('TGI: finish_reason "" is no finish; a stream cut before the last chunk is truncated; eos_token is stop', () => {
   const chunk = (t: string, f: string) =>
-    `data: {"object":"chat.completion.chunk","model":"tgi","choices":[{"index":0,"delta":{"role":"assistant","content":"${t}"},"logprobs":null,"finish_reason":"${f}"}]}\n\n`;
+    `data: {"object":"chat.completion.chunk","model":"tgi","choices":[{"index":0,"delta":{"role":"assistant","content":"${t}"},` +
+    `"logprobs":null,"finish_reason":"${f}"}]}\n\n`;
   const cut = chunk(' one', '') + chunk(' two', '');
   for (const r of both('openai-chat', cut)) {
     assert.equal(r.ok, false);

@@ -760,63 +760,69 @@ function shrink(dialect: DialectName, c: Case, v: Violation): { input: Input; vi
 const FUZZED = DIALECT_NAMES;
 const REPLIES = loadReplies();
 
-test(`fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mutated replies (seed ${SEED}) through the ${FUZZED.join(', ')} readers on every path`, () => {
-  assert.ok(REPLIES.length >= 80, `${REPLIES.length} replies`);
-  const failures = new Map<string, string>();
-  const counts = new Map<string, number>();
-  const t0 = Date.now();
-  const from = ONLY ?? 0;
-  const to = ONLY === null ? CASES : ONLY + 1;
-  /** Reads a case through every dialect; a failure is kept (with its smallest input) once per property, mutation and dialect. */
-  const run = (c: Case, kind: string, replay: string) => {
-    // The reply's own dialect first: the others read it as a misconfigured variant would.
-    for (const d of [c.reply.dialect, ...FUZZED.filter((x) => x !== c.reply.dialect)]) {
-      const v = check(d, c, c.input);
-      if (v === null) continue;
-      const key = `${v.property} / ${kind} / ${d}`;
-      if (failures.has(key)) return;
-      const s = shrink(d, c, v);
-      failures.set(
-        key,
-        [
-          `${v.property}: ${replay}, ${c.reply.name} read as ${d}${c.input.think ? ' with THINK_TAGS' : ''}, mutation ${c.mutation}`,
-          `  ${s.violation.detail.replace(/\n/g, '\n  ')}`,
-          `  smallest input: status ${s.input.status}, ${s.input.contentType}, reads ending at ${JSON.stringify(s.input.cuts)}, ` +
-            `batches ${JSON.stringify(s.input.batches)}:`,
-          `  ${JSON.stringify(s.input.body.toString('utf8'))}`,
-        ].join('\n'),
-      );
-      return;
+test(
+  `fuzz: ${ONLY === null ? CASES.toLocaleString('en') : `case ${ONLY} of`} mutated replies (seed ${SEED}) through the ${FUZZED.join(', ')} ` +
+    `readers on every path`,
+  () => {
+    assert.ok(REPLIES.length >= 80, `${REPLIES.length} replies`);
+    const failures = new Map<string, string>();
+    const counts = new Map<string, number>();
+    const t0 = Date.now();
+    const from = ONLY ?? 0;
+    const to = ONLY === null ? CASES : ONLY + 1;
+    /** Reads a case through every dialect; a failure is kept (with its smallest input) once per property, mutation and dialect. */
+    const run = (c: Case, kind: string, replay: string) => {
+      // The reply's own dialect first: the others read it as a misconfigured variant would.
+      for (const d of [c.reply.dialect, ...FUZZED.filter((x) => x !== c.reply.dialect)]) {
+        const v = check(d, c, c.input);
+        if (v === null) continue;
+        const key = `${v.property} / ${kind} / ${d}`;
+        if (failures.has(key)) return;
+        const s = shrink(d, c, v);
+        failures.set(
+          key,
+          [
+            `${v.property}: ${replay}, ${c.reply.name} read as ${d}${c.input.think ? ' with THINK_TAGS' : ''}, mutation ${c.mutation}`,
+            `  ${s.violation.detail.replace(/\n/g, '\n  ')}`,
+            `  smallest input: status ${s.input.status}, ${s.input.contentType}, reads ending at ${JSON.stringify(s.input.cuts)}, ` +
+              `batches ${JSON.stringify(s.input.batches)}:`,
+            `  ${JSON.stringify(s.input.body.toString('utf8'))}`,
+          ].join('\n'),
+        );
+        return;
+      }
+    };
+    for (let i = from; i < to; i++) {
+      const c = makeCase(REPLIES, SEED, i);
+      const kind = c.mutation.startsWith('two faults') ? 'two faults' : c.mutation.split(' ')[0];
+      counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      run(c, kind, `FUZZ_SEED=${SEED} FUZZ_CASE=${i}`);
     }
-  };
-  for (let i = from; i < to; i++) {
-    const c = makeCase(REPLIES, SEED, i);
-    const kind = c.mutation.startsWith('two faults') ? 'two faults' : c.mutation.split(' ')[0];
-    counts.set(kind, (counts.get(kind) ?? 0) + 1);
-    run(c, kind, `FUZZ_SEED=${SEED} FUZZ_CASE=${i}`);
-  }
-  if (EVERY_BYTE) {
-    // Every reply cut at every byte, read whole and as its events arrive.
-    for (const reply of REPLIES) {
-      for (let at = 0; at < Buffer.byteLength(reply.text); at++) {
-        const cut = cutAt(reply, at);
-        const input: Input = {
-          ...cut,
-          status: reply.status,
-          contentType: reply.stream ? 'text/event-stream' : 'application/json',
-          cuts: [],
-          batches: [64],
-          same: false,
-          think: false,
-        };
-        run({ index: -1, reply, mutation: `cut (${cut.label})`, input }, 'every byte', `FUZZ_EVERY_BYTE=1 (cut at byte ${at})`);
-        counts.set('every byte', (counts.get('every byte') ?? 0) + 1);
+    if (EVERY_BYTE) {
+      // Every reply cut at every byte, read whole and as its events arrive.
+      for (const reply of REPLIES) {
+        for (let at = 0; at < Buffer.byteLength(reply.text); at++) {
+          const cut = cutAt(reply, at);
+          const input: Input = {
+            ...cut,
+            status: reply.status,
+            contentType: reply.stream ? 'text/event-stream' : 'application/json',
+            cuts: [],
+            batches: [64],
+            same: false,
+            think: false,
+          };
+          run({ index: -1, reply, mutation: `cut (${cut.label})`, input }, 'every byte', `FUZZ_EVERY_BYTE=1 (cut at byte ${at})`);
+          counts.set('every byte', (counts.get('every byte') ?? 0) + 1);
+        }
       }
     }
-  }
-  const ms = Date.now() - t0;
-  console.log(`fuzz: ${to - from + (counts.get('every byte') ?? 0)} cases in ${ms} ms (seed ${SEED}); ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  // Every mutation drawn in a run of the default size (a small FUZZ_CASES may miss the rarest).
-  if (ONLY === null && CASES >= 5000) for (const m of MUTATIONS) assert.ok((counts.get(m.name) ?? 0) > 0, `mutation ${m.name} never drawn`);
-  assert.equal(failures.size, 0, `\n${[...failures.values()].join('\n\n')}`);
-});
+    const ms = Date.now() - t0;
+    console.log(
+      `fuzz: ${to - from + (counts.get('every byte') ?? 0)} cases in ${ms} ms (seed ${SEED}); ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    );
+    // Every mutation drawn in a run of the default size (a small FUZZ_CASES may miss the rarest).
+    if (ONLY === null && CASES >= 5000) for (const m of MUTATIONS) assert.ok((counts.get(m.name) ?? 0) > 0, `mutation ${m.name} never drawn`);
+    assert.equal(failures.size, 0, `\n${[...failures.values()].join('\n\n')}`);
+  },
+);

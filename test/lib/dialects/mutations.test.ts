@@ -40,7 +40,9 @@ test('a negative count is no count: not reported, not a negative event', () => {
 test("a running count that goes backwards: that event's tokens are not known, the highest count stands", () => {
   // Events 2 and 3 of a vLLM stream with usage per chunk, swapped: 6 then 3.
   const ev = (text: string, n: number, finish: string | null) =>
-    `data: {"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"${text}","logprobs":null,"finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"total_tokens":${8 + n},"completion_tokens":${n}}}\n\n`;
+    `data: {"id":"c","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"${text}","logprobs":null,` +
+    `"finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"total_tokens":${8 + n},` +
+    `"completion_tokens":${n}}}\n\n`;
   const stream = ev(' one', 1, null) + ev(' four five six', 6, null) + ev(' two three', 3, null) + ev(' seven', 7, 'length') + 'data: [DONE]\n\n';
   for (const [p, r, s] of everyPath('openai', stream)) {
     assert.equal(r.completionTokens, 7, p);
@@ -104,14 +106,17 @@ test('SGLang: an error key beside meta_info is the error, in a whole reply and f
   let stream = '';
   for (let n = 1; n <= 12; n++) {
     text += ` w${n}`;
-    stream += `data: {${n === 9 ? '"error":{"message":"boom"},' : ''}"text":"${text}","output_ids":[${n}],${meta(n, n === 12 ? '{"type":"length"}' : 'null')}}\n\n`;
+    stream +=
+      `data: {${n === 9 ? '"error":{"message":"boom"},' : ''}"text":"${text}","output_ids":[${n}],` +
+      `${meta(n, n === 12 ? '{"type":"length"}' : 'null')}}\n\n`;
   }
   for (const [p, r] of everyPath('sglang', `${stream}data: [DONE]\n\n`)) assert.deepEqual([r.ok, r.error?.class], [false, 'stream_error'], p);
 });
 
 test("an event without data (xk6-sse's for a keep-alive comment or an extra blank line) is no event", () => {
   const chunk = (n: number, finish: string | null) =>
-    `data: {"choices":[{"index":0,"text":" w${n}","finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,"completion_tokens":${n}}}\n\n`;
+    `data: {"choices":[{"index":0,"text":" w${n}","finish_reason":${finish === null ? null : `"${finish}"`}}],"usage":{"prompt_tokens":8,` +
+    `"completion_tokens":${n}}}\n\n`;
   let body = ': ping\n\n';
   for (let n = 1; n <= 12; n++) body += chunk(n, n === 12 ? 'length' : null) + (n % 5 === 0 ? ':\n\n\n' : '');
   body += 'data: [DONE]\n\n';
@@ -127,7 +132,8 @@ test("an event without data (xk6-sse's for a keep-alive comment or an extra blan
 test('Responses: response.failed is an error though its response says status completed', () => {
   const delta = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":"m","delta":"Hi"}\n\n';
   const failed = (status: string) =>
-    `event: response.failed\ndata: {"type":"response.failed","response":{"object":"response","status":"${status}","usage":{"input_tokens":37,"output_tokens":2}}}\n\n`;
+    `event: response.failed\ndata: {"type":"response.failed","response":{"object":"response","status":"${status}","usage":{"input_tokens":37,` +
+    `"output_tokens":2}}}\n\n`;
   for (const status of ['completed', 'incomplete', 'failed']) {
     for (const [p, r] of everyPath('responses', delta + failed(status)))
       assert.deepEqual([r.ok, r.error?.class], [false, 'stream_error'], `${p}: status ${status}`);

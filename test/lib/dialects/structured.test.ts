@@ -115,7 +115,8 @@ export function vllmToolStream(pieces: string[], perChunk = 1, content: string[]
   }
   n += perChunk;
   out.push(
-    `${head}{"tool_calls":[{"id":"chatcmpl-tool-1","type":"function","index":0,"function":{"name":"get_weather","arguments":""}}]},"logprobs":null,"finish_reason":null}]${usage()}`,
+    `${head}{"tool_calls":[{"id":"chatcmpl-tool-1","type":"function","index":0,"function":{"name":"get_weather","arguments":""}}]},` +
+      `"logprobs":null,"finish_reason":null}]${usage()}`,
   );
   for (const p of pieces) {
     n += perChunk;

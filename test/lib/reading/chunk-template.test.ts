@@ -236,7 +236,8 @@ describe("chunk template on the simulator's streams", () => {
 describe('altered chunks fall back to the full parser and read the same', () => {
   // A plain vLLM stream with usage per chunk; event 6 (index 5) is altered in each case.
   const head = (n: number, text = ` w${n}`) =>
-    `{"id":"cmpl-1","object":"text_completion","created":5,"model":"m","choices":[{"index":0,"text":"${text}","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":{"prompt_tokens":8,"total_tokens":${8 + n},"completion_tokens":${n}}}`;
+    `{"id":"cmpl-1","object":"text_completion","created":5,"model":"m","choices":[{"index":0,"text":"${text}","logprobs":null,` +
+    `"finish_reason":null,"stop_reason":null}],"usage":{"prompt_tokens":8,"total_tokens":${8 + n},"completion_tokens":${n}}}`;
   const stream = (alter: (s: string) => string) => {
     const out: string[] = [];
     for (let n = 1; n <= 10; n++) out.push(n === 6 ? alter(head(n)) : head(n));
@@ -335,7 +336,10 @@ describe('altered chunks fall back to the full parser and read the same', () => 
     let text = '';
     const ev = (n: number, meta: (m: string) => string = (m) => m) => {
       text += ` w${n}`;
-      return `{"text":"${text}","output_ids":[${n}],"meta_info":${meta(`{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${3 * n},"cached_tokens":0,"spec_verify_ct":${n},"spec_accept_length":3.0,"spec_accept_rate":${(n / 7).toString()}}`)}}`;
+      return (
+        `{"text":"${text}","output_ids":[${n}],"meta_info":` +
+        `${meta(`{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${3 * n},"cached_tokens":0,"spec_verify_ct":${n},"spec_accept_length":3.0,"spec_accept_rate":${(n / 7).toString()}}`)}}`
+      );
     };
     for (const alter of [
       (m: string) => m,

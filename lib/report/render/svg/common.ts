@@ -45,7 +45,8 @@ export function legend(items: LegendItem[], x0: number, y0: number, width: numbe
     }
     const dash = DASH[it.dash ?? 'solid'];
     parts.push(
-      `<g class="legend-item"><line x1="${px(x)}" y1="${px(y - 4)}" x2="${px(x + 22)}" y2="${px(y - 4)}" stroke="${it.color}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>` +
+      `<g class="legend-item"><line x1="${px(x)}" y1="${px(y - 4)}" x2="${px(x + 22)}" y2="${px(y - 4)}" stroke="${it.color}" ` +
+        `stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>` +
         (it.marker === false
           ? ''
           : `<circle cx="${px(x + 11)}" cy="${px(y - 4)}" r="3.5" fill="${it.hollow ? 'none' : it.color}" stroke="${it.color}" stroke-width="1.5"/>`) +

@@ -148,7 +148,8 @@ export function lineChart(series: Series[], o: LineChartOpts): string {
         );
       }
       g.push(
-        `<circle class="pt" data-x="${p.x}" data-y="${p.y}" cx="${x}" cy="${px(Y(p.y))}" r="3.5" ${s.hollow ? 'style="fill: var(--bg, #fff)"' : `fill="${s.color}"`} stroke="${s.color}" stroke-width="1.5"/>`,
+        `<circle class="pt" data-x="${p.x}" data-y="${p.y}" cx="${x}" cy="${px(Y(p.y))}" r="3.5" ` +
+          `${s.hollow ? 'style="fill: var(--bg, #fff)"' : `fill="${s.color}"`} stroke="${s.color}" stroke-width="1.5"/>`,
       );
     }
     g.push('</g>');
