@@ -32,20 +32,20 @@ export function capacitySeries(s: CapacitySettings, r: CapacityReport, timestamp
   const put = (name: string, extra: Record<string, string>, v: number | null) => {
     if (v !== null && Number.isFinite(v)) out.push({ labels: { __name__: name, ...common, ...extra }, value: v, timestampMs });
   };
-  for (const t of r.variants) {
-    const l = { variant: t.variant };
-    put(CAPACITY_SERIES.capacity, l, t.capacity.crossing);
-    put(CAPACITY_SERIES.lower, l, t.capacity.lo);
-    put(CAPACITY_SERIES.upper, l, t.capacity.hi);
-    put(CAPACITY_SERIES.atLeast, l, t.capacity.atLeast);
-    put(CAPACITY_SERIES.goodput, l, t.goodputAtCapacity);
-    const price = t.cost.usdPerMillionOutputTokens;
+  for (const variant of r.variants) {
+    const l = { variant: variant.variant };
+    put(CAPACITY_SERIES.capacity, l, variant.capacity.crossing);
+    put(CAPACITY_SERIES.lower, l, variant.capacity.lo);
+    put(CAPACITY_SERIES.upper, l, variant.capacity.hi);
+    put(CAPACITY_SERIES.atLeast, l, variant.capacity.atLeast);
+    put(CAPACITY_SERIES.goodput, l, variant.goodputAtCapacity);
+    const price = variant.cost.usdPerMillionOutputTokens;
     put(CAPACITY_SERIES.cost, l, price?.value ?? null);
     put(CAPACITY_SERIES.costLower, l, price?.ci?.lo ?? null);
     put(CAPACITY_SERIES.costUpper, l, price?.ci?.hi ?? null);
-    put(CAPACITY_SERIES.energy, l, t.energy.jPerToken);
-    put(CAPACITY_SERIES.energyLower, l, t.energy.ci?.lo ?? null);
-    put(CAPACITY_SERIES.energyUpper, l, t.energy.ci?.hi ?? null);
+    put(CAPACITY_SERIES.energy, l, variant.energy.jPerToken);
+    put(CAPACITY_SERIES.energyLower, l, variant.energy.ci?.lo ?? null);
+    put(CAPACITY_SERIES.energyUpper, l, variant.energy.ci?.hi ?? null);
   }
   if (r.ratio) {
     const l = { a: r.ratio.a, b: r.ratio.b };

@@ -59,14 +59,14 @@ export function checkWorkload(base: BenchSummary, next: BenchSummary): WorkloadC
   }
   const variants = (s: BenchSummary) => s.variants.map((v) => v.variant);
   differ('variants', variants(base).join(','), variants(next).join(','));
-  for (const t of base.variants) {
-    const u = next.variants.find((x) => x.variant === t.variant);
+  for (const variant of base.variants) {
+    const u = next.variants.find((x) => x.variant === variant.variant);
     if (!u) continue;
     // A new version of the same server is what a baseline comparison is for: the engine's kind must match, its version may not.
-    differ(`variant ${t.variant} engine`, engineKind(t.engineLabel), engineKind(u.engineLabel));
-    if (t.engineLabel !== u.engineLabel && engineKind(t.engineLabel) === engineKind(u.engineLabel))
-      notes.push(`variant ${t.variant}: ${show(t.engineLabel ?? null)} in the baseline, ${show(u.engineLabel ?? null)} in the new run.`);
-    for (const field of ['dialect', 'model'] as const) differ(`variant ${t.variant} ${field}`, t[field] ?? null, u[field] ?? null);
+    differ(`variant ${variant.variant} engine`, engineKind(variant.engineLabel), engineKind(u.engineLabel));
+    if (variant.engineLabel !== u.engineLabel && engineKind(variant.engineLabel) === engineKind(u.engineLabel))
+      notes.push(`variant ${variant.variant}: ${show(variant.engineLabel ?? null)} in the baseline, ${show(u.engineLabel ?? null)} in the new run.`);
+    for (const field of ['dialect', 'model'] as const) differ(`variant ${variant.variant} ${field}`, variant[field] ?? null, u[field] ?? null);
   }
   for (const key of MEASUREMENT_SETTINGS) {
     const a = base.settings[key];
