@@ -52,7 +52,8 @@ exports.default = function () {
       `function (client) {
     ${
       s.stamp
-        ? "client.on('event', function (e) { const t = now(); const d = e.name === 'error' ? 'error' : e.data; at[n] = t; data[n++] = d; if (d === '[DONE]') client.close(); });"
+        ? "client.on('event', function (e) { const t = now(); const d = e.name === 'error' ? 'error' : e.data; " +
+          "at[n] = t; data[n++] = d; if (d === '[DONE]') client.close(); });"
         : "client.on('event', function (e) { if (e.data === '[DONE]') client.close(); else n++; });"
     }
   });

@@ -152,9 +152,9 @@ async function main(): Promise<void> {
     // Every percentile the summary kept, and which were read from buckets (the soak's claim is that none is lost).
     const p = (name: string, f: Figures) =>
       f === null ? `${name} not measured` : `${name} p50 ${f.p50.toFixed(1)} p99 ${f.p99.toFixed(1)}${f.relative_error === undefined ? '' : ' (buckets)'}`;
-    summary +=
-      `\n` +
-      `${[p('e2e ms', r.e2e_ms), p('TTFT ms', r.ttft_ms), p('ITL ms', r.itl_ms), p('TPOT ms', r.tpot_ms), p('tokens/s per request', r.request_output_rate_tokens_per_s)].join('; ')}`;
+    const figures = [p('e2e ms', r.e2e_ms), p('TTFT ms', r.ttft_ms), p('ITL ms', r.itl_ms), p('TPOT ms', r.tpot_ms)];
+    figures.push(p('tokens/s per request', r.request_output_rate_tokens_per_s));
+    summary += `\n${figures.join('; ')}`;
   } catch {
     summary = 'no summary.json';
   }

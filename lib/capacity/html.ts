@@ -64,7 +64,9 @@ export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): stri
       t.capacity.criteria.map(
         (c) =>
           `<li>${esc(display(t.variant))}: ${esc(label(c.key))} ` +
-          `${c.brokeAt === null ? 'held at every load measured' : `first broke at ${esc(fmt(c.brokeAt, s.loop.integer ? 0 : 2))} ${esc(s.loop.short)} (step ${c.brokeStep})`}` +
+          (c.brokeAt === null
+            ? 'held at every load measured'
+            : `first broke at ${esc(fmt(c.brokeAt, s.loop.integer ? 0 : 2))} ${esc(s.loop.short)} (step ${c.brokeStep})`) +
           `</li>`,
       ),
     )

@@ -250,7 +250,8 @@ function badge(c: CellComparison, tolerance: number): string {
 
 function ratioCell(r: Ratio | null): string {
   if (r === null) return '<span class="na">–</span>';
-  return `${esc(r.value.toFixed(3))}×${r.ci ? `<span class="ci">[${esc(r.ci.lo.toFixed(3))}, ${esc(r.ci.hi.toFixed(3))}]</span>` : '<span class="ci">no interval</span>'}`;
+  const ci = r.ci ? `[${esc(r.ci.lo.toFixed(3))}, ${esc(r.ci.hi.toFixed(3))}]` : 'no interval';
+  return `${esc(r.value.toFixed(3))}×<span class="ci">${ci}</span>`;
 }
 
 /** compare.html: one page, no scripts or external files. */

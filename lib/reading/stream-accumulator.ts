@@ -468,9 +468,8 @@ export class Accumulator implements StreamReader {
     } else if (!this.done && (this.finish_ === null || reader.endEvent === true)) {
       result.error = classified(
         'truncated',
-        `${this.route}: the stream ended after ${this.events} event(s) without ${reader.endEvent === true ? 'its closing event' : 'a finish reason or [DONE]'}` +
-          `; ` +
-          `the server closed it early.`,
+        `${this.route}: the stream ended after ${this.events} event(s) without ` +
+          `${reader.endEvent === true ? 'its closing event' : 'a finish reason or [DONE]'}; the server closed it early.`,
       );
     } else {
       result.ok = true;

@@ -235,7 +235,9 @@ for (const runner of RUNNERS) {
             ctx.diagnostic(
               `${transport}: ${t.reqs.length} requests; throughput ${tps.toFixed(0)} tok/s vs the simulator's ` +
                 `${t.window.outputTokensPerSec.toFixed(0)}` +
-                `${transport === 'sse' ? `; TTFT p50 ${m['llm_ttft'].values.med} ms; ITL mean ${m['llm_itl'].values.avg.toFixed(3)} ms over ${m['llm_itl'].values.count} tokens` : ''}`,
+                (transport === 'sse'
+                  ? `; TTFT p50 ${m['llm_ttft'].values.med} ms; ITL mean ${m['llm_itl'].values.avg.toFixed(3)} ms over ${m['llm_itl'].values.count} tokens`
+                  : ''),
             );
             assert.ok(
               Math.abs(tps / t.window.outputTokensPerSec - 1) < 0.1,

@@ -213,8 +213,10 @@ function judge(link: Link, rtt: { p50: number; min: number }, transport: string,
   const conn = m.connecting.filter((c): c is number => c !== null && c > 0);
   console.log(
     `test hosts, rtt ${link.rttMs} ms (measured ${f1(R)}), loss ${link.lossPct} %, TRANSPORT=${transport}: ${m.e2e.length} requests, ` +
-      (`${m.connecting.some((c) => c === null) ? 'http_req_connecting not given (a new connection per request)' : `${newConn} on a new connection (http_req_connecting ${q(conn)})`}` +
-        `; `) +
+      (m.connecting.some((c) => c === null)
+        ? 'http_req_connecting not given (a new connection per request)'
+        : `${newConn} on a new connection (http_req_connecting ${q(conn)})`) +
+      '; ' +
       `link ${lost ? `lost ${lost.lost} of ${lost.packets} packets` : 'netem'}; the report: ${JSON.stringify(m.report)}\n` +
       (`  client − truth − intake lag: TTFT ${q(m.ttft)}, e2e (new connection) ${q(m.e2e.filter((_, i) => fresh[i]))}, ` +
         `e2e (reused) ${q(m.e2e.filter((_, i) => !fresh[i]))}; `) +

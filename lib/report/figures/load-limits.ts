@@ -60,7 +60,9 @@ export function findFallBehind(runs: RunFigures[]): FallBehind {
     .join(', ');
   return {
     rate: null,
-    text: `trace replay at ${replay.load.speed}× speed: ${q.ok} of ${replay.load.requests} requests completed${lost ? `; ${lost}` : ', none failed or left unsent'}`,
+    text:
+      `trace replay at ${replay.load.speed}× speed: ${q.ok} of ${replay.load.requests} requests completed` +
+      (lost ? `; ${lost}` : ', none failed or left unsent'),
   };
 }
 

@@ -63,7 +63,9 @@ export const comparisons: ReportSection<Comparison[]> = {
     return htmlSection(
       `${display(a)} vs ${display(b)}`,
       `<p class="legend-note">Verdicts from the output-throughput ratio ${esc(display(a))} ÷ ${esc(display(b))} and its 95% interval (` +
-        `${cs[0].repeats ? `across ${cs[0].repeats.within.length} repeats: t over the repeats' log ratios, each repeat's own interval beside it` : "batch means over the steady slices, Welch's t"}` +
+        (cs[0].repeats
+          ? `across ${cs[0].repeats.within.length} repeats: t over the repeats' log ratios, each repeat's own interval beside it`
+          : "batch means over the steady slices, Welch's t") +
         `): faster only when the whole interval is on one side of 1×.</p>` +
         `<ul class="verdicts">${items.join('')}</ul>` +
         figureGrid(speedupFigures(r), true),

@@ -124,7 +124,8 @@ describe("reasoning split on the simulator's reasoning profile", () => {
       ev('a'),
       ev('b'),
       ev('c'),
-      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}',
+      '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}],' +
+        '"usage":{"prompt_tokens":3,"completion_tokens":3,"total_tokens":6}}',
       '[DONE]',
     ];
     const { result } = readBatched(data, 64);

@@ -71,8 +71,8 @@ test('TGI: /info (corpus, 3.3.7) gives the model, its revision, the concurrency 
 test("vLLM: the model list's root and max_model_len, and cache_config_info's labels (None: not set)", () => {
   const page = [
     '# TYPE vllm:cache_config_info gauge',
-    'vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",gpu_memory_utilization="0.82",num_gpu_blocks="573",sliding_window="None",engine="0"} ' +
-      '1.0',
+    'vllm:cache_config_info{block_size="16",cache_dtype="auto",enable_prefix_caching="True",gpu_memory_utilization="0.82",' +
+      'num_gpu_blocks="573",sliding_window="None",engine="0"} 1.0',
   ].join('\n');
   const gauges: ServingInputs['gauges'] = {};
   for (const s of parsePromText(page)) gauges[s.name] = s.labels;

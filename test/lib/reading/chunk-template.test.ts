@@ -338,7 +338,11 @@ describe('altered chunks fall back to the full parser and read the same', () => 
       text += ` w${n}`;
       return (
         `{"text":"${text}","output_ids":[${n}],"meta_info":` +
-        `${meta(`{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${3 * n},"cached_tokens":0,"spec_verify_ct":${n},"spec_accept_length":3.0,"spec_accept_rate":${(n / 7).toString()}}`)}}`
+        meta(
+          `{"id":"abc","finish_reason":null,"prompt_tokens":8,"completion_tokens":${3 * n},"cached_tokens":0,` +
+            `"spec_verify_ct":${n},"spec_accept_length":3.0,"spec_accept_rate":${(n / 7).toString()}}`,
+        ) +
+        '}'
       );
     };
     for (const alter of [
