@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { startSim } from '../sim/index';
 import type { RequestRecord } from '../sim/index';
 import { findK6 } from '../scripts/k6-runtime';
+import { simulatedEngine } from '../scripts/simulated-dialects';
 import { QUIET_K6_ENV } from './proc';
 import { floorScript } from './floor-script';
 
@@ -97,7 +98,7 @@ interface Profile {
 }
 
 async function profile(bundle: string): Promise<Profile> {
-  const engine = DIALECT === 'sglang' ? 'sglang' : 'vllm';
+  const engine = simulatedEngine(DIALECT);
   const sim = await startSim({
     engine,
     port: 0,

@@ -1,7 +1,7 @@
 // CPU cost of the measuring code per request: building the request and parsing the reply, per
 // dialect and transport, for 128, 1k and 8k output tokens. Prints figures; asserts nothing.
 //   npx tsx bench/parse-cost.ts
-import { createDialect, type DialectName } from '../lib/dialects/index';
+import { createDialect, DIALECT_TRAITS, type DialectName } from '../lib/dialects/index';
 import { splitSseEvents } from '../lib/reading';
 import { tokenPromptPool } from '../lib/workload/seeded-prompts';
 import { recordRequest } from '../lib/metrics/samples';
@@ -69,7 +69,7 @@ function replies(dialect: DialectName, n: number, perEvent: number): { json: str
     events.push(
       JSON.stringify({ type: 'response.incomplete', response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage } }),
     );
-  const end = dialect === 'anthropic' || dialect === 'responses' ? '' : 'data: [DONE]\n\n';
+  const end = DIALECT_TRAITS[dialect].namedEvents ? '' : 'data: [DONE]\n\n';
   const stream = events.map((e) => `data: ${e}\n\n`).join('') + end;
   const json =
     dialect === 'sglang'

@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { startSim } from '../sim/index';
 import type { RequestRecord } from '../sim/index';
 import { findK6 } from '../scripts/k6-runtime';
+import { simulatedEngine } from '../scripts/simulated-dialects';
 import { quantileSorted } from '../lib/stats/bootstrap';
 import { QUIET_K6_ENV } from './proc';
 import { floorScript } from './floor-script';
@@ -134,7 +135,7 @@ function quant(values: number[]): Quant {
 }
 
 async function runOnce(vus: number, dialect: string, bundle: string, timeScale: number, duration: string): Promise<RunFigures> {
-  const engine = dialect === 'sglang' ? 'sglang' : 'vllm';
+  const engine = simulatedEngine(dialect);
   const sim = await startSim({
     engine,
     port: 0,

@@ -2,12 +2,9 @@
 // the suite must report. One table drives the test (test/scenarios/faults.test.ts, on both transports and the
 // dialects where the fault applies) and the table in docs/faults.md (npm run docs).
 import type { ErrorClass } from '../lib/dialects/types';
-import { DIALECT_NAMES, DIALECT_TRAITS, type DialectName } from '../lib/dialects/index';
-import { engineById } from '../lib/engines/index';
-import { ENGINE_NAMES, type Faults } from '../sim/index';
-
-/** The dialects the simulator serves: those the profiles of the engines it imitates offer, in the table's order. */
-const SIMULATED: readonly DialectName[] = DIALECT_NAMES.filter((d) => ENGINE_NAMES.some((e) => engineById(e)?.offered.includes(d)));
+import { DIALECT_TRAITS, type DialectName } from '../lib/dialects/index';
+import type { Faults } from '../sim/index';
+import { SIMULATED_DIALECTS as SIMULATED } from './simulated-dialects';
 /** The cases run on the plain `data:` streams by default. */
 export const DIALECTS: readonly DialectName[] = SIMULATED.filter((d) => !DIALECT_TRAITS[d].namedEvents);
 /**

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { spawnSim, type RemoteSim } from './sim-process';
 import { explain, RUNNERS, type Run, type SummaryJson } from './harness';
 import { DIALECTS, FAULT_CASES, MATRIX_ENV, TRANSPORTS, type FaultCase } from '../../scripts/fault-matrix';
+import { simulatedEngine } from '../../scripts/simulated-dialects';
 
 const OSL = Number(MATRIX_ENV.OSL);
 
@@ -31,7 +32,7 @@ interface Extended extends SummaryJson {
 }
 
 async function runCase(runner: (typeof RUNNERS)[number], c: FaultCase, transport: string, dialect: string): Promise<void> {
-  const server = c.server ?? (dialect === 'sglang' ? 'sglang' : 'vllm');
+  const server = c.server ?? simulatedEngine(dialect);
   const sim = await spawnSim({ engine: server, timeScale: 4, seed: 11 });
   if (c.when === 'start') await sim.setFaults(c.faults);
   let switched: Promise<void> = Promise.resolve();
