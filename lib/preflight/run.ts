@@ -64,9 +64,9 @@ export class PreflightError extends Error {
   }
 }
 
-function get(io: HttpPort, t: VariantConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe {
+function get(io: HttpPort, v: VariantConfig, path: string, timeoutMs = PROBE_TIMEOUT_MS): Probe {
   const route = `GET ${path}`;
-  const res = io.get(t.url + path, { headers: requestHeaders(t), timeoutMs, name: route });
+  const res = io.get(v.url + path, { headers: requestHeaders(v), timeoutMs, name: route });
   return { route, status: res.status, body: res.body, error: res.error, errorCode: res.errorCode };
 }
 
@@ -75,14 +75,14 @@ function get(io: HttpPort, t: VariantConfig, path: string, timeoutMs = PROBE_TIM
  * "not ready yet" (vLLM only listens once its model is loaded), as does 503; both share the
  * deadline. Returns the routes found healthy.
  */
-function awaitHealthy(io: HttpPort, t: VariantConfig, deadlineMs: number): string[] {
+function awaitHealthy(io: HttpPort, v: VariantConfig, deadlineMs: number): string[] {
   const started = io.now();
   for (;;) {
     const left = deadlineMs - (io.now() - started);
-    const h = get(io, t, '/health', Math.max(500, Math.min(PROBE_TIMEOUT_MS, left)));
+    const h = get(io, v, '/health', Math.max(500, Math.min(PROBE_TIMEOUT_MS, left)));
     if (h.status === 0) {
       if (connectFailure(h) === 'dns' || io.now() - started >= deadlineMs) {
-        throw new PreflightError('unreachable', `${t.variant}: ${unreachableMessage(t.url, deadlineMs, h, t.vars.url)}`);
+        throw new PreflightError('unreachable', `${v.variant}: ${unreachableMessage(v.url, deadlineMs, h, v.vars.url)}`);
       }
     } else {
       if (h.status === 200) return ['GET /health'];
@@ -91,7 +91,7 @@ function awaitHealthy(io: HttpPort, t: VariantConfig, deadlineMs: number): strin
       if (io.now() - started >= deadlineMs) {
         throw new PreflightError(
           'not_ready',
-          `${t.variant}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, ` +
+          `${v.variant}: GET /health → ${h.status} for ${deadlineMs / 1000} s: the server is not ready (still loading, ` +
             `or its engine is down). Wait, or raise PREFLIGHT_TIMEOUT.`,
         );
       }
@@ -116,7 +116,7 @@ function preflightPrompt(cfg: BenchConfig, d: Dialect, length: number): Prompt {
 
 /** Where a preflight generation goes: the variant, the dialect spoken to it and the model named. */
 interface Addressee {
-  t: VariantConfig;
+  v: VariantConfig;
   d: Dialect;
   model: string;
 }
@@ -134,13 +134,13 @@ interface Generation {
   read(res: HttpReply): GenerationResult;
 }
 
-function generation({ t, d, model }: Addressee, { prompt, maxTokens, timeoutMs }: Ask): Generation {
+function generation({ v, d, model }: Addressee, { prompt, maxTokens, timeoutMs }: Ask): Generation {
   const wire = d.build({ prompt, maxTokens, ignoreEos: true, temperature: 0, stream: false, model: model || undefined });
   const route = `${wire.method} ${wire.path}`;
   return {
-    request: { method: 'POST', url: t.url + wire.path, body: wire.body, req: { headers: requestHeaders(t, undefined, d.name), timeoutMs, name: route } },
+    request: { method: 'POST', url: v.url + wire.path, body: wire.body, req: { headers: requestHeaders(v, undefined, d.name), timeoutMs, name: route } },
     read: (res) =>
-      res.status === 0 ? failed(0, classifyTransport(res.errorCode, res.error, route, t.url, timeoutMs)) : d.parseBody(res.status, res.body, res.contentType),
+      res.status === 0 ? failed(0, classifyTransport(res.errorCode, res.error, route, v.url, timeoutMs)) : d.parseBody(res.status, res.body, res.contentType),
   };
 }
 
@@ -213,13 +213,13 @@ interface LayerProbes {
  * API layer after one deadline rather than one per route.
  */
 function probeLayers(io: BatchPort, cfg: BenchConfig, to: Addressee, id: ServerIdentity): LayerProbes {
-  const { t, model } = to;
+  const { v, model } = to;
   const timeoutMs = cfg.preflightTimeoutMs;
   const dialects = [
     to.d,
-    ...stallProbeDialects(profileOf(id), to.d.name).map((name) => createDialect(name, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model })),
+    ...stallProbeDialects(profileOf(id), to.d.name).map((name) => createDialect(name, { dialectVar: v.vars.dialect, modelVar: v.vars.model, model })),
   ];
-  const gens = dialects.map((d) => generation({ t, d, model }, { prompt: preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), maxTokens: 1, timeoutMs }));
+  const gens = dialects.map((d) => generation({ v, d, model }, { prompt: preflightPrompt(cfg, d, PROBE_PROMPT_TOKENS), maxTokens: 1, timeoutMs }));
   const start = io.now();
   const replies = io.batch(gens.map((g) => g.request));
   const ms = io.now() - start;
@@ -236,9 +236,9 @@ function routeTry(d: Dialect, outcome: RouteTry['outcome'], timeoutMs: number, d
 }
 
 /** The one-token check timed out: which layer hangs, from what the other routes did meanwhile. */
-function stalled(cfg: BenchConfig, { t, d: primary }: Addressee, id: ServerIdentity, healthy: string[], others: RouteTry[]): PreflightError {
-  const d = stallDiagnosis(routeTry(primary, 'timeout', cfg.preflightTimeoutMs), others, healthy, profileOf(id), t.vars.dialect);
-  return new PreflightError(d.reason, `${t.variant}: ${d.message}`);
+function stalled(cfg: BenchConfig, { v, d: primary }: Addressee, id: ServerIdentity, healthy: string[], others: RouteTry[]): PreflightError {
+  const d = stallDiagnosis(routeTry(primary, 'timeout', cfg.preflightTimeoutMs), others, healthy, profileOf(id), v.vars.dialect);
+  return new PreflightError(d.reason, `${v.variant}: ${d.message}`);
 }
 
 export interface PreflightResult {
@@ -262,64 +262,64 @@ export interface Identified {
  * preflight that resolves DIALECT=auto and an empty MODEL. The public library (lib/api) runs it
  * alone in each VU whose client was created with dialect 'auto' or without a needed model.
  */
-export function identifyVariant(io: HttpPort, t: VariantConfig): Identified {
+export function identifyVariant(io: HttpPort, v: VariantConfig): Identified {
   const notes: string[] = [];
   const warnings: string[] = [];
-  const modelsProbe = get(io, t, '/v1/models');
+  const modelsProbe = get(io, v, '/v1/models');
   if (modelsProbe.status === 401 || modelsProbe.status === 403) {
     throw new PreflightError(
       'auth',
-      `${t.variant}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${t.vars.apiKey || 'API_KEY'} to the key it expects.`,
+      `${v.variant}: GET /v1/models → ${modelsProbe.status}: the server rejected the credentials; set ${v.vars.apiKey || 'API_KEY'} to the key it expects.`,
     );
   }
-  const id: ServerIdentity = identifyServer(io, t, modelsProbe);
+  const id: ServerIdentity = identifyServer(io, v, modelsProbe);
   let dialect: DialectName;
-  if (t.dialect === 'auto') {
+  if (v.dialect === 'auto') {
     if (id.dialect === null) {
       throw new PreflightError(
         'unknown_api',
-        `${t.variant}: cannot tell which API ${t.url} speaks (${id.evidence}); set ${t.vars.dialect} to one of ${DIALECT_NAMES.join(', ')}.`,
+        `${v.variant}: cannot tell which API ${v.url} speaks (${id.evidence}); set ${v.vars.dialect} to one of ${DIALECT_NAMES.join(', ')}.`,
       );
     }
     dialect = id.dialect;
-    notes.push(`${t.vars.dialect}=auto chose ${dialect}: ${id.evidence}`);
+    notes.push(`${v.vars.dialect}=auto chose ${dialect}: ${id.evidence}`);
   } else {
-    dialect = t.dialect;
+    dialect = v.dialect;
   }
-  const chosen = chooseModel(t.model, id, t.vars.model);
-  if (chosen.error) throw new PreflightError('unknown_model', `${t.variant}: ${chosen.error}`);
-  if (chosen.note) warnings.push(`${t.variant}: ${chosen.note}`);
+  const chosen = chooseModel(v.model, id, v.vars.model);
+  if (chosen.error) throw new PreflightError('unknown_model', `${v.variant}: ${chosen.error}`);
+  if (chosen.note) warnings.push(`${v.variant}: ${chosen.note}`);
   if (DIALECT_TRAITS[dialect].needsModel && chosen.model === '') {
-    throw new PreflightError('unknown_model', `${t.variant}: the server lists no model at GET /v1/models; set ${t.vars.model}.`);
+    throw new PreflightError('unknown_model', `${v.variant}: the server lists no model at GET /v1/models; set ${v.vars.model}.`);
   }
   return { id, modelsOk: modelsProbe.status === 200, dialect, model: chosen.model, notes, warnings };
 }
 
-export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConfig): PreflightResult {
-  const healthy = awaitHealthy(io, t, cfg.preflightTimeoutMs);
-  const found = identifyVariant(io, t);
+export function preflightVariant(io: BatchPort, cfg: BenchConfig, v: VariantConfig): PreflightResult {
+  const healthy = awaitHealthy(io, v, cfg.preflightTimeoutMs);
+  const found = identifyVariant(io, v);
   const { id, dialect, notes, warnings } = found;
   // IMAGES with DIALECT=auto: only now is the dialect known (a named one was checked with the configuration).
-  const noImages = t.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${t.vars.dialect}=${t.dialect} chose `) : null;
-  if (noImages !== null) throw new PreflightError('wrong_dialect', `${t.variant}: IMAGES: ${noImages.slice(0, -1)}, or IMAGES=0.`);
+  const noImages = v.dialect === 'auto' && (cfg.images ?? []).some((s) => s.count > 0) ? imagesRefusal(dialect, `${v.vars.dialect}=${v.dialect} chose `) : null;
+  if (noImages !== null) throw new PreflightError('wrong_dialect', `${v.variant}: IMAGES: ${noImages.slice(0, -1)}, or IMAGES=0.`);
   // TOOLS or RESPONSE_FORMAT with DIALECT=auto, as IMAGES.
   const noStructured =
-    t.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS, dialect, t.vars.dialect, `${t.vars.dialect}=auto chose ${dialect}, which`) : null;
-  if (noStructured !== null) throw new PreflightError('wrong_dialect', `${t.variant}: ${noStructured}`);
+    v.dialect === 'auto' ? structuredRefusal(cfg.structured, DIALECT_TRAITS, dialect, v.vars.dialect, `${v.vars.dialect}=auto chose ${dialect}, which`) : null;
+  if (noStructured !== null) throw new PreflightError('wrong_dialect', `${v.variant}: ${noStructured}`);
   const chosen = { model: found.model };
-  if (cfg.pooling) return poolingPreflight(io, cfg, t, found);
-  const adapters = cfg.adapters ? checkAdapters(t.variant, cfg.adapters, profileOf(id), (path) => get(io, t, path)) : null;
+  if (cfg.pooling) return poolingPreflight(io, cfg, v, found);
+  const adapters = cfg.adapters ? checkAdapters(v.variant, cfg.adapters, profileOf(id), (path) => get(io, v, path)) : null;
   if (adapters !== null && 'error' in adapters) throw new PreflightError('unknown_adapter', adapters.error);
   if (found.modelsOk) healthy.push('GET /v1/models');
   const longest = longestPrompt(cfg.isl, cfg.promptPool, cfg.islSpread);
   const maxOsl = Math.max(...cfg.osl);
   const ctxErr = contextError(longest, maxOsl, id.maxModelLen);
-  if (ctxErr) throw new PreflightError('context_length', `${t.variant}: ${ctxErr}`);
+  if (ctxErr) throw new PreflightError('context_length', `${v.variant}: ${ctxErr}`);
 
   // The check that a health probe cannot make: does a real generation produce a token?
-  const d = createDialect(dialect, { dialectVar: t.vars.dialect, modelVar: t.vars.model, model: chosen.model });
+  const d = createDialect(dialect, { dialectVar: v.vars.dialect, modelVar: v.vars.model, model: chosen.model });
   const tally: Tally = { sent: 0, failed: 0, labels: [] };
-  const to: Addressee = { t, d, model: chosen.model };
+  const to: Addressee = { v, d, model: chosen.model };
   const layers = probeLayers(io, cfg, to, id);
   // Retries of a transient failure get their own PREFLIGHT_TIMEOUT from the batch's end: a hung
   // route beside the check must not use up the time of its retries.
@@ -333,17 +333,17 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
     const err = probe.result.error;
     if (err?.class === 'timeout') throw stalled(cfg, to, id, healthy, layers.others);
     if (err?.class === 'wrong_dialect') {
-      throw new PreflightError('wrong_dialect', `${t.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, t.vars.dialect, d.name)}`);
+      throw new PreflightError('wrong_dialect', `${v.variant}: ${wrongDialectMessage(`POST ${d.path}`, probe.result.status, id, v.vars.dialect, d.name)}`);
     }
     throw new PreflightError(
       'generation_failed',
-      `${t.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`,
+      `${v.variant}: ${attemptsFailedMessage('the one-token test generation', probe.attempts, err?.message ?? 'unknown error')}`,
     );
   }
   const hungBeside = hungLayerWarning(routeTry(d, 'token', cfg.preflightTimeoutMs), layers.others, profileOf(id));
-  if (hungBeside) warnings.push(`${t.variant}: ${hungBeside}`);
+  if (hungBeside) warnings.push(`${v.variant}: ${hungBeside}`);
   if (probe.result.completionTokens === null) {
-    warnings.push(`${t.variant}: the server reports no token counts; throughput and tokens are not measured for it.`);
+    warnings.push(`${v.variant}: the server reports no token counts; throughput and tokens are not measured for it.`);
   }
 
   // Warm-up with the longest prompt any cell sends (ISL_SPREAD included), which also proves it fits.
@@ -354,50 +354,50 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, t: VariantConf
     const w = generateRetrying(io, to, { prompt: warmPrompt, maxTokens: n, timeoutMs: cfg.requestTimeoutMs }, { deadline: null, tally });
     if (!w.result.ok) {
       const what = `warm-up request ${i + 1} (ISL ${longest.isl}${longest.length !== longest.isl ? `, longest prompt ${longest.length} tokens` : ''})`;
-      throw new PreflightError('warmup_failed', `${t.variant}: ${attemptsFailedMessage(what, w.attempts, w.result.error?.message ?? 'unknown error')}`);
+      throw new PreflightError('warmup_failed', `${v.variant}: ${attemptsFailedMessage(what, w.attempts, w.result.error?.message ?? 'unknown error')}`);
     }
     warm.push(w.ms);
   }
   const flaky = transientWarning(tally.failed, tally.sent, tally.labels);
-  if (flaky) warnings.push(`${t.variant}: ${flaky}`);
+  if (flaky) warnings.push(`${v.variant}: ${flaky}`);
   if (warm.length >= 2) {
     const w = timeoutWarning(warm[0], warm[1], 16, maxOsl, cfg.requestTimeoutMs);
-    if (w) warnings.push(`${t.variant}: ${w}`);
+    if (w) warnings.push(`${v.variant}: ${w}`);
   }
 
   let metrics = null;
   if (cfg.serverMetrics !== 'off') {
-    const m = get(io, t, '/metrics');
+    const m = get(io, v, '/metrics');
     metrics = m.status === 200 ? (engineOfMetrics(m.body)?.id ?? null) : null;
     if (metrics === null && cfg.serverMetrics === 'on') {
       const hint = profileOf(id)?.metricsHint;
-      warnings.push(`${t.variant}: GET /metrics → ${m.status || m.error}: server-side figures are not measured${hint ? ` (${hint})` : ''}.`);
+      warnings.push(`${v.variant}: GET /metrics → ${m.status || m.error}: server-side figures are not measured${hint ? ` (${hint})` : ''}.`);
     }
   }
-  const info: VariantInfo = { variant: t.variant, url: t.url, dialect, model: chosen.model, engineLabel: id.engineLabel, engine: id.engine, metrics, notes };
+  const info: VariantInfo = { variant: v.variant, url: v.url, dialect, model: chosen.model, engineLabel: id.engineLabel, engine: id.engine, metrics, notes };
   if (adapters !== null) info.adapters = adapters.binding;
   return { info, warnings };
 }
 
 /** embeddings, rerank: the pooling route's one-item check in place of the generations (lib/preflight/pooling-preflight.ts). */
-function poolingPreflight(io: BatchPort, cfg: BenchConfig, t: VariantConfig, found: Identified): PreflightResult {
+function poolingPreflight(io: BatchPort, cfg: BenchConfig, v: VariantConfig, found: Identified): PreflightResult {
   const { id, dialect, model, notes, warnings } = found;
-  const checked = checkPooling(io, cfg, t, dialect, model);
+  const checked = checkPooling(io, cfg, v, dialect, model);
   if ('reason' in checked) throw new PreflightError(checked.reason, checked.message);
   if (checked.promptTokens === null)
-    warnings.push(`${t.variant}: the ${cfg.pooling?.task} reply carries no usage.prompt_tokens: its tokens per second are not measured.`);
-  return { info: { variant: t.variant, url: t.url, dialect, model, engineLabel: id.engineLabel, engine: id.engine, metrics: null, notes }, warnings };
+    warnings.push(`${v.variant}: the ${cfg.pooling?.task} reply carries no usage.prompt_tokens: its tokens per second are not measured.`);
+  return { info: { variant: v.variant, url: v.url, dialect, model, engineLabel: id.engineLabel, engine: id.engine, metrics: null, notes }, warnings };
 }
 
 /** GET /get_model_info and /v1/models, then what the engine profiles ask for, a round at a time. */
-function identifyServer(io: HttpPort, t: VariantConfig, modelsProbe: Probe): ServerIdentity {
-  const modelInfo = get(io, t, '/get_model_info');
+function identifyServer(io: HttpPort, v: VariantConfig, modelsProbe: Probe): ServerIdentity {
+  const modelInfo = get(io, v, '/get_model_info');
   const extra: Probe[] = [];
   for (let round = 0; round < 3; round++) {
     const seen = [modelInfo, ...extra].map((p) => ({ route: p.route.replace(/^GET /, ''), status: p.status, body: p.body }));
     const ask = probesToAsk(sightings({ route: '/v1/models', status: modelsProbe.status, body: modelsProbe.body }, seen));
     if (ask.length === 0) break;
-    for (const route of ask) extra.push(get(io, t, route));
+    for (const route of ask) extra.push(get(io, v, route));
   }
   return identify(modelInfo, modelsProbe, extra);
 }
