@@ -26,6 +26,9 @@ export const llamacpp: EngineProfile = {
     };
   },
   dialect: 'llamacpp',
+  // Measured on b11669 (test/fixtures/corpus/llamacpp/b11669-tools-call-named-stream.sse): the
+  // server logs "Wrong type supplied for parameter 'tool_choice'" and goes on as auto.
+  namedToolChoice: 'reads tool_choice only as a string: a named function is taken as auto, so replies may carry no call',
   // b11669 answers /v1/messages and /v1/responses too, streamed and not (measured 2026-12-04).
   offered: ['llamacpp', 'openai-chat', 'anthropic', 'responses'],
   openaiLayer: 'the OpenAI-compatible layer (chat template)',

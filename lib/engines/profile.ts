@@ -127,6 +127,11 @@ export interface EngineProfile {
   tokenize: TokenizeRoute | null;
   /** Where it shows its serving configuration (serving.ts); absent: it shows none, so nothing of it is compared. */
   serving?: ServingProfile;
+  /**
+   * What it does with a tool_choice naming one function, when it does not honour it (said by the
+   * preflight, so a run of replies without calls is not taken for the model's choice); absent: honoured.
+   */
+  namedToolChoice?: string;
   /** Where its behaviour here was checked, for the docs' table. */
   checked: string;
 }

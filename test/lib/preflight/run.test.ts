@@ -192,3 +192,26 @@ test('an unidentified server: the one-token check alone', () => {
   );
   assert.deepEqual(port.batches, [['POST /v1/completions']]);
 });
+
+test('TOOL_CHOICE naming a tool on a llama-server: the preflight warns that b11669 takes it as auto', () => {
+  const llamacpp: Handler = (_method, path) => {
+    if (path === '/health') return ok('{"status":"ok"}');
+    if (path === '/v1/models')
+      return ok('{"object":"list","data":[{"id":"/models/target.gguf","object":"model","owned_by":"llamacpp","meta":{"n_ctx":4096}}]}');
+    if (path === '/props') return ok('{"build_info":"b11669-Debian","default_generation_settings":{"n_ctx":4096}}');
+    if (path === '/v1/chat/completions') return ok(reply('vllm-chat-nonstream.json'));
+    return status(404, '{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}');
+  };
+  const env = { TARGET_URL: 'http://llama:8080', DIALECT: 'openai-chat', TOOLS: '1' };
+  const name = loadConfig(BENCHMARKS.smoke, { ...env, ISL: '64', OSL: '16' }, new Date(0)).structured?.tools?.[0]?.name as string;
+  port = fakePort(llamacpp);
+  const named = cfg({ ...env, TOOL_CHOICE: name });
+  const warned = preflightVariant(port, named, named.variants[0]).warnings;
+  assert.ok(
+    warned.some((w) => w.includes(`TOOL_CHOICE=${name}: llama.cpp reads tool_choice only as a string`)),
+    warned.join(' | '),
+  );
+  port = fakePort(llamacpp);
+  const required = cfg({ ...env, TOOL_CHOICE: 'required' });
+  assert.ok(!preflightVariant(port, required, required.variants[0]).warnings.some((w) => w.includes('TOOL_CHOICE')), 'required is honoured: no warning');
+});
