@@ -726,7 +726,10 @@ describe('real llama.cpp servers', async () => {
           const [cold, warm] = [row(v, 8), row(v, 12)];
           const requests = Math.round(cold.query_tokens / ISL);
           assert.ok(cold.hit_tokens <= Math.max(0, requests - 4) * ISL, `${v} o8, reset: ${cold.hit_tokens} of ${cold.query_tokens} tokens found`);
-          assert.ok(warm.hit_rate! > 0.5 && warm.hit_rate! > cold.hit_rate!, `${v}: o12 not reset ${warm.hit_rate} vs o8 reset ${cold.hit_rate}`);
+          // The o12 run's first request sends the o8 run's first prompt, which its slot still holds
+          // (all but the last token); a later one may send a prompt the o8 run never reached.
+          assert.ok(warm.hit_tokens >= ISL - 1, `${v} o12, not reset: ${warm.hit_tokens} of ${warm.query_tokens} tokens found`);
+          assert.ok(warm.hit_rate! > cold.hit_rate!, `${v}: o12 not reset ${warm.hit_rate} vs o8 reset ${cold.hit_rate}`);
         }
         // The windows' counts are the server's: within what its counters moved over the whole test.
         assert.ok(sum(pc.runs.map((r) => r.hit_tokens)) <= o.d('prompt_tokens_cached_total'));
