@@ -7,7 +7,7 @@ import { planOf } from '../lib/plan/matrix';
 import { summaryThresholds, TREND_STATS } from '../lib/plan/summary-keys';
 import { METRICS } from '../lib/metrics/catalog';
 import { GRID_STATS, QUANTILE_GRID } from '../lib/stats/quantile-merge';
-import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../lib/report/merge-instances';
+import { mergeInstanceResults, INSTANCE_RESULT_FORMAT, type InstanceResult } from '../lib/report/merge-instances';
 import { buildReport } from '../lib/report/build-report';
 import type { SummaryMetrics } from '../lib/report/figures/run-figures';
 
@@ -25,7 +25,7 @@ const plan = planOf(spec.load, cfg);
 const keys = Object.keys(summaryThresholds(plan, cfg, true));
 const byName = new Map<string, { type: string }>(Object.values(METRICS).map((d) => [d.name as string, d]));
 
-function instance(k: number): PartialResult {
+function instance(k: number): InstanceResult {
   const metrics: SummaryMetrics = {};
   for (const key of keys) {
     const name = key.split('{')[0];
@@ -40,7 +40,7 @@ function instance(k: number): PartialResult {
   }
   const seg = `${k}/${N}:${k + 1}/${N}`.replace(/^0\/\d+/, '0').replace(/:(\d+)\/\1$/, ':1');
   return {
-    format: PARTIAL_FORMAT,
+    format: INSTANCE_RESULT_FORMAT,
     benchmark: spec.name,
     runId: 'bench',
     segment: seg,
@@ -57,7 +57,7 @@ const bytes = parts.reduce((a, p) => a + JSON.stringify(p.partial).length, 0);
 global.gc?.();
 const heap0 = process.memoryUsage().heapUsed;
 const t0 = performance.now();
-const merged = mergePartials(parts);
+const merged = mergeInstanceResults(parts);
 const report = buildReport(spec, cfg, plan, merged.data, { now: new Date(0) });
 const ms = performance.now() - t0;
 const heap1 = process.memoryUsage().heapUsed;

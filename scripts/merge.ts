@@ -10,7 +10,7 @@ import { planOf } from '../lib/plan/matrix';
 import { renderHtml } from '../lib/report/render/html-report';
 import { summaryJson } from '../lib/report/render/summary-json';
 import { renderMarkdown } from '../lib/report/render/markdown-report';
-import { MergeError, mergePartials, readPartial } from '../lib/report/merge-instances';
+import { MergeError, mergeInstanceResults, readInstanceResult } from '../lib/report/merge-instances';
 import { buildReport, type Report } from '../lib/report/build-report';
 import { renderText } from '../lib/report/render/text-report';
 
@@ -29,9 +29,9 @@ export function mergeFiles(paths: string[], outDir?: string, now = new Date()): 
     } catch (e) {
       throw new MergeError(`${p}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
-    return { name: p, partial: readPartial(p, text) };
+    return { name: p, partial: readInstanceResult(p, text) };
   });
-  const merged = mergePartials(parts);
+  const merged = mergeInstanceResults(parts);
   const spec = BENCHMARKS[merged.benchmark];
   if (!spec) throw new MergeError(`${paths[0]}: unknown benchmark '${merged.benchmark}'`);
   const cfg = loadConfig(spec, { ...merged.variables, RUN_ID: merged.runId }, now);

@@ -6,7 +6,7 @@ import { BENCHMARKS } from '../benchmarks';
 import { loadConfig } from '../config/load';
 import { planOf } from '../plan/matrix';
 import { subKey } from '../plan/summary-keys';
-import { mergePartials, readPartial } from '../report/merge-instances';
+import { mergeInstanceResults, readInstanceResult } from '../report/merge-instances';
 import { buildReport } from '../report/build-report';
 import { ENERGY_NO_URL, energy as energySection } from '../report/sections/energy-section';
 import { valueOf } from '../report/sections/section';
@@ -42,10 +42,10 @@ function trend(metrics: Record<string, { values: Record<string, number> }>, key:
 }
 
 export function readStepRun(name: string, partialText: string, now = new Date()): StepRun {
-  const partial = readPartial(name, partialText);
+  const partial = readInstanceResult(name, partialText);
   const spec = BENCHMARKS[partial.benchmark];
   if (!spec) throw new Error(`${name}: unknown benchmark '${partial.benchmark}'`);
-  const merged = mergePartials([{ name, partial }]);
+  const merged = mergeInstanceResults([{ name, partial }]);
   const cfg = loadConfig(spec, { ...merged.variables, RUN_ID: merged.runId }, now);
   const plan = planOf(spec.load, cfg);
   const report = buildReport(spec, cfg, plan, merged.data, { now });

@@ -5,7 +5,7 @@ import { baselineOutputs, type Baseline } from '../compare/baseline';
 import { renderHtml } from '../report/render/html-report';
 import { summaryJson } from '../report/render/summary-json';
 import { renderMarkdown } from '../report/render/markdown-report';
-import { PARTIAL_FORMAT, reportMetrics, segmentFileName, type PartialResult } from '../report/merge-instances';
+import { INSTANCE_RESULT_FORMAT, reportMetrics, segmentFileName, type InstanceResult } from '../report/merge-instances';
 import { buildReport, type SummaryDataLike } from '../report/build-report';
 import { withRunTrends } from '../report/run-trends';
 import { renderText } from '../report/render/text-report';
@@ -30,8 +30,8 @@ export function makeSummary(b: Bench, baseline: Baseline | null): (data: Summary
     };
     if (cfg.partial) {
       const setup = data.setup_data ?? null;
-      const partial: PartialResult = {
-        format: PARTIAL_FORMAT,
+      const partial: InstanceResult = {
+        format: INSTANCE_RESULT_FORMAT,
         benchmark: spec.name,
         runId: report.runId,
         segment: setup?.segment ?? null,

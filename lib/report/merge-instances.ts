@@ -11,13 +11,14 @@ import { alignInstances } from './align-instances';
 import type { SummaryMetric, SummaryMetrics } from './figures/run-figures';
 import type { SummaryDataLike } from './build-report';
 
-export const PARTIAL_FORMAT = 'k6-llm-bench-partial/1';
+// The id on disk stays what PARTIAL=true has always written, so instance results of earlier runs still merge.
+export const INSTANCE_RESULT_FORMAT = 'k6-llm-bench-partial/1';
 
 /** Variables that may differ between the instances of one test. */
 const PER_INSTANCE = new Set(['RUN_ID', 'RESULTS_DIR', 'PARTIAL', 'CONFIG', 'INSTANCE_NAME']);
 
-export interface PartialResult {
-  format: typeof PARTIAL_FORMAT;
+export interface InstanceResult {
+  format: typeof INSTANCE_RESULT_FORMAT;
   benchmark: string;
   runId: string;
   /** k6's --execution-segment of this instance, e.g. "1/2:1"; null for a whole test. */
@@ -176,23 +177,23 @@ export interface Merged {
 }
 
 /** Reads one partial's JSON text; says what is wrong with it in one line. */
-export function readPartial(name: string, text: string): PartialResult {
+export function readInstanceResult(name: string, text: string): InstanceResult {
   let p: unknown;
   try {
     p = JSON.parse(text);
   } catch (e) {
     throw new MergeError(`${name}: not JSON (${(e as Error).message})`);
   }
-  const o = p as Partial<PartialResult>;
-  if (!o || typeof o !== 'object' || o.format !== PARTIAL_FORMAT)
+  const o = p as Partial<InstanceResult>;
+  if (!o || typeof o !== 'object' || o.format !== INSTANCE_RESULT_FORMAT)
     throw new MergeError(
-      `${name}: not a k6-llm-bench partial result (format '${String(o?.format)}'; expected ${PARTIAL_FORMAT}, written by a test with PARTIAL=true)`,
+      `${name}: not a k6-llm-bench partial result (format '${String(o?.format)}'; expected ${INSTANCE_RESULT_FORMAT}, written by a test with PARTIAL=true)`,
     );
-  return o as PartialResult;
+  return o as InstanceResult;
 }
 
 /** Merges the partials of one test, or says in one line why they are not one test. */
-export function mergePartials(parts: Array<{ name: string; partial: PartialResult }>): Merged {
+export function mergeInstanceResults(parts: Array<{ name: string; partial: InstanceResult }>): Merged {
   if (parts.length === 0) throw new MergeError('no partial results given');
   const [a] = parts;
   for (const b of parts.slice(1)) {

@@ -13,7 +13,7 @@ import { BENCHMARKS } from '../../../lib/benchmarks';
 import { loadConfig } from '../../../lib/config/load';
 import { planOf, probeScenario } from '../../../lib/plan/matrix';
 import { subKey } from '../../../lib/plan/summary-keys';
-import { PARTIAL_FORMAT } from '../../../lib/report/merge-instances';
+import { INSTANCE_RESULT_FORMAT } from '../../../lib/report/merge-instances';
 import { ConfigError } from '../../../lib/config/parse';
 import { ENERGY_NO_URL } from '../../../lib/report/sections/energy-section';
 import { prepare } from '../../../scripts/capacity';
@@ -232,7 +232,7 @@ test("a step run's energy is read from its partial: the report's J/token over th
     }
     if (gpu) metrics[subKey('gpuCount', probeScenario(run), { gpu_exporter: 'dcgm', gpu_energy_source: 'energy-counter' })] = c(1);
     return JSON.stringify({
-      format: PARTIAL_FORMAT,
+      format: INSTANCE_RESULT_FORMAT,
       benchmark: 'context-matrix',
       runId: 'step-1',
       segment: null,

@@ -2,7 +2,7 @@
 // clock is its own start plus its measured offset (lib/report/align-instances.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergePartials, PARTIAL_FORMAT, type PartialResult } from '../../../lib/report/merge-instances';
+import { mergeInstanceResults, INSTANCE_RESULT_FORMAT, type InstanceResult } from '../../../lib/report/merge-instances';
 import type { InstanceClock } from '../../../lib/report/align-instances';
 import type { SummaryMetrics } from '../../../lib/report/figures/run-figures';
 
@@ -17,7 +17,7 @@ function slices(tokens: number[]): SummaryMetrics {
   return m;
 }
 
-function part(segment: string, runsStartMs: number, offsetMs: number | null, tokens: number[]): PartialResult {
+function part(segment: string, runsStartMs: number, offsetMs: number | null, tokens: number[]): InstanceResult {
   const instance: InstanceClock = {
     name: `host ${segment}`,
     server: '10.0.0.2:8000',
@@ -26,7 +26,7 @@ function part(segment: string, runsStartMs: number, offsetMs: number | null, tok
     sliceMs: SLICE_MS,
   };
   return {
-    format: PARTIAL_FORMAT,
+    format: INSTANCE_RESULT_FORMAT,
     benchmark: 'smoke',
     runId: `run-${segment}`,
     segment,
@@ -38,8 +38,8 @@ function part(segment: string, runsStartMs: number, offsetMs: number | null, tok
   };
 }
 
-const merged = (a: PartialResult, b: PartialResult) =>
-  mergePartials([
+const merged = (a: InstanceResult, b: InstanceResult) =>
+  mergeInstanceResults([
     { name: 'a', partial: a },
     { name: 'b', partial: b },
   ]);

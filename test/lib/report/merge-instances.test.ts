@@ -3,16 +3,16 @@ import assert from 'node:assert/strict';
 import {
   checkSegments,
   evalThreshold,
-  mergePartials,
+  mergeInstanceResults,
   parseFraction,
-  PARTIAL_FORMAT,
-  readPartial,
-  type PartialResult,
+  INSTANCE_RESULT_FORMAT,
+  readInstanceResult,
+  type InstanceResult,
 } from '../../../lib/report/merge-instances';
 
-function partial(over: Partial<PartialResult> = {}): PartialResult {
+function partial(over: Partial<InstanceResult> = {}): InstanceResult {
   return {
-    format: PARTIAL_FORMAT,
+    format: INSTANCE_RESULT_FORMAT,
     benchmark: 'smoke',
     runId: 'run-1',
     segment: null,
@@ -84,7 +84,7 @@ test('counters and rates add exactly; warnings are united; the merged threshold 
     },
     setup: { ...a.setup!, warnings: ['w2'] },
   });
-  const m = mergePartials([
+  const m = mergeInstanceResults([
     { name: 'a.json', partial: a },
     { name: 'b.json', partial: b },
   ]);
@@ -96,7 +96,7 @@ test('counters and rates add exactly; warnings are united; the merged threshold 
   assert.equal(m.data.setup_data?.segment, null, 'the merged run is whole');
   // A whole metric sampled by one instance alone (a once-per-run figure) is kept, from that one.
   const once = { type: 'trend' as const, contains: 'default', values: { count: 1, avg: 2, min: 2, max: 2 } };
-  const m2 = mergePartials([
+  const m2 = mergeInstanceResults([
     { name: 'a.json', partial: { ...a, metrics: { ...a.metrics, llm_gpu_hour_cost: once } } },
     { name: 'b.json', partial: b },
   ]);
@@ -105,22 +105,22 @@ test('counters and rates add exactly; warnings are united; the merged threshold 
 
 test('refuses, in one line naming the difference, partials that are not one test', () => {
   const a = partial({ segment: '0:1/2' });
-  const other = (over: Partial<PartialResult>) => [
+  const other = (over: Partial<InstanceResult>) => [
     { name: 'a.json', partial: a },
     { name: 'b.json', partial: partial({ segment: '1/2:1', ...over }) },
   ];
   assert.throws(
-    () => mergePartials(other({ variables: { ...a.variables, ISL: '128' } })),
+    () => mergeInstanceResults(other({ variables: { ...a.variables, ISL: '128' } })),
     /a\.json and b\.json differ in ISL \('64' vs '128'\): runs of different plans or settings cannot be merged/,
   );
-  assert.throws(() => mergePartials(other({ variables: { ...a.variables, SEED: '2' } })), /differ in SEED/);
-  assert.throws(() => mergePartials(other({ benchmark: 'context-matrix' })), /a\.json is smoke but b\.json is context-matrix: not one test/);
-  assert.throws(() => mergePartials(other({ segment: '1/4:1' })), /overlap/);
+  assert.throws(() => mergeInstanceResults(other({ variables: { ...a.variables, SEED: '2' } })), /differ in SEED/);
+  assert.throws(() => mergeInstanceResults(other({ benchmark: 'context-matrix' })), /a\.json is smoke but b\.json is context-matrix: not one test/);
+  assert.throws(() => mergeInstanceResults(other({ segment: '1/4:1' })), /overlap/);
   const sub = { type: 'counter' as const, contains: 'default', values: { count: 0, rate: 0 } };
   assert.throws(
-    () => mergePartials(other({ metrics: { ...a.metrics, 'llm_errors{scenario:x}': sub } })),
+    () => mergeInstanceResults(other({ metrics: { ...a.metrics, 'llm_errors{scenario:x}': sub } })),
     /a\.json and b\.json declare different metrics: not the same plan/,
   );
-  assert.throws(() => readPartial('x.json', '{"format":"other"}'), /x\.json: not a k6-llm-bench partial result/);
-  assert.throws(() => readPartial('x.json', 'nope'), /x\.json: not JSON/);
+  assert.throws(() => readInstanceResult('x.json', '{"format":"other"}'), /x\.json: not a k6-llm-bench partial result/);
+  assert.throws(() => readInstanceResult('x.json', 'nope'), /x\.json: not JSON/);
 });
