@@ -195,10 +195,15 @@ async function judgeReplay(
       `lag p50 ${client.p50.toFixed(1)} ms, p99 ${client.p99.toFixed(1)} ms`,
   );
   assert.ok(Math.min(...rawLag) > -2, `no request arrives before its instant (${Math.min(...rawLag)} ms)`);
-  // Half within TRACE_MAX_LAG by the server's record: a schedule off by a constant fails here.
-  // Not TRACE_MAX_LAG / 5: in CI, on two cores shared with another k6 run, the median reached
-  // 20 ms (the verdict checks below hold the tail).
-  assert.ok(p50 <= MAX_LAG_MS, `half the requests arrive within ${MAX_LAG_MS} ms of their instant by the server's record (${p50} ms)`);
+  // A schedule off by a constant fails here: some request arrives within TRACE_MAX_LAG / 5 of its
+  // instant by the server's record, and, where the client kept up (it calls the replay faithful),
+  // half of them within TRACE_MAX_LAG. Where it did not, the median is the machine's: in CI, on
+  // two cores shared with another k6 run, it reached 71 ms in a burst while the earliest stayed
+  // under 2 ms (the verdict checks below hold the tail either way).
+  assert.ok(Math.min(...lag) <= MAX_LAG_MS / 5, `the earliest arrival within ${MAX_LAG_MS / 5} ms of its instant (${Math.min(...lag)} ms)`);
+  if (rec.trace.faithful) {
+    assert.ok(p50 <= MAX_LAG_MS, `half the requests arrive within ${MAX_LAG_MS} ms of their instant by the server's record (${p50} ms)`);
+  }
   // The client's verdict must agree with the server's record. The client's lag is read when
   // k6 starts the request; putting it on the wire and the server reading it (on the same
   // 2 cores here) come after, so a replay the client calls faithful is held to 3 ×
