@@ -237,7 +237,10 @@ function judge(link: Link, rtt: { p50: number; min: number }, transport: string,
   // Each request against its own need: a median over a mix of reused and new connections would
   // fall between the two.
   const beyond = m.e2e.map((x, i) => x - needed[i]);
-  const within = tolerance(pct(needed, 0.5));
+  // Beyond the round trips, a request costs the client and the server their own time at both ends
+  // (the no-delay figure, which the client self-check's LIMIT_ABS_MS holds): 10 % of 20 ms alone
+  // left 0.2 ms for it under CI's load (2.3 ms beyond). Still far below one round trip more or less.
+  const within = Math.max(tolerance(pct(needed, 0.5)), LIMIT_ABS_MS);
   assert.ok(
     Math.abs(pct(beyond, 0.5)) <= within,
     `e2e, client − truth − the round trips each request needed: p50 ${f1(pct(beyond, 0.5))} ms, over ± ${f1(within)} ms`,
