@@ -1,8 +1,7 @@
 // The dataset variables (DATASET and the ones that only mean something with it), parsed into one
 // DatasetConfig, or null when DATASET is unset: then the benchmarks send seeded random token ids
 // exactly as before.
-import * as p from './parse';
-import { ConfigError } from './parse';
+import { ConfigError, bool, duration, invalid, oneOf, positiveInt } from './parse';
 
 export type HistorySource = 'dataset' | 'server';
 
@@ -46,7 +45,7 @@ export function datasetConfig(get: (name: string) => string, set: (name: string)
     if (stray.length > 0) throw new ConfigError(`${stray.join(', ')} ${stray.length > 1 ? 'need' : 'needs'} DATASET: set DATASET to a file or to builtin.`);
     return null;
   }
-  const optInt = (name: string) => (get(name).trim() === '' ? null : p.positiveInt(name, get(name), { min: 1 }));
+  const optInt = (name: string) => (get(name).trim() === '' ? null : positiveInt(name, get(name), { min: 1 }));
   const minTokens = optInt('DATASET_MIN_TOKENS');
   const maxTokens = optInt('DATASET_MAX_TOKENS');
   if (minTokens !== null && maxTokens !== null && minTokens > maxTokens) {
@@ -59,17 +58,17 @@ export function datasetConfig(get: (name: string) => string, set: (name: string)
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s !== '');
-    if (domains.length === 0) throw p.invalid('DATASET_DOMAINS', domainsRaw, 'a comma-separated list of domains, e.g. code,math');
+    if (domains.length === 0) throw invalid('DATASET_DOMAINS', domainsRaw, 'a comma-separated list of domains, e.g. code,math');
     if (/^builtin(:|$)/.test(spec))
       throw new ConfigError(`DATASET_DOMAINS applies to a dataset file; for the built-in set write DATASET=builtin:${domains.join(',')}.`);
   }
-  const multiTurn = p.bool('MULTI_TURN', get('MULTI_TURN'));
-  const history = p.oneOf('MULTI_TURN_HISTORY', get('MULTI_TURN_HISTORY'), ['dataset', 'server'] as const);
-  const thinkTimeMs = p.duration('THINK_TIME', get('THINK_TIME'), { minMs: 0, maxMs: 3_600_000 });
+  const multiTurn = bool('MULTI_TURN', get('MULTI_TURN'));
+  const history = oneOf('MULTI_TURN_HISTORY', get('MULTI_TURN_HISTORY'), ['dataset', 'server'] as const);
+  const thinkTimeMs = duration('THINK_TIME', get('THINK_TIME'), { minMs: 0, maxMs: 3_600_000 });
   if (!multiTurn) {
     const stray = (['MULTI_TURN_HISTORY', 'THINK_TIME'] as const).filter(set);
     if (stray.length > 0)
       throw new ConfigError(`${stray.join(' and ')} ${stray.length > 1 ? 'apply' : 'applies'} to conversations: set MULTI_TURN=true as well.`);
   }
-  return { spec, domains, minTokens, maxTokens, domainMarker: p.bool('DATASET_DOMAIN_MARKER', get('DATASET_DOMAIN_MARKER')), multiTurn, history, thinkTimeMs };
+  return { spec, domains, minTokens, maxTokens, domainMarker: bool('DATASET_DOMAIN_MARKER', get('DATASET_DOMAIN_MARKER')), multiTurn, history, thinkTimeMs };
 }

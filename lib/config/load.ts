@@ -3,8 +3,7 @@ import { poolingConfig } from './pooling-config';
 import { imagesConfig } from './images-config';
 import { structuredConfig } from './structured-config';
 import { DIALECT_NAMES, isDialectName, type DialectSetting } from '../dialects/index';
-import * as p from './parse';
-import { ConfigError, quote } from './parse';
+import { ConfigError, quote, baseUrl, bool, duration, intList, invalid, label, number, oneOf, pageUrl, positiveInt } from './parse';
 import { RENAMED_VARIABLES, VARIABLES } from './variables';
 import { BENCHMARKS, slotsOf, type BenchmarkSpec, type VariantSlot } from '../benchmarks';
 import { datasetConfig } from './dataset-config';
@@ -57,7 +56,7 @@ function required(env: Env, name: string, example: string): string {
 function dialectOf(name: string, raw: string): DialectSetting {
   const s = raw.trim();
   if (s === 'auto' || isDialectName(s)) return s;
-  throw p.invalid(name, raw, `one of auto, ${DIALECT_NAMES.join(', ')}`);
+  throw invalid(name, raw, `one of auto, ${DIALECT_NAMES.join(', ')}`);
 }
 
 function variantConfig(env: Env, slot: VariantSlot): VariantConfig {
@@ -67,7 +66,7 @@ function variantConfig(env: Env, slot: VariantSlot): VariantConfig {
     : { url: 'TARGET_URL', dialect: 'DIALECT', model: 'MODEL', apiKey: 'API_KEY' };
   return {
     variant: label,
-    url: p.baseUrl(
+    url: baseUrl(
       vars.url,
       required(env, vars.url, `set it to the base URL of the ${prefix ? label + ' ' : ''}server, e.g. ${vars.url}=http://127.0.0.1:30000`),
     ),
@@ -92,21 +91,21 @@ export function gpuCost(env: Env, prefix: string): GpuCost {
   if (costRaw.trim() !== '') {
     gpuHourCost = Number(costRaw.trim());
     if (!Number.isFinite(gpuHourCost) || gpuHourCost <= 0 || gpuHourCost > 1_000_000)
-      throw p.invalid(costName, costRaw, 'dollars per GPU-hour, a number above 0 (e.g. 2.49), at most 1000000');
+      throw invalid(costName, costRaw, 'dollars per GPU-hour, a number above 0 (e.g. 2.49), at most 1000000');
   }
-  return { gpuHourCost, gpus: gpusRaw.trim() === '' ? null : p.positiveInt(gpusName, gpusRaw, { min: 1, max: 100_000 }) };
+  return { gpuHourCost, gpus: gpusRaw.trim() === '' ? null : positiveInt(gpusName, gpusRaw, { min: 1, max: 100_000 }) };
 }
 
 /** GPU_METRICS_URL, a variant's own <PREFIX>_GPU_METRICS_URL first: a full URL, the exporter's page. */
 function gpuMetricsUrl(env: Env, prefix: string): string | null {
   const own = prefix ? get(env, `${prefix}_GPU_METRICS_URL`) : '';
   const [name, raw] = own.trim() !== '' ? [`${prefix}_GPU_METRICS_URL`, own] : ['GPU_METRICS_URL', get(env, 'GPU_METRICS_URL')];
-  return raw.trim() === '' ? null : p.pageUrl(name, raw);
+  return raw.trim() === '' ? null : pageUrl(name, raw);
 }
 
 function optionalDuration(env: Env, name: string): number | null {
   const raw = get(env, name);
-  return raw === '' ? null : p.duration(name, raw, { minMs: 1 });
+  return raw === '' ? null : duration(name, raw, { minMs: 1 });
 }
 
 /** START_SPREAD=auto: a quarter of a slice, at most this. */
@@ -122,7 +121,7 @@ function startSpread(env: Env, durationMs: number, slices: number, requests: boo
   const raw = get(env, 'START_SPREAD').trim();
   const sliceMs = durationMs / slices;
   if (raw === 'auto') return slices > 1 && !requests ? Math.min(AUTO_SPREAD_MAX_MS, Math.floor(sliceMs / 4)) : 0;
-  const ms = p.duration('START_SPREAD', raw, { minMs: 0 });
+  const ms = duration('START_SPREAD', raw, { minMs: 0 });
   if (ms > 0 && requests)
     throw new ConfigError(`START_SPREAD=${raw} with REQUESTS: a run of a fixed number of requests starts its VUs at once (set START_SPREAD=0 or auto).`);
   if (ms >= sliceMs) {
@@ -146,7 +145,7 @@ export const AUTO_HISTOGRAM_MIN_MS = 10 * 60_000;
  * every there.
  */
 function itlSamples(env: Env, cfg: BenchConfig, load: BenchmarkSpec['load']): 'every' | 'histogram' {
-  const raw = p.oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['auto', 'every', 'histogram'] as const);
+  const raw = oneOf('ITL_SAMPLES', get(env, 'ITL_SAMPLES'), ['auto', 'every', 'histogram'] as const);
   if (raw !== 'auto') return raw;
   if (cfg.trace !== null || cfg.requests !== null || !TRANSPORTS[cfg.transport].timesEvents) return 'every';
   // The plan's runs (lib/plan/matrix.ts, a layer above this one): each variant in each cell, each DURATION long.
@@ -177,11 +176,11 @@ export function loadConfig(
     const same = variants.slice(0, i).find((v) => v.url === variants[i].url);
     if (same) throw new ConfigError(`${same.vars.url} and ${variants[i].vars.url} are the same (${same.url}): a comparison needs distinct deployments.`);
   }
-  const requestTimeoutMs = p.duration('REQUEST_TIMEOUT', get(env, 'REQUEST_TIMEOUT'), { minMs: 100, maxMs: 3_600_000 });
+  const requestTimeoutMs = duration('REQUEST_TIMEOUT', get(env, 'REQUEST_TIMEOUT'), { minMs: 100, maxMs: 3_600_000 });
   const graceRaw = get(env, 'GRACEFUL_STOP');
-  const vocabSize = p.positiveInt('VOCAB_SIZE', get(env, 'VOCAB_SIZE'), { min: TOKEN_ID_FLOOR + 1 });
-  const isl = p.intList('ISL', get(env, 'ISL'), { min: 1, max: 10_000_000 });
-  const sharedPrefix = p.positiveInt('SHARED_PREFIX', get(env, 'SHARED_PREFIX'), { min: 0 });
+  const vocabSize = positiveInt('VOCAB_SIZE', get(env, 'VOCAB_SIZE'), { min: TOKEN_ID_FLOOR + 1 });
+  const isl = intList('ISL', get(env, 'ISL'), { min: 1, max: 10_000_000 });
+  const sharedPrefix = positiveInt('SHARED_PREFIX', get(env, 'SHARED_PREFIX'), { min: 0 });
   if (sharedPrefix > Math.min(...isl)) {
     throw new ConfigError(`SHARED_PREFIX=${sharedPrefix} is longer than the shortest ISL (${Math.min(...isl)}): it must be at most that.`);
   }
@@ -189,55 +188,55 @@ export function loadConfig(
   const runIdRaw = get(env, 'RUN_ID');
   const cfg: BenchConfig = {
     benchmark,
-    runId: runIdRaw === '' ? `${benchmark}-${stamp(now)}` : p.label('RUN_ID', runIdRaw),
+    runId: runIdRaw === '' ? `${benchmark}-${stamp(now)}` : label('RUN_ID', runIdRaw),
     resultsDir: get(env, 'RESULTS_DIR').replace(/\/+$/, '') || '.',
     variants,
     baseline,
     abDiffers: spec.slots.length > 1 || spec.variants ? parseAbDiffers(get(env, 'AB_DIFFERS')) : [],
     isl,
-    osl: p.intList('OSL', get(env, 'OSL'), { min: 1, max: 1_000_000 }),
-    concurrency: p.intList('CONCURRENCY', get(env, 'CONCURRENCY'), { min: 1, max: 100_000 }),
+    osl: intList('OSL', get(env, 'OSL'), { min: 1, max: 1_000_000 }),
+    concurrency: intList('CONCURRENCY', get(env, 'CONCURRENCY'), { min: 1, max: 100_000 }),
     rates: numberList('RATE', get(env, 'RATE')),
-    maxVus: p.positiveInt('MAX_VUS', get(env, 'MAX_VUS'), { min: 1, max: 100_000 }),
-    durationMs: p.duration('DURATION', get(env, 'DURATION'), { minMs: 1000 }),
-    requests: requestsRaw === '' ? null : p.positiveInt('REQUESTS', requestsRaw),
-    transport: p.oneOf('TRANSPORT', get(env, 'TRANSPORT'), TRANSPORT_NAMES),
-    stream: p.bool('STREAM', get(env, 'STREAM')),
-    seed: p.positiveInt('SEED', get(env, 'SEED'), { min: 0, max: 2 ** 32 - 1 }),
+    maxVus: positiveInt('MAX_VUS', get(env, 'MAX_VUS'), { min: 1, max: 100_000 }),
+    durationMs: duration('DURATION', get(env, 'DURATION'), { minMs: 1000 }),
+    requests: requestsRaw === '' ? null : positiveInt('REQUESTS', requestsRaw),
+    transport: oneOf('TRANSPORT', get(env, 'TRANSPORT'), TRANSPORT_NAMES),
+    stream: bool('STREAM', get(env, 'STREAM')),
+    seed: positiveInt('SEED', get(env, 'SEED'), { min: 0, max: 2 ** 32 - 1 }),
     requestTimeoutMs,
-    gracefulStopMs: graceRaw === '' ? requestTimeoutMs : p.duration('GRACEFUL_STOP', graceRaw, { minMs: 0 }),
-    variantDownAfterMs: p.duration('VARIANT_DOWN_AFTER', get(env, 'VARIANT_DOWN_AFTER'), { minMs: 1000, maxMs: 86_400_000 }),
-    preflightTimeoutMs: p.duration('PREFLIGHT_TIMEOUT', get(env, 'PREFLIGHT_TIMEOUT'), { minMs: 100, maxMs: 600_000 }),
-    warmupRequests: p.positiveInt('WARMUP_REQUESTS', get(env, 'WARMUP_REQUESTS'), { min: 0, max: 1000 }),
-    promptPool: p.positiveInt('PROMPT_POOL', get(env, 'PROMPT_POOL'), { min: 1, max: 100_000 }),
+    gracefulStopMs: graceRaw === '' ? requestTimeoutMs : duration('GRACEFUL_STOP', graceRaw, { minMs: 0 }),
+    variantDownAfterMs: duration('VARIANT_DOWN_AFTER', get(env, 'VARIANT_DOWN_AFTER'), { minMs: 1000, maxMs: 86_400_000 }),
+    preflightTimeoutMs: duration('PREFLIGHT_TIMEOUT', get(env, 'PREFLIGHT_TIMEOUT'), { minMs: 100, maxMs: 600_000 }),
+    warmupRequests: positiveInt('WARMUP_REQUESTS', get(env, 'WARMUP_REQUESTS'), { min: 0, max: 1000 }),
+    promptPool: positiveInt('PROMPT_POOL', get(env, 'PROMPT_POOL'), { min: 1, max: 100_000 }),
     vocabSize,
     sharedPrefix,
-    islSpread: p.number('ISL_SPREAD', get(env, 'ISL_SPREAD'), 0, 0.99),
-    temperature: p.number('TEMPERATURE', get(env, 'TEMPERATURE'), 0, 10),
-    ignoreEos: p.bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
-    slices: p.positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
-    repeats: p.positiveInt('REPEATS', get(env, 'REPEATS'), { min: 1, max: 20 }),
+    islSpread: number('ISL_SPREAD', get(env, 'ISL_SPREAD'), 0, 0.99),
+    temperature: number('TEMPERATURE', get(env, 'TEMPERATURE'), 0, 10),
+    ignoreEos: bool('IGNORE_EOS', get(env, 'IGNORE_EOS')),
+    slices: positiveInt('SLICES', get(env, 'SLICES'), { min: 1, max: 60 }),
+    repeats: positiveInt('REPEATS', get(env, 'REPEATS'), { min: 1, max: 20 }),
     startSpreadMs: 0,
-    latencyWindow: p.oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
+    latencyWindow: oneOf('LATENCY_WINDOW', get(env, 'LATENCY_WINDOW'), ['all', 'steady'] as const),
     itlSamples: 'every',
-    serverMetrics: p.oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
-    cacheReset: p.oneOf('CACHE_RESET', get(env, 'CACHE_RESET'), CACHE_RESET_MODES),
-    partial: p.bool('PARTIAL', get(env, 'PARTIAL')),
+    serverMetrics: oneOf('SERVER_METRICS', get(env, 'SERVER_METRICS'), ['auto', 'on', 'off'] as const),
+    cacheReset: oneOf('CACHE_RESET', get(env, 'CACHE_RESET'), CACHE_RESET_MODES),
+    partial: bool('PARTIAL', get(env, 'PARTIAL')),
     slo: {
       ttftP99Ms: optionalDuration(env, 'SLO_TTFT_P99'),
-      ttftOf: p.oneOf('SLO_TTFT_OF', get(env, 'SLO_TTFT_OF'), ['first', 'answer'] as const),
+      ttftOf: oneOf('SLO_TTFT_OF', get(env, 'SLO_TTFT_OF'), ['first', 'answer'] as const),
       itlP99Ms: optionalDuration(env, 'SLO_ITL_P99'),
       e2eP99Ms: optionalDuration(env, 'SLO_E2E_P99'),
-      errorRate: p.number('SLO_ERROR_RATE', get(env, 'SLO_ERROR_RATE'), 0, 1),
+      errorRate: number('SLO_ERROR_RATE', get(env, 'SLO_ERROR_RATE'), 0, 1),
     },
     dataset: datasetConfig(
       (name) => get(env, name),
       (name) => env[name] !== undefined && env[name]?.trim() !== '',
     ),
     trace: null,
-    thinkTags: p.bool('THINK_TAGS', get(env, 'THINK_TAGS')),
+    thinkTags: bool('THINK_TAGS', get(env, 'THINK_TAGS')),
     adapters: parseAdapters(get(env, 'ADAPTERS')),
-    saturationStop: spec.escalates === true && p.bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
+    saturationStop: spec.escalates === true && bool('SATURATION_STOP', get(env, 'SATURATION_STOP')),
   };
   if (spec.trace) cfg.trace = replayOf(env, cfg, spec.load === 'rate');
   else if (get(env, 'TRACE').trim() !== '') throw traceNotHere(benchmark);
@@ -281,10 +280,10 @@ function numberList(name: string, raw: string): number[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  if (parts.length === 0) throw p.invalid(name, raw, 'a comma-separated list of positive numbers, e.g. 0.5,1,2');
+  if (parts.length === 0) throw invalid(name, raw, 'a comma-separated list of positive numbers, e.g. 0.5,1,2');
   return parts.map((s) => {
     const n = Number(s);
-    if (!Number.isFinite(n) || n <= 0 || n > 100_000) throw p.invalid(name, raw, `a comma-separated list of positive numbers, e.g. 0.5,1,2; '${s}' is not one`);
+    if (!Number.isFinite(n) || n <= 0 || n > 100_000) throw invalid(name, raw, `a comma-separated list of positive numbers, e.g. 0.5,1,2; '${s}' is not one`);
     return n;
   });
 }

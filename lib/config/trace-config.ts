@@ -1,8 +1,7 @@
 // The trace variables (TRACE and the ones that only mean something with it), parsed into one
 // TraceConfig, or null when TRACE is unset: then the load comes from CONCURRENCY or RATE as before.
 // ARRIVALS's values too: a drawn schedule (lib/workload/arrivals.ts) is replayed as a trace.
-import * as p from './parse';
-import { ConfigError } from './parse';
+import { ConfigError, duration, invalid, number, positiveInt } from './parse';
 
 export interface TraceConfig {
   /** TRACE as given: a file path (k6's open(): absolute or relative to the bundle). */
@@ -45,11 +44,11 @@ export function traceConfig(get: (name: string) => string, set: (name: string) =
     throw new ConfigError('REQUESTS does not apply to a trace replay: the trace says how many requests are sent; use TRACE_WINDOW for fewer.');
   return {
     spec,
-    speed: p.number('TRACE_SPEED', get('TRACE_SPEED'), 0.01, 1000),
+    speed: number('TRACE_SPEED', get('TRACE_SPEED'), 0.01, 1000),
     window: windowOf(get('TRACE_WINDOW')),
-    vus: p.positiveInt('TRACE_VUS', get('TRACE_VUS'), { min: 1, max: 100_000 }),
-    blockSize: p.positiveInt('TRACE_BLOCK_SIZE', get('TRACE_BLOCK_SIZE'), { min: 1, max: 65_536 }),
-    maxLagMs: p.duration('TRACE_MAX_LAG', get('TRACE_MAX_LAG'), { minMs: 1, maxMs: 60_000 }),
+    vus: positiveInt('TRACE_VUS', get('TRACE_VUS'), { min: 1, max: 100_000 }),
+    blockSize: positiveInt('TRACE_BLOCK_SIZE', get('TRACE_BLOCK_SIZE'), { min: 1, max: 65_536 }),
+    maxLagMs: duration('TRACE_MAX_LAG', get('TRACE_MAX_LAG'), { minMs: 1, maxMs: 60_000 }),
   };
 }
 
@@ -57,9 +56,9 @@ function windowOf(raw: string): TraceConfig['window'] {
   const s = raw.trim();
   if (s === '') return null;
   const m = /^([^-]+)-([^-]+)$/.exec(s);
-  if (!m) throw p.invalid('TRACE_WINDOW', raw, 'FROM-TO in trace time, e.g. 0s-10m or 60s-180s');
-  const fromMs = m[1].trim() === '0' ? 0 : p.duration('TRACE_WINDOW', m[1].trim(), { minMs: 0 });
-  const toMs = p.duration('TRACE_WINDOW', m[2].trim(), { minMs: 1 });
+  if (!m) throw invalid('TRACE_WINDOW', raw, 'FROM-TO in trace time, e.g. 0s-10m or 60s-180s');
+  const fromMs = m[1].trim() === '0' ? 0 : duration('TRACE_WINDOW', m[1].trim(), { minMs: 0 });
+  const toMs = duration('TRACE_WINDOW', m[2].trim(), { minMs: 1 });
   if (toMs <= fromMs) throw new ConfigError(`TRACE_WINDOW=${s}: the end must come after the start.`);
   return { fromMs, toMs };
 }
@@ -94,9 +93,9 @@ export function arrivalsConfig(get: (name: string) => string, set: (name: string
     spec: name,
     speed: 1,
     window: null,
-    vus: set('TRACE_VUS') ? p.positiveInt('TRACE_VUS', get('TRACE_VUS'), { min: 1, max: 100_000 }) : o.maxVus,
+    vus: set('TRACE_VUS') ? positiveInt('TRACE_VUS', get('TRACE_VUS'), { min: 1, max: 100_000 }) : o.maxVus,
     blockSize: 1,
-    maxLagMs: p.duration('TRACE_MAX_LAG', get('TRACE_MAX_LAG'), { minMs: 1, maxMs: 60_000 }),
+    maxLagMs: duration('TRACE_MAX_LAG', get('TRACE_MAX_LAG'), { minMs: 1, maxMs: 60_000 }),
     arrivals: { process, rate: o.rates[0], durationMs: o.durationMs, input: o.isl[0], output: o.osl[0] },
   };
 }

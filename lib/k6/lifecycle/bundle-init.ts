@@ -6,7 +6,6 @@
 // (each run of a VU); docs/architecture.md draws them.
 import type { BenchmarkSpec } from '../../benchmarks';
 import type { Bench } from './each-vu-bench';
-import { modules as once } from './once-table';
 import { handedOver } from './vu0-handoff';
 import { fromHandoff } from './each-vu-bench';
 import { stopAtSetup } from '../config-error';
@@ -14,14 +13,19 @@ import { makeMeasure } from '../measure';
 import { makeProbe } from '../probe-scenario';
 import { makeWatch } from '../watch';
 
-// `once.<name>` reads once.js beside the bundle (dist/once.js, dist/sse/once.js) through k6's
-// require (once-table.ts says how): k6 evaluates a bundle in every VU, and what only VU 0 runs is
-// kept out of what every VU evaluates (docs/fidelity.md, "What a VU holds").
+// VU 0's modules, from once.js beside the bundle (once-table.ts says how): k6 evaluates a bundle in
+// every VU, and what only VU 0 runs is kept out of what every VU evaluates (docs/fidelity.md, "What
+// a VU holds"). Each is a local door, a require() of its path that webpack.config.js turns into a
+// read of once.js's table: an import would evaluate it in every VU.
+declare function require(id: string): unknown;
+const vu0Config = () => require('./vu0-config') as typeof import('./vu0-config');
+const vu0Functions = () => require('./vu0-functions') as typeof import('./vu0-functions');
 
-/** A module that once.js holds, or the one line that says once.js is not beside the bundle. */
-function fromOnce<T>(load: () => T): T | { error: string } {
+/** The one line that says once.js is not beside the bundle, or null where the door opens. */
+function onceMissing(door: () => unknown): { error: string } | null {
   try {
-    return load();
+    door();
+    return null;
   } catch (e) {
     return {
       error:
@@ -39,8 +43,7 @@ function fromOnce<T>(load: () => T): T | { error: string } {
 function benchOf(spec: BenchmarkSpec): Bench | { error: string } {
   const h = __VU === 0 ? null : handedOver();
   if (h !== null) return fromHandoff(spec, h);
-  const ctx = fromOnce(() => once.vu0Config);
-  return 'error' in ctx ? ctx : ctx.loadBenchmark(spec);
+  return onceMissing(vu0Config) ?? vu0Config().loadBenchmark(spec);
 }
 
 export function defineBenchmark(spec: BenchmarkSpec) {
@@ -48,9 +51,9 @@ export function defineBenchmark(spec: BenchmarkSpec) {
   // A bad variable or file: setup() stops the run with one line, before any load.
   if ('error' in b) return stopAtSetup(b.error);
   // setup() and handleSummary() run in VU 0 only: the VUs that send requests never load them.
-  const mod = __VU === 0 ? fromOnce(() => once.vu0Functions) : null;
-  if (mod !== null && 'error' in mod) return stopAtSetup(mod.error);
-  const vu0 = mod === null ? null : mod.vu0Functions(b);
+  const missing = __VU === 0 ? onceMissing(vu0Functions) : null;
+  if (missing !== null) return stopAtSetup(missing.error);
+  const vu0 = __VU === 0 ? vu0Functions().vu0Functions(b) : null;
   if (vu0 !== null && 'error' in vu0) return stopAtSetup(vu0.error);
   return {
     options: b.options,

@@ -23,12 +23,13 @@ import type { k6Options } from '../../plan/k6-options';
 import type { K6Metrics } from '../metrics';
 import type { Send } from '../transport';
 import type { Handoff } from './vu0-handoff';
-import { modules as once } from './once-table';
 
 // The dataset and trace code, from once.js (once-table.ts), evaluated on first use: 118 KB, 0.08 MB
-// of each VU's live heap (docs/fidelity.md), only in runs that set DATASET or TRACE.
-export const datasetModule = () => once.dataset;
-export const traceModule = () => once.trace;
+// of each VU's live heap (docs/fidelity.md), only in runs that set DATASET or TRACE. Doors as in
+// bundle-init.ts: a require() of the path, which the bundles read from once.js.
+declare function require(id: string): unknown;
+const datasetModule = () => require('../shared-dataset') as typeof import('../shared-dataset');
+const traceModule = () => require('../shared-trace') as typeof import('../shared-trace');
 
 function promptSource(cfg: BenchConfig, dataset: SharedDataset | null, trace: SharedTrace | null): PromptSource {
   if (trace !== null) return traceModule().traceSource(cfg, trace);

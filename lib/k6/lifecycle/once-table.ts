@@ -8,14 +8,16 @@
 // the watch and the cache reset, required when their scenarios run, stay in the bundle (nothing
 // that every VU runs imports them).
 //
-// This file is both sides of the table:
+// This table is once.js's side; the bundles' side is a door in the file that uses a module:
 // - once.js is built from it (webpack.config.js, the *-once builds: this file is their entry), and
 //   there each getter's require() is webpack's own: the module is evaluated on the getter's first
 //   read, inside once.js.
-// - the bundles import it (bundle-init.ts, each-vu-bench.ts read `modules.<name>`), and there
-//   webpack.config.js (toOnce) rewrites each getter's require() into k6's require of once.js, then
-//   a read of the same getter there: `require("./once.js").modules["<name>"]`. So the require
-//   below is where a bundle leaves for once.js; its path is the module, the getter's name the key.
+// - a bundle never imports this file: where it needs one of these modules, a local door requires
+//   its path (`const vu0Config = () => require('./vu0-config') as typeof import('./vu0-config')`,
+//   in bundle-init.ts, each-vu-bench.ts, vu0-config.ts), and webpack.config.js (toOnce) rewrites
+//   that require() into k6's require of once.js and a read of this table's getter there:
+//   `require("./once.js").modules["<name>"]`. The door keeps the call plain (a reader of the
+//   code, or a tool that follows calls, goes from `vu0Config().loadBenchmark` to its definition).
 // A plain import cannot replace it: an import is evaluated in every VU at init, which is what
 // this table exists to avoid (test/lint/vu-imports.test.ts checks that no import brings them back).
 declare function require(id: string): unknown;

@@ -17,7 +17,12 @@ import type { MetricDecls } from '../metrics';
 import type { SharedDataset } from '../shared-dataset';
 import type { SharedTrace } from '../shared-trace';
 import { handOff } from './vu0-handoff';
-import { assemble, datasetModule, traceModule, type Bench, type K6Options } from './each-vu-bench';
+import { assemble, type Bench, type K6Options } from './each-vu-bench';
+
+// The dataset and trace readers, from once.js on first use (doors as in bundle-init.ts).
+declare function require(id: string): unknown;
+const datasetModule = () => require('../shared-dataset') as typeof import('../shared-dataset');
+const traceModule = () => require('../shared-trace') as typeof import('../shared-trace');
 
 export type { Bench, K6Options } from './each-vu-bench';
 
