@@ -112,8 +112,8 @@ export function libraryReport(input: LibraryReportInput): Report {
     );
   }
   report.notMeasured = notMeasured;
-  for (const t of report.variants) {
-    if (t.engineLabel === 'unknown') t.engineLabel = 'not identified (no preflight result in the setup data)';
+  for (const v of report.variants) {
+    if (v.engineLabel === 'unknown') v.engineLabel = 'not identified (no preflight result in the setup data)';
   }
   for (const r of plan.runs) {
     if (r.variant.includes('+')) {

@@ -46,15 +46,15 @@ const jt = (v: number) => (v < 0.1 ? v.toPrecision(2) : fmt(v, v < 10 ? 3 : 1));
 
 /** "DFlash: 0.412 [0.401, 0.425] J/token at 51 streams; …"; null when no variant's steps scraped GPU telemetry. */
 export function energyLine(s: CapacitySettings, r: CapacityReport): string | null {
-  if (!r.variants.some((t) => t.energy.jPerToken !== null || (t.energy.notMeasured !== ENERGY_NO_URL && t.energy.notMeasured !== 'no load met every SLO')))
+  if (!r.variants.some((v) => v.energy.jPerToken !== null || (v.energy.notMeasured !== ENERGY_NO_URL && v.energy.notMeasured !== 'no load met every SLO')))
     return null;
-  const each = r.variants.map((t) => {
-    const e = t.energy;
-    if (e.jPerToken === null) return `${display(t.variant)}: not measured (${e.notMeasured})`;
+  const each = r.variants.map((v) => {
+    const e = v.energy;
+    if (e.jPerToken === null) return `${display(v.variant)}: not measured (${e.notMeasured})`;
     const ci = e.ci ? ` [${jt(e.ci.lo)}, ${jt(e.ci.hi)}]` : '';
     return (
-      `${display(t.variant)}: ${jt(e.jPerToken)}${ci} J/token at ${num(s, e.load as number)} ${s.loop.short}` +
-      `${t.capacity.atLeast !== null ? ' (capacity at least that)' : ''}`
+      `${display(v.variant)}: ${jt(e.jPerToken)}${ci} J/token at ${num(s, e.load as number)} ${s.loop.short}` +
+      `${v.capacity.atLeast !== null ? ' (capacity at least that)' : ''}`
     );
   });
   return (
@@ -81,8 +81,8 @@ export interface CapacityCost {
 }
 
 /** Prices a variant's capacity step at its GPU cost; never 0: what is unset or unmeasured is null with the reason. */
-export function capacityCost(t: VariantSearch, capacity: Capacity, cost: GpuCost | undefined): CapacityCost {
-  const best = capacity.bestPassing === null ? null : (t.points.find((p) => p.load === capacity.bestPassing) ?? null);
+export function capacityCost(v: VariantSearch, capacity: Capacity, cost: GpuCost | undefined): CapacityCost {
+  const best = capacity.bestPassing === null ? null : (v.points.find((p) => p.load === capacity.bestPassing) ?? null);
   const gpuHourCost = cost?.gpuHourCost ?? null;
   const out: CapacityCost = {
     load: best?.load ?? null,
@@ -151,14 +151,14 @@ const usd = (v: number) => `$${v < 0.01 ? v.toPrecision(2) : fmt(v, 2)}`;
 
 /** "DFlash: $0.41 [0.39, 0.44] / Mtok at 51 streams; MTP: not measured (GPU_HOUR_COST not set for this variant)"; null when no variant has a cost set. */
 export function costLine(s: CapacitySettings, r: CapacityReport): string | null {
-  if (!r.variants.some((t) => t.cost.gpuHourCost !== null)) return null;
-  const each = r.variants.map((t) => {
-    const c = t.cost;
+  if (!r.variants.some((v) => v.cost.gpuHourCost !== null)) return null;
+  const each = r.variants.map((v) => {
+    const c = v.cost;
     const p = c.usdPerMillionOutputTokens;
-    if (p === null) return `${display(t.variant)}: not measured (${c.notMeasured})`;
+    if (p === null) return `${display(v.variant)}: not measured (${c.notMeasured})`;
     const ci = p.ci ? ` [${fmt(p.ci.lo, 2)}, ${fmt(p.ci.hi, 2)}]` : '';
     return (
-      `${display(t.variant)}: ${usd(p.value)}${ci} / Mtok at ${num(s, c.load as number)} ${s.loop.short}` +
+      `${display(v.variant)}: ${usd(p.value)}${ci} / Mtok at ${num(s, c.load as number)} ${s.loop.short}` +
       `${c.capacityAtLeast ? ' (capacity at least that: the cost at capacity at most this)' : ''}`
     );
   });
@@ -182,42 +182,42 @@ export function buildCapacityReport(
     costs?: Record<string, GpuCost>;
   },
 ): CapacityReport {
-  const variants: VariantCapacity[] = searches.map((t) => {
-    const capacity = capacityOf(s, t.points);
-    const best = capacity.bestPassing === null ? null : (t.points.find((p) => p.load === capacity.bestPassing) ?? null);
+  const variants: VariantCapacity[] = searches.map((v) => {
+    const capacity = capacityOf(s, v.points);
+    const best = capacity.bestPassing === null ? null : (v.points.find((p) => p.load === capacity.bestPassing) ?? null);
     return {
-      ...t,
+      ...v,
       capacity,
       goodputAtCapacity: best?.goodput ?? null,
-      cost: capacityCost(t, capacity, meta.costs?.[t.variant]),
-      energy: capacityEnergy(capacity, t.points),
+      cost: capacityCost(v, capacity, meta.costs?.[v.variant]),
+      energy: capacityEnergy(capacity, v.points),
     };
   });
   const warnings = [...(meta.warnings ?? [])];
-  for (const t of variants) {
-    const undecided = t.points.filter((p) => p.undecided).map((p) => num(s, p.load));
+  for (const v of variants) {
+    const undecided = v.points.filter((p) => p.undecided).map((p) => num(s, p.load));
     if (undecided.length)
       warnings.push(
-        `${display(t.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} ` +
+        `${display(v.variant)}: at ${undecided.join(', ')} ${s.loop.short} a p99 was decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} ` +
           `samples (CAPACITY_STEP_MAX or CAPACITY_MAX_TIME ran out); its interval is wide.`,
       );
-    const limited = t.points.filter((p) => p.clientLimited.length).map((p) => num(s, p.load));
+    const limited = v.points.filter((p) => p.clientLimited.length).map((p) => num(s, p.load));
     if (limited.length)
       warnings.push(
-        `${display(t.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} ` +
+        `${display(v.variant)}: the load generator may have set the numbers at ${limited.join(', ')} ${s.loop.short} ` +
           `(client-limited): use fewer VUs per k6 instance.`,
       );
-    const dropped = t.points.filter((p) => p.dropped > 0).map((p) => `${num(s, p.load)} (${p.dropped})`);
+    const dropped = v.points.filter((p) => p.dropped > 0).map((p) => `${num(s, p.load)} (${p.dropped})`);
     if (dropped.length)
-      warnings.push(`${display(t.variant)}: k6 dropped iterations at ${dropped.join(', ')} req/s: the offered rate was not fully sent; raise MAX_VUS.`);
-    if (t.stop && t.stop.kind !== 'converged' && t.stop.kind !== 'max-load') warnings.push(`${display(t.variant)}: the search ended early: ${t.stop.reason}.`);
+      warnings.push(`${display(v.variant)}: k6 dropped iterations at ${dropped.join(', ')} req/s: the offered rate was not fully sent; raise MAX_VUS.`);
+    if (v.stop && v.stop.kind !== 'converged' && v.stop.kind !== 'max-load') warnings.push(`${display(v.variant)}: the search ended early: ${v.stop.reason}.`);
   }
   let ratio: CapacityReport['ratio'] = null;
   if (variants.length === 2) {
     const r = capacityRatio(variants[0].capacity, variants[1].capacity);
     if (r) ratio = { a: variants[0].variant, b: variants[1].variant, ratio: r };
   }
-  const each = variants.map((t) => `${display(t.variant)} ${capacityText(s, t.capacity)}`).join(', ');
+  const each = variants.map((v) => `${display(v.variant)} ${capacityText(s, v.capacity)}`).join(', ');
   const headline = `At ${sloText(s.criteria)}: ${each}${ratio ? `: ${display(ratio.a)} ÷ ${display(ratio.b)} = ${ratioText(ratio.ratio)}` : ''}.`;
   return {
     format: CAPACITY_FORMAT,
@@ -249,8 +249,8 @@ export function buildCapacityReport(
 /** The search path as rows: one per load measured, in the order measured. */
 export function pathRows(s: CapacitySettings, r: CapacityReport): string[][] {
   const rows: string[][] = [];
-  for (const t of r.variants) {
-    for (const p of t.points) {
+  for (const v of r.variants) {
+    for (const p of v.points) {
       const cells = s.criteria.map((c) => {
         const m = p.measures.find((x) => x.key === c.key);
         if (!m) return '–';
@@ -260,7 +260,7 @@ export function pathRows(s: CapacitySettings, r: CapacityReport): string[][] {
           : `${fmt(m.value, 1)} [${fmt(m.lo, 1)}, ${m.upperOpen ? '≥' : ''}${fmt(m.hi, 1)}]${mark}`;
       });
       rows.push([
-        display(t.variant),
+        display(v.variant),
         String(p.step),
         num(s, p.load),
         p.pass ? 'yes' : 'no',
@@ -291,13 +291,13 @@ export function pathHead(s: CapacitySettings): string[] {
 
 function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {
   const out: string[] = [];
-  for (const t of r.variants) {
-    for (const c of t.capacity.criteria) {
+  for (const v of r.variants) {
+    for (const c of v.capacity.criteria) {
       const crit = s.criteria.find((x) => x.key === c.key) as Criterion;
       out.push(
         c.brokeAt === null
-          ? `${display(t.variant)}: ${label(c.key)} (${crit.variable}) held at every load measured`
-          : `${display(t.variant)}: ${label(c.key)} (${crit.variable}) first broke at ${num(s, c.brokeAt)} ${s.loop.short} (step ${c.brokeStep})`,
+          ? `${display(v.variant)}: ${label(c.key)} (${crit.variable}) held at every load measured`
+          : `${display(v.variant)}: ${label(c.key)} (${crit.variable}) first broke at ${num(s, c.brokeAt)} ${s.loop.short} (step ${c.brokeStep})`,
       );
     }
   }
@@ -305,13 +305,13 @@ function brokeLines(s: CapacitySettings, r: CapacityReport): string[] {
 }
 
 function variantLines(s: CapacitySettings, r: CapacityReport): string[] {
-  return r.variants.map((t) => {
-    const lim = t.capacity.limitedBy ? `, limited by ${label(t.capacity.limitedBy)}` : '';
+  return r.variants.map((v) => {
+    const lim = v.capacity.limitedBy ? `, limited by ${label(v.capacity.limitedBy)}` : '';
     const gp =
-      t.goodputAtCapacity === null ? '' : `; goodput ${fmt(t.goodputAtCapacity, 2)} req/s at ${num(s, t.capacity.bestPassing as number)} ${s.loop.short}`;
+      v.goodputAtCapacity === null ? '' : `; goodput ${fmt(v.goodputAtCapacity, 2)} req/s at ${num(s, v.capacity.bestPassing as number)} ${s.loop.short}`;
     return (
-      `${display(t.variant)}: ${capacityText(s, t.capacity)}${lim}${gp}; ${t.points.length} loads, ${t.runs} ` +
-      `k6 runs; ${t.stop ? t.stop.reason : 'not finished'}`
+      `${display(v.variant)}: ${capacityText(s, v.capacity)}${lim}${gp}; ${v.points.length} loads, ${v.runs} ` +
+      `k6 runs; ${v.stop ? v.stop.reason : 'not finished'}`
     );
   });
 }

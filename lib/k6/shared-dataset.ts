@@ -164,8 +164,8 @@ export class DatasetVu {
   ) {}
 
   /** On a new run: the variant's prompt form, the cell's ISL and this VU's slot. */
-  start(plan: DatasetPlan, t: ResolvedVariant, isl: number, slot: number, vus: number): void {
-    const chat = DIALECT_TRAITS[t.dialect.name].chat;
+  start(plan: DatasetPlan, variant: ResolvedVariant, isl: number, slot: number, vus: number): void {
+    const chat = DIALECT_TRAITS[variant.dialect.name].chat;
     let p = this.players.get(chat);
     if (!p) {
       const d = this.cfg.dataset as NonNullable<BenchConfig['dataset']>;

@@ -110,10 +110,10 @@ const count = (m: SummaryMetrics, key: string): number => m[key]?.values.count ?
  * sub-metrics declared for it; `domain` holds the value whatever the tag.
  */
 export function tagFigures(m: SummaryMetrics, plan: Plan, s: string, tag: string, value: string): DomainFigures {
-  const t = { [tag]: value };
+  const tags = { [tag]: value };
   const first = plan.slices > 1 ? 1 : 0;
-  const success = m[subKey('success', s, t)]?.values ?? {};
-  const verify = count(m, subKey('specVerifySteps', s, t));
+  const success = m[subKey('success', s, tags)]?.values ?? {};
+  const verify = count(m, subKey('specVerifySteps', s, tags));
   const slices: Array<[number, number]> = [];
   if (plan.requests === null) {
     for (let k = first; k < plan.slices; k++) {
@@ -125,10 +125,10 @@ export function tagFigures(m: SummaryMetrics, plan: Plan, s: string, tag: string
     domain: value,
     ok: success.passes ?? 0,
     failed: success.fails ?? 0,
-    e2e: dist(m, subKey('e2e', s, t)),
-    ttft: dist(m, subKey('ttft', s, t)),
-    outputTokens: count(m, subKey('outputTokens', s, t)),
-    acceptance: verify > 0 ? count(m, subKey('specTokens', s, t)) / verify : null,
+    e2e: dist(m, subKey('e2e', s, tags)),
+    ttft: dist(m, subKey('ttft', s, tags)),
+    outputTokens: count(m, subKey('outputTokens', s, tags)),
+    acceptance: verify > 0 ? count(m, subKey('specTokens', s, tags)) / verify : null,
     acceptedByPosition:
       acceptanceByPosition(
         Array.from({ length: SPEC_ACCEPTED_BINS }, (_, j) => count(m, subKey('specStepsByAccepted', s, { accepted: specAcceptedLabel(j), [tag]: value }))),
@@ -141,15 +141,15 @@ function runOf(m: SummaryMetrics, plan: Plan, run: Run, ds: DatasetPlan): Datase
   const s = run.scenario;
   const domains: DomainFigures[] = byDomain(ds.shape) ? ds.shape.domains.map((domain) => tagFigures(m, plan, s, 'domain', domain)) : [];
   const turns: TurnFigures[] = ds.shape.turns.map((turn) => {
-    const t = { turn };
-    const input = count(m, subKey('inputTokens', s, t));
-    const cached = count(m, subKey('cachedTokens', s, t));
-    const e2e = dist(m, subKey('e2e', s, t));
+    const tags = { turn };
+    const input = count(m, subKey('inputTokens', s, tags));
+    const cached = count(m, subKey('cachedTokens', s, tags));
+    const e2e = dist(m, subKey('e2e', s, tags));
     return {
       turn,
       requests: e2e?.count ?? 0,
       e2e,
-      ttft: dist(m, subKey('ttft', s, t)),
+      ttft: dist(m, subKey('ttft', s, tags)),
       inputTokens: input,
       cachedTokens: cached,
       cachedShare: input > 0 ? cached / input : null,
@@ -261,7 +261,7 @@ export function datasetReport(cfg: BenchConfig, plan: Plan, m: SummaryMetrics, d
   const comparisons: DomainComparison[] = [];
   const pairs: Array<[string, string]> = [];
   if (kind === 'ab' && cfg.variants.length === 2) pairs.push([cfg.variants[0].variant, cfg.variants[1].variant]);
-  if (kind === 'compare') for (const t of cfg.variants) if (t.variant !== cfg.baseline) pairs.push([t.variant, cfg.baseline]);
+  if (kind === 'compare') for (const v of cfg.variants) if (v.variant !== cfg.baseline) pairs.push([v.variant, cfg.baseline]);
   const level = 1 - 0.05 / Math.max(1, kind === 'compare' ? pairs.length * ds.shape.domains.length : 1);
   if (byDomain(ds.shape)) {
     for (const [a, b] of pairs) {

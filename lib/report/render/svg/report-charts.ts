@@ -118,7 +118,7 @@ function marks(r: Report): Array<{ x: number; label: string }> {
 function deadVariants(runs: RunFigures[], has: (x: RunFigures) => boolean): string[] {
   return groupBy(runs, (x) => x.variant)
     .filter(([, xs]) => !xs.some(has))
-    .map(([t, xs]) => `${display(t)}: not plotted, ${xs.every((x) => x.requests.ok === 0) ? 'no successful requests' : 'not measured'}.`);
+    .map(([v, xs]) => `${display(v)}: not plotted, ${xs.every((x) => x.requests.ok === 0) ? 'no successful requests' : 'not measured'}.`);
 }
 
 /** Throughput against concurrency (or offered rate), one panel per ISL/OSL, one line per variant. */
@@ -145,10 +145,10 @@ export function throughputFigures(r: Report): Figure[] {
       continue;
     }
     const perVariant = groupBy(runs, (x) => x.variant);
-    const line = (t: string, points: Series['points']): Series => ({ name: display(t), color: colors.get(t) ?? PALETTE[0], points });
-    const series = perVariant.map(([t, xs]) =>
+    const line = (v: string, points: Series['points']): Series => ({ name: display(v), color: colors.get(v) ?? PALETTE[0], points });
+    const series = perVariant.map(([v, xs]) =>
       line(
-        t,
+        v,
         xs.map((x) => ({ x: loadX(x), y: x.throughput, lo: x.throughputCi?.lo ?? null, hi: x.throughputCi?.hi ?? null })),
       ),
     );
@@ -166,9 +166,9 @@ export function throughputFigures(r: Report): Figure[] {
       svg: lineChart(series, { title: title + panel, xLabel, yLabel: 'output tokens/s', yScale: 'linear', marks: marks(r) }),
     });
     if (arrival) {
-      const done = perVariant.map(([t, xs]) =>
+      const done = perVariant.map(([v, xs]) =>
         line(
-          t,
+          v,
           xs.map((x) => ({ x: loadX(x), y: x.requestRate })),
         ),
       );
@@ -207,10 +207,10 @@ function latencySeries(runs: RunFigures[], key: DistKey, x: (r: RunFigures) => n
     return d === null ? null : d[p] / k;
   };
   const series: Series[] = [];
-  for (const [t, xs] of groupBy(runs, (r) => r.variant)) {
-    const color = colors.get(t) ?? PALETTE[0];
-    series.push({ name: `${display(t)} p50`, color, points: xs.map((r) => ({ x: x(r), y: pct(r, 'p50') })) });
-    series.push({ name: `${display(t)} p99`, color, dash: 'dash', hollow: true, points: xs.map((r) => ({ x: x(r), y: pct(r, 'p99') })) });
+  for (const [v, xs] of groupBy(runs, (r) => r.variant)) {
+    const color = colors.get(v) ?? PALETTE[0];
+    series.push({ name: `${display(v)} p50`, color, points: xs.map((r) => ({ x: x(r), y: pct(r, 'p50') })) });
+    series.push({ name: `${display(v)} p99`, color, dash: 'dash', hollow: true, points: xs.map((r) => ({ x: x(r), y: pct(r, 'p99') })) });
   }
   return { series, unit };
 }
@@ -248,21 +248,21 @@ export function latencyFigures(r: Report): Figure[] {
   for (const [key, runs] of groups.slice(0, MAX_PANELS)) {
     const panel = groups.length > 1 ? ` — ${key}` : ` (${key})`;
     for (const [m, name] of metrics) {
-      const t = `${name} vs ${byIsl ? 'ISL' : arrival ? 'offered rate' : 'concurrency'}${panel}`;
+      const title = `${name} vs ${byIsl ? 'ISL' : arrival ? 'offered rate' : 'concurrency'}${panel}`;
       if (uniq(runs.map(xOf)).length < 2) {
-        out.push({ title: t, svg: null, note: `Only one ${byIsl ? 'ISL' : 'load level'} for ${key}.` });
+        out.push({ title, svg: null, note: `Only one ${byIsl ? 'ISL' : 'load level'} for ${key}.` });
         continue;
       }
       const { series, unit } = latencySeries(runs, m, xOf, colors);
       if (!plottable(series)) {
-        out.push({ title: t, svg: null, note: `${name} not measured for ${key}.` });
+        out.push({ title, svg: null, note: `${name} not measured for ${key}.` });
         continue;
       }
       const dead = deadVariants(runs, (x) => x[m] !== null);
       out.push({
-        title: t,
+        title,
         note: [...dead, 'Solid: p50 (median); dashed, hollow markers: p99.'].join(' '),
-        svg: lineChart(series, { title: t, xLabel, yLabel: `${m === 'e2e' ? 'e2e latency' : 'TTFT'} (${unit})`, yScale: 'auto', marks: byIsl ? [] : marks(r) }),
+        svg: lineChart(series, { title, xLabel, yLabel: `${m === 'e2e' ? 'e2e latency' : 'TTFT'} (${unit})`, yScale: 'auto', marks: byIsl ? [] : marks(r) }),
       });
     }
   }
