@@ -16,3 +16,34 @@ export function figureGrid(figs: Figure[], wide = false): string {
     )
     .join('')}</div>`;
 }
+
+/** A legend above a section's table (the sections' own words, escaped). */
+export function legendNote(text: string): string {
+  return `<p class="legend-note">${esc(text)}</p>`;
+}
+
+/** A section's table of runs: the cells the markdown table has, with how each is drawn in HTML. */
+export interface ClientTable {
+  head: readonly string[];
+  rows: readonly (readonly string[])[];
+  /** A column of figures: right-aligned (class n), its head too. */
+  numeric?: (column: number) => boolean;
+  /** A cell as shown (the variant column through display(), say). */
+  show?: (cell: string, column: number) => string;
+  /** A row's class: `limited` for a run whose figures a reader should doubt, `confounder` for a setting that differs. */
+  rowClass?: (row: number) => string;
+  /** A row's data-mark attribute, where the page's script filters on it. */
+  rowMark?: (row: number) => string;
+}
+
+/** The table every section of runs draws, so that one style and one scroll box serve them all. */
+export function clientTable({ head, rows, numeric = () => false, show = (c) => c, rowClass = () => '', rowMark }: ClientTable): string {
+  const n = (j: number) => (numeric(j) ? ' class="n"' : '');
+  const tr = (i: number) => {
+    const cls = rowClass(i);
+    return `<tr${cls ? ` class="${cls}"` : ''}${rowMark ? ` data-mark="${esc(rowMark(i))}"` : ''}>`;
+  };
+  const body = rows.map((r, i) => `${tr(i)}${r.map((c, j) => `<td${n(j)}>${esc(show(c, j))}</td>`).join('')}</tr>`).join('');
+  const th = head.map((h, j) => `<th${n(j)}>${esc(h)}</th>`).join('');
+  return `<div class="scroll"><table class="client"><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
+}

@@ -31,6 +31,11 @@ export function fmtMs(v: number | null | undefined): string {
   return `${v.toFixed(v < 10 ? 2 : 0)} ms`;
 }
 
+/** An interval as summary.json writes it: [lo, hi], or null where none was measured. */
+export function ciBounds(ci: { lo: number; hi: number } | null | undefined): [number, number] | null {
+  return ci ? [ci.lo, ci.hi] : null;
+}
+
 export function fmtCi(ci: { lo: number; hi: number } | null, digits = 1): string {
   return ci === null ? '' : ` [${fmt(ci.lo, digits)}, ${fmt(ci.hi, digits)}]`;
 }

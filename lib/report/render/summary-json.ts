@@ -5,6 +5,7 @@ import type { Report } from '../report-types';
 import { renamedKeys, sectionsJson } from '../sections/index';
 import { faithful } from '../figures/client-overhead';
 import { RELATIVE_ERROR } from '../../stats/log-buckets';
+import { ciBounds } from './report-format';
 
 function ms(d: Dist | null) {
   if (d === null) return null;
@@ -98,7 +99,7 @@ export function runRecord(r: RunFigures) {
     request_output_rate_tokens_per_s: rate(r.requestTps),
     acceptance_length_tokens_per_step: r.acceptance?.value ?? null,
     acceptance_length_source: r.acceptance?.source ?? null,
-    acceptance_length_ci95: r.acceptance?.ci ? [r.acceptance.ci.lo, r.acceptance.ci.hi] : null,
+    acceptance_length_ci95: ciBounds(r.acceptance?.ci),
     draft_acceptance_rate: r.draftAcceptance?.rate ?? null,
     draft_tokens: r.draftAcceptance?.drafted ?? null,
     draft_accepted_tokens: r.draftAcceptance?.accepted ?? null,

@@ -3,7 +3,7 @@
 // steady window), the share of steps that accepted each draft position. One chart per cell, one
 // line per variant; the acceptance length beside it, each named by its source.
 import { ACCEPTANCE_SOURCES, type AcceptanceByPosition } from '../figures/draft-acceptance';
-import { fmtCi } from '../render/report-format';
+import { fmtCi, ciBounds } from '../render/report-format';
 import type { RunFigures } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import { cellLabel, variantColors } from '../render/svg/report-charts';
@@ -105,7 +105,7 @@ export const acceptance: ReportSection<Row[]> = {
       steps_by_accepted_drafts: r.positions.histogram,
       accepted_share_by_position: r.positions.byPosition,
       acceptance_length: r.length?.value ?? null,
-      acceptance_length_ci95: r.length?.ci ? [r.length.ci.lo, r.length.ci.hi] : null,
+      acceptance_length_ci95: ciBounds(r.length?.ci),
       acceptance_length_source: r.length?.source ?? null,
     })),
 };

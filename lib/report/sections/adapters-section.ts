@@ -3,7 +3,7 @@
 // for runs without ADAPTERS.
 import { display } from '../figures/ab-comparison';
 import { adapterReport, type AdapterReport } from '../figures/adapter-figures';
-import { fmtMs, mdTable, table } from '../render/report-format';
+import { fmtMs, mdTable, table, ciBounds } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import type { Dist } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
@@ -94,7 +94,7 @@ function json(d: AdapterReport): unknown {
       adapters: c.domains.map((x) => ({
         adapter: x.domain,
         e2e_speedup: x.speedup?.value ?? null,
-        e2e_speedup_ci: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
+        e2e_speedup_ci: ciBounds(x.speedup?.ci),
       })),
     })),
   };

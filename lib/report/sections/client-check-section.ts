@@ -5,7 +5,7 @@
 import { CLIENT_LIMITED_ADVICE, CLOCK_RESOLUTION_MS } from '../figures/client-overhead';
 import { display } from '../figures/ab-comparison';
 import { fmtMs, loadLabel, mdTable } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
+import { htmlSection, clientTable } from '../render/html-parts';
 import type { ConnectionFigures, RunFigures } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
@@ -50,7 +50,7 @@ function clientLines(runs: RunFigures[]): string[] {
   return out;
 }
 
-const numeric = (j: number) => (j >= 2 && j <= 6 ? 'n' : '');
+const numeric = (j: number) => j >= 2 && j <= 6;
 
 export const clientSelfCheck: ReportSection<RunFigures[]> = {
   key: 'runs',
@@ -80,11 +80,6 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
   },
   html(runs) {
     if (runs.length === 0) return '';
-    const rows = clientRows(runs).map(
-      (row, i) =>
-        `<tr class="${runs[i].client.limited.length || runs[i].client.held !== null ? 'limited' : ''}">` +
-        `${row.map((c, j) => `<td class="${numeric(j)}">${esc(j === 1 ? display(c) : c)}</td>`).join('')}</tr>`,
-    );
     const lines = clientLines(runs);
     return htmlSection(
       'Client self-check',
@@ -94,9 +89,13 @@ export const clientSelfCheck: ReportSection<RunFigures[]> = {
         `which opens a connection per request and gives no phases), and the time each VU spends between ` +
         `requests. A run is client-limited when the overhead passes max(5 ms, 2 %): then the load generator, ` +
         `not the server, set its numbers.</p>` +
-        (`<div class="scroll"><table class="client"><thead><tr>` +
-          `${CLIENT_HEAD.map((h, j) => `<th class="${numeric(j)}">${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody>` +
-          `</table></div>`) +
+        clientTable({
+          head: CLIENT_HEAD,
+          rows: clientRows(runs),
+          numeric,
+          show: (c, j) => (j === 1 ? display(c) : c),
+          rowClass: (i) => (runs[i].client.limited.length || runs[i].client.held !== null ? 'limited' : ''),
+        }) +
         (lines.length ? `<ul class="legend-note">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` : ''),
     );
   },

@@ -1,7 +1,7 @@
 // A/B benchmarks: the first variant against the second in every cell, output-throughput ratio and
 // e2e speedup with their intervals and a verdict (lib/report/figures/ab-comparison.ts compare()).
 import { AB_LEVEL, compare, display, type Comparison } from '../figures/ab-comparison';
-import { NOT_MEASURED, fmtCi, mdTable } from '../render/report-format';
+import { NOT_MEASURED, fmtCi, mdTable, ciBounds } from '../render/report-format';
 import { figureGrid, htmlSection } from '../render/html-parts';
 import { esc } from '../render/svg/common';
 import { speedupFigures, variantColors, verdictClass, type VerdictClass } from '../render/svg/report-charts';
@@ -73,8 +73,8 @@ export const comparisons: ReportSection<Comparison[]> = {
   },
   json(cs) {
     return cs.map((c) => {
-      const throughputCi = c.throughput?.ci ? [c.throughput.ci.lo, c.throughput.ci.hi] : null;
-      const e2eCi = c.latency?.ci ? [c.latency.ci.lo, c.latency.ci.hi] : null;
+      const throughputCi = ciBounds(c.throughput?.ci);
+      const e2eCi = ciBounds(c.latency?.ci);
       return {
         cell: c.cellId,
         a: c.a,

@@ -4,9 +4,8 @@
 // and summary.json's cost is null; never a cost of 0.
 import type { RunFigures } from '../figures/run-figures';
 import { hourly, perMillion, type Price } from '../figures/token-price';
-import { fmt, loadLabel, mdTable } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
-import { esc } from '../render/svg/common';
+import { fmt, loadLabel, mdTable, ciBounds } from '../render/report-format';
+import { htmlSection, clientTable, legendNote } from '../render/html-parts';
 import type { ReportSection } from './section';
 
 export interface CostRow {
@@ -66,19 +65,8 @@ export const cost: ReportSection<CostRow[]> = {
   ],
   markdown: (rows) => ['## Cost per token', '', HOW, '', mdTable(HEAD, rows.map(cells)), ''],
   html(rows) {
-    const body = rows
-      .map(
-        (r) =>
-          `<tr>${cells(r)
-            .map((c, j) => `<td class="${j >= 3 && j <= 4 ? 'n' : ''}">${esc(c)}</td>`)
-            .join('')}</tr>`,
-      )
-      .join('');
-    return htmlSection(
-      'Cost per token',
-      `<p class="legend-note">${esc(HOW)}</p><div class="scroll"><table class="client"><thead><tr>` +
-        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
-    );
+    const table = clientTable({ head: HEAD, rows: rows.map(cells), numeric: (j) => j >= 3 && j <= 4 });
+    return htmlSection('Cost per token', legendNote(HOW) + table);
   },
   json: (rows) => ({
     unit: 'USD per million tokens',
@@ -90,9 +78,9 @@ export const cost: ReportSection<CostRow[]> = {
       gpus: r.gpus ?? 1,
       gpus_set: r.gpus !== null,
       output_usd_per_million_tokens: r.output?.value ?? null,
-      output_usd_per_million_tokens_ci: r.output?.ci ? [r.output.ci.lo, r.output.ci.hi] : null,
+      output_usd_per_million_tokens_ci: ciBounds(r.output?.ci),
       input_usd_per_million_tokens: r.input?.value ?? null,
-      input_usd_per_million_tokens_ci: r.input?.ci ? [r.input.ci.lo, r.input.ci.hi] : null,
+      input_usd_per_million_tokens_ci: ciBounds(r.input?.ci),
       not_measured: r.why,
     })),
   }),

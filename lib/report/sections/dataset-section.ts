@@ -3,7 +3,7 @@
 // format; nothing for runs without DATASET.
 import { display } from '../figures/ab-comparison';
 import { datasetReport, type DatasetReport, type DatasetRun, type DomainComparison } from '../figures/domain-figures';
-import { fmt, fmtMs, mdTable, table } from '../render/report-format';
+import { fmt, fmtMs, mdTable, table, ciBounds } from '../render/report-format';
 import type { Dist } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
@@ -206,8 +206,8 @@ function json(d: DatasetReport): unknown {
       domains: c.domains.map((x) => ({
         domain: x.domain,
         e2e_speedup_b_over_a: x.speedup?.value ?? null,
-        e2e_speedup_ci: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
-        e2e_speedup_ci95: x.speedup?.ci ? [x.speedup.ci.lo, x.speedup.ci.hi] : null,
+        e2e_speedup_ci: ciBounds(x.speedup?.ci),
+        e2e_speedup_ci95: ciBounds(x.speedup?.ci),
         ci_level: c.level,
         verdict: x.text,
         acceptance_length_a: x.acceptance.a,

@@ -11,10 +11,9 @@ import { subKey } from '../../plan/summary-keys';
 import { GPU_ENERGY_SOURCES, GPU_EXPORTERS, GPU_NOT_MEASURED, GPU_PROFILES, type GpuEnergySource, type GpuExporter } from '../../server-metrics/gpu';
 import type { Interval } from '../../stats/bootstrap';
 import { tMeanInterval } from '../../stats/t-interval';
-import { fmt, loadLabel, mdTable } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
+import { fmt, loadLabel, mdTable, ciBounds } from '../render/report-format';
+import { htmlSection, clientTable, legendNote } from '../render/html-parts';
 import type { RunFigures, SummaryMetrics } from '../figures/run-figures';
-import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export interface EnergyRow {
@@ -176,19 +175,8 @@ export const energy: ReportSection<Energy> = {
   markdown: (e) => (e.any ? ['## Energy per token', '', HOW, '', mdTable(HEAD, e.rows.map(cells)), ''] : []),
   html(e) {
     if (!e.any) return '';
-    const body = e.rows
-      .map(
-        (r) =>
-          `<tr>${cells(r)
-            .map((c, j) => `<td class="${j >= 2 && j <= 6 ? 'n' : ''}">${esc(c)}</td>`)
-            .join('')}</tr>`,
-      )
-      .join('');
-    return htmlSection(
-      'Energy per token',
-      `<p class="legend-note">${esc(HOW)}</p><div class="scroll"><table class="client"><thead><tr>` +
-        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
-    );
+    const table = clientTable({ head: HEAD, rows: e.rows.map(cells), numeric: (j) => j >= 2 && j <= 6 });
+    return htmlSection('Energy per token', legendNote(HOW) + table);
   },
   json: (e) => ({
     unit: 'J per output token',
@@ -197,7 +185,7 @@ export const energy: ReportSection<Energy> = {
       variant: r.variant,
       cell: r.cellId,
       j_per_output_token: r.jPerToken,
-      j_per_output_token_ci: r.ci ? [r.ci.lo, r.ci.hi] : null,
+      j_per_output_token_ci: ciBounds(r.ci),
       j_per_output_token_slices: r.slices,
       ci_not_measured: r.ciWhy,
       joules: r.joules,

@@ -7,9 +7,8 @@
 import type { Run } from '../../plan/matrix';
 import { subKey } from '../../plan/summary-keys';
 import { loadLabel, mdTable } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
+import { htmlSection, clientTable, legendNote } from '../render/html-parts';
 import type { RunFigures, SummaryMetrics } from '../figures/run-figures';
-import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export interface ImagesRow {
@@ -115,22 +114,7 @@ export const images: ReportSection<ImagesRow[]> = {
   ],
   markdown: (rows) => ['## Images', '', LEGEND, '', mdTable(HEAD, rows.map(cells)), '', ...why(rows).map((l) => `- ${l}`), ...(why(rows).length ? [''] : [])],
   html: (rows) =>
-    htmlSection(
-      'Images',
-      `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>` +
-        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
-        rows
-          .map(
-            (r) =>
-              `<tr>${cells(r)
-                .map((c, j) => `<td class="${j >= 3 ? 'n' : ''}">${esc(c)}</td>`)
-                .join('')}</tr>`,
-          )
-          .join('') +
-        `</tbody></table></div>${why(rows)
-          .map((l) => `<p class="legend-note">${esc(l)}</p>`)
-          .join('')}`,
-    ),
+    htmlSection('Images', legendNote(LEGEND) + clientTable({ head: HEAD, rows: rows.map(cells), numeric: (j) => j >= 3 }) + why(rows).map(legendNote).join('')),
   json: (rows) =>
     rows.map((r) => ({
       variant: r.variant,

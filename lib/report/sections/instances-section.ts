@@ -3,8 +3,7 @@
 // instance's (lib/report/align-instances.ts). Only in a report merged from partials.
 import type { InstanceRow } from '../align-instances';
 import { mdTable } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
-import { esc } from '../render/svg/common';
+import { htmlSection, clientTable, legendNote } from '../render/html-parts';
 import type { ReportSection } from './section';
 
 const HEAD = ['instance', 'segment', 'clock offset (ms)', 'round trip (ms)', 'start after the lead (ms)', 'slices moved'];
@@ -32,20 +31,6 @@ export const instances: ReportSection<InstanceRow[]> = {
     ...rows.map((r) => `  ${r.host} (${r.segment ?? 'whole'}): offset ${offset(r)}, round trip ${ms(r.round_trip_ms)} ms, slices moved ${r.shift_slices}`),
   ],
   markdown: (rows) => ['## Instances', '', LEGEND, '', mdTable(HEAD, rows.map(cells)), ''],
-  html: (rows) =>
-    htmlSection(
-      'Instances',
-      `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>` +
-        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
-        rows
-          .map(
-            (r) =>
-              `<tr>${cells(r)
-                .map((c) => `<td>${esc(c)}</td>`)
-                .join('')}</tr>`,
-          )
-          .join('') +
-        '</tbody></table></div>',
-    ),
+  html: (rows) => htmlSection('Instances', legendNote(LEGEND) + clientTable({ head: HEAD, rows: rows.map(cells) })),
   json: (rows) => rows,
 };

@@ -3,7 +3,7 @@
 // vectors' dimension; with two or more variants, each against the baseline in every cell, by the
 // same statistics as the generation verdicts (compare(), figures/ab-comparison.ts) over items per second.
 import { compare, type Comparison } from '../figures/ab-comparison';
-import { fmtCi, fmtMs, loadWords, mdTable, NOT_MEASURED, table } from '../render/report-format';
+import { fmtCi, fmtMs, loadWords, mdTable, NOT_MEASURED, table, ciBounds } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import type { RunFigures, SummaryMetrics } from '../figures/run-figures';
 import { esc } from '../render/svg/common';
@@ -178,7 +178,7 @@ export const pooling: ReportSection<PoolingFigures> = {
         a: c.a,
         b: c.b,
         items_ratio_a_over_b: c.throughput?.value ?? null,
-        items_ratio_ci: c.throughput?.ci ? [c.throughput.ci.lo, c.throughput.ci.hi] : null,
+        items_ratio_ci: ciBounds(c.throughput?.ci),
         verdict: c.verdict,
       })),
     };

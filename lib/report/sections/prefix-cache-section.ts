@@ -11,9 +11,8 @@ import { probeScenario, type Plan, type Run } from '../../plan/matrix';
 import { cacheResetKey, subKey } from '../../plan/summary-keys';
 import { display } from '../figures/ab-comparison';
 import { loadLabel, mdTable, runLabel } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
+import { htmlSection, clientTable, legendNote } from '../render/html-parts';
 import type { SummaryMetrics } from '../figures/run-figures';
-import { esc } from '../render/svg/common';
 import type { SummaryDataLike } from '../report-types';
 import type { ReportSection } from './section';
 
@@ -175,20 +174,14 @@ export const prefixCache: ReportSection<PrefixCacheView> = {
     return ['## Prefix cache', '', legend(v.mode), '', mdTable(HEAD, v.rows.map(cells)), ''];
   },
   html(v) {
-    const body = v.rows
-      .map(
-        (r) =>
-          `<tr class="${r.reset.due && r.reset.outcome !== 'reset' ? 'limited' : ''}">${cells(r)
-            .map((c, j) => `<td class="${j === 2 || j === 4 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`)
-            .join('')}</tr>`,
-      )
-      .join('');
-    return htmlSection(
-      'Prefix cache',
-      `<p class="legend-note">${esc(legend(v.mode))}</p>` +
-        (`<div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}` +
-          `</tbody></table></div>`),
-    );
+    const table = clientTable({
+      head: HEAD,
+      rows: v.rows.map(cells),
+      numeric: (j) => j === 2 || j === 4,
+      show: (c, j) => (j === 1 ? display(c) : c),
+      rowClass: (i) => (v.rows[i].reset.due && v.rows[i].reset.outcome !== 'reset' ? 'limited' : ''),
+    });
+    return htmlSection('Prefix cache', legendNote(legend(v.mode)) + table);
   },
   json: (v) => ({
     cache_reset: v.mode,

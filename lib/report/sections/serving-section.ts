@@ -5,7 +5,7 @@
 import { display } from '../figures/ab-comparison';
 import { compareServing, differenceText, type PairCheck, type RowMark, type ServingComparison } from '../figures/confounding';
 import { mdTable, table } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
+import { htmlSection, clientTable } from '../render/html-parts';
 import { esc } from '../render/svg/common';
 import { showSetting, type ServingSetting } from '../../engines/serving-config';
 import type { SectionInputs, ReportSection } from './section';
@@ -69,12 +69,15 @@ export const serving: ReportSection<ServingComparison> = {
   },
   html(c) {
     const { head, rows } = grid(c);
-    const tr = (r: string[], i: number) =>
-      `<tr${c.rows[i].mark === 'differs' ? ' class="confounder"' : ''} data-mark="${c.rows[i].mark}">${r.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`;
+    const table = clientTable({
+      head,
+      rows,
+      rowClass: (i) => (c.rows[i].mark === 'differs' ? 'confounder' : ''),
+      rowMark: (i) => c.rows[i].mark,
+    });
     return htmlSection(
       TITLE,
-      `<div class="scroll"><table class="client"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
-        `${rows.map(tr).join('')}</tbody></table></div>` +
+      table +
         `<ul class="verdicts">${notes(c)
           .map((l) => `<li>${esc(l)}</li>`)
           .join('')}</ul>`,

@@ -6,9 +6,8 @@
 import type { ShortCause } from '../../metrics/samples';
 import { display } from '../figures/ab-comparison';
 import { loadLabel, mdTable } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
+import { htmlSection, clientTable } from '../render/html-parts';
 import type { RunFigures } from '../figures/run-figures';
-import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 /** A run with more than this share of its counted replies short is flagged. */
@@ -113,20 +112,18 @@ export const shortReplies: ReportSection<ShortRow[]> = {
   },
   html(rows) {
     if (!rows.some((r) => r.short > 0)) return '';
-    const body = rows
-      .map(
-        (r) =>
-          `<tr class="${r.flagged ? 'limited' : ''}">${cells(r)
-            .map((c, j) => `<td class="${j === 2 || j === 4 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`)
-            .join('')}</tr>`,
-      )
-      .join('');
+    const table = clientTable({
+      head: HEAD,
+      rows: rows.map(cells),
+      numeric: (j) => j === 2 || j === 4,
+      show: (c, j) => (j === 1 ? display(c) : c),
+      rowClass: (i) => (rows[i].flagged ? 'limited' : ''),
+    });
     return htmlSection(
       'Replies shorter than asked',
       `<p class="legend-note">By the server's own count. A run with more than ${pct(SHORT_FLAG_SHARE)} short ` +
         `is flagged: its throughput is over less work than its cell asks.</p>` +
-        (`<div class="scroll"><table class="client"><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}` +
-          `</tbody></table></div>`),
+        table,
     );
   },
   json: (rows) =>

@@ -7,9 +7,8 @@ import { subKey } from '../../plan/summary-keys';
 import { display } from '../figures/ab-comparison';
 import type { Dist } from '../figures/dist';
 import { fmtMs, loadLabel, mdTable, NOT_MEASURED } from '../render/report-format';
-import { htmlSection } from '../render/html-parts';
+import { htmlSection, clientTable, legendNote } from '../render/html-parts';
 import type { SummaryMetrics } from '../figures/run-figures';
-import { esc } from '../render/svg/common';
 import type { ReportSection } from './section';
 
 export interface StructuredRow {
@@ -84,19 +83,8 @@ export const structured: ReportSection<StructuredRow[]> = {
   ],
   markdown: (rows) => ['## Tool calls and structured output', '', LEGEND, '', mdTable(HEAD, rows.map(cells)), ''],
   html(rows) {
-    const body = rows
-      .map(
-        (r) =>
-          `<tr>${cells(r)
-            .map((c, j) => `<td class="${j >= 2 ? 'n' : ''}">${esc(j === 1 ? display(c) : c)}</td>`)
-            .join('')}</tr>`,
-      )
-      .join('');
-    return htmlSection(
-      'Tool calls and structured output',
-      `<p class="legend-note">${esc(LEGEND)}</p><div class="scroll"><table class="client"><thead><tr>` +
-        `${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table></div>`,
-    );
+    const table = clientTable({ head: HEAD, rows: rows.map(cells), numeric: (j) => j >= 2, show: (c, j) => (j === 1 ? display(c) : c) });
+    return htmlSection('Tool calls and structured output', legendNote(LEGEND) + table);
   },
   json: (rows) =>
     rows.map((r) => ({

@@ -2,7 +2,7 @@
 // report format: a speedup matrix (variants × cells, the baseline 1.00×), the rankings, the
 // crossovers, and for report.html a chart of speedup against concurrency.
 import { display } from '../figures/ab-comparison';
-import { mdTable, table } from '../render/report-format';
+import { mdTable, table, ciBounds } from '../render/report-format';
 import { htmlSection } from '../render/html-parts';
 import { MARK, entryVerdict, versus as versusOf, type Versus, type VersusEntry } from '../figures/standings';
 import { isRepeated, repeatsJson, repeatsLine, versusAcrossRepeats } from '../figures/repeats';
@@ -173,9 +173,9 @@ function json(v: Versus, r: Report): unknown {
       variant: e.variant,
       baseline: e.baseline,
       throughput_ratio: e.throughput?.value ?? null,
-      throughput_ratio_ci: e.throughput?.ci ? [e.throughput.ci.lo, e.throughput.ci.hi] : null,
+      throughput_ratio_ci: ciBounds(e.throughput?.ci),
       e2e_speedup: e.latency?.value ?? null,
-      e2e_speedup_ci: e.latency?.ci ? [e.latency.ci.lo, e.latency.ci.hi] : null,
+      e2e_speedup_ci: ciBounds(e.latency?.ci),
       standing: e.standing,
       why: e.why,
       verdict:
