@@ -13,8 +13,8 @@ import { faultTable } from './fault-matrix';
 import { CAPACITY_VARIABLES } from '../lib/capacity/settings';
 import { ENGINES, OPENAI_COMPATIBLE } from '../lib/engines/index';
 import { SERVING_SETTINGS, SERVING_SETTING_NAMES, type SettingSource } from '../lib/engines/serving-config';
-import { ADAPTER_NAMING_DOCS, DIALECTS, DIALECT_NAMES } from '../lib/dialects/index';
-import { ENABLE, POOLING_TASKS, poolingRoute } from '../lib/dialects/pooling';
+import { ADAPTER_NAMING_DOCS, DIALECTS, DIALECT_NAMES, poolingRoute } from '../lib/dialects/index';
+import { ENABLE, POOLING_TASKS } from '../lib/dialects/pooling';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

@@ -2,7 +2,7 @@
 // carries, one matrix axis in place of OSL (a pooling request generates nothing), and the checks
 // that its variants' dialects have the benchmark's route.
 import type { PoolingTask } from '../dialects/pooling';
-import { POOLING, poolingRoute } from '../dialects/pooling';
+import { DIALECT_NAMES, poolingRoute } from '../dialects/index';
 import { ConfigError, intList } from './parse';
 import type { BenchConfig, PoolingConfig } from './config-types';
 
@@ -13,7 +13,7 @@ export function poolingConfig(task: PoolingTask, raw: string, cfg: Pick<BenchCon
   const batch = intList('BATCH', raw, { min: 1, max: MAX_BATCH });
   for (const v of cfg.variants) {
     if (v.dialect === 'auto' || poolingRoute(v.dialect, task) !== null) continue;
-    const have = Object.keys(POOLING).filter((d) => poolingRoute(d, task) !== null);
+    const have = DIALECT_NAMES.filter((d) => poolingRoute(d, task) !== null);
     throw new ConfigError(`${v.vars.dialect}=${v.dialect}: the servers that speak it have no ${task} route; use one of ${have.join(', ')} (or auto).`);
   }
   return { task, batch };

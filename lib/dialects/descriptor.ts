@@ -4,6 +4,7 @@
 import type { AdapterNaming } from './adapter';
 import type { RequestContext } from './errors';
 import type { ImageTrait } from './images';
+import type { PoolingRoutes } from './pooling';
 import type { StructuredTrait } from './structured';
 import type { GenerationRequest, GenerationResult, StreamReader, WireRequest } from './types';
 
@@ -25,6 +26,8 @@ export interface DialectTraits {
    * Responses). Absent: a plain `data:` stream.
    */
   readonly namedEvents?: boolean;
+  /** The embeddings and rerank routes beside generation (pooling.ts); absent: none. */
+  readonly pooling?: PoolingRoutes;
 }
 
 /** What a dialect's module builds for one variant: the request and the reading of its reply. */

@@ -5,6 +5,7 @@
 import { anthropic } from './anthropic';
 import type { DialectCodec, DialectDescriptor, DialectTraits } from './descriptor';
 import type { RequestContext } from './errors';
+import type { PoolingTask } from './pooling';
 import { llamacpp } from './llamacpp';
 import { openai, openaiChat } from './openai';
 import { responses } from './responses';
@@ -72,6 +73,11 @@ export function authHeaders(name: DialectName, apiKey: string): Record<string, s
   const h: Record<string, string> = { ...BY_NAME.get(name)?.keyHeaders?.(apiKey) };
   if (apiKey) h.Authorization = `Bearer ${apiKey}`;
   return h;
+}
+
+/** The route of a pooling task on a dialect's server (its traits), or null: none, or a dialect outside the table. */
+export function poolingRoute(name: string, task: PoolingTask): string | null {
+  return BY_NAME.get(name)?.traits.pooling?.[task] ?? null;
 }
 
 export function isDialectName(s: string): s is DialectName {

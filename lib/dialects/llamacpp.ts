@@ -8,6 +8,7 @@ import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import { readDraftTimings, readWhole } from './openai';
 import type { GenerationRequest, WireRequest } from './types';
+import { OPENAI_POOLING } from './pooling';
 import { defineDialect, type DialectCodec } from './descriptor';
 
 const PATH = '/completion';
@@ -16,7 +17,7 @@ export const llamacpp = defineDialect({
   name: 'llamacpp',
   path: PATH,
   api: "llama.cpp's native API",
-  traits: { chat: false, tokenIds: true, needsModel: true },
+  traits: { chat: false, tokenIds: true, needsModel: true, pooling: OPENAI_POOLING },
   adapter: 'lora-list',
   docs: {
     prompt: '`prompt` as token ids or text',

@@ -9,6 +9,7 @@ import { jsonWithRaw } from './json-body';
 import { structuredFields } from './structured';
 import { thinkPhases } from './think';
 import type { GenerationRequest, SpecStepCounts, WireRequest } from './types';
+import { OPENAI_POOLING } from './pooling';
 import { defineDialect, type DialectCodec } from './descriptor';
 
 interface Shape {
@@ -222,7 +223,7 @@ export const openai = defineDialect({
   name: 'openai',
   path: completions.path,
   api: 'OpenAI Completions',
-  traits: { chat: false, tokenIds: true, needsModel: true },
+  traits: { chat: false, tokenIds: true, needsModel: true, pooling: OPENAI_POOLING },
   adapter: 'model',
   docs: {
     prompt: '`prompt` as token ids or text',
@@ -236,7 +237,14 @@ export const openaiChat = defineDialect({
   name: 'openai-chat',
   path: chat.path,
   api: 'OpenAI Chat Completions',
-  traits: { chat: true, tokenIds: false, needsModel: true, images: CHAT_IMAGES, structured: { shape: 'chat', tools: true, responseFormat: true } },
+  traits: {
+    chat: true,
+    tokenIds: false,
+    needsModel: true,
+    images: CHAT_IMAGES,
+    structured: { shape: 'chat', tools: true, responseFormat: true },
+    pooling: OPENAI_POOLING,
+  },
   adapter: 'model',
   docs: {
     prompt: '`messages` (text only)',

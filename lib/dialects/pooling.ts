@@ -1,36 +1,21 @@
 // Pooling requests: embeddings (OpenAI's /v1/embeddings) and rerank (the /v1/rerank shape vLLM,
-// SGLang and llama.cpp share). Which dialect's server offers which route is data here (POOLING),
-// beside the dialect table; the bodies, the reading of a reply and its errors are pure.
+// SGLang and llama.cpp share). Which dialect's server offers which route is a trait of the dialect
+// (DialectTraits.pooling; poolingRoute in index.ts reads it); the bodies, the reading of a reply
+// and its errors are pure.
 import { classified, classifyStatus, serverMessage, type RequestContext } from './errors';
-import type { DialectName } from './index';
 import type { ClassifiedError, Prompt } from './types';
 
 export type PoolingTask = 'embeddings' | 'rerank';
 export const POOLING_TASKS: readonly PoolingTask[] = ['embeddings', 'rerank'];
 
-/** A dialect's pooling routes: null where servers that speak it have none. */
+/** A dialect's pooling routes (its traits' `pooling`): null where servers that speak it have none. */
 export type PoolingRoutes = Readonly<Record<PoolingTask, string | null>>;
 
-const BOTH: PoolingRoutes = { embeddings: '/v1/embeddings', rerank: '/v1/rerank' };
-
 /**
- * The routes the servers behind each dialect serve beside generation: SGLang, vLLM and llama.cpp all
- * serve both on their OpenAI-compatible port (the native /generate and /completion servers too);
- * OpenAI's Responses API has embeddings but no rerank; Anthropic's Messages API has neither.
+ * The OpenAI-compatible pooling routes: SGLang, vLLM and llama.cpp serve both on their
+ * OpenAI-compatible port (beside the native /generate and /completion routes too).
  */
-export const POOLING: Readonly<Record<DialectName, PoolingRoutes>> = {
-  sglang: BOTH,
-  openai: BOTH,
-  'openai-chat': BOTH,
-  llamacpp: BOTH,
-  anthropic: { embeddings: null, rerank: null },
-  responses: { embeddings: '/v1/embeddings', rerank: null },
-};
-
-/** The route of a task on a dialect's server, or null (a dialect outside the table has none). */
-export function poolingRoute(dialect: string, task: PoolingTask): string | null {
-  return (POOLING as Record<string, PoolingRoutes | undefined>)[dialect]?.[task] ?? null;
-}
+export const OPENAI_POOLING: PoolingRoutes = { embeddings: '/v1/embeddings', rerank: '/v1/rerank' };
 
 /** How each engine turns a route on, for the message of a server that answers it 404 or 501. */
 export const ENABLE: Readonly<Record<PoolingTask, string>> = {

@@ -28,6 +28,8 @@ export const responses = defineDialect({
     images: RESPONSES_IMAGES,
     structured: { shape: 'responses', tools: true, responseFormat: true },
     namedEvents: true,
+    // OpenAI's Responses API has embeddings but no rerank.
+    pooling: { embeddings: '/v1/embeddings', rerank: null },
   },
   adapter: 'model',
   docs: {

@@ -6,6 +6,7 @@ import { adapterFields } from './adapter';
 import type { RequestContext } from './errors';
 import { jsonWithRaw } from './json-body';
 import type { GenerationRequest, WireRequest } from './types';
+import { OPENAI_POOLING } from './pooling';
 import { defineDialect, type DialectCodec } from './descriptor';
 
 const PATH = '/generate';
@@ -14,7 +15,7 @@ export const sglang = defineDialect({
   name: 'sglang',
   path: PATH,
   api: "SGLang's native API",
-  traits: { chat: false, tokenIds: true, needsModel: false },
+  traits: { chat: false, tokenIds: true, needsModel: false, pooling: OPENAI_POOLING },
   adapter: 'lora_path',
   docs: {
     prompt: '`input_ids` (exact token ids) or `text`',

@@ -3,7 +3,8 @@
 // k6/http (these routes do not stream, whatever TRANSPORT says), the reply read and recorded.
 import http from 'k6/http';
 import { classifyTransport, classified } from '../dialects/errors';
-import { poolingBody, poolingRoute, readPooling, type PoolingResult } from '../dialects/pooling';
+import { poolingRoute } from '../dialects/index';
+import { poolingBody, readPooling, type PoolingResult } from '../dialects/pooling';
 import type { Prompt } from '../dialects/types';
 import { asGeneration, recordPooling } from '../metrics/pooling-samples';
 import type { Outcome } from '../metrics/samples';

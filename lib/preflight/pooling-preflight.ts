@@ -5,8 +5,8 @@
 import type { HttpPort } from '../http-port';
 import type { BenchConfig, VariantConfig } from '../config/config-types';
 import { classifyTransport } from '../dialects/errors';
-import type { DialectName } from '../dialects/index';
-import { poolingBody, poolingRoute, readPooling, type PoolingResult } from '../dialects/pooling';
+import { poolingRoute, type DialectName } from '../dialects/index';
+import { poolingBody, readPooling, type PoolingResult } from '../dialects/pooling';
 import type { Prompt } from '../dialects/types';
 import { requestHeaders } from '../variants';
 import type { PreflightReason } from './reasons';

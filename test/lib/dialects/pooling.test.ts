@@ -5,7 +5,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { POOLING, poolingBody, poolingRoute, readPooling, type PoolingTask } from '../../../lib/dialects/pooling';
+import { poolingBody, readPooling, type PoolingTask } from '../../../lib/dialects/pooling';
+import { poolingRoute } from '../../../lib/dialects/index';
 import { DIALECT_NAMES } from '../../../lib/dialects/index';
 import type { Prompt } from '../../../lib/dialects/types';
 
@@ -93,7 +94,16 @@ describe('pooling bodies and routes', () => {
     assert.throws(() => poolingBody({ task: 'rerank', items: [text('x')] }), /query/);
   });
   test('every built-in dialect says which pooling routes its servers have', () => {
-    for (const d of DIALECT_NAMES) assert.ok(d in POOLING, d);
+    // From each dialect's traits: the OpenAI-compatible servers have both, Responses embeddings alone, Messages neither.
+    const both = ['/v1/embeddings', '/v1/rerank'];
+    assert.deepEqual(Object.fromEntries(DIALECT_NAMES.map((d) => [d, [poolingRoute(d, 'embeddings'), poolingRoute(d, 'rerank')]])), {
+      sglang: both,
+      openai: both,
+      'openai-chat': both,
+      llamacpp: both,
+      anthropic: [null, null],
+      responses: ['/v1/embeddings', null],
+    });
     assert.equal(poolingRoute('llamacpp', 'rerank'), '/v1/rerank');
     assert.equal(poolingRoute('anthropic', 'embeddings'), null);
     assert.equal(poolingRoute('no-such', 'embeddings'), null);
