@@ -165,7 +165,8 @@ export async function runCapacity(o: CapacityOptions): Promise<CapacityOutcome> 
   let code = 0;
   if (o.prometheus) code = await push(s, report, o.env, log);
   // A search that ended on an error answers only in part: say so with the exit code too.
-  if (searches.some((t) => t.stop && (t.stop.kind === 'error' || t.stop.kind === 'degraded' || t.stop.kind === 'time'))) code = code || 97;
+  if (searches.some((search) => search.stop && (search.stop.kind === 'error' || search.stop.kind === 'degraded' || search.stop.kind === 'time')))
+    code = code || 97;
   return { code, report, files: Object.keys(files) };
 }
 

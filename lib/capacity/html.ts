@@ -13,17 +13,17 @@ import type { CapacitySettings } from './settings';
 function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['criteria'][number]['key']): string {
   const crit = s.criteria.find((c) => c.key === key) as CapacitySettings['criteria'][number];
   const share = key === 'attainment';
-  const series: Series[] = r.variants.map((t, i) => ({
-    name: display(t.variant),
+  const series: Series[] = r.variants.map((v, i) => ({
+    name: display(v.variant),
     color: PALETTE[i % PALETTE.length],
-    points: t.points.map((p) => {
+    points: v.points.map((p) => {
       const m = p.measures.find((x) => x.key === key);
       if (!m) return { x: p.load, y: null };
       // Attainment is drawn as the share that met every SLO (higher is better); its interval flips.
       return share ? { x: p.load, y: (1 - m.value) * 100, lo: (1 - m.hi) * 100, hi: (1 - m.lo) * 100 } : { x: p.load, y: m.value, lo: m.lo, hi: m.hi };
     }),
   }));
-  const xs = r.variants.flatMap((t) => t.points.map((p) => p.load));
+  const xs = r.variants.flatMap((v) => v.points.map((p) => p.load));
   const limit = share ? crit.limit * 100 : crit.limit;
   if (xs.length)
     series.push({
@@ -36,8 +36,8 @@ function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['cr
       ],
     });
   const marks = r.variants
-    .filter((t) => t.capacity.crossing !== null)
-    .map((t) => ({ x: t.capacity.crossing as number, label: `${display(t.variant)} capacity` }));
+    .filter((v) => v.capacity.crossing !== null)
+    .map((v) => ({ x: v.capacity.crossing as number, label: `${display(v.variant)} capacity` }));
   return lineChart(series, {
     title: `${label(key)} vs load`,
     xLabel: `load (${s.loop.unit})`,
@@ -52,18 +52,18 @@ function chart(s: CapacitySettings, r: CapacityReport, key: CapacitySettings['cr
 export function renderCapacityHtml(s: CapacitySettings, r: CapacityReport): string {
   const verdicts = r.variants
     .map(
-      (t) =>
-        `<li><b>${esc(display(t.variant))}</b>: ${esc(capacityText(s, t.capacity))}` +
-        `${t.capacity.limitedBy ? `, limited by ${esc(label(t.capacity.limitedBy))}` : ''}` +
-        (`${t.goodputAtCapacity === null ? '' : ` · goodput ${esc(fmt(t.goodputAtCapacity, 2))} req/s`} · ${t.points.length} loads, ${t.runs} ` +
-          `k6 runs<br><span class="ci">${esc(t.stop ? t.stop.reason : 'not finished')}</span></li>`),
+      (v) =>
+        `<li><b>${esc(display(v.variant))}</b>: ${esc(capacityText(s, v.capacity))}` +
+        `${v.capacity.limitedBy ? `, limited by ${esc(label(v.capacity.limitedBy))}` : ''}` +
+        (`${v.goodputAtCapacity === null ? '' : ` · goodput ${esc(fmt(v.goodputAtCapacity, 2))} req/s`} · ${v.points.length} loads, ${v.runs} ` +
+          `k6 runs<br><span class="ci">${esc(v.stop ? v.stop.reason : 'not finished')}</span></li>`),
     )
     .join('');
   const broke = r.variants
-    .flatMap((t) =>
-      t.capacity.criteria.map(
+    .flatMap((v) =>
+      v.capacity.criteria.map(
         (c) =>
-          `<li>${esc(display(t.variant))}: ${esc(label(c.key))} ` +
+          `<li>${esc(display(v.variant))}: ${esc(label(c.key))} ` +
           (c.brokeAt === null
             ? 'held at every load measured'
             : `first broke at ${esc(fmt(c.brokeAt, s.loop.integer ? 0 : 2))} ${esc(s.loop.short)} (step ${c.brokeStep})`) +

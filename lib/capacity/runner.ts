@@ -104,7 +104,7 @@ export function describeMeasure(m: Measure): string {
 async function measureLoad(
   s: CapacitySettings,
   ports: RunnerPorts,
-  t: VariantSearch,
+  search: VariantSearch,
   load: number,
   step: number,
 ): Promise<PointDetail | { stop: StopKind; reason: string }> {
@@ -116,8 +116,8 @@ async function measureLoad(
       if (runs.length === 0) return { stop: 'time', reason: `CAPACITY_MAX_TIME would be exceeded by the next run (${fmtLoad(s, load)} ${s.loop.unit})` };
       break;
     }
-    t.runs++;
-    const out = await ports.runStep({ variant: t.variant, load, durationMs: duration, first: t.runs === 1, run: t.runs });
+    search.runs++;
+    const out = await ports.runStep({ variant: search.variant, load, durationMs: duration, first: search.runs === 1, run: search.runs });
     if ('error' in out) return { stop: 'error', reason: out.error };
     const r = out.run;
     if (r.preflight) return { stop: 'error', reason: `preflight at ${fmtLoad(s, load)} ${s.loop.unit}: ${r.preflight}` };
@@ -146,7 +146,8 @@ async function measureLoad(
     const need = Math.max(...short.map((m) => s.minSamples - m.n));
     duration = Math.min(left, Math.max(1000, Math.ceil(((need / Math.max(perMs, 1e-9)) * 1.15) / 1000) * 1000));
     ports.log(
-      `  ${t.variant} @ ${fmtLoad(s, load)}: ${short.map(describeMeasure).join('; ')}: not yet clear of the SLO, running ${Math.round(duration / 1000)} s more`,
+      `  ${search.variant} @ ${fmtLoad(s, load)}: ${short.map(describeMeasure).join('; ')}: not yet clear of the SLO, ` +
+        `running ${Math.round(duration / 1000)} s more`,
     );
   }
   const measures = pooled(s, runs);
@@ -183,29 +184,29 @@ async function measureLoad(
 /** Runs the searches of all variants, alternating, until each has converged or stopped. */
 export async function runSearch(s: CapacitySettings, variants: readonly string[], ports: RunnerPorts): Promise<VariantSearch[]> {
   const searches: VariantSearch[] = variants.map((variant) => ({ variant, points: [], stop: null, runs: 0 }));
-  for (let round = 0; searches.some((t) => t.stop === null); round++) {
+  for (let round = 0; searches.some((search) => search.stop === null); round++) {
     const order = round % 2 === 0 ? searches : [...searches].reverse();
-    for (const t of order) {
-      if (t.stop !== null) continue;
-      const next = nextLoad(s, t.points);
+    for (const search of order) {
+      if (search.stop !== null) continue;
+      const next = nextLoad(s, search.points);
       if ('stop' in next) {
-        t.stop = { kind: next.stop, reason: next.reason };
-        ports.log(`${t.variant}: search over: ${next.reason}`);
+        search.stop = { kind: next.stop, reason: next.reason };
+        ports.log(`${search.variant}: search over: ${next.reason}`);
         continue;
       }
-      const got = await measureLoad(s, ports, t, next.load, t.points.length + 1);
+      const got = await measureLoad(s, ports, search, next.load, search.points.length + 1);
       if ('stop' in got) {
-        t.stop = { kind: got.stop, reason: got.reason };
-        ports.log(`${t.variant}: search stopped: ${got.reason}`);
+        search.stop = { kind: got.stop, reason: got.reason };
+        ports.log(`${search.variant}: search stopped: ${got.reason}`);
         continue;
       }
-      t.points.push(got);
+      search.points.push(got);
       const flags = [
         got.undecided ? `decided on fewer than CAPACITY_MIN_SAMPLES=${s.minSamples} samples` : '',
         got.clientLimited.length ? 'client-limited' : '',
       ].filter(Boolean);
       ports.log(
-        `${t.variant} step ${got.step} (${next.phase}) @ ${fmtLoad(s, got.load)} ${s.loop.short}: ${got.pass ? 'meets every SLO' : 'SLO broken'}` +
+        `${search.variant} step ${got.step} (${next.phase}) @ ${fmtLoad(s, got.load)} ${s.loop.short}: ${got.pass ? 'meets every SLO' : 'SLO broken'}` +
           ` · ${got.measures.map(describeMeasure).join(' · ')}${flags.length ? ` · ${flags.join(', ')}` : ''}`,
       );
     }

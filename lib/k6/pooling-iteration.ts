@@ -18,11 +18,11 @@ export function poolingIteration(b: Bench, cur: VuRun): Outcome {
   if (!pool) throw new Error('k6-llm-bench: a pooling iteration outside a pooling benchmark');
   const { run, variant } = cur;
   // Rerank's documents are text (llama.cpp refuses token ids there); embeddings take what the dialect takes.
-  const t: ResolvedVariant = pool.task === 'rerank' && variant.promptKind !== 'text' ? { ...variant, promptKind: 'text' } : variant;
+  const promptsFor: ResolvedVariant = pool.task === 'rerank' && variant.promptKind !== 'text' ? { ...variant, promptKind: 'text' } : variant;
   const n = run.cell.batch ?? 1;
   const items: Prompt[] = [];
-  for (let i = 0; i < n; i++) items.push(b.source.next(run, t).prompt);
-  const query = pool.task === 'rerank' ? b.source.next(run, t).prompt : undefined;
+  for (let i = 0; i < n; i++) items.push(b.source.next(run, promptsFor).prompt);
+  const query = pool.task === 'rerank' ? b.source.next(run, promptsFor).prompt : undefined;
   const route = poolingRoute(variant.dialect.name, pool.task);
   const vars = b.cfg.variants.find((v) => v.variant === variant.variant)?.vars;
   const ctx = { route: `POST ${route ?? '(none)'}`, dialectVar: vars?.dialect ?? 'DIALECT', modelVar: vars?.model ?? 'MODEL', model: variant.model };

@@ -343,9 +343,9 @@ export function preflightVariant(io: BatchPort, cfg: BenchConfig, v: VariantConf
   const hungBeside = hungLayerWarning(routeTry(d, 'token', cfg.preflightTimeoutMs), layers.others, profileOf(id));
   if (hungBeside) warnings.push(`${v.variant}: ${hungBeside}`);
   const choice = cfg.structured?.toolChoice;
-  const namedIgnored = typeof choice === 'object' ? profileOf(id)?.namedToolChoice : undefined;
-  if (typeof choice === 'object' && namedIgnored !== undefined) {
-    warnings.push(`${v.variant}: TOOL_CHOICE=${choice.name}: ${profileOf(id)?.label} ${namedIgnored}; TOOL_CHOICE=required asks for a call.`);
+  const profile = profileOf(id);
+  if (typeof choice === 'object' && profile?.namedToolChoice) {
+    warnings.push(`${v.variant}: TOOL_CHOICE=${choice.name}: ${profile.label} ${profile.namedToolChoice}; TOOL_CHOICE=required asks for a call.`);
   }
   if (probe.result.completionTokens === null) {
     warnings.push(`${v.variant}: the server reports no token counts; throughput and tokens are not measured for it.`);

@@ -55,11 +55,11 @@ function setupFromSamples(rec: RawRecord, cfg: BenchConfig): Partial<SetupData> 
         message: `${g.tags.variant}: preflight failed (${g.tags.reason}); the diagnosis was printed by k6 and is not in the raw record`,
       });
   }
-  const variants: VariantInfo[] = cfg.variants.map((t) => ({
-    variant: t.variant,
-    url: t.url,
-    dialect: (dialects.get(t.variant) ?? t.dialect) as VariantInfo['dialect'],
-    model: t.model,
+  const variants: VariantInfo[] = cfg.variants.map((v) => ({
+    variant: v.variant,
+    url: v.url,
+    dialect: (dialects.get(v.variant) ?? v.dialect) as VariantInfo['dialect'],
+    model: v.model,
     engineLabel: 'unknown (not in the raw record)',
     engine: null,
     metrics: null,

@@ -75,13 +75,13 @@ export function buildReport(
     transport: cfg.transport,
     notMeasured,
     settings: runSettings({ cfg, plan, load: spec.load }),
-    variants: cfg.variants.map((t) => {
-      const info = setup?.variants?.find((x) => x.variant === t.variant);
+    variants: cfg.variants.map((v) => {
+      const info = setup?.variants?.find((x) => x.variant === v.variant);
       return {
-        variant: t.variant,
-        url: t.url,
-        dialect: info?.dialect ?? t.dialect,
-        model: info?.model ?? t.model,
+        variant: v.variant,
+        url: v.url,
+        dialect: info?.dialect ?? v.dialect,
+        model: info?.model ?? v.model,
         engineLabel: info?.engineLabel ?? 'unknown',
         serverMetrics: info?.metrics ?? null,
         notes: info?.notes ?? [],
@@ -93,14 +93,14 @@ export function buildReport(
     knee: null,
     fallBehind: null,
     errorsByClass: {},
-    preflightFailures: cfg.variants.flatMap((t) =>
+    preflightFailures: cfg.variants.flatMap((v) =>
       (Object.keys(PREFLIGHT_REASONS) as PreflightReason[])
-        .filter((reason) => (data.metrics[preflightKey(t.variant, reason)]?.values.count ?? 0) > 0)
+        .filter((reason) => (data.metrics[preflightKey(v.variant, reason)]?.values.count ?? 0) > 0)
         .map((reason) => ({
-          variant: t.variant,
+          variant: v.variant,
           reason,
           headline: PREFLIGHT_REASONS[reason],
-          message: setup?.failures?.find((f) => f.variant === t.variant && f.reason === reason)?.message ?? null,
+          message: setup?.failures?.find((f) => f.variant === v.variant && f.reason === reason)?.message ?? null,
         })),
     ),
     thresholds: [],

@@ -87,14 +87,14 @@ function inUnit(v: number | null | undefined, u: { unit: string; k: number }): s
 function header(r: Report): string {
   const colors = variantColors(r);
   const dur = finite(r.testRunDurationMs) ? ` · test ran <b>${esc(fmt(r.testRunDurationMs / 1000, 0))} s</b>` : '';
-  const notes = r.variants.some((t) => t.notes.length > 0);
+  const notes = r.variants.some((v) => v.notes.length > 0);
   const rows = r.variants.map(
-    (t) =>
-      `<tr><td><span class="swatch" style="background:${colors.get(t.variant)}"></span><b>${esc(display(t.variant))}</b></td><td>` +
-      `${esc(t.engineLabel)}</td><td><code>${esc(t.url)}</code></td>` +
-      (`<td>${esc(t.dialect)}</td><td>${t.model ? esc(t.model) : dash}</td><td>` +
-        `${t.serverMetrics ? esc(t.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>`) +
-      (notes ? `<td class="notes">${t.notes.map(esc).join('<br>')}</td>` : '') +
+    (v) =>
+      `<tr><td><span class="swatch" style="background:${colors.get(v.variant)}"></span><b>${esc(display(v.variant))}</b></td><td>` +
+      `${esc(v.engineLabel)}</td><td><code>${esc(v.url)}</code></td>` +
+      (`<td>${esc(v.dialect)}</td><td>${v.model ? esc(v.model) : dash}</td><td>` +
+        `${v.serverMetrics ? esc(v.serverMetrics) : `<span class="na">${NOT_MEASURED}</span>`}</td>`) +
+      (notes ? `<td class="notes">${v.notes.map(esc).join('<br>')}</td>` : '') +
       '</tr>',
   );
   // A failed preflight means no load was sent: say so first and loudest, before any empty chart.

@@ -11,7 +11,7 @@ export function renderMarkdown(r: Report): string {
   out.push(
     mdTable(
       ['variant', 'engine', 'URL', 'dialect', 'model', 'server metrics'],
-      r.variants.map((t) => [t.variant, t.engineLabel, t.url, t.dialect, t.model || '–', t.serverMetrics ?? NOT_MEASURED]),
+      r.variants.map((v) => [v.variant, v.engineLabel, v.url, v.dialect, v.model || '–', v.serverMetrics ?? NOT_MEASURED]),
     ),
     '',
   );

@@ -21,7 +21,7 @@ const MARKS: Record<RowMark, string> = {
 /** The comparison of this run's variants; null for one variant or a record without configurations. */
 export function servingOf({ cfg, data }: Pick<SectionInputs, 'cfg' | 'data'>): ServingComparison | null {
   const variants = data.setup_data?.variants ?? [];
-  const ordered = cfg.variants.map((t) => variants.find((v) => v.variant === t.variant) ?? { variant: t.variant });
+  const ordered = cfg.variants.map((configured) => variants.find((v) => v.variant === configured.variant) ?? { variant: configured.variant });
   return compareServing(ordered, cfg.baseline, (cfg.abDiffers ?? []) as ServingSetting[]);
 }
 

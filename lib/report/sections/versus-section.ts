@@ -127,7 +127,7 @@ function html(v: Versus, r: Report): string {
 function chart(r: Report, v: Versus): string {
   const groups = new Map<string, VersusEntry[]>();
   for (const e of v.entries) if (e.load.kind === 'vus') groups.set(`ISL ${e.isl} · OSL ${e.osl}`, [...(groups.get(`ISL ${e.isl} · OSL ${e.osl}`) ?? []), e]);
-  const colors = new Map(r.variants.map((t, i) => [t.variant, PALETTE[i % PALETTE.length]]));
+  const colors = new Map(r.variants.map((variant, i) => [variant.variant, PALETTE[i % PALETTE.length]]));
   const parts: string[] = [];
   for (const [key, list] of groups) {
     const variants = [...new Set(list.map((e) => e.variant))];
